@@ -1,0 +1,77 @@
+"""The ``prfeval`` command line: a thin layer over the Python API.
+
+Each subcommand lives in its own module and is imported only when it runs, so
+``prfeval evaluate`` never pays for matplotlib or scipy. Only this package prints, reads argv
+or chooses exit codes: 0 on success, 2 for a user's mistake (one line on stderr, no traceback),
+130 on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from prfeval.errors import PrfevalError
+
+# name -> (module, help line). Adding a command is one line here and one module.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "evaluate": ("prfeval.cli.evaluate_cmd", "Evaluate a run against judgments (trec_eval-like)."),
+    "measures": ("prfeval.cli.measures_cmd", "List every measure, its formula and conventions."),
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module = importlib.import_module(COMMANDS[cmd_name][0])
+        return module.command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in sorted(COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="prfeval")
+def cli() -> None:
+    """prfeval: precision, recall and the F measure, exact and labelled.
+
+    Run `prfeval COMMAND --help` for a command's options.
+    """
+
+
+def fail(message: str, code: int = 2) -> None:
+    """Print one line to stderr and exit with ``code``."""
+    click.echo(f"prfeval: {message}", err=True)
+    sys.exit(code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the CLI, turning user errors into one line and exit code 2."""
+    try:
+        cli.main(args=argv, prog_name="prfeval", standalone_mode=False)
+    except click.exceptions.Abort:
+        fail("interrupted", 130)
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except PrfevalError as exc:
+        fail(str(exc))
+    except BrokenPipeError:
+        sys.exit(0)
+    except OSError as exc:
+        # A missing or unreadable file is the user's mistake, not a crash.
+        name = getattr(exc, "filename", None)
+        fail(f"{name}: {exc.strerror}" if name else str(exc))
+    sys.exit(0)
