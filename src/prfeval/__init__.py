@@ -19,23 +19,36 @@ from prfeval.counts import (
     youden_j,
 )
 from prfeval.errors import InputFormatError, MeasureError, PrfevalError, UsageError
+from prfeval.evaluate import Evaluation, evaluate
+from prfeval.io import load_qrels, load_run
+from prfeval.measures import Measure, parse_measures
+from prfeval.topk import f_at_k, precision_at_k, recall_at_k
 
 __all__ = [
     "Counts",
+    "Evaluation",
     "InputFormatError",
+    "Measure",
     "MeasureError",
     "PrfevalError",
     "UsageError",
     "accuracy",
     "balanced_accuracy",
     "e_measure",
+    "evaluate",
+    "f_at_k",
     "f_beta",
     "f_from_pr",
     "fallout",
+    "load_qrels",
+    "load_run",
+    "parse_measures",
     "ppcr",
     "precision",
+    "precision_at_k",
     "prevalence",
     "recall",
+    "recall_at_k",
     "safe_divide",
     "specificity",
     "youden_j",

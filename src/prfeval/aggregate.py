@@ -27,24 +27,28 @@ Average = Literal["macro", "micro", "weighted", "f_of_means"]
 AVERAGES: tuple[Average, ...] = ("macro", "micro", "weighted", "f_of_means")
 
 
-def macro(values: npt.ArrayLike) -> float:
+def macro(values: npt.ArrayLike, *, empty: float = 0.0) -> float:
     """The mean of the per-unit values. NaN values (undefined units) are left out.
 
-    With no units (or only undefined ones) the mean is 0.0, as trec_eval reports an empty
-    average.
+    With no units (or only undefined ones) the mean is ``empty``: 0.0 by default, as trec_eval
+    reports an empty average; classification passes its ``zero_division`` value.
     """
     v = np.asarray(values, dtype=np.float64)
     v = v[~np.isnan(v)]
-    return float(v.mean()) if v.size else 0.0
+    return float(v.mean()) if v.size else float(empty)
 
 
-def weighted(values: npt.ArrayLike, weights: npt.ArrayLike) -> float:
-    """The mean of per-unit values weighted by ``weights`` (support); NaN units left out."""
+def weighted(values: npt.ArrayLike, weights: npt.ArrayLike, *, empty: float = 0.0) -> float:
+    """The mean of per-unit values weighted by ``weights`` (support); NaN units left out.
+
+    With no weight left (no support, or only undefined units) the mean is ``empty`` (0.0 by
+    default).
+    """
     v = np.asarray(values, dtype=np.float64)
     w = np.asarray(weights, dtype=np.float64)
     keep = ~np.isnan(v)
     total = w[keep].sum()
-    return float((v[keep] * w[keep]).sum() / total) if total > 0 else 0.0
+    return float((v[keep] * w[keep]).sum() / total) if total > 0 else float(empty)
 
 
 def micro(counts: Counts, measure: Callable[[Counts], npt.NDArray[np.float64]]) -> float:

@@ -26,8 +26,8 @@ __all__ = [
     "beta_from_alpha",
     "e_measure",
     "f_beta",
-    "fallout",
     "f_from_pr",
+    "fallout",
     "ppcr",
     "precision",
     "prevalence",
@@ -135,8 +135,7 @@ class Counts:
         """TN, or a clear error naming the measure when the collection size is unknown."""
         if self.tn is None:
             raise UsageError(
-                f"{measure} needs true negatives: give the collection size "
-                "(-N / collection_size=)"
+                f"{measure} needs true negatives: give the collection size (-N / collection_size=)"
             )
         return self.tn
 

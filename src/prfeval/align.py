@@ -1,0 +1,247 @@
+"""Join a run with its judgments: the one hot path from columns to a JudgedRanking.
+
+Ids become integer codes once (Arrow's hash-based dictionary encoding; codes follow the byte
+order of the ids, so ordering by code is ordering by id). The run is put in rank order with one
+``lexsort``; judgments are found with one ``searchsorted`` over integer keys. Nothing loops over
+queries or documents in Python.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from prfeval.errors import InputFormatError, UsageError
+from prfeval.ranking import UNJUDGED, JudgedRanking, QueryAccounting
+from prfeval.tables import Order, Qrels, Run
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["Duplicates", "align"]
+
+#: What to do with a document repeated in one query's ranking.
+Duplicates = Literal["keep", "first", "error"]
+
+IntArray = npt.NDArray[np.int64]
+
+
+def _factorize(arrays: list[pa.Array]) -> tuple[list[IntArray], pa.Array]:
+    """Integer codes for the ids in ``arrays``, shared across them, in byte order of the ids."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    combined = pa.concat_arrays([a.cast(pa.string()) for a in arrays])
+    encoded = pc.dictionary_encode(combined)
+    order = pc.sort_indices(encoded.dictionary).to_numpy()
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size, dtype=np.int64)
+    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
+    splits = np.cumsum([len(a) for a in arrays])[:-1]
+    return list(np.split(codes, splits)), encoded.dictionary.take(pa.array(order))
+
+
+def _query_order(vocab: pa.Array) -> IntArray:
+    """Output order of query ids: numeric when every id is a number, else byte order."""
+    import pyarrow.compute as pc
+
+    ids = vocab.to_numpy(zero_copy_only=False)
+    if len(vocab) and pc.all(pc.match_substring_regex(vocab, r"^[0-9]{1,18}$")).as_py():
+        return np.lexsort((np.arange(ids.size), ids.astype(np.int64)))
+    return np.arange(ids.size)
+
+
+def _rank_order(run: Run, order: Order, q: IntArray, d: IntArray) -> IntArray:
+    """Row indices of ``run`` grouped by query code, each query in rank order."""
+    rows = np.arange(q.size)
+    if order == "score":
+        if run.scores is None:
+            raise UsageError(f"{run.name}: has no scores to order by; use order='file'")
+        # trec_eval: score descending, ties broken by doc id descending (byte order).
+        return np.lexsort((-d, -run.scores, q))
+    if order == "rank":
+        if run.ranks is None:
+            raise UsageError(f"{run.name}: has no rank column to order by")
+        return np.lexsort((rows, run.ranks, q))
+    return np.argsort(q, kind="stable")
+
+
+def align(
+    qrels: Qrels,
+    run: Run,
+    *,
+    order: Order | None = None,
+    duplicates: Duplicates = "keep",
+    judged_only: bool = False,
+    max_results: int | None = None,
+    complete: bool = False,
+) -> JudgedRanking:
+    """Put ``run`` in rank order per query and join each position with its judgment.
+
+    Parameters
+    ----------
+    qrels, run
+        The judgments and the run, as read by :mod:`prfeval.io`.
+    order
+        ``"score"`` (score descending, ties by doc id descending: trec_eval), ``"rank"`` (the
+        rank column) or ``"file"`` (the input order). Default: the run's own default, which is
+        ``"score"`` for scored runs and ``"file"`` for ranked lists.
+    duplicates
+        A document repeated in one query's ranking: ``"keep"`` (it takes a place each time and
+        counts once as relevant, seed 002), ``"first"`` (later repeats are removed) or
+        ``"error"``.
+    judged_only
+        Remove unjudged documents from the rankings first (trec_eval ``-J``).
+    max_results
+        Keep only the top ``max_results`` of each ranking (trec_eval ``-M``; applied before
+        ``judged_only``, as trec_eval does).
+    complete
+        Evaluate every judged query, the ones missing from the run as empty rankings
+        (trec_eval ``-c``). By default only queries in both are evaluated.
+
+    Returns
+    -------
+    JudgedRanking
+    """
+    if max_results is not None and max_results < 0:
+        raise UsageError(f"max_results must be >= 0, got {max_results}")
+    if duplicates not in ("keep", "first", "error"):
+        raise UsageError(f"duplicates must be keep, first or error, got {duplicates!r}")
+    order = order or run.default_order
+    if order not in ("score", "rank", "file"):
+        raise UsageError(f"order must be score, rank or file, got {order!r}")
+
+    (run_q, qrels_q), query_vocab = _factorize([run.query_ids, qrels.query_ids])
+    (run_d, qrels_d), doc_vocab = _factorize([run.doc_ids, qrels.doc_ids])
+    n_q = len(query_vocab)
+    n_d = max(len(doc_vocab), 1)
+
+    # Judgments, sorted by (query, doc) key, with repeated keys rejected as trec_eval does.
+    qrels_key = qrels_q * n_d + qrels_d
+    by_key = np.argsort(qrels_key, kind="stable")
+    qrels_key = qrels_key[by_key]
+    repeated = np.flatnonzero(qrels_key[1:] == qrels_key[:-1])
+    if repeated.size:
+        row = int(by_key[repeated[0] + 1])
+        raise InputFormatError(
+            f"judgment repeated for query {qrels.query_ids[row].as_py()!r}, "
+            f"doc {qrels.doc_ids[row].as_py()!r}",
+            path=qrels.source.path,
+            line_number=qrels.source.line_of(row),
+        )
+    qrels_grades = qrels.grades[by_key]
+    qrels_q_sorted = qrels_q[by_key]
+    qrels_d_sorted = qrels_d[by_key]
+
+    in_run = np.zeros(n_q, dtype=bool)
+    in_run[run_q] = True
+    judged = np.zeros(n_q, dtype=bool)
+    judged[qrels_q] = True
+    evaluate_q = judged if complete else judged & in_run
+
+    # Output order of the evaluated queries, and each query code's slot in it.
+    out_order = _query_order(query_vocab)
+    out_codes = out_order[evaluate_q[out_order]]
+    slot = np.full(n_q, -1, dtype=np.int64)
+    slot[out_codes] = np.arange(out_codes.size, dtype=np.int64)
+    query_ids = query_vocab.take(out_codes).to_numpy(zero_copy_only=False)
+
+    def ids_where(mask: npt.NDArray[np.bool_]) -> tuple[str, ...]:
+        codes = out_order[mask[out_order]]
+        return tuple(query_vocab.take(codes).to_pylist())
+
+    # Rank order: rows of evaluated queries, grouped by output slot, ranked within each.
+    ranked = _rank_order(run, order, slot[run_q], run_d)
+    ranked = ranked[slot[run_q[ranked]] >= 0]
+    pos_q = slot[run_q[ranked]]
+    pos_d = run_d[ranked]
+    n_out = out_codes.size
+
+    # Repeated documents: stable sort by (query, doc) keeps the best-ranked one first.
+    pos_key = pos_q * n_d + pos_d
+    by_pos_key = np.argsort(pos_key, kind="stable")
+    repeat = np.zeros(pos_key.size, dtype=bool)
+    repeat[by_pos_key[1:][pos_key[by_pos_key][1:] == pos_key[by_pos_key][:-1]]] = True
+    n_duplicates = int(repeat.sum())
+    if n_duplicates and duplicates == "error":
+        where = int(ranked[np.flatnonzero(repeat)[0]])
+        raise InputFormatError(
+            f"document {run.doc_ids[where].as_py()!r} repeated for query "
+            f"{run.query_ids[where].as_py()!r}",
+            path=run.source.path,
+            line_number=run.source.line_of(where),
+        )
+    keep = ~repeat if duplicates == "first" else np.ones(pos_key.size, dtype=bool)
+
+    offsets = _offsets(pos_q, n_out)
+    truncated = 0
+    if max_results is not None:
+        rank0 = np.arange(pos_q.size) - offsets[pos_q]
+        within = rank0 < max_results
+        truncated = int((~within).sum())
+        keep &= within
+
+    # Judgment lookup by integer key.
+    run_key = out_codes[pos_q] * n_d + pos_d
+    at = np.searchsorted(qrels_key, run_key)
+    at_clipped = np.minimum(at, max(qrels_key.size - 1, 0))
+    found = (
+        (at < qrels_key.size) & (qrels_key[at_clipped] == run_key)
+        if qrels_key.size
+        else np.zeros(run_key.size, dtype=bool)
+    )
+    grades = np.where(found, qrels_grades[at_clipped] if qrels_key.size else 0, UNJUDGED)
+    dropped_unjudged = 0
+    if judged_only:
+        dropped_unjudged = int((keep & ~found).sum())
+        keep &= found
+    unjudged_retrieved = int((keep & ~found).sum())
+
+    if not keep.all():
+        pos_q, pos_d, grades, ranked, repeat = (
+            pos_q[keep],
+            pos_d[keep],
+            grades[keep],
+            ranked[keep],
+            repeat[keep],
+        )
+        offsets = _offsets(pos_q, n_out)
+
+    # Judgments of the evaluated queries, in the same slot order.
+    judged_slot = slot[qrels_q_sorted]
+    by_slot = np.argsort(judged_slot, kind="stable")
+    by_slot = by_slot[judged_slot[by_slot] >= 0]
+    judged_offsets = _offsets(judged_slot[by_slot], n_out)
+
+    accounting = QueryAccounting(
+        evaluated=n_out,
+        missing_from_run=ids_where(judged & ~in_run),
+        not_in_qrels=ids_where(in_run & ~judged),
+        duplicates=n_duplicates,
+        unjudged_retrieved=unjudged_retrieved,
+        dropped_unjudged=dropped_unjudged,
+        truncated=truncated,
+        complete=complete,
+    )
+    return JudgedRanking(
+        query_ids=query_ids,
+        offsets=offsets,
+        grades=grades.astype(np.int64),
+        first=~repeat,
+        doc_codes=pos_d,
+        scores=None if run.scores is None else run.scores[ranked],
+        judged_offsets=judged_offsets,
+        judged_grades=qrels_grades[by_slot],
+        judged_doc_codes=qrels_d_sorted[by_slot],
+        doc_vocab=doc_vocab,
+        accounting=accounting,
+    )
+
+
+def _offsets(sorted_slots: IntArray, n: int) -> IntArray:
+    """CSR offsets from the (sorted) slot of every row."""
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(sorted_slots, minlength=n), out=offsets[1:])
+    return offsets

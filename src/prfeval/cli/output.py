@@ -1,0 +1,73 @@
+"""Writing results: to stdout, or atomically to a file (a temporary file renamed on success)."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+__all__ = ["emit", "fmt_value", "note", "render_table"]
+
+
+def emit(text: str, output: str | None) -> None:
+    """Print ``text``, or write it to ``output`` atomically so a failure leaves nothing half
+    written."""
+    if not text.endswith("\n"):
+        text += "\n"
+    if output is None or output == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    target = Path(output)
+    directory = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def note(message: str) -> None:
+    """A one-line note on stderr (warnings, skipped queries)."""
+    click.echo(f"prfeval: {message}", err=True)
+
+
+def fmt_value(value: float, *, integer: bool = False, digits: int = 4) -> str:
+    """A number for a table: integers as such, NaN as 'n/a'."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if integer:
+        return str(round(value))
+    return f"{value:.{digits}f}"
+
+
+def render_table(
+    title: str | None,
+    headers: list[str],
+    rows: list[list[str]],
+    notes: list[str] | None = None,
+    right_align_from: int = 1,
+) -> str:
+    """A table rendered by rich as plain text, with ``notes`` as lines below it."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    for i, header in enumerate(headers):
+        table.add_column(header, justify="right" if i >= right_align_from else "left")
+    for row in rows:
+        table.add_row(*row)
+    with open(os.devnull, "w") as sink:
+        console = Console(width=200, record=True, file=sink, color_system=None)
+        console.print(table)
+        text = console.export_text()
+    lines = [line.rstrip() for line in text.splitlines()]
+    return "\n".join([*lines, *(notes or [])]).strip("\n") + "\n"

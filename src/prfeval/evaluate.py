@@ -1,0 +1,280 @@
+"""``evaluate``: judgments and a run in, every requested measure out, each average labelled."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from prfeval import counts as C
+from prfeval.aggregate import macro as macro_mean
+from prfeval.align import Duplicates, align
+from prfeval.counts import Counts
+from prfeval.errors import InputFormatError, UsageError
+from prfeval.io import load_qrels, load_run
+from prfeval.measures import Measure, parse_measures
+from prfeval.ranking import JudgedRanking, QueryAccounting
+from prfeval.tables import Order
+
+__all__ = ["Evaluation", "evaluate", "evaluate_ranking"]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The result of :func:`evaluate`: per-query values and every average, labelled.
+
+    Attributes
+    ----------
+    measures
+        The measures, in the order asked; ``str(m)`` is the label as typed.
+    query_ids
+        The evaluated queries, in output order.
+    values
+        Array of shape (n_measures, n_queries): each measure's value for each query.
+    macro
+        Label -> mean over queries (the total, for counts such as NumRet).
+    micro
+        Label -> the measure of the counts pooled over all queries.
+    f_of_means
+        Label -> F_beta of the macro precision and macro recall at the same cutoff and level;
+        only for F measures (for SetE, 1 minus it).
+    accounting
+        How many queries were evaluated and which were skipped, repeated or unjudged.
+    settings
+        The options used: relevance level, order, duplicates policy, and so on.
+    """
+
+    measures: tuple[Measure, ...]
+    query_ids: tuple[str, ...]
+    values: npt.NDArray[np.float64]
+    macro: dict[str, float]
+    micro: dict[str, float]
+    f_of_means: dict[str, float]
+    accounting: QueryAccounting
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def labels(self) -> list[str]:
+        """The measures' labels, as the user typed them."""
+        return [str(m) for m in self.measures]
+
+    @property
+    def per_query(self) -> dict[str, dict[str, float]]:
+        """Query id -> label -> value."""
+        labels = self.labels
+        return {
+            qid: dict(zip(labels, map(float, self.values[:, i]), strict=True))
+            for i, qid in enumerate(self.query_ids)
+        }
+
+    def aggregation(self, label: str) -> str:
+        """``"sum"`` for counts (reported as totals), ``"mean"`` for everything else."""
+        m = self.measures[self.labels.index(label)]
+        return "sum" if m.definition.kind == "count" else "mean"
+
+    def to_dict(self, *, per_query: bool = False) -> dict[str, Any]:
+        """The JSON form: macro, micro, f_of_means, query accounting, settings."""
+        out: dict[str, Any] = {}
+        if per_query:
+            out["per_query"] = self.per_query
+        out.update(
+            macro=dict(self.macro),
+            micro=dict(self.micro),
+            f_of_means=dict(self.f_of_means),
+            queries=self.accounting.to_dict(),
+            settings=dict(self.settings),
+        )
+        return out
+
+    def to_frame(self) -> Any:
+        """A pandas DataFrame in long format: ``query_id, measure, value``."""
+        import pandas as pd
+
+        n_q = len(self.query_ids)
+        return pd.DataFrame(
+            {
+                "query_id": np.tile(np.array(self.query_ids, dtype=object), len(self.measures)),
+                "measure": np.repeat(np.array(self.labels, dtype=object), n_q),
+                "value": self.values.reshape(-1),
+            }
+        )
+
+    def summary_frame(self) -> Any:
+        """A pandas DataFrame with one row per measure and macro, micro, f_of_means columns."""
+        import pandas as pd
+
+        labels = self.labels
+        return pd.DataFrame(
+            {
+                "measure": labels,
+                "macro": [self.macro[x] for x in labels],
+                "micro": [self.micro.get(x, np.nan) for x in labels],
+                "f_of_means": [self.f_of_means.get(x, np.nan) for x in labels],
+            }
+        )
+
+
+def _check_collection_size(jr: JudgedRanking, n: int | None) -> None:
+    if n is None:
+        return
+    if n < 0:
+        raise UsageError(f"the collection size must be >= 0, got {n}")
+    for what, per_query in (("judged", jr.n_judged()), ("retrieved", jr.n_retrieved)):
+        if per_query.size and per_query.max() > n:
+            i = int(per_query.argmax())
+            raise UsageError(
+                f"the collection size {n} is smaller than the {int(per_query[i])} documents "
+                f"{what} for query {jr.query_ids[i]}"
+            )
+
+
+def evaluate_ranking(
+    ranking: JudgedRanking,
+    measures: Any = None,
+    *,
+    level: int = 1,
+    collection_size: int | None = None,
+    settings: dict[str, Any] | None = None,
+) -> Evaluation:
+    """Compute ``measures`` on an already aligned :class:`JudgedRanking`."""
+    parsed = parse_measures(measures)
+    for m in parsed:
+        if m.definition.needs_tn and collection_size is None:
+            raise UsageError(
+                f"{m} needs true negatives: give the collection size (-N / collection_size=)"
+            )
+    _check_collection_size(ranking, collection_size)
+    cache: dict[tuple[object, ...], Counts] = {}
+
+    def counts_for(m: Measure) -> Counts:
+        rel = level if m.rel is None else m.rel
+        kind = m.definition.kind
+        key = (kind, m.k, rel)
+        if key not in cache:
+            if kind in ("count", "set"):
+                k = None
+            elif kind == "rprec":
+                k = ranking.n_relevant(rel)
+            else:
+                k = m.k
+            cache[key] = ranking.counts(k, level=rel, collection_size=collection_size)
+        return cache[key]
+
+    rows, macro, micro, f_of_means = [], {}, {}, {}
+    for m in parsed:
+        label = str(m)
+        c = counts_for(m)
+        values = m.definition.value(c, m)
+        rows.append(values)
+        if m.definition.kind == "count":
+            macro[label] = micro[label] = float(values.sum())
+            continue
+        macro[label] = macro_mean(values)
+        micro[label] = float(m.definition.value(c.pooled(), m)[0])
+        if m.definition.f_like:
+            f = C.f_from_pr(macro_mean(C.precision(c)), macro_mean(C.recall(c)), m.beta)
+            f_of_means[label] = float(1.0 - f if m.definition.name == "SetE" else f)
+    values = np.vstack(rows) if rows else np.zeros((0, ranking.n_queries))
+    return Evaluation(
+        measures=tuple(parsed),
+        query_ids=tuple(str(q) for q in ranking.query_ids),
+        values=values,
+        macro=macro,
+        micro=micro,
+        f_of_means=f_of_means,
+        accounting=ranking.accounting,
+        settings={"level": level, "collection_size": collection_size, **(settings or {})},
+    )
+
+
+def evaluate(
+    qrels: Any,
+    run: Any,
+    measures: Any = None,
+    *,
+    level: int = 1,
+    complete: bool = False,
+    collection_size: int | None = None,
+    judged_only: bool = False,
+    max_results: int | None = None,
+    order: Order | None = None,
+    duplicates: Duplicates = "keep",
+) -> Evaluation:
+    """Evaluate a run against judgments.
+
+    Parameters
+    ----------
+    qrels
+        Judgments: a TREC qrels path, a CSV/TSV/JSONL/Parquet path, a DataFrame, an Arrow table
+        or ``{qid: {docid: grade}}``.
+    run
+        A TREC run path (``-`` for stdin), a tabular path, a DataFrame, an Arrow table,
+        ``{qid: {docid: score}}`` or ranked lists ``{qid: [docid, ...]}``.
+    measures
+        Names such as ``"P@10 R@100 SetF(beta=2)"`` or trec_eval's (``P_10``, ``set_F``), a list
+        of them, or ``None`` for the default set
+        (:data:`~prfeval.measures.DEFAULT_MEASURES`).
+    level
+        Minimum grade that counts as relevant (trec_eval ``-l``); a measure's ``rel=``
+        overrides it. Negative grades are judged non-relevant; unjudged documents are
+        non-relevant.
+    complete
+        Average over every judged query, those without results scoring as an empty retrieved
+        set (trec_eval ``-c``). By default, over queries in both run and judgments.
+    collection_size
+        Number of documents in the collection, N (trec_eval ``-N``); needed for TN and the
+        measures built on it (Fallout, Specificity, Accuracy, ...).
+    judged_only
+        Drop unjudged documents from the rankings first (trec_eval ``-J``).
+    max_results
+        Keep the top ``max_results`` of each ranking (trec_eval ``-M``).
+    order
+        ``"score"`` (score descending, ties by doc id descending: trec_eval), ``"rank"`` or
+        ``"file"``; the default is ``"score"`` for scored runs, ``"file"`` for ranked lists.
+    duplicates
+        A doc id repeated in one ranking: ``"keep"`` (takes a place each time, counts once as
+        relevant: seed 002), ``"first"`` (later repeats removed) or ``"error"``.
+
+    Returns
+    -------
+    Evaluation
+        Per-query values, ``macro``, ``micro`` and ``f_of_means`` (label -> value), and the
+        query accounting.
+
+    Examples
+    --------
+    >>> qrels = {"A": {"d1": 1, "d2": 1, "d3": 0}}
+    >>> run = {"A": {"d1": 3.0, "d3": 2.0, "d9": 1.0}}
+    >>> e = evaluate(qrels, run, "P@2 R@2 SetF")
+    >>> e.macro
+    {'P@2': 0.5, 'R@2': 0.5, 'SetF': 0.4}
+    """
+    parsed = parse_measures(measures)
+    qrels_table = load_qrels(qrels)
+    if len(qrels_table) == 0:
+        raise InputFormatError("no judgments", path=qrels_table.source.path)
+    run_table = load_run(run)
+    ranking = align(
+        qrels_table,
+        run_table,
+        order=order,
+        duplicates=duplicates,
+        judged_only=judged_only,
+        max_results=max_results,
+        complete=complete,
+    )
+    settings = {
+        "complete": complete,
+        "judged_only": judged_only,
+        "max_results": max_results,
+        "order": order or run_table.default_order,
+        "duplicates": duplicates,
+        "qrels": qrels_table.source.path,
+        "run": run_table.name,
+        "empty_run": len(run_table) == 0,
+    }
+    return evaluate_ranking(
+        ranking, parsed, level=level, collection_size=collection_size, settings=settings
+    )
