@@ -8,6 +8,8 @@ queries or documents in Python.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -20,7 +22,7 @@ from prfeval.tables import Order, Qrels, Run
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["Duplicates", "align"]
+__all__ = ["Duplicates", "align", "restrict_queries"]
 
 #: What to do with a document repeated in one query's ranking.
 Duplicates = Literal["keep", "first", "error"]
@@ -237,6 +239,55 @@ def align(
         judged_doc_codes=qrels_d_sorted[by_slot],
         doc_vocab=doc_vocab,
         accounting=accounting,
+    )
+
+
+def restrict_queries(
+    table: Qrels | Run,
+    include: Collection[str] | None = None,
+    exclude: Collection[str] | None = None,
+) -> Qrels | Run:
+    """The rows of ``table`` whose query is in ``include`` (if given) and not in ``exclude``.
+
+    Used to evaluate on a development or held-out query set (``--queries FILE``).
+    """
+    if include is None and not exclude:
+        return table
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    keep = np.ones(len(table.query_ids), dtype=bool)
+    if include is not None:
+        keep &= pc.is_in(table.query_ids, pa.array(sorted(include), pa.string())).to_numpy(
+            zero_copy_only=False
+        )
+    if exclude:
+        keep &= ~pc.is_in(table.query_ids, pa.array(sorted(exclude), pa.string())).to_numpy(
+            zero_copy_only=False
+        )
+    if keep.all():
+        return table
+    rows = np.flatnonzero(keep)
+    taken = pa.array(rows)
+    source = table.source
+    numbers = source.line_numbers
+    lines = (
+        numbers[rows]
+        if numbers is not None
+        else rows.astype(np.int64) + 1 + source.header_lines
+    )
+    new_source = replace(source, line_numbers=lines, header_lines=0)
+    if isinstance(table, Qrels):
+        return Qrels(
+            table.query_ids.take(taken), table.doc_ids.take(taken), table.grades[rows], new_source
+        )
+    return replace(
+        table,
+        query_ids=table.query_ids.take(taken),
+        doc_ids=table.doc_ids.take(taken),
+        scores=None if table.scores is None else table.scores[rows],
+        ranks=None if table.ranks is None else table.ranks[rows],
+        source=new_source,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,7 +11,7 @@ import numpy.typing as npt
 
 from prfeval import counts as C
 from prfeval.aggregate import macro as macro_mean
-from prfeval.align import Duplicates, align
+from prfeval.align import Duplicates, align, restrict_queries
 from prfeval.counts import Counts
 from prfeval.errors import InputFormatError, UsageError
 from prfeval.io import load_qrels, load_run
@@ -201,6 +202,8 @@ def evaluate(
     max_results: int | None = None,
     order: Order | None = None,
     duplicates: Duplicates = "keep",
+    queries: Collection[str] | None = None,
+    exclude_queries: Collection[str] | None = None,
 ) -> Evaluation:
     """Evaluate a run against judgments.
 
@@ -256,6 +259,10 @@ def evaluate(
     if len(qrels_table) == 0:
         raise InputFormatError("no judgments", path=qrels_table.source.path)
     run_table = load_run(run)
+    include = None if queries is None else {str(q) for q in queries}
+    exclude = None if exclude_queries is None else {str(q) for q in exclude_queries}
+    qrels_table = restrict_queries(qrels_table, include, exclude)  # type: ignore[assignment]
+    run_table = restrict_queries(run_table, include, exclude)  # type: ignore[assignment]
     ranking = align(
         qrels_table,
         run_table,
@@ -274,7 +281,20 @@ def evaluate(
         "qrels": qrels_table.source.path,
         "run": run_table.name,
         "empty_run": len(run_table) == 0,
+        "query_set": _describe_query_set(include, exclude),
     }
     return evaluate_ranking(
         ranking, parsed, level=level, collection_size=collection_size, settings=settings
     )
+
+
+def _describe_query_set(include: set[str] | None, exclude: set[str] | None) -> str:
+    """How the query set was chosen, for the result's settings."""
+    if include is None and not exclude:
+        return "all"
+    parts = []
+    if include is not None:
+        parts.append(f"{len(include)} listed queries")
+    if exclude:
+        parts.append(f"excluding {len(exclude)} queries")
+    return ", ".join(parts)

@@ -10,6 +10,7 @@ import click
 
 from prfeval.cli.output import emit, fmt_value, note, render_table
 from prfeval.evaluate import Evaluation, evaluate
+from prfeval.io.queries import read_query_ids
 
 FORMATS = ("table", "trec", "json", "csv")
 
@@ -28,6 +29,8 @@ def accounting_lines(e: Evaluation) -> list[str]:
         else "queries in both the run and the judgments"
     )
     lines = [f"Queries evaluated: {a.evaluated}, averaged over {over}."]
+    if e.settings.get("query_set", "all") != "all":
+        lines.append(f"Query set: {e.settings['query_set']}.")
     if a.missing_from_run:
         verb = "scored as empty" if a.complete else "skipped (use -c to count them)"
         lines.append(
@@ -169,6 +172,10 @@ def format_csv(e: Evaluation, per_query: bool) -> str:
     show_default=True,
     help="A doc repeated in one ranking: keep (takes a place, counts once), first, or error.",
 )
+@click.option("--queries", "queries_file", default=None, metavar="FILE",
+              help="Evaluate only the query ids listed in FILE (one per line).")
+@click.option("--exclude-queries", "exclude_file", default=None, metavar="FILE",
+              help="Leave out the query ids listed in FILE.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option(
     "-o",
@@ -189,6 +196,8 @@ def command(
     judged_only: bool,
     order: str | None,
     duplicates: str,
+    queries_file: str | None,
+    exclude_file: str | None,
     fmt: str,
     output: str | None,
 ) -> None:
@@ -204,6 +213,8 @@ def command(
         max_results=max_results,
         order=order,
         duplicates=duplicates,  # type: ignore[arg-type]
+        queries=read_query_ids(queries_file) if queries_file else None,
+        exclude_queries=read_query_ids(exclude_file) if exclude_file else None,
     )
     if result.settings.get("empty_run"):
         note(f"warning: the run {run} is empty; every measure is 0")
