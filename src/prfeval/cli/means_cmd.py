@@ -1,0 +1,108 @@
+"""``prfeval means``: the arithmetic, geometric and harmonic means of (P, R) pairs.
+
+With no pairs it prints seed 000's table of five systems, the argument for F being a
+harmonic mean: retrieving everything scores 0.501 on the arithmetic mean but 0.004 on F1.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import click
+
+from prfeval.errors import UsageError
+from prfeval.means import SEED_SYSTEMS, MeansTable, means_table
+
+__all__ = ["command", "parse_pair"]
+
+_PAIR_HELP = "expected P,R or NAME=P,R with two numbers in [0, 1], e.g. 0.4,0.8"
+
+
+def parse_pair(text: str) -> tuple[str | None, float, float]:
+    """Parse ``"P,R"`` or ``"NAME=P,R"`` into ``(name or None, P, R)``.
+
+    Raises :class:`UsageError` naming the bad argument when it is not two numbers in [0, 1].
+    Shared by ``prfeval contours --point``.
+    """
+    name, sep, values = text.rpartition("=")
+    label = name.strip() if sep else None
+    if sep and not label:
+        raise UsageError(f"bad pair {text!r}: the name before '=' is empty")
+    parts = values.split(",")
+    if len(parts) != 2:
+        raise UsageError(f"bad pair {text!r}: {_PAIR_HELP}")
+    numbers: list[float] = []
+    for what, part in zip(("precision", "recall"), parts, strict=True):
+        try:
+            value = float(part)
+        except ValueError:
+            raise UsageError(f"bad pair {text!r}: {part.strip()!r} is not a number") from None
+        # `not (0 <= value <= 1)` also rejects nan, which float() accepts.
+        if not 0.0 <= value <= 1.0:
+            raise UsageError(f"bad pair {text!r}: {what} {part.strip()} is not in [0, 1]")
+        numbers.append(value)
+    return label, numbers[0], numbers[1]
+
+
+def _render_table(table: MeansTable) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    named = any(label is not None for label in table.labels)
+    # No outer edge: seed 000's longest name still fits an 80-column terminal unwrapped.
+    out = Table(
+        title="Means of precision and recall", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False
+    )
+    if named:
+        out.add_column("System", no_wrap=True)
+    for header in ("P", "R", "Arithmetic", "Geometric", "Harmonic\n(F1)"):
+        out.add_column(header, justify="right")
+    for row in table.records():
+        cells = [f"{row[name]:.3f}" for name in table.COLUMNS]
+        out.add_row(*([row["system"] or ""] if named else []), *cells)
+    Console().print(out)
+
+
+def _render_csv(table: MeansTable) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["system", *table.COLUMNS])
+    for row in table.records():
+        writer.writerow([row["system"] or "", *(repr(row[name]) for name in table.COLUMNS)])
+    return buffer.getvalue()
+
+
+@click.command(name="means")
+@click.argument("pairs", nargs=-1, metavar="[P,R | NAME=P,R]...")
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+    help="table: rounded to 3 decimals; json and csv: full precision.",
+)
+def command(pairs: tuple[str, ...], fmt: str) -> None:
+    """Arithmetic, geometric and harmonic (= F1) means of precision-recall pairs.
+
+    \b
+    Each PAIR is P,R or NAME=P,R with P and R in [0, 1], e.g.
+      prfeval means 0.4,0.8 everything=0.002,1
+    With no pairs, print seed 000's five systems. Always harmonic <= geometric <=
+    arithmetic, all three equal when P = R.
+    """
+    if pairs:
+        parsed = [parse_pair(text) for text in pairs]
+        table = means_table([(p, r) for _, p, r in parsed], labels=[n for n, _, _ in parsed])
+    else:
+        table = means_table(SEED_SYSTEMS)
+    if fmt == "json":
+        click.echo(json.dumps(table.records(), indent=2))
+    elif fmt == "csv":
+        click.echo(_render_csv(table), nl=False)
+    else:
+        _render_table(table)

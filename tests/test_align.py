@@ -1,0 +1,114 @@
+"""The join of a run with its judgments: order, ties, repeats, -M, -J and query accounting.
+
+Expected values are hand counts on tiny inputs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from prfeval.align import align
+from prfeval.errors import InputFormatError, UsageError
+from prfeval.io import load_qrels, load_run
+from prfeval.ranking import UNJUDGED
+
+
+def ranked_docs(jr, i=0):
+    lo, hi = jr.offsets[i], jr.offsets[i + 1]
+    return jr.doc_vocab.take(jr.doc_codes[lo:hi]).to_pylist()
+
+
+QRELS = {"q1": {"a": 1, "b": 0, "c": 2, "d": -1}, "q2": {"x": 1}}
+
+
+def test_score_ties_broken_by_doc_id_descending_like_trec_eval():
+    run = load_run({"q1": {"a": 1.0, "b": 1.0, "c": 2.0, "B": 1.0, "aa": 1.0}})
+    jr = align(load_qrels(QRELS), run)
+    # strcmp order descending: "b" > "aa" > "a" > "B"
+    assert ranked_docs(jr) == ["c", "b", "aa", "a", "B"]
+
+
+def test_rank_and_file_orders_ignore_scores():
+    text = b"q1 Q0 a 2 9.0 t\nq1 Q0 b 1 1.0 t\nq1 Q0 c 3 5.0 t\n"
+    run = load_run(text)
+    qrels = load_qrels(QRELS)
+    assert ranked_docs(align(qrels, run)) == ["a", "c", "b"]
+    assert ranked_docs(align(qrels, run, order="rank")) == ["b", "a", "c"]
+    assert ranked_docs(align(qrels, run, order="file")) == ["a", "b", "c"]
+
+
+def test_ranked_lists_keep_their_order():
+    jr = align(load_qrels(QRELS), load_run({"q1": ["d", "a", "c"]}))
+    assert ranked_docs(jr) == ["d", "a", "c"]
+    with pytest.raises(UsageError):
+        align(load_qrels(QRELS), load_run({"q1": ["d"]}), order="score")
+
+
+def test_grades_unjudged_and_negative():
+    jr = align(load_qrels(QRELS), load_run({"q1": ["a", "b", "c", "d", "zz"]}))
+    assert jr.grades.tolist() == [1, 0, 2, -1, UNJUDGED]
+    assert jr.accounting.unjudged_retrieved == 1
+    assert jr.n_relevant(1).tolist() == [2]
+    assert jr.n_relevant(2).tolist() == [1]
+    assert jr.tp_at(None, 1).tolist() == [2]
+
+
+def test_repeated_document_takes_a_place_and_counts_once():
+    jr = align(load_qrels(QRELS), load_run({"q1": ["a", "a", "c"]}))
+    assert jr.first.tolist() == [True, False, True]
+    assert jr.tp_at(2).tolist() == [1]
+    assert jr.tp_at(3).tolist() == [2]
+    assert jr.n_retrieved.tolist() == [3]
+    assert jr.accounting.duplicates == 1
+
+
+def test_duplicate_policies():
+    run = b"q1 Q0 a 1 3 t\nq1 Q0 c 2 2 t\nq1 Q0 a 3 1 t\n"
+    first = align(load_qrels(QRELS), load_run(run), duplicates="first")
+    assert ranked_docs(first) == ["a", "c"]
+    assert first.accounting.duplicates == 1
+    with pytest.raises(InputFormatError, match=r"<bytes>:3: document 'a' repeated"):
+        align(load_qrels(QRELS), load_run(run), duplicates="error")
+
+
+def test_max_results_applies_before_judged_only_as_trec_eval():
+    run = load_run({"q1": ["zz", "a", "yy", "c", "b"]})
+    jr = align(load_qrels(QRELS), run, max_results=3, judged_only=True)
+    assert ranked_docs(jr) == ["a"]
+    assert jr.accounting.truncated == 2
+    assert jr.accounting.dropped_unjudged == 2
+
+
+def test_query_accounting_default_and_complete():
+    run = load_run({"q1": ["a"], "q9": ["a"]})
+    jr = align(load_qrels(QRELS), run)
+    assert list(jr.query_ids) == ["q1"]
+    assert jr.accounting.missing_from_run == ("q2",)
+    assert jr.accounting.not_in_qrels == ("q9",)
+    complete = align(load_qrels(QRELS), run, complete=True)
+    assert list(complete.query_ids) == ["q1", "q2"]
+    assert complete.n_retrieved.tolist() == [1, 0]
+    assert complete.n_relevant().tolist() == [2, 1]
+
+
+def test_numeric_query_ids_in_numeric_order():
+    qrels = {"10": {"a": 1}, "9": {"a": 1}, "100": {"a": 1}}
+    run = {"100": ["a"], "9": ["a"], "10": ["a"]}
+    assert list(align(load_qrels(qrels), load_run(run)).query_ids) == ["9", "10", "100"]
+
+
+def test_repeated_judgment_is_an_error_naming_the_line():
+    qrels = load_qrels(b"q1 0 a 1\nq1 0 b 1\nq1 0 a 0\n")
+    with pytest.raises(InputFormatError, match=r"<bytes>:3: judgment repeated"):
+        align(qrels, load_run({"q1": ["a"]}))
+
+
+def test_counts_at_cutoff_pad_missing_places_as_non_relevant():
+    jr = align(load_qrels(QRELS), load_run({"q1": ["a", "c"]}))
+    c = jr.counts(5)
+    assert (c.tp[0], c.fp[0], c.fn[0]) == (2, 3, 0)
+    c = jr.counts(None, collection_size=10)
+    assert (c.tp[0], c.fp[0], c.fn[0], c.tn[0]) == (2, 0, 0, 8)
+    per_query_k = jr.counts(np.array([1]))
+    assert per_query_k.tp.tolist() == [1]
