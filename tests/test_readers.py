@@ -31,7 +31,10 @@ def test_trec_files_plain_and_gz(tmp_path):
 
 
 def test_whitespace_comments_and_blank_lines():
-    messy = "# a comment\n\n  q1\tQ0   a 1 3.0 t  \r\nq1 Q0 c 2 2.5 t\n\nq1 Q0 z 3 1 t\nq2 Q0 y 1 0.5 t"
+    messy = (
+        "# a comment\n\n  q1\tQ0   a 1 3.0 t  \r\nq1 Q0 c 2 2.5 t\n\n"
+        "q1 Q0 z 3 1 t\nq2 Q0 y 1 0.5 t"
+    )
     check(QRELS_TEXT.encode(), messy.encode())
 
 

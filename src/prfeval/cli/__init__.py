@@ -19,6 +19,8 @@ from prfeval.errors import PrfevalError
 COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("prfeval.cli.evaluate_cmd", "Evaluate a run against judgments (trec_eval-like)."),
     "measures": ("prfeval.cli.measures_cmd", "List every measure, its formula and conventions."),
+    "means": ("prfeval.cli.means_cmd", "Arithmetic, geometric and harmonic means of P,R pairs."),
+    "contours": ("prfeval.cli.contours_cmd", "Plot F_beta contours over the P-R square."),
 }
 
 
