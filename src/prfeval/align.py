@@ -55,19 +55,65 @@ def _query_order(vocab: pa.Array) -> IntArray:
     return np.arange(ids.size)
 
 
-def _rank_order(run: Run, order: Order, q: IntArray, d: IntArray) -> IntArray:
-    """Row indices of ``run`` grouped by query code, each query in rank order."""
-    rows = np.arange(q.size)
+def _rank_order(
+    run: Run, order: Order, q: IntArray, d: IntArray, n_d: int, raw_q: IntArray
+) -> IntArray:
+    """Row indices of ``run`` grouped by query code ``q``, each query in rank order.
+
+    ``raw_q`` are the rows' query codes before mapping to output slots (several queries may
+    share the slot -1 of "not evaluated").
+    """
     if order == "score":
         if run.scores is None:
             raise UsageError(f"{run.name}: has no scores to order by; use order='file'")
+        presorted = _presorted_score_order(q, run.scores, d, n_d, raw_q)
+        if presorted is not None:
+            return presorted
         # trec_eval: score descending, ties broken by doc id descending (byte order).
         return np.lexsort((-d, -run.scores, q))
     if order == "rank":
         if run.ranks is None:
             raise UsageError(f"{run.name}: has no rank column to order by")
-        return np.lexsort((rows, run.ranks, q))
+        return np.lexsort((np.arange(q.size), run.ranks, q))
     return np.argsort(q, kind="stable")
+
+
+def _presorted_score_order(
+    q: IntArray, scores: npt.NDArray[np.float64], d: IntArray, n_d: int, raw_q: IntArray
+) -> IntArray | None:
+    """The score order in O(n) when the run is already grouped by query and in score order.
+
+    TREC runs are usually written that way, with ties in whatever order the writer chose.
+    Then only tied documents need reordering (by doc id descending), and whole query blocks
+    need moving into query order: a stable sort of a nearly sorted key, and block moves.
+    Returns ``None`` when the run is not in that shape (the caller then sorts fully).
+    """
+    n = q.size
+    if n < 2:
+        return np.arange(n)
+    new_block = np.empty(n, dtype=bool)
+    new_block[0] = True
+    np.not_equal(raw_q[1:], raw_q[:-1], out=new_block[1:])
+    block_start = np.flatnonzero(new_block)
+    if block_start.size != np.count_nonzero(np.bincount(raw_q)):
+        return None  # some query appears in more than one block
+    rising = scores[1:] > scores[:-1]
+    if np.any(rising & ~new_block[1:]):
+        return None  # not in score order within a query
+    # Tie groups: a new group at each new block or new score; sort by (group, doc desc).
+    new_group = new_block.copy()
+    new_group[1:] |= scores[1:] != scores[:-1]
+    group = np.cumsum(new_group) - 1
+    within = np.argsort(group * n_d + (n_d - 1 - d), kind="stable")
+    # Move whole blocks into query order.
+    block_len = np.diff(np.append(block_start, n))
+    by_query = np.argsort(q[block_start], kind="stable")
+    if np.all(by_query[1:] > by_query[:-1]):
+        return within
+    moved_len = block_len[by_query]
+    moved_start = np.cumsum(moved_len) - moved_len
+    source = np.arange(n) + np.repeat(block_start[by_query] - moved_start, moved_len)
+    return within[source]
 
 
 def align(
@@ -155,7 +201,7 @@ def align(
         return tuple(query_vocab.take(codes).to_pylist())
 
     # Rank order: rows of evaluated queries, grouped by output slot, ranked within each.
-    ranked = _rank_order(run, order, slot[run_q], run_d)
+    ranked = _rank_order(run, order, slot[run_q], run_d, n_d, run_q)
     ranked = ranked[slot[run_q[ranked]] >= 0]
     pos_q = slot[run_q[ranked]]
     pos_d = run_d[ranked]
