@@ -55,6 +55,14 @@ def _query_order(vocab: pa.Array) -> IntArray:
     return np.arange(ids.size)
 
 
+def query_output_order(ids: pa.Array) -> IntArray:
+    """Positions of ``ids`` (unsorted, distinct) in output order: numeric or byte order."""
+    import pyarrow.compute as pc
+
+    by_bytes = pc.sort_indices(ids).to_numpy()
+    return by_bytes[_query_order(ids.take(by_bytes))]
+
+
 def _rank_order(
     run: Run, order: Order, q: IntArray, d: IntArray, n_d: int, raw_q: IntArray
 ) -> IntArray:

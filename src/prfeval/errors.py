@@ -12,7 +12,7 @@ Library code raises these; it never prints or exits.
 
 from __future__ import annotations
 
-__all__ = ["InputFormatError", "MeasureError", "PrfevalError", "UsageError"]
+__all__ = ["InputFormatError", "MeasureError", "PrfevalError", "PrfevalWarning", "UsageError"]
 
 
 class PrfevalError(Exception):
@@ -58,3 +58,7 @@ class MeasureError(PrfevalError, ValueError):
 
 class UsageError(PrfevalError, ValueError):
     """Options or arguments that are individually valid but do not fit together."""
+
+
+class PrfevalWarning(UserWarning):
+    """Something the user should know that did not stop the evaluation (e.g. a fallback)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,13 +13,13 @@ from prfeval import counts as C
 from prfeval.aggregate import macro as macro_mean
 from prfeval.align import Duplicates, align, restrict_queries
 from prfeval.counts import Counts
-from prfeval.errors import InputFormatError, UsageError
+from prfeval.errors import InputFormatError, PrfevalWarning, UsageError
 from prfeval.io import load_qrels, load_run
 from prfeval.measures import Measure, parse_measures
 from prfeval.ranking import JudgedRanking, QueryAccounting
-from prfeval.tables import Order
+from prfeval.tables import Order, Qrels
 
-__all__ = ["Evaluation", "evaluate", "evaluate_ranking"]
+__all__ = ["Evaluation", "MeasuredQueries", "evaluate", "evaluate_ranking", "measure_queries"]
 
 
 @dataclass(frozen=True)
@@ -131,21 +131,73 @@ def _check_collection_size(jr: JudgedRanking, n: int | None) -> None:
             )
 
 
-def evaluate_ranking(
-    ranking: JudgedRanking,
-    measures: Any = None,
-    *,
-    level: int = 1,
-    collection_size: int | None = None,
-    settings: dict[str, Any] | None = None,
-) -> Evaluation:
-    """Compute ``measures`` on an already aligned :class:`JudgedRanking`."""
-    parsed = parse_measures(measures)
+@dataclass(frozen=True)
+class MeasuredQueries:
+    """Each measure's per-query values and contingency tables, before averaging.
+
+    Kept apart from :class:`Evaluation` so that parts evaluated separately (blocks of a
+    streamed run) can be joined and then averaged exactly as one evaluation would be.
+    """
+
+    measures: tuple[Measure, ...]
+    query_ids: npt.NDArray[np.object_]
+    values: npt.NDArray[np.float64]
+    counts: tuple[Counts, ...]
+
+    @classmethod
+    def concat(cls, parts: list[MeasuredQueries]) -> MeasuredQueries:
+        """Join parts holding disjoint queries, in the given order."""
+        first = parts[0]
+        counts = []
+        for i in range(len(first.measures)):
+            cells = [p.counts[i] for p in parts]
+            tn = None if cells[0].tn is None else np.concatenate([c.tn for c in cells])
+            counts.append(
+                Counts(
+                    np.concatenate([c.tp for c in cells]),
+                    np.concatenate([c.fp for c in cells]),
+                    np.concatenate([c.fn for c in cells]),
+                    tn,
+                )
+            )
+        return cls(
+            first.measures,
+            np.concatenate([p.query_ids for p in parts]),
+            np.hstack([p.values for p in parts]),
+            tuple(counts),
+        )
+
+    def take(self, order: npt.ArrayLike) -> MeasuredQueries:
+        """The queries at positions ``order`` (to put joined parts in output order)."""
+        return MeasuredQueries(
+            self.measures,
+            self.query_ids[order],
+            self.values[:, order],
+            tuple(c.select(order) for c in self.counts),
+        )
+
+
+def check_measures(parsed: list[Measure], collection_size: int | None) -> None:
+    """Refuse a TN-based measure without the collection size, before any work is done."""
     for m in parsed:
         if m.definition.needs_tn and collection_size is None:
             raise UsageError(
                 f"{m} needs true negatives: give the collection size (-N / collection_size=)"
             )
+
+
+def measure_queries(
+    ranking: JudgedRanking,
+    parsed: list[Measure],
+    *,
+    level: int = 1,
+    collection_size: int | None = None,
+) -> MeasuredQueries:
+    """Every measure's value for every query of ``ranking``, and the counts behind it.
+
+    Measures sharing a cutoff and relevance level share one contingency table.
+    """
+    check_measures(parsed, collection_size)
     _check_collection_size(ranking, collection_size)
     cache: dict[tuple[object, ...], Counts] = {}
 
@@ -163,12 +215,21 @@ def evaluate_ranking(
             cache[key] = ranking.counts(k, level=rel, collection_size=collection_size)
         return cache[key]
 
-    rows, macro, micro, f_of_means = [], {}, {}, {}
-    for m in parsed:
+    counts = [counts_for(m) for m in parsed]
+    rows = [m.definition.value(c, m) for m, c in zip(parsed, counts, strict=True)]
+    values = np.vstack(rows) if rows else np.zeros((0, ranking.n_queries))
+    return MeasuredQueries(tuple(parsed), ranking.query_ids, values, tuple(counts))
+
+
+def summarise(
+    measured: MeasuredQueries,
+    accounting: QueryAccounting,
+    settings: dict[str, Any],
+) -> Evaluation:
+    """Average per-query results into an :class:`Evaluation`: macro, micro and F of means."""
+    macro, micro, f_of_means = {}, {}, {}
+    for m, values, c in zip(measured.measures, measured.values, measured.counts, strict=True):
         label = str(m)
-        c = counts_for(m)
-        values = m.definition.value(c, m)
-        rows.append(values)
         if m.definition.kind == "count":
             macro[label] = micro[label] = float(values.sum())
             continue
@@ -177,16 +238,33 @@ def evaluate_ranking(
         if m.definition.f_like:
             f = C.f_from_pr(macro_mean(C.precision(c)), macro_mean(C.recall(c)), m.beta)
             f_of_means[label] = float(1.0 - f if m.definition.name == "SetE" else f)
-    values = np.vstack(rows) if rows else np.zeros((0, ranking.n_queries))
     return Evaluation(
-        measures=tuple(parsed),
-        query_ids=tuple(str(q) for q in ranking.query_ids),
-        values=values,
+        measures=measured.measures,
+        query_ids=tuple(str(q) for q in measured.query_ids),
+        values=measured.values,
         macro=macro,
         micro=micro,
         f_of_means=f_of_means,
-        accounting=ranking.accounting,
-        settings={"level": level, "collection_size": collection_size, **(settings or {})},
+        accounting=accounting,
+        settings=settings,
+    )
+
+
+def evaluate_ranking(
+    ranking: JudgedRanking,
+    measures: Any = None,
+    *,
+    level: int = 1,
+    collection_size: int | None = None,
+    settings: dict[str, Any] | None = None,
+) -> Evaluation:
+    """Compute ``measures`` on an already aligned :class:`JudgedRanking`."""
+    parsed = parse_measures(measures)
+    measured = measure_queries(ranking, parsed, level=level, collection_size=collection_size)
+    return summarise(
+        measured,
+        ranking.accounting,
+        {"level": level, "collection_size": collection_size, **(settings or {})},
     )
 
 
@@ -204,6 +282,8 @@ def evaluate(
     duplicates: Duplicates = "keep",
     queries: Collection[str] | None = None,
     exclude_queries: Collection[str] | None = None,
+    stream: bool | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Evaluation:
     """Evaluate a run against judgments.
 
@@ -258,9 +338,27 @@ def evaluate(
     qrels_table = load_qrels(qrels)
     if len(qrels_table) == 0:
         raise InputFormatError("no judgments", path=qrels_table.source.path)
-    run_table = load_run(run)
     include = None if queries is None else {str(q) for q in queries}
     exclude = None if exclude_queries is None else {str(q) for q in exclude_queries}
+    streamed = _try_stream(
+        qrels_table,
+        run,
+        parsed,
+        stream,
+        progress,
+        level=level,
+        complete=complete,
+        collection_size=collection_size,
+        judged_only=judged_only,
+        max_results=max_results,
+        order=order,
+        duplicates=duplicates,
+        queries=include,
+        exclude_queries=exclude,
+    )
+    if streamed is not None:
+        return streamed
+    run_table = load_run(run)
     qrels_table = restrict_queries(qrels_table, include, exclude)  # type: ignore[assignment]
     run_table = restrict_queries(run_table, include, exclude)  # type: ignore[assignment]
     ranking = align(
@@ -298,3 +396,51 @@ def _describe_query_set(include: set[str] | None, exclude: set[str] | None) -> s
     if exclude:
         parts.append(f"excluding {len(exclude)} queries")
     return ", ".join(parts)
+
+
+def _try_stream(
+    qrels: Qrels,
+    run: Any,
+    parsed: list[Measure],
+    stream: bool | None,
+    progress: Callable[[int, int], None] | None,
+    **options: Any,
+) -> Evaluation | None:
+    """Evaluate ``run`` block by block when asked to (or when it is big), else ``None``."""
+    import os
+    import warnings
+
+    from prfeval.io.tabular import tabular_kind
+    from prfeval.stream import STREAM_THRESHOLD_BYTES, NotStreamable, evaluate_stream
+
+    if stream is False or not isinstance(run, str | os.PathLike) or str(run) == "-":
+        if stream:
+            warnings.warn(
+                "only a TREC run file can be streamed; reading it whole",
+                PrfevalWarning,
+                stacklevel=3,
+            )
+        return None
+    path = os.fspath(run)
+    if tabular_kind(str(path)) or not os.path.isfile(path):
+        return None
+    if stream is None and os.path.getsize(path) < STREAM_THRESHOLD_BYTES:
+        return None
+    settings = {
+        "complete": options["complete"],
+        "judged_only": options["judged_only"],
+        "max_results": options["max_results"],
+        "order": options["order"] or "score",
+        "duplicates": options["duplicates"],
+        "qrels": qrels.source.path,
+        "run": str(path),
+        "empty_run": os.path.getsize(path) == 0,
+        "query_set": _describe_query_set(options["queries"], options["exclude_queries"]),
+    }
+    try:
+        return evaluate_stream(
+            qrels, str(path), parsed, settings=settings, progress=progress, **options
+        )
+    except NotStreamable as exc:
+        warnings.warn(f"{exc}; reading it whole instead", PrfevalWarning, stacklevel=3)
+        return None

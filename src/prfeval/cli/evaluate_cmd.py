@@ -8,7 +8,14 @@ import json
 
 import click
 
-from prfeval.cli.output import emit, fmt_value, note, render_table
+from prfeval.cli.output import (
+    emit,
+    fmt_value,
+    note,
+    notes_from_warnings,
+    progress_bar,
+    render_table,
+)
 from prfeval.evaluate import Evaluation, evaluate
 from prfeval.io.queries import read_query_ids
 
@@ -172,10 +179,26 @@ def format_csv(e: Evaluation, per_query: bool) -> str:
     show_default=True,
     help="A doc repeated in one ranking: keep (takes a place, counts once), first, or error.",
 )
-@click.option("--queries", "queries_file", default=None, metavar="FILE",
-              help="Evaluate only the query ids listed in FILE (one per line).")
-@click.option("--exclude-queries", "exclude_file", default=None, metavar="FILE",
-              help="Leave out the query ids listed in FILE.")
+@click.option(
+    "--queries",
+    "queries_file",
+    default=None,
+    metavar="FILE",
+    help="Evaluate only the query ids listed in FILE (one per line).",
+)
+@click.option(
+    "--exclude-queries",
+    "exclude_file",
+    default=None,
+    metavar="FILE",
+    help="Leave out the query ids listed in FILE.",
+)
+@click.option(
+    "--stream/--no-stream",
+    default=None,
+    help="Read the run block by block in bounded memory (default: for runs over "
+    "1 GiB). The run must be grouped by query.",
+)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option(
     "-o",
@@ -198,24 +221,28 @@ def command(
     duplicates: str,
     queries_file: str | None,
     exclude_file: str | None,
+    stream: bool | None,
     fmt: str,
     output: str | None,
 ) -> None:
     """Evaluate RUN (TREC run, CSV/TSV/JSONL/Parquet, or - for stdin) against QRELS."""
-    result = evaluate(
-        qrels,
-        run,
-        list(measures) or None,
-        level=level,
-        complete=complete,
-        collection_size=collection_size,
-        judged_only=judged_only,
-        max_results=max_results,
-        order=order,
-        duplicates=duplicates,  # type: ignore[arg-type]
-        queries=read_query_ids(queries_file) if queries_file else None,
-        exclude_queries=read_query_ids(exclude_file) if exclude_file else None,
-    )
+    with progress_bar("evaluating") as progress, notes_from_warnings():
+        result = evaluate(
+            qrels,
+            run,
+            list(measures) or None,
+            level=level,
+            complete=complete,
+            collection_size=collection_size,
+            judged_only=judged_only,
+            max_results=max_results,
+            order=order,
+            duplicates=duplicates,  # type: ignore[arg-type]
+            queries=read_query_ids(queries_file) if queries_file else None,
+            exclude_queries=read_query_ids(exclude_file) if exclude_file else None,
+            stream=stream,
+            progress=progress,
+        )
     if result.settings.get("empty_run"):
         note(f"warning: the run {run} is empty; every measure is 0")
     if fmt == "table":

@@ -6,6 +6,10 @@ import math
 import os
 import sys
 import tempfile
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -32,6 +36,59 @@ def emit(text: str, output: str | None) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def notes_from_warnings() -> Iterator[None]:
+    """Show prfeval's warnings as one-line notes instead of Python's warning format."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            shown = set()
+            for w in caught:
+                text = str(w.message)
+                if text not in shown:
+                    shown.add(text)
+                    note(f"warning: {text}")
+
+
+@contextmanager
+def progress_bar(description: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress callback drawing a bar on stderr, only when stderr is a terminal.
+
+    The bar appears after a second, so quick runs print nothing extra.
+    """
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+
+    progress = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        DownloadColumn(),
+        TimeRemainingColumn(),
+        transient=True,
+        console=None,
+    )
+    task = progress.add_task(description, total=None)
+    started = time.monotonic()
+    live = False
+
+    def update(done: int, total: int) -> None:
+        nonlocal live
+        if not live and time.monotonic() - started > 1.0:
+            progress.start()
+            live = True
+        progress.update(task, completed=done, total=total)
+
+    try:
+        yield update
+    finally:
+        if live:
+            progress.stop()
 
 
 def note(message: str) -> None:

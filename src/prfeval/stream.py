@@ -1,0 +1,317 @@
+"""Evaluate a large run in bounded memory, query block by query block.
+
+TREC runs are grouped by query: all of a query's lines are together. The run is read with
+Arrow's streaming CSV reader in blocks of a few tens of megabytes; each block's complete
+queries are aligned with their judgments and measured, and the rows of the query still being
+read are carried to the next block. Per-query values and contingency tables are joined at the
+end and averaged exactly as the in-memory path averages them, so the numbers are identical to
+the last digit.
+
+A run that is not grouped by query (a query's lines in two places), or that needs the
+normalising reader (tabs, repeated spaces, comments), cannot be streamed: :func:`evaluate_stream`
+raises :class:`NotStreamable` and :func:`prfeval.evaluate` falls back to reading it whole,
+with a warning saying so.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from prfeval.align import align, query_output_order, restrict_queries
+from prfeval.errors import InputFormatError, PrfevalError
+from prfeval.evaluate import Evaluation, MeasuredQueries, check_measures, measure_queries, summarise
+from prfeval.measures import Measure
+from prfeval.ranking import QueryAccounting
+from prfeval.tables import Qrels, Run, SourceLines
+
+__all__ = ["STREAM_THRESHOLD_BYTES", "NotStreamable", "evaluate_stream"]
+
+#: Runs larger than this are streamed when ``stream`` is left to choose (1 GiB).
+STREAM_THRESHOLD_BYTES = 1 << 30
+
+#: Bytes of run text read per block.
+BLOCK_BYTES = 32 << 20
+
+
+class NotStreamable(PrfevalError):
+    """The run cannot be evaluated block by block (not grouped by query, or not clean)."""
+
+
+class _JudgmentIndex:
+    """The judgments grouped by query, so a block's judgments are one gather."""
+
+    def __init__(self, qrels: Qrels) -> None:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        encoded = pc.dictionary_encode(qrels.query_ids)
+        codes = encoded.indices.to_numpy(zero_copy_only=False)
+        order = np.argsort(codes, kind="stable")
+        taken = pa.array(order)
+        if qrels.source.line_numbers is not None:
+            line_numbers = qrels.source.line_numbers[order]
+        else:
+            line_numbers = order.astype(np.int64) + 1 + qrels.source.header_lines
+        self.qrels = Qrels(
+            qrels.query_ids.take(taken),
+            qrels.doc_ids.take(taken),
+            qrels.grades[order],
+            SourceLines(qrels.source.path, line_numbers),
+        )
+        counts = np.bincount(codes, minlength=len(encoded.dictionary))
+        starts = np.concatenate(([0], np.cumsum(counts)))
+        self.span = {
+            qid: (int(starts[i]), int(starts[i + 1]))
+            for i, qid in enumerate(encoded.dictionary.to_pylist())
+        }
+
+    def subset(self, query_ids: list[str]) -> Qrels:
+        import pyarrow as pa
+
+        spans = [self.span[q] for q in query_ids if q in self.span]
+        if not spans:
+            rows = np.zeros(0, dtype=np.int64)
+        else:
+            lengths = np.array([b - a for a, b in spans])
+            starts = np.array([a for a, _ in spans])
+            rows = np.arange(lengths.sum()) + np.repeat(
+                starts - (np.cumsum(lengths) - lengths), lengths
+            )
+        q = self.qrels
+        return Qrels(
+            q.query_ids.take(pa.array(rows, pa.int64())),
+            q.doc_ids.take(pa.array(rows, pa.int64())),
+            q.grades[rows],
+            SourceLines(q.source.path, q.source.line_numbers[rows]),  # type: ignore[index]
+        )
+
+
+class _CountingFile:
+    """A binary file that counts the bytes read from it, for the progress bar."""
+
+    def __init__(self, path: str) -> None:
+        import gzip
+
+        with open(path, "rb") as probe:
+            gzipped = probe.read(2) == b"\x1f\x8b"
+        self._file = gzip.open(path, "rb") if gzipped else open(path, "rb")  # noqa: SIM115
+        self._raw = self._file.fileobj if gzipped else self._file  # type: ignore[union-attr]
+        self.closed = False
+
+    @property
+    def position(self) -> int:
+        return int(self._raw.tell())
+
+    def read(self, size: int = -1) -> bytes:
+        return self._file.read(size)
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        self._file.close()
+        self.closed = True
+
+
+def _blocks(source: _CountingFile, block_bytes: int) -> Any:
+    """Arrow record batches of the run's query id, doc id, rank and score columns."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    names = [f"f{i}" for i in range(6)]
+    return pacsv.open_csv(
+        source,
+        read_options=pacsv.ReadOptions(column_names=names, block_size=block_bytes),
+        parse_options=pacsv.ParseOptions(
+            delimiter=" ", quote_char=False, double_quote=False, ignore_empty_lines=False
+        ),
+        convert_options=pacsv.ConvertOptions(
+            column_types={
+                "f0": pa.string(),
+                "f2": pa.string(),
+                "f3": pa.float64(),
+                "f4": pa.float64(),
+            },
+            include_columns=["f0", "f2", "f3", "f4"],
+            null_values=[],
+            strings_can_be_null=False,
+        ),
+    )
+
+
+def evaluate_stream(
+    qrels: Qrels,
+    run_path: str,
+    parsed: list[Measure],
+    *,
+    level: int = 1,
+    complete: bool = False,
+    collection_size: int | None = None,
+    judged_only: bool = False,
+    max_results: int | None = None,
+    order: str | None = None,
+    duplicates: str = "keep",
+    settings: dict[str, Any] | None = None,
+    queries: set[str] | None = None,
+    exclude_queries: set[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    block_bytes: int = BLOCK_BYTES,
+) -> Evaluation:
+    """Evaluate the TREC run at ``run_path`` block by block (see the module docstring).
+
+    ``progress(done_bytes, total_bytes)`` is called after each block. Raises
+    :class:`NotStreamable` when the run is not grouped by query or not in the clean
+    single-space layout.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    check_measures(parsed, collection_size)
+    index = _JudgmentIndex(restrict_queries(qrels, queries, exclude_queries))  # type: ignore[arg-type]
+    total = os.path.getsize(run_path)
+    parts: list[MeasuredQueries] = []
+    seen: set[str] = set()
+    not_in_qrels: list[str] = []
+    sums = {"duplicates": 0, "unjudged_retrieved": 0, "dropped_unjudged": 0, "truncated": 0}
+    pending: list[Any] | None = None
+    row_offset = 0  # rows already consumed, for line numbers
+
+    def measure(columns: list[Any], first_row: int) -> None:
+        q_ids, doc_ids, ranks, scores = columns
+        blocks = pc.unique(q_ids).to_pylist()
+        run_lengths = _run_lengths(q_ids)
+        if len(run_lengths) != len(blocks) or any(b in seen for b in blocks):
+            raise NotStreamable(f"{run_path}: the run is not grouped by query")
+        seen.update(blocks)
+        score_values = scores.to_numpy()
+        if not np.all(np.isfinite(score_values)):
+            row = int(np.flatnonzero(~np.isfinite(score_values))[0])
+            raise InputFormatError(
+                f"score is not finite: {float(score_values[row])!r}",
+                path=run_path,
+                line_number=first_row + row + 1,
+            )
+        n = len(q_ids)
+        run = Run(
+            q_ids,
+            doc_ids,
+            score_values,
+            ranks.to_numpy(),
+            SourceLines(run_path, np.arange(first_row + 1, first_row + n + 1)),
+            default_order="score",
+            name=run_path,
+        )
+        run = restrict_queries(run, queries, exclude_queries)  # type: ignore[assignment]
+        ranking = align(
+            index.subset(blocks),
+            run,
+            order=order,  # type: ignore[arg-type]
+            duplicates=duplicates,  # type: ignore[arg-type]
+            judged_only=judged_only,
+            max_results=max_results,
+        )
+        a = ranking.accounting
+        not_in_qrels.extend(a.not_in_qrels)
+        for key in sums:
+            sums[key] += getattr(a, key)
+        if ranking.n_queries:
+            parts.append(
+                measure_queries(ranking, parsed, level=level, collection_size=collection_size)
+            )
+
+    source = _CountingFile(run_path)
+    try:
+        reader = _blocks(source, block_bytes)
+        for batch in reader:
+            columns = [batch.column(i) for i in range(4)]
+            if pending is not None:
+                columns = [pa.concat_arrays([p, c]) for p, c in zip(pending, columns, strict=True)]
+            q_ids = columns[0]
+            last = q_ids[len(q_ids) - 1].as_py()
+            # Rows of the last query may continue in the next block: carry them over.
+            tail = len(q_ids) - _trailing_run(q_ids, last)
+            if tail > 0:
+                measure([c.slice(0, tail) for c in columns], row_offset)
+                row_offset += tail
+            pending = [c.slice(tail) for c in columns]
+            if progress is not None:
+                progress(min(source.position, total), total)
+        if pending is not None and len(pending[0]):
+            measure(pending, row_offset)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise NotStreamable(f"{run_path}: not in the plain single-space layout ({exc})") from None
+    finally:
+        source.close()
+
+    judged = set(index.span)
+    missing = sorted(judged - seen)
+    if complete and missing:
+        empty = Run(
+            pa.array([], pa.string()),
+            pa.array([], pa.string()),
+            np.zeros(0),
+            np.zeros(0),
+            SourceLines(run_path),
+            name=run_path,
+        )
+        ranking = align(index.subset(missing), empty, complete=True)
+        parts.append(measure_queries(ranking, parsed, level=level, collection_size=collection_size))
+    if parts:
+        joined = MeasuredQueries.concat(parts)
+        joined = joined.take(query_output_order(pa.array(list(joined.query_ids), pa.string())))
+    else:
+        joined = MeasuredQueries(
+            tuple(parsed),
+            np.array([], dtype=object),
+            np.zeros((len(parsed), 0)),
+            tuple(_empty_counts(parsed)),
+        )
+
+    def in_output_order(ids: list[str]) -> tuple[str, ...]:
+        if not ids:
+            return ()
+        arr = pa.array(ids, pa.string())
+        return tuple(arr.take(pa.array(query_output_order(arr))).to_pylist())
+
+    accounting = QueryAccounting(
+        evaluated=len(joined.query_ids),
+        missing_from_run=in_output_order(missing),
+        not_in_qrels=in_output_order(not_in_qrels),
+        complete=complete,
+        **sums,
+    )
+    base = {"level": level, "collection_size": collection_size, "streamed": True}
+    return summarise(joined, accounting, {**base, **(settings or {})})
+
+
+def _empty_counts(parsed: list[Measure]) -> list[Any]:
+    from prfeval.counts import Counts
+
+    return [Counts(np.zeros(0), np.zeros(0), np.zeros(0)) for _ in parsed]
+
+
+def _run_lengths(q_ids: Any) -> list[int]:
+    """Lengths of the runs of equal consecutive query ids."""
+    import pyarrow.compute as pc
+
+    codes = pc.dictionary_encode(q_ids).indices.to_numpy(zero_copy_only=False)
+    if codes.size == 0:
+        return []
+    change = np.flatnonzero(codes[1:] != codes[:-1])
+    return np.diff(np.concatenate(([0], change + 1, [codes.size]))).tolist()
+
+
+def _trailing_run(q_ids: Any, last: str) -> int:
+    """How many rows at the end of ``q_ids`` belong to the query ``last``."""
+    import pyarrow.compute as pc
+
+    is_last = pc.equal(q_ids, last).to_numpy(zero_copy_only=False)
+    not_last = np.flatnonzero(~is_last)
+    return int(is_last.size - (not_last[-1] + 1 if not_last.size else 0))

@@ -1,0 +1,79 @@
+"""Streaming a run block by block gives the in-memory numbers to the last digit."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+
+from prfeval import evaluate
+from prfeval.errors import PrfevalWarning
+from prfeval.io import load_qrels
+from prfeval.measures import parse_measures
+from prfeval.stream import evaluate_stream
+
+MEASURES = "P@5 P@10 R@10 R@50 SetP SetR SetF SetF(beta=2) Rprec NumRet NumRelRet F@10"
+
+
+def write_files(tmp_path, seed=0, shuffle_queries=True):
+    rng = np.random.default_rng(seed)
+    qids = [str(q) for q in range(1, 81)]
+    lines = []
+    order = rng.permutation(len(qids)) if shuffle_queries else np.arange(len(qids))
+    for i in order[:70]:  # 10 judged queries never retrieved
+        n = int(rng.integers(1, 120))
+        docs = rng.choice(400, size=n, replace=True)  # repeats happen
+        scores = np.sort(np.round(rng.random(n), 1))[::-1]  # many ties, best first
+        lines += [f"{qids[i]} Q0 d{d} {r + 1} {s} t" for r, (d, s) in
+                  enumerate(zip(docs, scores, strict=True))]
+    lines += [f"999 Q0 d{d} {r} 1.0 t" for r, d in enumerate(range(5), start=1)]
+    qrels = []
+    for q in qids:
+        for d in rng.choice(400, size=int(rng.integers(1, 40)), replace=False):
+            qrels.append(f"{q} 0 d{d} {int(rng.integers(-1, 3))}")
+    (tmp_path / "run.trec").write_text("\n".join(lines) + "\n")
+    (tmp_path / "qrels.trec").write_text("\n".join(qrels) + "\n")
+    return tmp_path / "qrels.trec", tmp_path / "run.trec"
+
+
+@pytest.mark.parametrize("complete", [False, True])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_streamed_equals_in_memory(tmp_path, seed, complete):
+    qrels, run = write_files(tmp_path, seed)
+    whole = evaluate(qrels, run, MEASURES, complete=complete, stream=False)
+    streamed = evaluate_stream(load_qrels(qrels), str(run), parse_measures(MEASURES),
+                               complete=complete, block_bytes=4096)
+    assert streamed.query_ids == whole.query_ids
+    assert np.array_equal(streamed.values, whole.values)
+    assert streamed.macro == whole.macro
+    assert streamed.micro == whole.micro
+    assert streamed.f_of_means == whole.f_of_means
+    assert streamed.accounting == whole.accounting
+
+
+def test_streaming_options_and_gzip(tmp_path):
+    qrels, run = write_files(tmp_path, 3)
+    gz = tmp_path / "run.trec.gz"
+    gz.write_bytes(gzip.compress(run.read_bytes()))
+    kwargs = dict(level=2, judged_only=True, max_results=30, queries=[str(q) for q in range(1, 40)])
+    whole = evaluate(qrels, run, MEASURES, stream=False, **kwargs)
+    seen = []
+    streamed = evaluate(qrels, gz, MEASURES, stream=True, progress=lambda d, t: seen.append(d),
+                        **kwargs)
+    assert streamed.settings["streamed"]
+    assert streamed.macro == whole.macro and streamed.micro == whole.micro
+    assert streamed.accounting == whole.accounting
+    assert seen and seen[-1] == gz.stat().st_size
+
+
+def test_ungrouped_or_messy_runs_fall_back_with_a_warning(tmp_path):
+    (tmp_path / "q.txt").write_text("1 0 a 1\n2 0 b 1\n")
+    (tmp_path / "ungrouped.trec").write_text("1 Q0 a 1 2 t\n2 Q0 b 1 1 t\n1 Q0 c 2 1 t\n")
+    (tmp_path / "messy.trec").write_text("1\tQ0 a 1 2 t\n2 Q0 b 1 1 t\n")
+    for name, reason in (("ungrouped.trec", "not grouped by query"),
+                         ("messy.trec", "single-space layout")):
+        with pytest.warns(PrfevalWarning, match=reason):
+            e = evaluate(tmp_path / "q.txt", tmp_path / name, "P@1", stream=True)
+        assert e.macro["P@1"] == 1.0
+        assert "streamed" not in e.settings
