@@ -162,11 +162,6 @@ def test_failing_run_leaves_no_output_file(files, tmp_path, capsys) -> None:
     assert [p.name for p in out_dir.iterdir()] == ["result.txt"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="-o into a missing directory reports the hidden temporary file "
-    "('out/.x.txt.abc123.tmp: No such file or directory') instead of the path given",
-)
 def test_output_into_missing_directory_names_the_given_path(files, tmp_path, capsys) -> None:
     """-o into a directory that does not exist: one line naming the path the user gave."""
     target = tmp_path / "nowhere" / "x.txt"
@@ -310,12 +305,6 @@ def test_collection_size_smaller_than_judged(files, capsys) -> None:
     assert json.loads(out)["per_query"]["1"]["TN"] == 0  # d1 d2 d4 d5 d9: all five seen
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the -N check compares N with the judged and the retrieved counts separately; "
-    "query 1 has 4 judged + 1 unjudged retrieved = 5 documents, so -N 4 gives TN = -1 "
-    "and Fallout = 2.0",
-)
 def test_collection_size_smaller_than_judged_plus_retrieved(files, capsys) -> None:
     """-N below the documents a query is known to have (judged or retrieved) is refused."""
     code, out, err = run_cli(capsys, "evaluate", *files, "-m", "Fallout", "-N", "4")

@@ -177,11 +177,6 @@ def test_known_bad_inputs_are_input_format_errors() -> None:
             raise AssertionError(f"no error for {data!r}")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a grade beyond int64 passes the line scan (Python int is unbounded) and Arrow's "
-    "message comes out without the line: 'q.txt: cannot parse (In CSV column #3: ...)'",
-)
 def test_grade_overflow_names_its_line() -> None:
     """A grade too large for int64 is an InputFormatError naming file and line (STYLE rule 6)."""
     with pytest.raises(InputFormatError, match=r"^q\.txt:2: "):

@@ -157,11 +157,6 @@ def test_judged_only_agrees_with_pytrec_J(seed: int) -> None:
             assert got[q][label] == pytest.approx(value, abs=TOL), (q, label)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="trec_eval -J keeps only documents judged with grade >= 0 (form_res_rels: rel >= 0); "
-    "prfeval's judged_only keeps documents judged -1/-2",
-)
 def test_judged_only_drops_negative_grades_like_trec_eval() -> None:
     """Under -J trec_eval drops documents with a negative grade as if unjudged (pytrec_eval)."""
     qrels = {"1": {"a": 1, "b": 0, "c": -1, "d": -2, "e": 2}}
@@ -173,10 +168,6 @@ def test_judged_only_drops_negative_grades_like_trec_eval() -> None:
         assert got[label] == pytest.approx(value, abs=TOL), label
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="prfeval's judged_only keeps negatively graded documents; trec_eval -J drops them",
-)
 @pytest.mark.parametrize("seed", SEEDS[:2])
 def test_judged_only_agrees_with_negative_grades(seed: int) -> None:
     """The random data with its -1/-2 grades under -J, per query, against pytrec_eval."""

@@ -149,7 +149,8 @@ def align(
         counts once as relevant, seed 002), ``"first"`` (later repeats are removed) or
         ``"error"``.
     judged_only
-        Remove unjudged documents from the rankings first (trec_eval ``-J``).
+        Remove unjudged documents from the rankings first (trec_eval ``-J``). As in
+        trec_eval, documents judged with a negative grade are removed too.
     max_results
         Keep only the top ``max_results`` of each ranking (trec_eval ``-M``; applied before
         ``judged_only``, as trec_eval does).
@@ -169,7 +170,12 @@ def align(
     if order not in ("score", "rank", "file"):
         raise UsageError(f"order must be score, rank or file, got {order!r}")
 
-    (run_q, qrels_q), query_vocab = _factorize([run.query_ids, qrels.query_ids])
+    import pyarrow as pa
+
+    empty_ids = pa.array(list(run.extra.get("empty_queries", ())), pa.string())
+    (run_q, qrels_q, empty_q), query_vocab = _factorize(
+        [run.query_ids, qrels.query_ids, empty_ids]
+    )
     (run_d, qrels_d), doc_vocab = _factorize([run.doc_ids, qrels.doc_ids])
     n_q = len(query_vocab)
     n_d = max(len(doc_vocab), 1)
@@ -193,6 +199,7 @@ def align(
 
     in_run = np.zeros(n_q, dtype=bool)
     in_run[run_q] = True
+    in_run[empty_q] = True  # ranked nothing: present in the run, every measure 0
     judged = np.zeros(n_q, dtype=bool)
     judged[qrels_q] = True
     evaluate_q = judged if complete else judged & in_run
@@ -251,8 +258,11 @@ def align(
     grades = np.where(found, qrels_grades[at_clipped] if qrels_key.size else 0, UNJUDGED)
     dropped_unjudged = 0
     if judged_only:
-        dropped_unjudged = int((keep & ~found).sum())
-        keep &= found
+        # trec_eval -J keeps documents judged with a grade >= 0: a negative grade counts as
+        # "not judged" there (it marks pool documents left unjudged).
+        judged_here = found & (grades >= 0)
+        dropped_unjudged = int((keep & ~judged_here).sum())
+        keep &= judged_here
     unjudged_retrieved = int((keep & ~found).sum())
 
     if not keep.all():
@@ -319,7 +329,7 @@ def restrict_queries(
         keep &= ~pc.is_in(table.query_ids, pa.array(sorted(exclude), pa.string())).to_numpy(
             zero_copy_only=False
         )
-    if keep.all():
+    if keep.all() and not getattr(table, "extra", {}).get("empty_queries"):
         return table
     rows = np.flatnonzero(keep)
     taken = pa.array(rows)
@@ -335,8 +345,11 @@ def restrict_queries(
         return Qrels(
             table.query_ids.take(taken), table.doc_ids.take(taken), table.grades[rows], new_source
         )
+    empty = [q for q in table.extra.get("empty_queries", ())
+             if (include is None or q in include) and not (exclude and q in exclude)]
     return replace(
         table,
+        extra={**table.extra, "empty_queries": tuple(empty)},
         query_ids=table.query_ids.take(taken),
         doc_ids=table.doc_ids.take(taken),
         scores=None if table.scores is None else table.scores[rows],

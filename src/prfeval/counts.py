@@ -234,14 +234,19 @@ def accuracy(c: Counts, *, zero_division: float = 0.0) -> FloatArray:
     return safe_divide(c.tp + tn, c.tp + c.fp + c.fn + tn, zero_division=zero_division)
 
 
-def balanced_accuracy(c: Counts) -> FloatArray:
-    """Balanced accuracy, (TPR + TNR) / 2 (seed 003); 0.5 for a no-skill classifier."""
-    return (recall(c) + specificity(c)) / 2.0
+def balanced_accuracy(c: Counts, *, zero_division: float = 0.0) -> FloatArray:
+    """Balanced accuracy, (TPR + TNR) / 2 (seed 003); 0.5 for a no-skill classifier.
+
+    ``zero_division`` is passed to recall and specificity (``nan`` makes the result ``nan``).
+    """
+    return (recall(c, zero_division=zero_division)
+            + specificity(c, zero_division=zero_division)) / 2.0
 
 
-def youden_j(c: Counts) -> FloatArray:
+def youden_j(c: Counts, *, zero_division: float = 0.0) -> FloatArray:
     """Youden's J, TPR + TNR - 1 = 2 * balanced accuracy - 1."""
-    return recall(c) + specificity(c) - 1.0
+    return (recall(c, zero_division=zero_division)
+            + specificity(c, zero_division=zero_division) - 1.0)
 
 
 def ppcr(c: Counts, *, zero_division: float = 0.0) -> FloatArray:

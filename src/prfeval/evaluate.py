@@ -177,6 +177,17 @@ class MeasuredQueries:
         )
 
 
+def _check_known_documents(ranking: JudgedRanking, c: Counts, n: int | None) -> None:
+    """N must cover every document a query is known to have: TP + FP + FN <= N."""
+    known = c.tp + c.fp + c.fn
+    if known.max() > (n or 0):
+        i = int(known.argmax())
+        raise UsageError(
+            f"the collection size {n} is smaller than the {int(known[i])} documents query "
+            f"{ranking.query_ids[i]} retrieved or has judged relevant (TP + FP + FN)"
+        )
+
+
 def check_measures(parsed: list[Measure], collection_size: int | None) -> None:
     """Refuse a TN-based measure without the collection size, before any work is done."""
     for m in parsed:
@@ -212,7 +223,10 @@ def measure_queries(
                 k = ranking.n_relevant(rel)
             else:
                 k = m.k
-            cache[key] = ranking.counts(k, level=rel, collection_size=collection_size)
+            counts = ranking.counts(k, level=rel, collection_size=collection_size)
+            if counts.tn is not None and kind in ("count", "set") and counts.tn.size:
+                _check_known_documents(ranking, counts, collection_size)
+            cache[key] = counts
         return cache[key]
 
     counts = [counts_for(m) for m in parsed]

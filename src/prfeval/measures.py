@@ -157,9 +157,10 @@ class Measure:
 
 
 def _fmt(value: object) -> str:
+    """A parameter value that parses back to the same number (repr keeps every digit)."""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    return repr(value) if isinstance(value, float) else str(value)
 
 
 def _count(getter: Callable[[Counts], FloatArray]) -> Callable[[Counts, Measure], FloatArray]:

@@ -65,9 +65,13 @@ def main(argv: list[str] | None = None) -> None:
         fail("interrupted", 130)
     except KeyboardInterrupt:
         fail("interrupted", 130)
+    except click.UsageError as exc:
+        # One line, like every other user error; `--help` has the full usage.
+        path = exc.ctx.command_path.removeprefix("prfeval").strip() if exc.ctx else ""
+        where = f"{path}: " if path else ""
+        fail(f"{where}{exc.format_message()} (see --help)")
     except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
+        fail(exc.format_message(), exc.exit_code)
     except PrfevalError as exc:
         fail(str(exc))
     except BrokenPipeError:

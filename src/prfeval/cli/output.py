@@ -14,6 +14,8 @@ from pathlib import Path
 
 import click
 
+from prfeval.errors import UsageError
+
 __all__ = ["emit", "fmt_value", "note", "render_table"]
 
 
@@ -28,6 +30,8 @@ def emit(text: str, output: str | None) -> None:
         return
     target = Path(output)
     directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        raise UsageError(f"{output}: the directory {directory} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -73,7 +73,8 @@ def run_from_mapping(obj: Mapping[Any, Any], what: str = "run dict", name: str =
                     path=what,
                 )
         qids, docs, _, _ = _flatten(obj, what)
-        return Run(qids, docs, None, None, SourceLines(what), default_order="file", name=name)
+        return Run(qids, docs, None, None, SourceLines(what), default_order="file", name=name,
+                   extra=_empty(obj))
     if len(kinds) > 1:
         raise InputFormatError("mixes ranked lists and score dicts", path=what)
     qids, docs, values, _ = _flatten(obj, what)
@@ -83,4 +84,12 @@ def run_from_mapping(obj: Mapping[Any, Any], what: str = "run dict", name: str =
         raise _bad_value(obj, what, integer=False) from None
     if not np.all(np.isfinite(scores)):
         raise _bad_value(obj, what, integer=False)
-    return Run(qids, docs, scores, None, SourceLines(what), default_order="score", name=name)
+    return Run(qids, docs, scores, None, SourceLines(what), default_order="score", name=name,
+               extra=_empty(obj))
+
+
+def _empty(obj: Mapping[Any, Any]) -> dict[str, Any]:
+    """Queries given with an empty ranking: they were run and returned nothing (pytrec_eval
+    evaluates them, with every measure 0), which is not the same as missing from the run."""
+    empty = tuple(str(q) for q, docs in obj.items() if len(docs) == 0)
+    return {"empty_queries": empty} if empty else {}

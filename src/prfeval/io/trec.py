@@ -100,6 +100,10 @@ def _check_number(token: str, f: _Field, path: str, number: int, text: str) -> N
         raise InputFormatError(
             f"{f.name} is not {what}: {token!r}", path=path, line_number=number, line=text
         ) from None
+    if f.kind == "int" and not -(2**63) <= value < 2**63:
+        raise InputFormatError(
+            f"{f.name} is out of range: {token!r}", path=path, line_number=number, line=text
+        )
     if f.kind == "float" and not np.isfinite(value):
         raise InputFormatError(
             f"{f.name} is not finite: {token!r}", path=path, line_number=number, line=text
