@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from prfeval.compare import Comparison, compare
 from prfeval.counts import (
     Counts,
     accuracy,
@@ -22,9 +23,11 @@ from prfeval.errors import InputFormatError, MeasureError, PrfevalError, UsageEr
 from prfeval.evaluate import Evaluation, evaluate
 from prfeval.io import load_qrels, load_run
 from prfeval.measures import Measure, parse_measures
+from prfeval.split import split_queries
 from prfeval.topk import f_at_k, precision_at_k, recall_at_k
 
 __all__ = [
+    "Comparison",
     "Counts",
     "Evaluation",
     "InputFormatError",
@@ -34,6 +37,7 @@ __all__ = [
     "UsageError",
     "accuracy",
     "balanced_accuracy",
+    "compare",
     "e_measure",
     "evaluate",
     "f_at_k",
@@ -51,5 +55,6 @@ __all__ = [
     "recall_at_k",
     "safe_divide",
     "specificity",
+    "split_queries",
     "youden_j",
 ]

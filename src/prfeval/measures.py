@@ -116,6 +116,9 @@ class MeasureDef:
         trec_eval's name for it, if trec_eval has it.
     conventions
         Edge cases: what it is when nothing is retrieved, nothing is relevant, ...
+    higher_is_better
+        ``False`` for measures where lower is better (SetE, Fallout): comparisons read the
+        sign of a difference from it.
     """
 
     name: str
@@ -129,6 +132,7 @@ class MeasureDef:
     aliases: tuple[str, ...] = ()
     trec_eval: str | None = None
     conventions: str = ""
+    higher_is_better: bool = True
 
 
 @dataclass(frozen=True)
@@ -277,6 +281,7 @@ _DEFS: tuple[MeasureDef, ...] = (
         f_like=True,
         aliases=("E",),
         conventions="1 when TP is 0.",
+        higher_is_better=False,
     ),
     MeasureDef(
         "Fallout",
@@ -287,6 +292,7 @@ _DEFS: tuple[MeasureDef, ...] = (
         needs_tn=True,
         aliases=("FPR",),
         conventions="No non-relevant documents: 0.",
+        higher_is_better=False,
     ),
     MeasureDef(
         "Specificity",

@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "measures": ("prfeval.cli.measures_cmd", "List every measure, its formula and conventions."),
     "means": ("prfeval.cli.means_cmd", "Arithmetic, geometric and harmonic means of P,R pairs."),
     "contours": ("prfeval.cli.contours_cmd", "Plot F_beta contours over the P-R square."),
+    "compare": ("prfeval.cli.compare_cmd", "Compare runs: differences, intervals, paired tests."),
+    "split": ("prfeval.cli.split_cmd", "Split judged queries into dev and held-out sets."),
 }
 
 

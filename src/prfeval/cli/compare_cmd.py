@@ -1,0 +1,357 @@
+"""``prfeval compare QRELS RUN_A RUN_B [RUN ...]``: runs side by side, with paired tests."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+
+import click
+
+from prfeval.cli.output import emit, fmt_value, note, render_table
+from prfeval.compare import Comparison, compare
+from prfeval.compare_report import describe_test, disagreement_lines
+from prfeval.errors import UsageError
+from prfeval.io.queries import read_query_ids
+from prfeval.stats import CORRECTIONS, TESTS
+
+FORMATS = ("table", "json", "markdown", "latex", "csv")
+
+
+def run_names(paths: tuple[str, ...]) -> list[str]:
+    """A name per run: its file name; the path as given where file names collide; a
+    ``#n`` suffix where even those do."""
+    names = [Path(p).name or p for p in paths]
+    names = [p if names.count(n) > 1 else n for p, n in zip(paths, names, strict=True)]
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return out
+
+
+def resolve_baseline(baseline: str | None, paths: tuple[str, ...], names: list[str]) -> str:
+    """The baseline's run name, from a name, the path as given, or the file name."""
+    if baseline is None:
+        return names[0]
+    for candidates in (names, list(paths), [Path(p).name for p in paths]):
+        if candidates.count(baseline) == 1:
+            return names[candidates.index(baseline)]
+    raise UsageError(f"--baseline {baseline!r} is not one of the runs: {', '.join(names)}")
+
+
+def _signed(value: float, digits: int = 4) -> str:
+    return "n/a" if math.isnan(value) else f"{value:+.{digits}f}"
+
+
+def _p(value: float) -> str:
+    if math.isnan(value):
+        return "n/a"
+    return "<0.0001" if value < 1e-4 else f"{value:.4f}"
+
+
+def format_table(c: Comparison) -> str:
+    """One row per (measure, run), baseline first within each measure, then the notes."""
+    confidence = f"{c.settings['confidence']:.0%} CI"
+    headers = [
+        "measure",
+        "run",
+        "macro",
+        "micro",
+        "Δ macro",
+        confidence,
+        "p",
+        "p adj.",
+        "sig.",
+        "W/T/L",
+    ]
+    rows = []
+    for label in c.labels:
+        for i, run in enumerate(c.runs):
+            r = c.row(label, run)
+            integer = r.aggregation == "sum"
+            tested = r.wins is not None
+            rows.append(
+                [
+                    label if i == 0 else "",
+                    f"{run} (baseline)" if r.is_baseline else run,
+                    fmt_value(r.macro, integer=integer) + (" (total)" if integer else ""),
+                    "" if integer else fmt_value(r.micro),
+                    "" if r.is_baseline else _signed(r.delta, 0 if integer else 4),
+                    f"[{_signed(r.ci_low)}, {_signed(r.ci_high)}]" if tested else "",
+                    _p(r.p_value) if tested else "",
+                    _p(r.p_adjusted) if tested else "",
+                    "†" if r.significant else "",
+                    f"{r.wins}/{r.ties}/{r.losses}" if tested else "",
+                ]
+            )
+    s = c.settings
+    notes = [
+        f"macro: mean over queries; micro: the measure of the pooled counts. Δ: run − "
+        f"{c.baseline}, paired by query; {confidence}: paired bootstrap, "
+        f"{s['n_bootstrap']:,} resamples.",
+        f"p: {describe_test(c)}; †: p adj. <= {s['alpha']:g}. W/T/L: queries won, tied, lost.",
+        *disagreement_lines(c),
+        *c.queries.describe(),
+    ]
+    movers = mover_lines(c)
+    if movers:
+        notes += ["Queries that moved most (run − baseline):", *movers]
+    return render_table(None, headers, rows, notes, right_align_from=2)
+
+
+def mover_lines(c: Comparison) -> list[str]:
+    """``  P@10, B: 12 +0.5000, 7 -0.4000`` per tested (measure, run) with any movement."""
+    lines = []
+    for r in c.rows:
+        if r.top_movers:
+            moved = ", ".join(f"{q} {d:+.4f}" for q, d in r.top_movers)
+            lines.append(f"  {r.measure}, {r.run}: {moved}")
+    return lines
+
+
+def format_csv(c: Comparison) -> str:
+    """One line per (measure, run); NaN and not-applicable cells empty."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    records = [r.to_dict() for r in c.rows]
+    columns = [k for k in records[0] if k != "top_movers"]
+    writer.writerow(columns)
+    for record in records:
+        writer.writerow(
+            [
+                ""
+                if record[k] is None
+                else repr(record[k])
+                if isinstance(record[k], float)
+                else record[k]
+                for k in columns
+            ]
+        )
+    return buffer.getvalue()
+
+
+def _query_set_label(queries_file: str | None, exclude_file: str | None) -> str | None:
+    parts = []
+    if queries_file:
+        parts.append(f"the queries listed in {queries_file}")
+    if exclude_file:
+        parts.append(f"leaving out those listed in {exclude_file}")
+    return ", ".join(parts) or None
+
+
+@click.command("compare")
+@click.argument("qrels", metavar="QRELS")
+@click.argument("runs", nargs=-1, required=True, metavar="RUN_A RUN_B [RUN ...]")
+@click.option(
+    "-m",
+    "--measure",
+    "measures",
+    multiple=True,
+    metavar="M",
+    help='Measures, e.g. -m "P@10 R@100". Repeatable. Default: '
+    "P@10 R@100 F@10 Rprec SetP SetR SetF.",
+)
+@click.option(
+    "--baseline",
+    default=None,
+    metavar="RUN",
+    help="The run the others are compared with (its file name). Default: the first.",
+)
+@click.option(
+    "--test",
+    type=click.Choice(TESTS),
+    default="randomization",
+    show_default=True,
+    help="Paired two-sided test: Fisher randomization, t-test, bootstrap or Wilcoxon.",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="Significance level after correction; intervals are at 1 - alpha.",
+)
+@click.option(
+    "--correction",
+    type=click.Choice(CORRECTIONS),
+    default="holm",
+    show_default=True,
+    help="Correction for many tests (every run and measure).",
+)
+@click.option(
+    "--permutations",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="Random sign flips of the randomization test.",
+)
+@click.option(
+    "--bootstrap",
+    "n_bootstrap",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="Bootstrap resamples for the confidence intervals.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the random draws (same seed, same p-values and intervals).",
+)
+@click.option(
+    "-l",
+    "--level",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Minimum grade that counts as relevant.",
+)
+@click.option(
+    "--missing",
+    type=click.Choice(["zero", "drop"]),
+    default="zero",
+    show_default=True,
+    help="A judged query only some runs answered: score it 0 for the others (as "
+    "trec_eval -c), or leave it out of the comparison.",
+)
+@click.option(
+    "-c",
+    "--complete",
+    is_flag=True,
+    help="Compare on every judged query, even those no run answered (all score 0).",
+)
+@click.option(
+    "-N",
+    "--collection-size",
+    type=int,
+    default=None,
+    help="Documents in the collection (needed for TN, Fallout, Accuracy, ...).",
+)
+@click.option(
+    "--queries",
+    "queries_file",
+    default=None,
+    metavar="FILE",
+    help="Compare on the query ids listed in FILE only (e.g. from prfeval split).",
+)
+@click.option(
+    "--exclude-queries",
+    "exclude_file",
+    default=None,
+    metavar="FILE",
+    help="Leave out the query ids listed in FILE.",
+)
+@click.option(
+    "--top",
+    type=click.IntRange(min=0),
+    default=5,
+    show_default=True,
+    help="Queries that moved most to list per run and measure (0: none).",
+)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("-q", "--per-query", is_flag=True, help="JSON: include every per-query value.")
+@click.option(
+    "--plot",
+    "plot_file",
+    default=None,
+    metavar="FILE",
+    help="Also draw the sorted per-query differences (.png or .svg).",
+)
+@click.option(
+    "--plot-measure",
+    default=None,
+    metavar="M",
+    help="The measure to plot. Default: the first that is not a count.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write here (atomically) instead of stdout.",
+)
+def command(
+    qrels: str,
+    runs: tuple[str, ...],
+    measures: tuple[str, ...],
+    baseline: str | None,
+    test: str,
+    alpha: float,
+    correction: str,
+    permutations: int,
+    n_bootstrap: int,
+    seed: int,
+    level: int,
+    missing: str,
+    complete: bool,
+    collection_size: int | None,
+    queries_file: str | None,
+    exclude_file: str | None,
+    top: int,
+    fmt: str,
+    per_query: bool,
+    plot_file: str | None,
+    plot_measure: str | None,
+    output: str | None,
+) -> None:
+    """Compare runs with a baseline (RUN_A unless --baseline) on QRELS, paired by query.
+
+    Runs are named by their file names. Every run is measured on the same queries, paired by
+    query id; the output says which queries only some runs answered and how they were
+    treated (--missing).
+    """
+    if len(runs) < 2:
+        raise UsageError(f"compare needs at least two runs, got {len(runs)}")
+    if plot_file is not None:
+        from prfeval.plots import figure_format
+
+        figure_format(plot_file)  # a bad extension fails before the work, not after
+    names = run_names(runs)
+    result = compare(
+        qrels,
+        dict(zip(names, runs, strict=True)),
+        list(measures) or None,
+        baseline=resolve_baseline(baseline, runs, names),
+        test=test,  # type: ignore[arg-type]
+        alpha=alpha,
+        correction=correction,  # type: ignore[arg-type]
+        n_permutations=permutations,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        level=level,
+        missing=missing,  # type: ignore[arg-type]
+        complete=complete,
+        collection_size=collection_size,
+        queries=read_query_ids(queries_file) if queries_file else None,
+        exclude_queries=read_query_ids(exclude_file) if exclude_file else None,
+        query_set=_query_set_label(queries_file, exclude_file),
+        top=top,
+    )
+    if fmt == "table":
+        text = format_table(result)
+    elif fmt == "json":
+        text = json.dumps(result.to_dict(per_query=per_query), indent=2)
+    elif fmt == "markdown":
+        text = result.to_markdown()
+    elif fmt == "latex":
+        text = result.to_latex()
+    else:
+        text = format_csv(result)
+    if fmt in ("json", "csv"):
+        # The table, Markdown and LaTeX say these themselves; JSON and CSV are for programs.
+        for line in result.queries.describe()[1:]:
+            note(line)
+        for d in result.disagreements:
+            note(f"macro and micro disagree: {d.describe()}")
+    if plot_file is not None:
+        from prfeval.plot_compare import difference_figure
+        from prfeval.plots import save_figure
+
+        save_figure(difference_figure(result, plot_measure), plot_file, close=True)
+    emit(text, output)
