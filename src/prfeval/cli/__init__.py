@@ -17,10 +17,13 @@ from prfeval.errors import PrfevalError
 
 # name -> (module, help line). Adding a command is one line here and one module.
 COMMANDS: dict[str, tuple[str, str]] = {
+    "classify": ("prfeval.cli.classify_cmd", "Classifier labels or scores: per-class P/R/F."),
     "evaluate": ("prfeval.cli.evaluate_cmd", "Evaluate a run against judgments (trec_eval-like)."),
     "measures": ("prfeval.cli.measures_cmd", "List every measure, its formula and conventions."),
     "means": ("prfeval.cli.means_cmd", "Arithmetic, geometric and harmonic means of P,R pairs."),
     "contours": ("prfeval.cli.contours_cmd", "Plot F_beta contours over the P-R square."),
+    "demo": ("prfeval.cli.demo_cmd", "Cranfield ranked by BM25, evaluated end to end (seed 000)."),
+    "curve": ("prfeval.cli.curve_cmd", "P, R and F_beta at every cutoff; best k; PR curves."),
     "compare": ("prfeval.cli.compare_cmd", "Compare runs: differences, intervals, paired tests."),
     "split": ("prfeval.cli.split_cmd", "Split judged queries into dev and held-out sets."),
 }
