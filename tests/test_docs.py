@@ -12,9 +12,16 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_every_measure_is_documented():
     text = (ROOT / "docs" / "measures.md").read_text()
     for d in REGISTRY.values():
-        name = f"{d.name}@k" if d.kind == "cutoff" else d.name
+        name = {"cutoff": f"{d.name}@k", "iprec": f"{d.name}@r"}.get(d.kind, d.name)
         assert f"`{name}`" in text, name
         assert d.formula in text, name
+
+
+def test_measures_table_is_current():
+    """docs/measures.md holds exactly what `prfeval measures --format markdown` prints."""
+    from prfeval.cli.measures_cmd import markdown_table
+
+    assert markdown_table() in (ROOT / "docs" / "measures.md").read_text()
 
 
 def test_readme_names_the_two_setup_commands():

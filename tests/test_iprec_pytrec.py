@@ -91,3 +91,20 @@ def test_every_k_matches_trec_eval_p_and_recall(seed: int) -> None:
         mean_r = np.mean([expected[q][f"recall_{k}"] for q in expected])
         assert c.macro.precision[k - 1] == pytest.approx(mean_p, abs=1e-12)
         assert c.macro.recall[k - 1] == pytest.approx(mean_r, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_registry_names_match_trec_eval(seed: int) -> None:
+    """`-m iprec_at_recall` (and IPrec@r) through evaluate(): trec_eval's per-query values."""
+    from prfeval import evaluate
+
+    qrels, run = random_collection(seed)
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"iprec_at_recall"}).evaluate(run)
+    e = evaluate(qrels, run, "iprec_at_recall IPrec@0.3")
+    for qid, values in e.per_query.items():
+        for r in STANDARD_RECALL_LEVELS:
+            label = f"iprec_at_recall_{r:.2f}"
+            assert values[label] == pytest.approx(expected[qid][label], abs=1e-9), (qid, label)
+        assert values["IPrec@0.3"] == pytest.approx(expected[qid]["iprec_at_recall_0.30"],
+                                                    abs=1e-9)
+    assert "IPrec@0.3" not in e.micro  # no pooled form

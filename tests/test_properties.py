@@ -25,6 +25,8 @@ SIGNED = {"YoudenJ"}  # TPR + TNR - 1 lies in [-1, 1]; every other ratio measure
 
 def spec_of(d: MeasureDef, k: int = 10) -> str:
     """A valid name for the measure: with a cutoff when it needs one."""
+    if d.kind == "iprec":
+        return f"{d.name}@0.5"
     return f"{d.name}@{k}" if d.kind == "cutoff" else d.name
 
 
@@ -32,7 +34,7 @@ def all_specs() -> list[str]:
     """Every registered measure, at cutoffs 1, 10 and 50 and with beta 0.5 and 2 where taken."""
     specs = []
     for d in REGISTRY.values():
-        ks = (1, 10, 50) if d.kind == "cutoff" else (None,)
+        ks = {"cutoff": (1, 10, 50), "iprec": (0, 0.5, 1)}.get(d.kind, (None,))
         for k in ks:
             tail = "" if k is None else f"@{k}"
             specs.append(d.name + tail)
@@ -77,7 +79,8 @@ def test_ratio_measures_in_unit_interval(seed: int) -> None:
             assert np.all(e.values[i] >= 0), str(m)
             continue
         low = -1.0 if m.definition.name in SIGNED else 0.0
-        values = [*e.values[i], e.macro[str(m)], e.micro[str(m)]]
+        values = [*e.values[i], e.macro[str(m)]]
+        values += [e.micro[str(m)]] if str(m) in e.micro else []
         values += [e.f_of_means[str(m)]] if str(m) in e.f_of_means else []
         assert all(low - 1e-12 <= v <= 1 + 1e-12 for v in values), str(m)
 
@@ -105,7 +108,8 @@ def test_micro_equals_macro_for_one_query(seed: int) -> None:
     e = evaluate(qrels, run, SPECS, collection_size=N_DOCS)
     assert e.accounting.evaluated == 1
     for label in e.labels:
-        assert e.micro[label] == pytest.approx(e.macro[label], abs=1e-12), label
+        if label in e.micro:  # IPrec has no micro form
+            assert e.micro[label] == pytest.approx(e.macro[label], abs=1e-12), label
 
 
 def _trec_lines(run: dict[str, dict[str, float]]) -> list[str]:
@@ -135,7 +139,8 @@ def test_shuffled_run_lines_change_nothing(seed: int) -> None:
 
 
 def _same_measure(a, b) -> bool:
-    return (a.definition, a.k, a.rel) == (b.definition, b.k, b.rel) and math.isclose(
+    same = (a.definition, a.k, a.rel, a.recall_level) == (b.definition, b.k, b.rel, b.recall_level)
+    return same and math.isclose(
         a.beta, b.beta, rel_tol=0, abs_tol=0
     )
 
@@ -227,7 +232,9 @@ def test_every_registered_measure_has_its_declaration() -> None:
     for d in REGISTRY.values():
         assert d.summary and d.formula, d.name
         assert set(d.params) <= set(PARAMS), d.name
-        assert d.kind in ("count", "set", "cutoff", "rprec"), d.name
+        assert d.kind in ("count", "set", "cutoff", "rprec", "iprec"), d.name
+        # A measure is computed from a contingency table or from the ranking, never neither.
+        assert (d.value is None) != (d.from_ranking is None), d.name
 
 
 def test_import_is_light() -> None:

@@ -742,7 +742,7 @@ def compare(
         for k, m in enumerate(parsed):
             macro[i, k] = e.macro[str(m)]
             if _direction(m) != 0:
-                micro[i, k] = e.micro[str(m)]
+                micro[i, k] = e.micro.get(str(m), np.nan)
 
     base = names.index(baseline)
     others = [i for i in range(n_runs) if i != base]

@@ -229,8 +229,18 @@ def measure_queries(
             cache[key] = counts
         return cache[key]
 
-    counts = [counts_for(m) for m in parsed]
-    rows = [m.definition.value(c, m) for m, c in zip(parsed, counts, strict=True)]
+    counts, rows = [], []
+    for m in parsed:
+        from_ranking = m.definition.from_ranking
+        if from_ranking is not None:
+            # Not a function of one contingency table: no counts, no micro average.
+            rows.append(from_ranking(ranking, m, level if m.rel is None else m.rel))
+            zeros = np.zeros(ranking.n_queries)
+            counts.append(Counts(zeros, zeros, zeros))
+            continue
+        c = counts_for(m)
+        counts.append(c)
+        rows.append(m.definition.value(c, m))  # type: ignore[misc]
     values = np.vstack(rows) if rows else np.zeros((0, ranking.n_queries))
     return MeasuredQueries(tuple(parsed), ranking.query_ids, values, tuple(counts))
 
@@ -248,6 +258,8 @@ def summarise(
             macro[label] = micro[label] = float(values.sum())
             continue
         macro[label] = macro_mean(values)
+        if m.definition.value is None:
+            continue
         micro[label] = float(m.definition.value(c.pooled(), m)[0])
         if m.definition.f_like:
             f = C.f_from_pr(macro_mean(C.precision(c)), macro_mean(C.recall(c)), m.beta)

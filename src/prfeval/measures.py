@@ -22,7 +22,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +30,9 @@ import numpy.typing as npt
 from prfeval import counts as C
 from prfeval.counts import Counts
 from prfeval.errors import MeasureError
+
+if TYPE_CHECKING:
+    from prfeval.ranking import JudgedRanking
 
 __all__ = [
     "DEFAULT_MEASURES",
@@ -41,7 +44,7 @@ __all__ = [
 ]
 
 FloatArray = npt.NDArray[np.float64]
-Kind = Literal["count", "set", "cutoff", "rprec"]
+Kind = Literal["count", "set", "cutoff", "rprec", "iprec"]
 
 TREC_EVAL_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
@@ -119,13 +122,17 @@ class MeasureDef:
     higher_is_better
         ``False`` for measures where lower is better (SetE, Fallout): comparisons read the
         sign of a difference from it.
+    from_ranking
+        For measures that are not a function of one contingency table (``kind="iprec"``):
+        per-query values from the judged ranking, the measure and the relevance level. They
+        have a macro average only.
     """
 
     name: str
     summary: str
     formula: str
     kind: Kind
-    value: Callable[[Counts, Measure], FloatArray]
+    value: Callable[[Counts, Measure], FloatArray] | None
     params: tuple[str, ...] = ("rel",)
     needs_tn: bool = False
     f_like: bool = False
@@ -133,6 +140,7 @@ class MeasureDef:
     trec_eval: str | None = None
     conventions: str = ""
     higher_is_better: bool = True
+    from_ranking: Callable[[JudgedRanking, Measure, int], FloatArray] | None = None
 
 
 @dataclass(frozen=True)
@@ -145,6 +153,7 @@ class Measure:
     beta: float = 1.0
     label: str = ""
     explicit: dict[str, object] = field(default_factory=dict, compare=False)
+    recall_level: float | None = None
 
     @property
     def name(self) -> str:
@@ -154,6 +163,8 @@ class Measure:
             shown["beta"] = self.beta
         params = ",".join(f"{k}={_fmt(v)}" for k, v in sorted(shown.items()))
         text = self.definition.name + (f"({params})" if params else "")
+        if self.recall_level is not None:
+            return f"{text}@{_fmt(self.recall_level)}"
         return text + (f"@{self.k}" if self.k is not None else "")
 
     def __str__(self) -> str:
@@ -388,6 +399,29 @@ _DEFS: tuple[MeasureDef, ...] = (
     ),
 )
 
+
+def _iprec(ranking: JudgedRanking, m: Measure, level: int) -> FloatArray:
+    from prfeval.curves import iprec_at_recall
+
+    return iprec_at_recall(ranking, [float(m.recall_level or 0.0)], level=level)[:, 0]
+
+
+_DEFS = (
+    *_DEFS,
+    MeasureDef(
+        "IPrec",
+        "interpolated precision at recall level r (trec_eval's iprec_at_recall)",
+        "max over ranks k with recall@k >= r of P@k",
+        "iprec",
+        None,
+        aliases=("iprec_at_recall",),
+        trec_eval="iprec_at_recall_r (r = 0.00, 0.10, ..., 1.00)",
+        conventions="Written IPrec@0.5. 0 when the ranking never reaches r; IPrec@0 is the "
+        "best precision anywhere; macro average only.",
+        from_ranking=_iprec,
+    ),
+)
+
 #: Every measure, by canonical name.
 REGISTRY: dict[str, MeasureDef] = {d.name: d for d in _DEFS}
 
@@ -403,6 +437,7 @@ for _d in _DEFS:
 
 _OURS = re.compile(r"^(?P<name>[A-Za-z][\w-]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>.+))?$")
 _TREC_CUTOFF = re.compile(r"^(?P<name>P|recall)(?:[._](?P<ks>[0-9,]+))?$")
+_TREC_IPREC = re.compile(r"^iprec_at_recall(?:[._](?P<levels>[0-9.,]+))?$")
 _TREC_SET_F = re.compile(r"^set_F(?:\.(?P<x>[^.].*))?$")
 
 
@@ -502,6 +537,16 @@ def _parse_one(token: str) -> list[Measure]:
         if len(ks) == 1:
             return [_build(definition, token, _parse_k(ks[0], token), {})]
         return [_build(definition, f"{trec['name']}_{k}", _parse_k(k, token), {}) for k in ks]
+    iprec = _TREC_IPREC.match(token)
+    if iprec:
+        if iprec["levels"] is None:
+            return [_iprec_measure(f"iprec_at_recall_{r:.2f}", r) for r in _STANDARD_LEVELS]
+        levels = [x for x in iprec["levels"].split(",") if x]
+        if len(levels) == 1:
+            return [_iprec_measure(token, _parse_recall_level(levels[0], token))]
+        return [
+            _iprec_measure(f"iprec_at_recall_{x}", _parse_recall_level(x, token)) for x in levels
+        ]
     set_f = _TREC_SET_F.match(token)
     if set_f:
         params: dict[str, object] = {}
@@ -522,8 +567,39 @@ def _parse_one(token: str) -> list[Measure]:
         )
     definition = lookup(match["name"])
     params = _parse_params(match["params"] or "", definition, token)
+    if definition.kind == "iprec":
+        if match["k"] is None:
+            raise MeasureError(f"{token}: IPrec needs a recall level, e.g. IPrec@0.5")
+        rel = params.get("rel")
+        return [
+            _iprec_measure(
+                token,
+                _parse_recall_level(match["k"], token),
+                None if rel is None else int(rel),
+                params,
+            )
+        ]  # type: ignore[call-overload]
     k = None if match["k"] is None else _parse_k(match["k"], token)
     return [_build(definition, token, k, params)]
+
+
+_STANDARD_LEVELS = tuple(i / 10 for i in range(11))
+
+
+def _parse_recall_level(text: str, label: str) -> float:
+    try:
+        r = float(text)
+    except ValueError:
+        raise MeasureError(f"{label}: the recall level must be a number in [0, 1]") from None
+    if not 0.0 <= r <= 1.0:
+        raise MeasureError(f"{label}: the recall level must be in [0, 1], got {r:g}")
+    return r
+
+
+def _iprec_measure(
+    label: str, r: float, rel: int | None = None, params: dict[str, object] | None = None
+) -> Measure:
+    return Measure(REGISTRY["IPrec"], rel=rel, label=label, explicit=params or {}, recall_level=r)
 
 
 def parse_measures(

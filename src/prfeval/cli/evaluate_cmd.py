@@ -70,7 +70,7 @@ def format_table(e: Evaluation) -> str:
             [
                 label + (" (total)" if integer else ""),
                 fmt_value(e.macro[label], integer=integer),
-                fmt_value(e.micro[label], integer=integer),
+                fmt_value(e.micro[label], integer=integer) if label in e.micro else "",
                 fmt_value(e.f_of_means[label]) if label in e.f_of_means else "",
             ]
         )

@@ -11,7 +11,7 @@ from prfeval.measures import PARAMS, REGISTRY
 
 
 def _usage(name: str, kind: str) -> str:
-    return f"{name}@k" if kind == "cutoff" else name
+    return {"cutoff": f"{name}@k", "iprec": f"{name}@r"}.get(kind, name)
 
 
 def entries() -> list[dict[str, object]]:
@@ -24,6 +24,8 @@ def entries() -> list[dict[str, object]]:
             "parameters": list(d.params),
             "aggregation": "total"
             if d.kind == "count"
+            else "macro"
+            if d.value is None
             else "macro, micro" + (", f_of_means" if d.f_like else ""),
             "needs_collection_size": d.needs_tn,
             "aliases": list(d.aliases),
@@ -34,15 +36,43 @@ def entries() -> list[dict[str, object]]:
     ]
 
 
+def markdown_table() -> str:
+    """The registry as a Markdown table (docs/measures.md holds it)."""
+    lines = [
+        "| measure | formula | params | averages | trec_eval | meaning and conventions |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for e in entries():
+        meaning = f"{e['summary']}."
+        if e["conventions"]:
+            meaning += f" {e['conventions']}"
+        if e["needs_collection_size"]:
+            meaning += " Needs `-N`."
+        aliases = f" (aliases: {', '.join(e['aliases'])})" if e["aliases"] else ""  # type: ignore[arg-type]
+        params = ", ".join(e["parameters"]) or "-"  # type: ignore[arg-type]
+        lines.append(
+            f"| `{e['name']}`{aliases} | {e['formula']} | {params} | {e['aggregation']} | "
+            f"{e['trec_eval'] or '-'} | {meaning} |"
+        )
+    return "\n".join(lines)
+
+
 @click.command("measures")
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
 )
 def command(fmt: str) -> None:
     """List every measure: name, formula, parameters, trec_eval name and conventions."""
     items = entries()
     if fmt == "json":
         emit(json.dumps(items, indent=2), None)
+        return
+    if fmt == "markdown":
+        emit(markdown_table(), None)
         return
     lines = []
     for e in items:
