@@ -78,12 +78,30 @@ def _rank_order(
         if presorted is not None:
             return presorted
         # trec_eval: score descending, ties broken by doc id descending (byte order).
-        return np.lexsort((-d, -run.scores, q))
+        return _packed_score_order(q, run.scores, d, n_d)
     if order == "rank":
         if run.ranks is None:
             raise UsageError(f"{run.name}: has no rank column to order by")
         return np.lexsort((np.arange(q.size), run.ranks, q))
     return np.argsort(q, kind="stable")
+
+
+def _packed_score_order(
+    q: IntArray, scores: npt.NDArray[np.float64], d: IntArray, n_d: int
+) -> IntArray:
+    """(query, score descending, doc id descending) order with one sort of a packed key.
+
+    Scores become dense ranks, so the three keys fit one int64 when the sizes allow
+    (they nearly always do); otherwise a three-key lexsort.
+    """
+    unique_scores, score_rank = np.unique(scores, return_inverse=True)
+    n_s = max(unique_scores.size, 1)
+    q0 = q - q.min() if q.size else q
+    n_q = int(q0.max()) + 1 if q.size else 1
+    if n_q * n_s * n_d >= 2**62:
+        return np.lexsort((-d, -scores, q))
+    key = (q0 * n_s + (n_s - 1 - score_rank.reshape(-1))) * n_d + (n_d - 1 - d)
+    return np.argsort(key, kind="stable")
 
 
 def _presorted_score_order(
@@ -223,10 +241,12 @@ def align(
     n_out = out_codes.size
 
     # Repeated documents: stable sort by (query, doc) keeps the best-ranked one first.
-    pos_key = pos_q * n_d + pos_d
-    by_pos_key = np.argsort(pos_key, kind="stable")
-    repeat = np.zeros(pos_key.size, dtype=bool)
-    repeat[by_pos_key[1:][pos_key[by_pos_key][1:] == pos_key[by_pos_key][:-1]]] = True
+    repeat = np.zeros(pos_q.size, dtype=bool)
+    if not run.extra.get("distinct_docs"):  # a dict run cannot repeat a doc in a query
+        pos_key = pos_q * n_d + pos_d
+        by_pos_key = np.argsort(pos_key, kind="stable")
+        sorted_key = pos_key[by_pos_key]
+        repeat[by_pos_key[1:][sorted_key[1:] == sorted_key[:-1]]] = True
     n_duplicates = int(repeat.sum())
     if n_duplicates and duplicates == "error":
         where = int(ranked[np.flatnonzero(repeat)[0]])
@@ -236,7 +256,7 @@ def align(
             path=run.source.path,
             line_number=run.source.line_of(where),
         )
-    keep = ~repeat if duplicates == "first" else np.ones(pos_key.size, dtype=bool)
+    keep = ~repeat if duplicates == "first" else np.ones(pos_q.size, dtype=bool)
 
     offsets = _offsets(pos_q, n_out)
     truncated = 0

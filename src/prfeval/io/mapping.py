@@ -26,8 +26,11 @@ def _flatten(obj: Mapping[Any, Any], what: str) -> tuple[Any, Any, list[Any], li
     lengths = [len(v) for v in inner]
     qids = pa.array(np.repeat(np.array(keys, dtype=object), lengths), pa.string())
     values = [v.values() if isinstance(v, Mapping) else v for v in inner]
-    docs = [str(d) for d in chain.from_iterable(inner)]
-    return qids, pa.array(docs, pa.string()), values, lengths
+    try:  # ids are usually str already: hand them to Arrow as they are
+        docs = pa.array(list(chain.from_iterable(inner)), pa.string())
+    except (pa.ArrowException, TypeError):
+        docs = pa.array([str(d) for d in chain.from_iterable(inner)], pa.string())
+    return qids, docs, values, lengths
 
 
 def _bad_value(obj: Mapping[Any, Any], what: str, integer: bool) -> InputFormatError:
@@ -85,7 +88,7 @@ def run_from_mapping(obj: Mapping[Any, Any], what: str = "run dict", name: str =
     if not np.all(np.isfinite(scores)):
         raise _bad_value(obj, what, integer=False)
     return Run(qids, docs, scores, None, SourceLines(what), default_order="score", name=name,
-               extra=_empty(obj))
+               extra={**_empty(obj), "distinct_docs": True})
 
 
 def _empty(obj: Mapping[Any, Any]) -> dict[str, Any]:
