@@ -129,3 +129,18 @@ def test_installed_script() -> None:
     assert bad.returncode == 2
     assert bad.stdout == ""
     assert bad.stderr == "prfeval: bad pair '0.4,2': recall 2 is not in [0, 1]\n"
+
+
+def test_contours_betas_as_the_issue_writes_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--beta 0.5 1 2` gives three panels; seed 004's F values per point (0.522/0.600/0.706)."""
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "c.png"
+    code = run(["contours", "--beta", "0.5", "1", "2", "--point", "A=0.48,0.80",
+                "--plot", str(target)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "3 panel(s): F0.5, F1, F2" in out
+    assert "F0.5=0.522  F1=0.600  F2=0.706" in out
+    assert run(["contours", "0.5"]) == 2

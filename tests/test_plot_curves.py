@@ -184,3 +184,43 @@ def test_svg_file_keeps_title_and_axis_labels(tmp_path: Path, base: Curves) -> N
         "Precision",
     ):
         assert expected in text
+
+
+def test_sweep_figure_draws_the_sweep_data(tmp_path):
+    """The classifier's threshold sweep: the drawn PR line is (recall, precision) exactly."""
+    from prfeval.plot_curves import sweep_figure
+    from prfeval.plots import save_figure
+    from prfeval.thresholds import threshold_sweep
+
+    y = [1, 0, 1, 1, 0, 0, 1, 0]
+    s = [0.9, 0.8, 0.7, 0.7, 0.4, 0.3, 0.2, 0.1]
+    sweep = threshold_sweep(y, s)
+    fig = sweep_figure(sweep)
+    pr_ax, t_ax = fig.axes[:2]
+    raw = pr_ax.get_lines()[0]
+    np.testing.assert_array_equal(raw.get_xdata(), sweep.recall)
+    np.testing.assert_array_equal(raw.get_ydata(), sweep.precision)
+    # hand count: thresholds 0.9 .. 0.1; at 0.7 three positive of four flagged
+    assert list(sweep.thresholds) == [0.9, 0.8, 0.7, 0.4, 0.3, 0.2, 0.1]
+    assert sweep.precision[2] == 0.75 and sweep.recall[2] == 0.75
+    assert pr_ax.get_xlabel() == "Recall" and pr_ax.get_ylabel() == "Precision"
+    assert "no skill" in " ".join(t.get_text() for t in pr_ax.get_legend().get_texts())
+    assert t_ax.get_title().startswith("Precision, recall")
+    save_figure(fig, tmp_path / "s.png", close=True)
+    assert (tmp_path / "s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_classify_plot_option(tmp_path, capsys):
+    from prfeval.cli import main
+
+    path = tmp_path / "c.csv"
+    path.write_text("true,score\n1,0.9\n0,0.8\n1,0.7\n0,0.1\n")
+    with pytest.raises(SystemExit) as info:
+        main(["classify", str(path), "--true", "true", "--score", "score",
+              "--plot", str(tmp_path / "p.svg")])
+    assert info.value.code == 0
+    assert (tmp_path / "p.svg").read_text().lstrip().startswith(("<?xml", "<svg"))
+    with pytest.raises(SystemExit) as info:
+        main(["classify", str(path), "--true", "true", "--score", "score",
+              "--plot", str(tmp_path / "p.gif")])
+    assert info.value.code == 2

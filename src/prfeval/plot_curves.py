@@ -32,7 +32,9 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["PlotKind", "curves_figure", "pr_curve_figure", "tradeoff_figure"]
+    from prfeval.thresholds import ThresholdSweep
+
+__all__ = ["PlotKind", "curves_figure", "pr_curve_figure", "sweep_figure", "tradeoff_figure"]
 
 PlotKind = Literal["tradeoff", "pr", "both"]
 
@@ -437,4 +439,45 @@ def curves_figure(
     )
     tradeoff_figure(curves_by_run, query=query, ax=left)
     pr_curve_figure(curves_by_run, query=query, collection_size=collection_size, ax=right)
+    return fig
+
+
+def sweep_figure(sweep: ThresholdSweep, *, title: str | None = None) -> Figure:
+    """A classifier's threshold sweep (:func:`prfeval.threshold_sweep`), drawn as the curves
+    of a ranking are: the precision-recall curve (raw and interpolated) with the no-skill line
+    at the prevalence, and precision, recall and F_beta against the threshold.
+
+    The best-F_beta threshold is marked in both panels. Interpolated precision at a point is
+    the highest precision at any threshold whose recall is at least as high (as IPrec).
+    """
+    plt = _pyplot()
+    fig, (pr_ax, t_ax) = plt.subplots(1, 2, figsize=(11.5, 4.8), layout="constrained")
+    best = sweep.best_index
+    flabel = f_label(sweep.beta)
+    # Running maximum from the low-threshold end: recall only grows as the threshold falls.
+    interpolated = np.maximum.accumulate(sweep.precision[::-1])[::-1]
+    pr_ax.plot(sweep.recall, sweep.precision, color=_RUN_COLORS[0], lw=1.2, label="raw")
+    pr_ax.step(sweep.recall, interpolated, where="post", color=_RUN_COLORS[0], lw=1.2,
+               ls="--", label="interpolated")
+    pr_ax.axhline(sweep.no_skill_precision, color=_NO_SKILL_COLOR, ls=":", lw=1.2,
+                  label=f"no skill: prevalence = {sweep.no_skill_precision:.3g}")
+    pr_ax.plot(sweep.recall[best], sweep.precision[best], marker="*", ms=14,
+               color=_MEASURE_COLORS["f"], mec="black", ls="none",
+               label=f"best {flabel} = {sweep.f[best]:.3f}")
+    pr_ax.set(xlim=(0, 1.02), ylim=(0, 1.02), xlabel="Recall", ylabel="Precision",
+              title="Precision-recall curve")
+    pr_ax.grid(alpha=0.3)
+    pr_ax.legend(fontsize=8, loc="lower left")
+    for name, values in (("precision", sweep.precision), ("recall", sweep.recall),
+                         ("f", sweep.f)):
+        label = flabel if name == "f" else name.capitalize()
+        t_ax.plot(sweep.thresholds, values, color=_MEASURE_COLORS[name], lw=1.4, label=label)
+    t_ax.axvline(sweep.thresholds[best], color="0.3", ls="--", lw=1,
+                 label=f"best threshold = {sweep.thresholds[best]:.4g}")
+    t_ax.set(xlabel="Threshold (positive when score >= threshold)", ylabel="Value",
+             ylim=(0, 1.02), title=f"Precision, recall and {flabel} by threshold")
+    t_ax.invert_xaxis()  # high thresholds first: the order a ranking is read in
+    t_ax.grid(alpha=0.3)
+    t_ax.legend(fontsize=8, loc="best")
+    fig.suptitle(title or f"Threshold sweep (positive class {sweep.pos_label!r})")
     return fig

@@ -260,11 +260,14 @@ def _read(files: tuple[str, ...], true_col: str | None, pred_col: str | None,
               help="Multi-label: split label cells (or lines) on SEP.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
               show_default=True)
+@click.option("--plot", "plot_file", default=None, metavar="FILE",
+              help="With --score: draw the PR curve and P/R/F by threshold (PNG or SVG).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write here (atomically) instead of stdout.")
 def command(files: tuple[str, ...], true_col: str | None, pred_col: str | None,
             score_col: str | None, pos_label: str | None, beta: float, average: str,
-            zero_division: str, label_sep: str | None, fmt: str, output: str | None) -> None:
+            zero_division: str, label_sep: str | None, fmt: str, plot_file: str | None,
+            output: str | None) -> None:
     """Measure a classifier from FILE (CSV/TSV with a header, JSONL, Parquet) with a column of
     true labels and one of predicted labels and/or scores, or from TRUE_FILE and PRED_FILE
     with one label per line.
@@ -273,6 +276,12 @@ def command(files: tuple[str, ...], true_col: str | None, pred_col: str | None,
     accuracy, the micro, macro, weighted (and samples) averages and the F of the macro P and
     R, each beside what a no-skill classifier flagging as often would score.
     """
+    if plot_file is not None:
+        from prfeval.plots import figure_format
+
+        figure_format(plot_file)  # a bad extension fails before any work
+        if score_col is None:
+            raise UsageError("--plot draws the threshold sweep: give --score COL")
     cols = _read(files, true_col, pred_col, score_col, label_sep)
     if fmt == "csv" and cols.y_pred is not None and cols.scores is not None:
         raise UsageError("--format csv writes one table: give --pred or --score, not both "
@@ -305,3 +314,9 @@ def command(files: tuple[str, ...], true_col: str | None, pred_col: str | None,
     else:
         text = format_csv(result, sweep)
     emit(text, output)
+    if plot_file is not None and sweep is not None:
+        from prfeval.plot_curves import sweep_figure
+        from prfeval.plots import save_figure
+
+        save_figure(sweep_figure(sweep), plot_file, close=True)
+        note(f"wrote {plot_file}")

@@ -47,13 +47,14 @@ def _beta_name(beta: float) -> str:
 
 
 @click.command(name="contours")
+@click.argument("more_betas", nargs=-1, metavar="")
 @click.option(
     "-b",
     "--beta",
     "beta_values",
     multiple=True,
     metavar="BETA",
-    help='F weight, one panel each; repeat it or quote a list: --beta "0.5 1 2". [default: 1]',
+    help="F weight, one panel each: --beta 0.5 1 2 (or repeat --beta). [default: 1]",
 )
 @click.option(
     "--means",
@@ -77,15 +78,22 @@ def _beta_name(beta: float) -> str:
     help="Where to write the figure; .png or .svg.",
 )
 def command(
-    beta_values: tuple[str, ...], means: bool, point_values: tuple[str, ...], plot_path: str
+    more_betas: tuple[str, ...],
+    beta_values: tuple[str, ...],
+    means: bool,
+    point_values: tuple[str, ...],
+    plot_path: str,
 ) -> None:
     """Contours of F_beta over the precision-recall square, with systems as points.
 
     \b
     Example (seed 004's two systems, precision- and recall-weighted F):
-      prfeval contours --beta "0.5 2" --point A=0.48,0.80 --point B=0.75,0.40
+      prfeval contours --beta 0.5 2 --point A=0.48,0.80 --point B=0.75,0.40
     """
-    betas = parse_betas(beta_values)
+    # `--beta 0.5 1 2`: click gives --beta its first value; the rest arrive as arguments.
+    if more_betas and not beta_values:
+        raise UsageError(f"unexpected argument {more_betas[0]!r}; betas follow --beta")
+    betas = parse_betas(beta_values + more_betas)
     points: dict[str, tuple[float, float]] = {}
     for text in point_values:
         name, p, r = parse_pair(text)

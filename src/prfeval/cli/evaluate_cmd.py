@@ -257,6 +257,9 @@ def command(
         text = format_csv(result, per_query)
     if fmt != "table":
         a = result.accounting
+        note(f"{a.evaluated} queries evaluated"
+             + (" (every judged query, -c)" if a.complete else
+                " (queries in both the run and the judgments)"))
         if a.not_in_qrels:
             note(
                 f"{len(a.not_in_qrels)} run queries have no judgments and were skipped: "
