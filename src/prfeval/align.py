@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -30,19 +30,58 @@ Duplicates = Literal["keep", "first", "error"]
 IntArray = npt.NDArray[np.int64]
 
 
-def _factorize(arrays: list[pa.Array]) -> tuple[list[IntArray], pa.Array]:
-    """Integer codes for the ids in ``arrays``, shared across them, in byte order of the ids."""
+def _factorize(arrays: list[Any], *, sort: bool = True) -> tuple[list[IntArray], pa.Array]:
+    """Integer codes for the ids in ``arrays``, shared across them, in byte order of the ids.
+
+    The arrays (Arrow arrays or chunked arrays of strings) are encoded as one chunked array
+    with Arrow's hash-based dictionary encoding, without first copying them into one buffer.
+    The dictionary is then sorted once, so that comparing codes compares ids; with
+    ``sort=False`` codes are in order of first appearance (see :func:`_byte_ranks`).
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    combined = pa.concat_arrays([a.cast(pa.string()) for a in arrays])
-    encoded = pc.dictionary_encode(combined)
-    order = pc.sort_indices(encoded.dictionary).to_numpy()
+    chunks = [
+        c if c.type == pa.string() else c.cast(pa.string())
+        for a in arrays
+        for c in (a.chunks if isinstance(a, pa.ChunkedArray) else [a])
+        if len(c)
+    ]
+    lengths = [len(a) for a in arrays]
+    if not chunks:
+        return [np.zeros(n, dtype=np.int64) for n in lengths], pa.array([], pa.string())
+    encoded = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.string()))
+    dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
+    if any(len(c.dictionary) != len(dictionary) for c in encoded.chunks):
+        encoded = encoded.unify_dictionaries()  # not one shared memo table: make it so
+        dictionary = encoded.chunk(0).dictionary
+    indices = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
+    if not sort:
+        codes = indices.astype(np.int64)
+        return list(np.split(codes, np.cumsum(lengths)[:-1])), dictionary
+    order = pc.sort_indices(dictionary).to_numpy()
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = np.arange(order.size, dtype=np.int64)
-    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
-    splits = np.cumsum([len(a) for a in arrays])[:-1]
-    return list(np.split(codes, splits)), encoded.dictionary.take(pa.array(order))
+    codes = rank[indices]
+    return list(np.split(codes, np.cumsum(lengths)[:-1])), dictionary.take(pa.array(order))
+
+
+def _byte_ranks(vocab: pa.Array, codes: IntArray) -> IntArray:
+    """A table from code to rank in byte order of the ids, exact among ``codes`` (the rest 0).
+
+    Used when only some documents need ordering (the tied ones), so that a streamed block
+    need not sort its whole vocabulary.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    present = np.zeros(len(vocab), dtype=bool)
+    present[codes] = True  # a mask, not np.unique: no sort or hash of the codes
+    needed = np.flatnonzero(present)
+    ranks = np.zeros(len(vocab), dtype=np.int64)
+    order = pc.sort_indices(vocab.take(pa.array(needed))).to_numpy()
+    ranks[needed[order]] = np.arange(needed.size, dtype=np.int64)
+    return ranks
 
 
 def _query_order(vocab: pa.Array) -> IntArray:
@@ -64,19 +103,28 @@ def query_output_order(ids: pa.Array) -> IntArray:
 
 
 def _rank_order(
-    run: Run, order: Order, q: IntArray, d: IntArray, n_d: int, raw_q: IntArray
+    run: Run,
+    order: Order,
+    q: IntArray,
+    d: IntArray,
+    n_d: int,
+    raw_q: IntArray,
+    vocab: pa.Array | None = None,
 ) -> IntArray:
     """Row indices of ``run`` grouped by query code ``q``, each query in rank order.
 
     ``raw_q`` are the rows' query codes before mapping to output slots (several queries may
-    share the slot -1 of "not evaluated").
+    share the slot -1 of "not evaluated"). ``vocab`` is given when the doc codes ``d`` do not
+    follow the byte order of the ids (then it is looked up where ties need it).
     """
     if order == "score":
         if run.scores is None:
             raise UsageError(f"{run.name}: has no scores to order by; use order='file'")
-        presorted = _presorted_score_order(q, run.scores, d, n_d, raw_q)
+        presorted = _presorted_score_order(q, run.scores, d, n_d, raw_q, vocab)
         if presorted is not None:
             return presorted
+        if vocab is not None:
+            d = _byte_ranks(vocab, d)[d]
         # trec_eval: score descending, ties broken by doc id descending (byte order).
         return _packed_score_order(q, run.scores, d, n_d)
     if order == "rank":
@@ -105,7 +153,12 @@ def _packed_score_order(
 
 
 def _presorted_score_order(
-    q: IntArray, scores: npt.NDArray[np.float64], d: IntArray, n_d: int, raw_q: IntArray
+    q: IntArray,
+    scores: npt.NDArray[np.float64],
+    d: IntArray,
+    n_d: int,
+    raw_q: IntArray,
+    vocab: pa.Array | None = None,
 ) -> IntArray | None:
     """The score order in O(n) when the run is already grouped by query and in score order.
 
@@ -127,15 +180,33 @@ def _presorted_score_order(
     if np.any(rising & ~new_block[1:]):
         return None  # not in score order within a query
     # Tie groups: a new group at each new block or new score; sort by (group, doc desc).
-    new_group = new_block.copy()
+    new_group = new_block
     new_group[1:] |= scores[1:] != scores[:-1]
-    group = np.cumsum(new_group) - 1
-    within = np.argsort(group * n_d + (n_d - 1 - d), kind="stable")
-    # Move whole blocks into query order.
+    n_groups = int(np.count_nonzero(new_group))
+    group = np.cumsum(new_group, dtype=np.int64)
+    del new_group, new_block, rising
+    if n_groups == n:
+        within = np.arange(n)  # no ties at all
+    else:
+        if vocab is not None:
+            # Codes are not in byte order: rank just the documents that tie with another.
+            starts = np.flatnonzero(np.diff(group, prepend=0))
+            sizes = np.diff(np.append(starts, n))
+            tied = np.repeat(sizes > 1, sizes)
+            d = np.where(tied, _byte_ranks(vocab, d[tied])[d], 0)
+        group *= n_d
+        group += n_d - 1
+        group -= d
+        within = np.argsort(group, kind="stable")
+    del group
+    # Move whole blocks into query order; blocks of queries not evaluated (slot -1) are
+    # dropped by the caller, so only the others need to be in order already.
     block_len = np.diff(np.append(block_start, n))
-    by_query = np.argsort(q[block_start], kind="stable")
-    if np.all(by_query[1:] > by_query[:-1]):
+    block_slot = q[block_start]
+    kept_slots = block_slot[block_slot >= 0]
+    if np.all(kept_slots[1:] > kept_slots[:-1]):
         return within
+    by_query = np.argsort(block_slot, kind="stable")
     moved_len = block_len[by_query]
     moved_start = np.cumsum(moved_len) - moved_len
     source = np.arange(n) + np.repeat(block_start[by_query] - moved_start, moved_len)
@@ -151,6 +222,7 @@ def align(
     judged_only: bool = False,
     max_results: int | None = None,
     complete: bool = False,
+    doc_order: Literal["sorted", "ties"] = "sorted",
 ) -> JudgedRanking:
     """Put ``run`` in rank order per query and join each position with its judgment.
 
@@ -175,6 +247,11 @@ def align(
     complete
         Evaluate every judged query, the ones missing from the run as empty rankings
         (trec_eval ``-c``). By default only queries in both are evaluated.
+    doc_order
+        ``"sorted"``: document codes follow the byte order of the ids (``doc_vocab`` is
+        sorted), as curves and per-document reports need. ``"ties"``: only tied documents
+        are put in byte order, which is all the measures need and much cheaper for the
+        blocks of a streamed run.
 
     Returns
     -------
@@ -191,10 +268,9 @@ def align(
     import pyarrow as pa
 
     empty_ids = pa.array(list(run.extra.get("empty_queries", ())), pa.string())
-    (run_q, qrels_q, empty_q), query_vocab = _factorize(
-        [run.query_ids, qrels.query_ids, empty_ids]
-    )
-    (run_d, qrels_d), doc_vocab = _factorize([run.doc_ids, qrels.doc_ids])
+    (run_q, qrels_q, empty_q), query_vocab = _factorize([run.query_ids, qrels.query_ids, empty_ids])
+    sorted_docs = doc_order == "sorted"
+    (run_d, qrels_d), doc_vocab = _factorize([run.doc_ids, qrels.doc_ids], sort=sorted_docs)
     n_q = len(query_vocab)
     n_d = max(len(doc_vocab), 1)
 
@@ -234,19 +310,24 @@ def align(
         return tuple(query_vocab.take(codes).to_pylist())
 
     # Rank order: rows of evaluated queries, grouped by output slot, ranked within each.
-    ranked = _rank_order(run, order, slot[run_q], run_d, n_d, run_q)
+    ranked = _rank_order(
+        run, order, slot[run_q], run_d, n_d, run_q, None if sorted_docs else doc_vocab
+    )
     ranked = ranked[slot[run_q[ranked]] >= 0]
     pos_q = slot[run_q[ranked]]
     pos_d = run_d[ranked]
     n_out = out_codes.size
 
-    # Repeated documents: stable sort by (query, doc) keeps the best-ranked one first.
+    # One stable sort by (query, doc) key serves two purposes: repeated documents sit next
+    # to each other with the best-ranked first, and the judgment lookup below searches
+    # sorted keys, which is several times faster than searching them in rank order.
+    run_key = out_codes[pos_q] * n_d + pos_d
+    by_run_key = np.argsort(run_key, kind="stable")
+    sorted_key = run_key[by_run_key]
+    del run_key
     repeat = np.zeros(pos_q.size, dtype=bool)
     if not run.extra.get("distinct_docs"):  # a dict run cannot repeat a doc in a query
-        pos_key = pos_q * n_d + pos_d
-        by_pos_key = np.argsort(pos_key, kind="stable")
-        sorted_key = pos_key[by_pos_key]
-        repeat[by_pos_key[1:][sorted_key[1:] == sorted_key[:-1]]] = True
+        repeat[by_run_key[1:][sorted_key[1:] == sorted_key[:-1]]] = True
     n_duplicates = int(repeat.sum())
     if n_duplicates and duplicates == "error":
         where = int(ranked[np.flatnonzero(repeat)[0]])
@@ -266,16 +347,17 @@ def align(
         truncated = int((~within).sum())
         keep &= within
 
-    # Judgment lookup by integer key.
-    run_key = out_codes[pos_q] * n_d + pos_d
-    at = np.searchsorted(qrels_key, run_key)
-    at_clipped = np.minimum(at, max(qrels_key.size - 1, 0))
-    found = (
-        (at < qrels_key.size) & (qrels_key[at_clipped] == run_key)
-        if qrels_key.size
-        else np.zeros(run_key.size, dtype=bool)
-    )
-    grades = np.where(found, qrels_grades[at_clipped] if qrels_key.size else 0, UNJUDGED)
+    # Judgment lookup by integer key, in key order, then back to rank order.
+    found = np.zeros(pos_q.size, dtype=bool)
+    grades = np.full(pos_q.size, UNJUDGED, dtype=np.int64)
+    if qrels_key.size:
+        at = np.searchsorted(qrels_key, sorted_key)
+        np.minimum(at, qrels_key.size - 1, out=at)
+        hit = qrels_key[at] == sorted_key
+        found[by_run_key] = hit
+        grades[by_run_key[hit]] = qrels_grades[at[hit]]
+        del at, hit
+    del sorted_key, by_run_key
     dropped_unjudged = 0
     if judged_only:
         # trec_eval -J keeps documents judged with a grade >= 0: a negative grade counts as
@@ -356,17 +438,18 @@ def restrict_queries(
     source = table.source
     numbers = source.line_numbers
     lines = (
-        numbers[rows]
-        if numbers is not None
-        else rows.astype(np.int64) + 1 + source.header_lines
+        numbers[rows] if numbers is not None else rows.astype(np.int64) + 1 + source.header_lines
     )
     new_source = replace(source, line_numbers=lines, header_lines=0)
     if isinstance(table, Qrels):
         return Qrels(
             table.query_ids.take(taken), table.doc_ids.take(taken), table.grades[rows], new_source
         )
-    empty = [q for q in table.extra.get("empty_queries", ())
-             if (include is None or q in include) and not (exclude and q in exclude)]
+    empty = [
+        q
+        for q in table.extra.get("empty_queries", ())
+        if (include is None or q in include) and not (exclude and q in exclude)
+    ]
     return replace(
         table,
         extra={**table.extra, "empty_queries": tuple(empty)},

@@ -851,7 +851,7 @@ def curve(
     qrels_table = load_qrels(qrels)
     if len(qrels_table) == 0:
         raise InputFormatError("no judgments", path=qrels_table.source.path)
-    run_table = load_run(run)
+    run_table = load_run(run, ranks=order == "rank")
     include = None if queries is None else {str(q) for q in queries}
     exclude = None if exclude_queries is None else {str(q) for q in exclude_queries}
     qrels_table = restrict_queries(qrels_table, include, exclude)  # type: ignore[assignment]

@@ -384,7 +384,7 @@ def evaluate(
     )
     if streamed is not None:
         return streamed
-    run_table = load_run(run)
+    run_table = load_run(run, ranks=order == "rank")
     qrels_table = restrict_queries(qrels_table, include, exclude)  # type: ignore[assignment]
     run_table = restrict_queries(run_table, include, exclude)  # type: ignore[assignment]
     ranking = align(

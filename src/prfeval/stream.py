@@ -30,11 +30,13 @@ from prfeval.tables import Qrels, Run, SourceLines
 
 __all__ = ["STREAM_THRESHOLD_BYTES", "NotStreamable", "evaluate_stream"]
 
-#: Runs larger than this are streamed when ``stream`` is left to choose (1 GiB).
-STREAM_THRESHOLD_BYTES = 1 << 30
+#: Runs larger than this are streamed when ``stream`` is left to choose (8 MiB). Streaming
+#: is not only leaner but faster than reading whole: each block's arrays stay in cache.
+STREAM_THRESHOLD_BYTES = 8 << 20
 
-#: Bytes of run text read per block.
-BLOCK_BYTES = 32 << 20
+#: Bytes of run text read per block. Measured on 10M lines (2 cores): 32 MiB blocks took
+#: 8.2 s and 0.9 GiB, 8 MiB 5.8 s and 0.68 GiB, 2 MiB 5.0 s and 0.44 GiB, 1 MiB 5.8 s.
+BLOCK_BYTES = 2 << 20
 
 
 class NotStreamable(PrfevalError):
@@ -42,31 +44,33 @@ class NotStreamable(PrfevalError):
 
 
 class _JudgmentIndex:
-    """The judgments grouped by query, so a block's judgments are one gather."""
+    """The judgments grouped by query, so a block's judgments are one gather.
+
+    Keeps the judgments as read and a permutation grouping them by query: no second copy.
+    """
 
     def __init__(self, qrels: Qrels) -> None:
         import pyarrow as pa
         import pyarrow.compute as pc
 
         encoded = pc.dictionary_encode(qrels.query_ids)
-        codes = encoded.indices.to_numpy(zero_copy_only=False)
-        order = np.argsort(codes, kind="stable")
-        taken = pa.array(order)
-        if qrels.source.line_numbers is not None:
-            line_numbers = qrels.source.line_numbers[order]
+        if isinstance(encoded, pa.ChunkedArray):
+            encoded = encoded.unify_dictionaries()
+            dictionary = encoded.chunk(0).dictionary if encoded.num_chunks else pa.array([])
+            codes = np.concatenate(
+                [c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks]
+                or [np.zeros(0, np.int64)]
+            )
         else:
-            line_numbers = order.astype(np.int64) + 1 + qrels.source.header_lines
-        self.qrels = Qrels(
-            qrels.query_ids.take(taken),
-            qrels.doc_ids.take(taken),
-            qrels.grades[order],
-            SourceLines(qrels.source.path, line_numbers),
-        )
-        counts = np.bincount(codes, minlength=len(encoded.dictionary))
+            dictionary = encoded.dictionary
+            codes = encoded.indices.to_numpy(zero_copy_only=False)
+        self.qrels = qrels
+        self.order = np.argsort(codes, kind="stable")
+        counts = np.bincount(codes, minlength=len(dictionary))
         starts = np.concatenate(([0], np.cumsum(counts)))
         self.span = {
             qid: (int(starts[i]), int(starts[i + 1]))
-            for i, qid in enumerate(encoded.dictionary.to_pylist())
+            for i, qid in enumerate(dictionary.to_pylist())
         }
 
     def subset(self, query_ids: list[str]) -> Qrels:
@@ -81,12 +85,19 @@ class _JudgmentIndex:
             rows = np.arange(lengths.sum()) + np.repeat(
                 starts - (np.cumsum(lengths) - lengths), lengths
             )
+        rows = self.order[rows]
         q = self.qrels
+        taken = pa.array(rows, pa.int64())
+        line_numbers = (
+            q.source.line_numbers[rows]
+            if q.source.line_numbers is not None
+            else rows + 1 + q.source.header_lines
+        )
         return Qrels(
-            q.query_ids.take(pa.array(rows, pa.int64())),
-            q.doc_ids.take(pa.array(rows, pa.int64())),
+            q.query_ids.take(taken),
+            q.doc_ids.take(taken),
             q.grades[rows],
-            SourceLines(q.source.path, q.source.line_numbers[rows]),  # type: ignore[index]
+            SourceLines(q.source.path, line_numbers),
         )
 
 
@@ -216,6 +227,7 @@ def evaluate_stream(
             duplicates=duplicates,  # type: ignore[arg-type]
             judged_only=judged_only,
             max_results=max_results,
+            doc_order="ties",  # the measures need tied documents in order, nothing more
         )
         a = ranking.accounting
         not_in_qrels.extend(a.not_in_qrels)

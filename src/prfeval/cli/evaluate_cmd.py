@@ -197,7 +197,7 @@ def format_csv(e: Evaluation, per_query: bool) -> str:
     "--stream/--no-stream",
     default=None,
     help="Read the run block by block in bounded memory (default: for runs over "
-    "1 GiB). The run must be grouped by query.",
+    "8 MiB). The run must be grouped by query.",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option(

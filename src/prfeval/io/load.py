@@ -42,9 +42,13 @@ def load_qrels(source: Any) -> Qrels:
     raise InputFormatError(f"cannot read judgments from a {type(source).__name__}")
 
 
-def load_run(source: Any, *, name: str | None = None) -> Run:
+def load_run(source: Any, *, name: str | None = None, ranks: bool = True) -> Run:
     """A run from a TREC run file, a CSV/TSV/JSONL/Parquet file, a DataFrame, an Arrow table,
-    ``{qid: {docid: score}}`` or ranked lists ``{qid: [docid, ...]}``."""
+    ``{qid: {docid: score}}`` or ranked lists ``{qid: [docid, ...]}``.
+
+    ``ranks=False`` skips a TREC run's rank column (only ``order="rank"`` reads it), which
+    saves time and memory on large runs.
+    """
     if isinstance(source, Run):
         return source
     if isinstance(source, str | Path):
@@ -52,10 +56,10 @@ def load_run(source: Any, *, name: str | None = None) -> Run:
         kind = tabular_kind(str(source))
         if kind:
             return run_from_table(read_table(str(source), kind), path, name=name)
-        run = read_run(source)
+        run = read_run(source, ranks=ranks)
         return run if name is None else _renamed(run, name)
     if isinstance(source, bytes) or hasattr(source, "read"):
-        run = read_run(source)
+        run = read_run(source, ranks=ranks)
         return run if name is None else _renamed(run, name)
     if isinstance(source, Mapping):
         return run_from_mapping(source, name=name or "run")

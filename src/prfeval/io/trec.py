@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -110,39 +112,96 @@ def _check_number(token: str, f: _Field, path: str, number: int, text: str) -> N
         )
 
 
+def _arrow_read(source: object, n_fields: int, fields: tuple[_Field, ...]) -> Any:
+    """Arrow's multithreaded CSV reader on single-space fields; ``source`` is a path or bytes.
+
+    Blank lines are not skipped but rejected, so that row ``i`` is always line ``i + 1`` of
+    what was read.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    types = {"str": pa.string(), "float": pa.float64(), "int": pa.int64()}
+    return pacsv.read_csv(
+        pa.py_buffer(source) if isinstance(source, bytes) else source,
+        read_options=pacsv.ReadOptions(
+            column_names=[f"f{i}" for i in range(n_fields)], block_size=1 << 24
+        ),
+        parse_options=pacsv.ParseOptions(
+            delimiter=" ", quote_char=False, double_quote=False, ignore_empty_lines=False
+        ),
+        convert_options=pacsv.ConvertOptions(
+            column_types={f"f{f.index}": types[f.kind] for f in fields},
+            include_columns=[f"f{f.index}" for f in fields],
+            null_values=[],
+            strings_can_be_null=False,
+        ),
+    )
+
+
+def _columns(
+    table: Any, fields: tuple[_Field, ...], path: str, source: SourceLines
+) -> dict[str, object]:
+    """The requested columns: ids as Arrow arrays, numbers as numpy (scores checked finite)."""
+    columns: dict[str, object] = {}
+    for f in fields:
+        column = table.column(f"f{f.index}")
+        if f.kind == "str":
+            columns[f.name] = column  # chunked: the encoder reads the chunks as they are
+            continue
+        values = (
+            np.concatenate([c.to_numpy() for c in column.chunks])
+            if column.num_chunks
+            else np.zeros(0)
+        )
+        if f.kind == "float":
+            bad = ~np.isfinite(values)
+            if bad.any():
+                row = int(np.flatnonzero(bad)[0])
+                raise InputFormatError(
+                    f"{f.name} is not finite: {float(values[row])!r}",
+                    path=path,
+                    line_number=source.line_of(row),
+                )
+        columns[f.name] = values
+    return columns
+
+
+def _parse_path(
+    path: str, n_fields: int, fields: tuple[_Field, ...]
+) -> tuple[dict[str, object], SourceLines] | None:
+    """Read a clean file straight from disk (no copy of its text in Python), or ``None`` when
+    it is not clean (comments, tabs, repeated spaces, blank lines, not UTF-8, compressed
+    without a ``.gz`` name...): the caller then reads it the careful way."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        table = _arrow_read(path, n_fields, fields)
+    except FileNotFoundError:
+        raise InputFormatError("no such file", path=path) from None
+    except (pa.ArrowException, OSError, ValueError):
+        return None
+    if table.num_rows == 0 or pc.any(pc.starts_with(table.column("f0"), "#")).as_py():
+        return None
+    source = SourceLines(path)
+    return _columns(table, fields, path, source), source
+
+
 def _parse(
     data: bytes, path: str, n_fields: int, fields: tuple[_Field, ...]
 ) -> tuple[dict[str, object], SourceLines]:
     """Parse whitespace-separated ``data`` into the requested columns with Arrow."""
     import pyarrow as pa
-    import pyarrow.csv as pacsv
 
-    names = [f"f{i}" for i in range(n_fields)]
-    types = {"str": pa.string(), "float": pa.float64(), "int": pa.int64()}
-
-    def read(buffer: bytes) -> pa.Table:
-        return pacsv.read_csv(
-            pa.py_buffer(buffer),
-            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(
-                delimiter=" ", quote_char=False, double_quote=False, ignore_empty_lines=False
-            ),
-            convert_options=pacsv.ConvertOptions(
-                column_types={f"f{f.index}": types[f.kind] for f in fields},
-                include_columns=[f"f{f.index}" for f in fields],
-                null_values=[],
-                strings_can_be_null=False,
-            ),
-        )
-
-    # Fast path: a clean file (single spaces, no tabs, CRs, comments or blank lines; blank
+    # Fast path: a clean text (single spaces, no tabs, CRs, comments or blank lines; blank
     # lines and extra spaces make Arrow fail, which sends us to the normalising path). The
     # single-byte tests are memchr scans, far cheaper than a regex pass.
     table = None
     source = SourceLines(path)
     if not data.isspace() and not (b"\t" in data or b"\r" in data or b"#" in data):
         try:
-            table = read(data)
+            table = _arrow_read(data, n_fields, fields)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             table = None
     if table is None:
@@ -154,59 +213,72 @@ def _parse(
                 for f in fields
             }, source
         try:
-            table = read(clean)
+            table = _arrow_read(clean, n_fields, fields)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             _scan_for_error(data, path, n_fields, fields)
             raise InputFormatError(f"cannot parse ({exc})", path=path) from None
-    columns: dict[str, object] = {}
-    for f in fields:
-        column = table.column(f"f{f.index}")
-        if f.kind == "str":
-            columns[f.name] = column.combine_chunks()
-            continue
-        values = column.to_numpy()
-        if f.kind == "float":
-            bad = ~np.isfinite(values)
-            if bad.any():
-                row = int(np.flatnonzero(bad)[0])
-                raise InputFormatError(
-                    f"{f.name} is not finite: {float(values[row])!r}",
-                    path=path,
-                    line_number=source.line_of(row),
-                )
-        columns[f.name] = values
-    return columns, source
+    return _columns(table, fields, path, source), source
 
 
-def parse_qrels(data: bytes, path: str = "<qrels>") -> Qrels:
-    """Parse TREC qrels text: ``qid iter docid grade`` (the iter field is ignored)."""
-    columns, source = _parse(data, path, 4, _QRELS_FIELDS)
+def _qrels(columns: dict[str, object], source: SourceLines) -> Qrels:
     grades = np.asarray(columns["grade"], dtype=np.int64)
     return Qrels(columns["query id"], columns["doc id"], grades, source)  # type: ignore[arg-type]
 
 
-def parse_run(data: bytes, path: str = "<run>", *, name: str | None = None) -> Run:
-    """Parse a TREC run: ``qid Q0 docid rank score tag``.
-
-    The rank column is read too (for ``order="rank"``); Q0 and the tag are ignored.
-    """
-    columns, source = _parse(data, path, 6, (*_RUN_FIELDS, _RANK_FIELD))
+def _run(columns: dict[str, object], source: SourceLines, name: str) -> Run:
+    ranks = columns.get("rank")
     return Run(
         columns["query id"],  # type: ignore[arg-type]
         columns["doc id"],  # type: ignore[arg-type]
         np.asarray(columns["score"], dtype=np.float64),
-        np.asarray(columns["rank"], dtype=np.float64),
+        None if ranks is None else np.asarray(ranks, dtype=np.float64),
         source=source,
         default_order="score",
-        name=name or path,
+        name=name,
     )
+
+
+def _run_fields(ranks: bool) -> tuple[_Field, ...]:
+    return (*_RUN_FIELDS, _RANK_FIELD) if ranks else _RUN_FIELDS
+
+
+def parse_qrels(data: bytes, path: str = "<qrels>") -> Qrels:
+    """Parse TREC qrels text: ``qid iter docid grade`` (the iter field is ignored)."""
+    return _qrels(*_parse(data, path, 4, _QRELS_FIELDS))
+
+
+def parse_run(
+    data: bytes, path: str = "<run>", *, name: str | None = None, ranks: bool = True
+) -> Run:
+    """Parse a TREC run: ``qid Q0 docid rank score tag``.
+
+    Q0 and the tag are ignored; the rank column is read when ``ranks`` (for
+    ``order="rank"``), else skipped, as trec_eval ignores it.
+    """
+    columns, source = _parse(data, path, 6, _run_fields(ranks))
+    return _run(columns, source, name or path)
+
+
+def _is_file(source: Source) -> bool:
+    return isinstance(source, str | Path) and str(source) != "-"
 
 
 def read_qrels(source: Source) -> Qrels:
     """Read a TREC qrels file (path, ``-`` for stdin, bytes or a binary stream)."""
+    if _is_file(source):
+        fast = _parse_path(str(source), 4, _QRELS_FIELDS)
+        if fast is not None:
+            return _qrels(*fast)
     return parse_qrels(read_bytes(source), display_name(source))
 
 
-def read_run(source: Source) -> Run:
-    """Read a TREC run file (path, ``-`` for stdin, bytes or a binary stream)."""
-    return parse_run(read_bytes(source), display_name(source))
+def read_run(source: Source, *, ranks: bool = False) -> Run:
+    """Read a TREC run file (path, ``-`` for stdin, bytes or a binary stream).
+
+    The rank column is read only with ``ranks=True`` (needed for ``order="rank"``).
+    """
+    if _is_file(source):
+        fast = _parse_path(str(source), 6, _run_fields(ranks))
+        if fast is not None:
+            return _run(*fast, display_name(source))
+    return parse_run(read_bytes(source), display_name(source), ranks=ranks)
