@@ -345,6 +345,16 @@ def evaluate(
     duplicates
         A doc id repeated in one ranking: ``"keep"`` (takes a place each time, counts once as
         relevant: seed 002), ``"first"`` (later repeats removed) or ``"error"``.
+    queries, exclude_queries
+        Evaluate only these query ids / leave these out (a development or held-out set, see
+        ``prfeval split``). Both sides are restricted before anything else.
+    stream
+        Read a TREC run file block by block in bounded memory (it must be grouped by query,
+        as TREC runs are). ``None`` streams run files larger than 8 MiB. A run that cannot be
+        streamed is read whole, with a :class:`~prfeval.errors.PrfevalWarning`. The numbers
+        are the same either way, to the last digit.
+    progress
+        Called as ``progress(bytes_done, bytes_total)`` while a run is streamed.
 
     Returns
     -------
