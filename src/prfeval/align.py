@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from prfeval._arrow import arrow_ints, arrow_strings, bools_of, numpy_of
 from prfeval.errors import InputFormatError, UsageError
 from prfeval.ranking import UNJUDGED, JudgedRanking, QueryAccounting
 from prfeval.tables import Order, Qrels, Run
@@ -49,21 +50,21 @@ def _factorize(arrays: list[Any], *, sort: bool = True) -> tuple[list[IntArray],
     ]
     lengths = [len(a) for a in arrays]
     if not chunks:
-        return [np.zeros(n, dtype=np.int64) for n in lengths], pa.array([], pa.string())
+        return [np.zeros(n, dtype=np.int64) for n in lengths], arrow_strings([])
     encoded = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.string()))
     dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
     if any(len(c.dictionary) != len(dictionary) for c in encoded.chunks):
         encoded = encoded.unify_dictionaries()  # not one shared memo table: make it so
         dictionary = encoded.chunk(0).dictionary
-    indices = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
+    indices = np.concatenate([numpy_of(c.indices) for c in encoded.chunks])
     if not sort:
         codes = indices.astype(np.int64)
         return list(np.split(codes, np.cumsum(lengths)[:-1])), dictionary
-    order = pc.sort_indices(dictionary).to_numpy()
+    order = numpy_of(pc.sort_indices(dictionary))
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = np.arange(order.size, dtype=np.int64)
     codes = rank[indices]
-    return list(np.split(codes, np.cumsum(lengths)[:-1])), dictionary.take(pa.array(order))
+    return list(np.split(codes, np.cumsum(lengths)[:-1])), dictionary.take(arrow_ints(order))
 
 
 def _byte_ranks(vocab: pa.Array, codes: IntArray) -> IntArray:
@@ -72,14 +73,13 @@ def _byte_ranks(vocab: pa.Array, codes: IntArray) -> IntArray:
     Used when only some documents need ordering (the tied ones), so that a streamed block
     need not sort its whole vocabulary.
     """
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     present = np.zeros(len(vocab), dtype=bool)
     present[codes] = True  # a mask, not np.unique: no sort or hash of the codes
     needed = np.flatnonzero(present)
     ranks = np.zeros(len(vocab), dtype=np.int64)
-    order = pc.sort_indices(vocab.take(pa.array(needed))).to_numpy()
+    order = numpy_of(pc.sort_indices(vocab.take(arrow_ints(needed))))
     ranks[needed[order]] = np.arange(needed.size, dtype=np.int64)
     return ranks
 
@@ -88,7 +88,7 @@ def _query_order(vocab: pa.Array) -> IntArray:
     """Output order of query ids: numeric when every id is a number, else byte order."""
     import pyarrow.compute as pc
 
-    ids = vocab.to_numpy(zero_copy_only=False)
+    ids = np.array(vocab.to_pylist(), dtype=object)
     if len(vocab) and pc.all(pc.match_substring_regex(vocab, r"^[0-9]{1,18}$")).as_py():
         return np.lexsort((np.arange(ids.size), ids.astype(np.int64)))
     return np.arange(ids.size)
@@ -98,8 +98,8 @@ def query_output_order(ids: pa.Array) -> IntArray:
     """Positions of ``ids`` (unsorted, distinct) in output order: numeric or byte order."""
     import pyarrow.compute as pc
 
-    by_bytes = pc.sort_indices(ids).to_numpy()
-    return by_bytes[_query_order(ids.take(by_bytes))]
+    by_bytes = numpy_of(pc.sort_indices(ids)).astype(np.int64)
+    return by_bytes[_query_order(ids.take(arrow_ints(by_bytes)))]
 
 
 def _rank_order(
@@ -120,13 +120,19 @@ def _rank_order(
     if order == "score":
         if run.scores is None:
             raise UsageError(f"{run.name}: has no scores to order by; use order='file'")
+        # trec_eval: score descending, ties broken by doc id descending (byte order).
         presorted = _presorted_score_order(q, run.scores, d, n_d, raw_q, vocab)
         if presorted is not None:
             return presorted
-        if vocab is not None:
-            d = _byte_ranks(vocab, d)[d]
-        # trec_eval: score descending, ties broken by doc id descending (byte order).
-        return _packed_score_order(q, run.scores, d, n_d)
+        # Not in score order yet: sort by (query, score descending) first; then the rows are
+        # in the shape the presorted path handles, which puts the ties in doc id order.
+        by_score = _query_score_order(raw_q, run.scores)
+        within = _presorted_score_order(
+            q[by_score], run.scores[by_score], d[by_score], n_d, raw_q[by_score], vocab
+        )
+        if within is None:  # cannot happen: by_score is grouped and in score order
+            raise AssertionError("score order after sorting by score")
+        return by_score[within]
     if order == "rank":
         if run.ranks is None:
             raise UsageError(f"{run.name}: has no rank column to order by")
@@ -134,21 +140,15 @@ def _rank_order(
     return np.argsort(q, kind="stable")
 
 
-def _packed_score_order(
-    q: IntArray, scores: npt.NDArray[np.float64], d: IntArray, n_d: int
-) -> IntArray:
-    """(query, score descending, doc id descending) order with one sort of a packed key.
+def _query_score_order(q: IntArray, scores: npt.NDArray[np.float64]) -> IntArray:
+    """Rows grouped by query, each in score order (descending), with one packed-key sort.
 
-    Scores become dense ranks, so the three keys fit one int64 when the sizes allow
-    (they nearly always do); otherwise a three-key lexsort.
+    Scores become dense ranks so that query and score share one int64 key.
     """
-    unique_scores, score_rank = np.unique(scores, return_inverse=True)
-    n_s = max(unique_scores.size, 1)
+    _, score_rank = np.unique(scores, return_inverse=True)
+    n_s = int(score_rank.max()) + 1 if score_rank.size else 1
     q0 = q - q.min() if q.size else q
-    n_q = int(q0.max()) + 1 if q.size else 1
-    if n_q * n_s * n_d >= 2**62:
-        return np.lexsort((-d, -scores, q))
-    key = (q0 * n_s + (n_s - 1 - score_rank.reshape(-1))) * n_d + (n_d - 1 - d)
+    key = q0 * n_s + (n_s - 1 - score_rank.reshape(-1))
     return np.argsort(key, kind="stable")
 
 
@@ -265,9 +265,7 @@ def align(
     if order not in ("score", "rank", "file"):
         raise UsageError(f"order must be score, rank or file, got {order!r}")
 
-    import pyarrow as pa
-
-    empty_ids = pa.array(list(run.extra.get("empty_queries", ())), pa.string())
+    empty_ids = arrow_strings(list(run.extra.get("empty_queries", ())))
     (run_q, qrels_q, empty_q), query_vocab = _factorize([run.query_ids, qrels.query_ids, empty_ids])
     sorted_docs = doc_order == "sorted"
     (run_d, qrels_d), doc_vocab = _factorize([run.doc_ids, qrels.doc_ids], sort=sorted_docs)
@@ -303,11 +301,11 @@ def align(
     out_codes = out_order[evaluate_q[out_order]]
     slot = np.full(n_q, -1, dtype=np.int64)
     slot[out_codes] = np.arange(out_codes.size, dtype=np.int64)
-    query_ids = query_vocab.take(out_codes).to_numpy(zero_copy_only=False)
+    query_ids = np.array(query_vocab.take(arrow_ints(out_codes)).to_pylist(), dtype=object)
 
     def ids_where(mask: npt.NDArray[np.bool_]) -> tuple[str, ...]:
         codes = out_order[mask[out_order]]
-        return tuple(query_vocab.take(codes).to_pylist())
+        return tuple(query_vocab.take(arrow_ints(codes)).to_pylist())
 
     # Rank order: rows of evaluated queries, grouped by output slot, ranked within each.
     ranked = _rank_order(
@@ -419,22 +417,17 @@ def restrict_queries(
     """
     if include is None and not exclude:
         return table
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     keep = np.ones(len(table.query_ids), dtype=bool)
     if include is not None:
-        keep &= pc.is_in(table.query_ids, pa.array(sorted(include), pa.string())).to_numpy(
-            zero_copy_only=False
-        )
+        keep &= bools_of(pc.is_in(table.query_ids, value_set=arrow_strings(sorted(include))))
     if exclude:
-        keep &= ~pc.is_in(table.query_ids, pa.array(sorted(exclude), pa.string())).to_numpy(
-            zero_copy_only=False
-        )
+        keep &= ~bools_of(pc.is_in(table.query_ids, value_set=arrow_strings(sorted(exclude))))
     if keep.all() and not getattr(table, "extra", {}).get("empty_queries"):
         return table
     rows = np.flatnonzero(keep)
-    taken = pa.array(rows)
+    taken = arrow_ints(rows)
     source = table.source
     numbers = source.line_numbers
     lines = (

@@ -405,6 +405,7 @@ def evaluate(
         judged_only=judged_only,
         max_results=max_results,
         complete=complete,
+        doc_order="ties",  # the measures need only tied documents in doc id order
     )
     settings = {
         "complete": complete,

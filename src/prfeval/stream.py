@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from prfeval._arrow import arrow_ints, arrow_strings, bools_of, numpy_of
 from prfeval.align import align, query_output_order, restrict_queries
 from prfeval.errors import InputFormatError, PrfevalError
 from prfeval.evaluate import Evaluation, MeasuredQueries, check_measures, measure_queries, summarise
@@ -56,14 +57,13 @@ class _JudgmentIndex:
         encoded = pc.dictionary_encode(qrels.query_ids)
         if isinstance(encoded, pa.ChunkedArray):
             encoded = encoded.unify_dictionaries()
-            dictionary = encoded.chunk(0).dictionary if encoded.num_chunks else pa.array([])
+            dictionary = encoded.chunk(0).dictionary if encoded.num_chunks else arrow_strings([])
             codes = np.concatenate(
-                [c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks]
-                or [np.zeros(0, np.int64)]
+                [numpy_of(c.indices) for c in encoded.chunks] or [np.zeros(0, np.int64)]
             )
         else:
             dictionary = encoded.dictionary
-            codes = encoded.indices.to_numpy(zero_copy_only=False)
+            codes = numpy_of(encoded.indices)
         self.qrels = qrels
         self.order = np.argsort(codes, kind="stable")
         counts = np.bincount(codes, minlength=len(dictionary))
@@ -74,7 +74,6 @@ class _JudgmentIndex:
         }
 
     def subset(self, query_ids: list[str]) -> Qrels:
-        import pyarrow as pa
 
         spans = [self.span[q] for q in query_ids if q in self.span]
         if not spans:
@@ -87,7 +86,7 @@ class _JudgmentIndex:
             )
         rows = self.order[rows]
         q = self.qrels
-        taken = pa.array(rows, pa.int64())
+        taken = arrow_ints(rows)
         line_numbers = (
             q.source.line_numbers[rows]
             if q.source.line_numbers is not None
@@ -201,7 +200,7 @@ def evaluate_stream(
         if len(run_lengths) != len(blocks) or any(b in seen for b in blocks):
             raise NotStreamable(f"{run_path}: the run is not grouped by query")
         seen.update(blocks)
-        score_values = scores.to_numpy()
+        score_values = numpy_of(scores)
         if not np.all(np.isfinite(score_values)):
             row = int(np.flatnonzero(~np.isfinite(score_values))[0])
             raise InputFormatError(
@@ -214,7 +213,7 @@ def evaluate_stream(
             q_ids,
             doc_ids,
             score_values,
-            ranks.to_numpy(),
+            numpy_of(ranks).astype(np.float64),
             SourceLines(run_path, np.arange(first_row + 1, first_row + n + 1)),
             default_order="score",
             name=run_path,
@@ -266,8 +265,8 @@ def evaluate_stream(
     missing = sorted(judged - seen)
     if complete and missing:
         empty = Run(
-            pa.array([], pa.string()),
-            pa.array([], pa.string()),
+            arrow_strings([]),
+            arrow_strings([]),
             np.zeros(0),
             np.zeros(0),
             SourceLines(run_path),
@@ -277,7 +276,7 @@ def evaluate_stream(
         parts.append(measure_queries(ranking, parsed, level=level, collection_size=collection_size))
     if parts:
         joined = MeasuredQueries.concat(parts)
-        joined = joined.take(query_output_order(pa.array(list(joined.query_ids), pa.string())))
+        joined = joined.take(query_output_order(arrow_strings(list(joined.query_ids))))
     else:
         joined = MeasuredQueries(
             tuple(parsed),
@@ -289,8 +288,8 @@ def evaluate_stream(
     def in_output_order(ids: list[str]) -> tuple[str, ...]:
         if not ids:
             return ()
-        arr = pa.array(ids, pa.string())
-        return tuple(arr.take(pa.array(query_output_order(arr))).to_pylist())
+        arr = arrow_strings(ids)
+        return tuple(arr.take(arrow_ints(query_output_order(arr))).to_pylist())
 
     accounting = QueryAccounting(
         evaluated=len(joined.query_ids),
@@ -313,7 +312,7 @@ def _run_lengths(q_ids: Any) -> list[int]:
     """Lengths of the runs of equal consecutive query ids."""
     import pyarrow.compute as pc
 
-    codes = pc.dictionary_encode(q_ids).indices.to_numpy(zero_copy_only=False)
+    codes = numpy_of(pc.dictionary_encode(q_ids).indices)
     if codes.size == 0:
         return []
     change = np.flatnonzero(codes[1:] != codes[:-1])
@@ -324,6 +323,6 @@ def _trailing_run(q_ids: Any, last: str) -> int:
     """How many rows at the end of ``q_ids`` belong to the query ``last``."""
     import pyarrow.compute as pc
 
-    is_last = pc.equal(q_ids, last).to_numpy(zero_copy_only=False)
+    is_last = bools_of(pc.equal(q_ids, arrow_strings([last])[0]))
     not_last = np.flatnonzero(~is_last)
     return int(is_last.size - (not_last[-1] + 1 if not_last.size else 0))

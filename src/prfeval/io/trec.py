@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from prfeval._arrow import arrow_strings, numpy_of
 from prfeval.errors import InputFormatError
 from prfeval.io.source import Source, display_name, read_bytes
 from prfeval.tables import Qrels, Run, SourceLines
@@ -150,7 +151,7 @@ def _columns(
             columns[f.name] = column  # chunked: the encoder reads the chunks as they are
             continue
         values = (
-            np.concatenate([c.to_numpy() for c in column.chunks])
+            np.concatenate([numpy_of(c) for c in column.chunks])
             if column.num_chunks
             else np.zeros(0)
         )
@@ -209,7 +210,7 @@ def _parse(
         source = SourceLines(path, line_numbers)
         if not clean or clean.isspace():
             return {
-                f.name: pa.array([], pa.string()) if f.kind == "str" else np.array([], np.float64)
+                f.name: arrow_strings([]) if f.kind == "str" else np.array([], np.float64)
                 for f in fields
             }, source
         try:
