@@ -1,4 +1,4 @@
-"""prfeval.classify: seed 003's worked numbers, hand counts, and agreement with scikit-learn."""
+"""prfeval.classification: seed 003's worked numbers, hand counts, agreement with scikit-learn."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from sklearn.metrics import (
     precision_recall_fscore_support,
 )
 
-from prfeval.classify import AVERAGE_CHOICES, MEASURES, ClassificationResult, classify
+from prfeval.classification import AVERAGE_CHOICES, MEASURES, ClassificationResult, classify
 from prfeval.counts import UndefinedMetricWarning
 from prfeval.errors import UsageError
 
@@ -444,7 +444,7 @@ def test_bad_input_is_a_clear_usage_error(y_true, y_pred, kwargs, message):
 
 
 def test_import_prfeval_classification_stays_light():
-    code = ("import sys, prfeval.classify, prfeval.thresholds, prfeval.continuous, "
+    code = ("import sys, prfeval.classification, prfeval.thresholds, prfeval.continuous, "
             "prfeval.conversions; "
             "print(sorted(m for m in ('pandas', 'pyarrow', 'sklearn', 'matplotlib') "
             "if m in sys.modules))")

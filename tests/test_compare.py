@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from prfeval.compare import Comparison, compare
+from prfeval.comparison import Comparison, compare
 from prfeval.errors import UsageError
 from prfeval.stats import holm, randomization_test
 

@@ -264,3 +264,17 @@ def test_accepted_collection_size_never_gives_negative_tn(seed: int) -> None:
     for values in e.per_query.values():
         assert values["TN"] >= 0
         assert 0 <= values["Fallout"] <= 1 and 0 <= values["Specificity"] <= 1
+
+
+def test_lazy_exports_resolve() -> None:
+    """Every name in prfeval.__all__ resolves, and the three that share a name with their
+    topic (evaluate, classify, compare) are the functions, whatever was imported first."""
+    import prfeval
+    import prfeval.classification
+    import prfeval.comparison
+    import prfeval.evaluation
+
+    for name in prfeval.__all__:
+        assert getattr(prfeval, name) is not None, name
+    assert callable(prfeval.evaluate) and prfeval.evaluate.__name__ == "evaluate"
+    assert prfeval.classify.__name__ == "classify" and prfeval.compare.__name__ == "compare"

@@ -1,41 +1,94 @@
-"""prfeval: precision, recall and the F measure for retrieval and classification."""
+"""prfeval: precision, recall and the F measure for retrieval and classification.
+
+The public API is re-exported here from private one-concept modules. Everything but the
+exception classes is imported on first use (PEP 562), so ``import prfeval`` costs almost
+nothing and a script that only calls :func:`recall_at_k` never loads Arrow.
+"""
 
 from __future__ import annotations
 
-from prfeval.classify import ClassificationResult, classify
-from prfeval.compare import Comparison, compare
-from prfeval.continuous import ContinuousPRF, continuous_prf
-from prfeval.conversions import (
-    accuracy_from_precision_recall,
-    accuracy_from_rates,
-    min_precision,
-    precision_from_rates,
-)
-from prfeval.counts import (
-    Counts,
-    UndefinedMetricWarning,
-    accuracy,
-    balanced_accuracy,
-    e_measure,
-    f_beta,
-    f_from_pr,
-    fallout,
-    ppcr,
-    precision,
-    prevalence,
-    recall,
-    safe_divide,
-    specificity,
-    youden_j,
-)
-from prfeval.curves import Curves, curve
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from prfeval.errors import InputFormatError, MeasureError, PrfevalError, UsageError
-from prfeval.evaluate import Evaluation, evaluate
-from prfeval.io import load_qrels, load_run
-from prfeval.measures import Measure, parse_measures
-from prfeval.split import split_queries
-from prfeval.thresholds import ThresholdSweep, threshold_sweep
-from prfeval.topk import f_at_k, precision_at_k, recall_at_k
+
+if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
+    from prfeval.classification import ClassificationResult, classify
+    from prfeval.comparison import Comparison, compare
+    from prfeval.continuous import ContinuousPRF, continuous_prf
+    from prfeval.conversions import (
+        accuracy_from_precision_recall,
+        accuracy_from_rates,
+        min_precision,
+        precision_from_rates,
+    )
+    from prfeval.counts import (
+        Counts,
+        UndefinedMetricWarning,
+        accuracy,
+        balanced_accuracy,
+        e_measure,
+        f_beta,
+        f_from_pr,
+        fallout,
+        ppcr,
+        precision,
+        prevalence,
+        recall,
+        safe_divide,
+        specificity,
+        youden_j,
+    )
+    from prfeval.curves import Curves, curve
+    from prfeval.evaluation import Evaluation, evaluate
+    from prfeval.io import load_qrels, load_run
+    from prfeval.measures import Measure, parse_measures
+    from prfeval.split import split_queries
+    from prfeval.thresholds import ThresholdSweep, threshold_sweep
+    from prfeval.topk import f_at_k, precision_at_k, recall_at_k
+
+# Public name -> the module that defines it.
+_LAZY: dict[str, str] = {
+    **dict.fromkeys(["ClassificationResult", "classify"], "prfeval.classification"),
+    **dict.fromkeys(["Comparison", "compare"], "prfeval.comparison"),
+    **dict.fromkeys(["ContinuousPRF", "continuous_prf"], "prfeval.continuous"),
+    **dict.fromkeys(
+        [
+            "accuracy_from_precision_recall",
+            "accuracy_from_rates",
+            "min_precision",
+            "precision_from_rates",
+        ],
+        "prfeval.conversions",
+    ),
+    **dict.fromkeys(
+        [
+            "Counts",
+            "UndefinedMetricWarning",
+            "accuracy",
+            "balanced_accuracy",
+            "e_measure",
+            "f_beta",
+            "f_from_pr",
+            "fallout",
+            "ppcr",
+            "precision",
+            "prevalence",
+            "recall",
+            "safe_divide",
+            "specificity",
+            "youden_j",
+        ],
+        "prfeval.counts",
+    ),
+    **dict.fromkeys(["Curves", "curve"], "prfeval.curves"),
+    **dict.fromkeys(["Evaluation", "evaluate"], "prfeval.evaluation"),
+    **dict.fromkeys(["load_qrels", "load_run"], "prfeval.io"),
+    **dict.fromkeys(["Measure", "parse_measures"], "prfeval.measures"),
+    "split_queries": "prfeval.split",
+    **dict.fromkeys(["ThresholdSweep", "threshold_sweep"], "prfeval.thresholds"),
+    **dict.fromkeys(["f_at_k", "precision_at_k", "recall_at_k"], "prfeval.topk"),
+}
 
 __all__ = [
     "ClassificationResult",
@@ -82,3 +135,16 @@ __all__ = [
     "threshold_sweep",
     "youden_j",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'prfeval' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

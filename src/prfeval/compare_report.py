@@ -1,4 +1,4 @@
-"""Tables of a :class:`~prfeval.compare.Comparison` as papers print them: Markdown and LaTeX.
+"""Tables of a :class:`~prfeval.comparison.Comparison` as papers print them: Markdown and LaTeX.
 
 The main table has one row per run and one column per measure, each cell the macro average;
 the best value of each measure is in bold and a dagger marks a value significantly different
@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from prfeval.compare import Comparison, ComparisonRow
+    from prfeval.comparison import Comparison, ComparisonRow
 
 __all__ = [
     "DETAIL_HEADERS",
@@ -66,7 +66,7 @@ def legend(c: Comparison) -> str:
 def best_runs(c: Comparison, measure: str) -> set[str]:
     """The runs with the best macro value of ``measure`` (all of them when tied); none for
     counts, and none when every run has the same value (bold would single out nothing)."""
-    from prfeval.compare import _direction
+    from prfeval.comparison import _direction
 
     m = c.measures[c.labels.index(measure)]
     sign = _direction(m)

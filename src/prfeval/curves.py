@@ -36,7 +36,7 @@ import numpy.typing as npt
 from prfeval.align import Duplicates, align, restrict_queries
 from prfeval.counts import Counts, f_beta, precision, recall, safe_divide
 from prfeval.errors import InputFormatError, UsageError
-from prfeval.evaluate import _check_collection_size, _describe_query_set
+from prfeval.evaluation import _check_collection_size, _describe_query_set
 from prfeval.io import load_qrels, load_run
 from prfeval.ranking import JudgedRanking, QueryAccounting
 from prfeval.tables import Order

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from prfeval.curves import Curves, curve
-from prfeval.evaluate import Evaluation, evaluate
+from prfeval.evaluation import Evaluation, evaluate
 
 __all__ = ["SEED_CUTOFFS", "DemoReport", "QueryRow", "run_demo"]
 

@@ -20,7 +20,7 @@ from prfeval.plots import _pyplot
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from prfeval.compare import Comparison
+    from prfeval.comparison import Comparison
 
 __all__ = ["difference_figure"]
 
@@ -59,7 +59,7 @@ def difference_figure(
     more than 40 queries the query ids are left off the axis. Each panel's title gives the
     wins, ties and losses and the mean difference with its bootstrap interval.
     """
-    from prfeval.compare import _direction
+    from prfeval.comparison import _direction
 
     labels = comparison.labels
     if measure is None:

@@ -24,7 +24,13 @@ import numpy as np
 from prfeval._arrow import arrow_ints, arrow_strings, bools_of, numpy_of
 from prfeval.align import align, query_output_order, restrict_queries
 from prfeval.errors import InputFormatError, PrfevalError
-from prfeval.evaluate import Evaluation, MeasuredQueries, check_measures, measure_queries, summarise
+from prfeval.evaluation import (
+    Evaluation,
+    MeasuredQueries,
+    check_measures,
+    measure_queries,
+    summarise,
+)
 from prfeval.measures import Measure
 from prfeval.ranking import QueryAccounting
 from prfeval.tables import Qrels, Run, SourceLines

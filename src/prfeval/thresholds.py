@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.classify import _scalar_labels  # the same label checks as classify()
+from prfeval.classification import _scalar_labels  # the same label checks as classify()
 from prfeval.counts import Counts, f_beta, f_from_pr, ppcr, precision, recall
 from prfeval.errors import UsageError
 

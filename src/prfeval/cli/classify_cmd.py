@@ -13,7 +13,7 @@ from typing import Any
 import click
 import numpy as np
 
-from prfeval.classify import AVERAGE_CHOICES, MEASURES, ClassificationResult, classify
+from prfeval.classification import AVERAGE_CHOICES, MEASURES, ClassificationResult, classify
 from prfeval.cli.output import emit, fmt_value, note, render_table
 from prfeval.counts import UndefinedMetricWarning
 from prfeval.errors import UsageError

@@ -11,8 +11,8 @@ from pathlib import Path
 import click
 
 from prfeval.cli.output import emit, fmt_value, note, render_table
-from prfeval.compare import Comparison, compare
 from prfeval.compare_report import describe_test, disagreement_lines
+from prfeval.comparison import Comparison, compare
 from prfeval.errors import UsageError
 from prfeval.io.queries import read_query_ids
 from prfeval.stats import CORRECTIONS, TESTS

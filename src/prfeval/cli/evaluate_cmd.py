@@ -16,7 +16,7 @@ from prfeval.cli.output import (
     progress_bar,
     render_table,
 )
-from prfeval.evaluate import Evaluation, evaluate
+from prfeval.evaluation import Evaluation, evaluate
 from prfeval.io.queries import read_query_ids
 
 FORMATS = ("table", "trec", "json", "csv")

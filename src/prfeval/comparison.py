@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from prfeval.align import Duplicates
 from prfeval.errors import InputFormatError, UsageError
-from prfeval.evaluate import Evaluation, evaluate
+from prfeval.evaluation import Evaluation, evaluate
 from prfeval.io import load_qrels, load_run
 from prfeval.measures import Measure, parse_measures
 from prfeval.stats import (
@@ -324,7 +324,7 @@ class Comparison:
     queries
         The query treatment: what was compared, what was scored as empty, what was left out.
     evaluations
-        Run name -> its :class:`~prfeval.evaluate.Evaluation` on the compared queries.
+        Run name -> its :class:`~prfeval.evaluation.Evaluation` on the compared queries.
     settings
         Test, alpha, correction, number of tests, permutations, resamples, seed, level, ...
     """
@@ -589,11 +589,11 @@ def compare(
     Parameters
     ----------
     qrels
-        Judgments, in any form :func:`~prfeval.evaluate.evaluate` reads.
+        Judgments, in any form :func:`~prfeval.evaluation.evaluate` reads.
     runs
         Run name -> run (a path, a DataFrame, a dict, ...): at least two.
     measures
-        Measure names as :func:`~prfeval.evaluate.evaluate` takes them; default
+        Measure names as :func:`~prfeval.evaluation.evaluate` takes them; default
         :data:`COMPARE_MEASURES`. Counts (NumRet, TP, ...) are reported as totals, untested.
     baseline
         The run the others are compared with; default the first.
@@ -630,7 +630,7 @@ def compare(
     top
         How many of the queries that moved most to keep per run and measure.
     collection_size, judged_only, max_results, order, duplicates
-        As in :func:`~prfeval.evaluate.evaluate`.
+        As in :func:`~prfeval.evaluation.evaluate`.
 
     Returns
     -------
