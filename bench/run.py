@@ -273,6 +273,13 @@ TOOLS: dict[str, Tool] = {
     "prfeval-stream": Tool(
         "prfeval-stream", _prfeval_missing, _prfeval_command("--stream"), _prfeval_values
     ),
+    "prfeval-memory": Tool(
+        "prfeval-memory",
+        _prfeval_missing,
+        _prfeval_command("--no-stream"),
+        _prfeval_values,
+        note="the whole run read at once (--no-stream)",
+    ),
     "pytrec_eval": Tool(
         "pytrec_eval",
         _module_missing("pytrec_eval", "pytrec-eval-terrier"),
@@ -306,6 +313,7 @@ DEFAULT_TOOLS = (
     "polars",
     "prfeval",
     "prfeval-stream",
+    "prfeval-memory",
     "pytrec_eval",
     "ir_measures",
     "ranx",
@@ -564,7 +572,7 @@ def targets(
             ),
             (
                 "--stream wall <= 2x in memory",
-                _ratio(wall("prfeval-stream"), wall("prfeval")),
+                _ratio(wall("prfeval-stream"), wall("prfeval-memory") or wall("prfeval")),
                 "x",
                 lambda v: v <= 2,
             ),

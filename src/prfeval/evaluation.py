@@ -310,6 +310,7 @@ def evaluate(
     exclude_queries: Collection[str] | None = None,
     stream: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
+    query_set: str | None = None,
 ) -> Evaluation:
     """Evaluate a run against judgments.
 
@@ -348,6 +349,9 @@ def evaluate(
     queries, exclude_queries
         Evaluate only these query ids / leave these out (a development or held-out set, see
         ``prfeval split``). Both sides are restricted before anything else.
+    query_set
+        How to name the query set in the result (e.g. the file the ids came from); by
+        default it is described by its size.
     stream
         Read a TREC run file block by block in bounded memory (it must be grouped by query,
         as TREC runs are). ``None`` streams run files larger than 8 MiB. A run that cannot be
@@ -391,6 +395,7 @@ def evaluate(
         duplicates=duplicates,
         queries=include,
         exclude_queries=exclude,
+        query_set=query_set,
     )
     if streamed is not None:
         return streamed
@@ -416,7 +421,7 @@ def evaluate(
         "qrels": qrels_table.source.path,
         "run": run_table.name,
         "empty_run": len(run_table) == 0,
-        "query_set": _describe_query_set(include, exclude),
+        "query_set": query_set or _describe_query_set(include, exclude),
     }
     return evaluate_ranking(
         ranking, parsed, level=level, collection_size=collection_size, settings=settings
@@ -472,7 +477,8 @@ def _try_stream(
         "qrels": qrels.source.path,
         "run": str(path),
         "empty_run": os.path.getsize(path) == 0,
-        "query_set": _describe_query_set(options["queries"], options["exclude_queries"]),
+        "query_set": options.pop("query_set")
+        or _describe_query_set(options["queries"], options["exclude_queries"]),
     }
     try:
         return evaluate_stream(

@@ -61,6 +61,21 @@ def accounting_lines(e: Evaluation) -> list[str]:
     return lines
 
 
+def _query_set_name(
+    include_file: str | None,
+    include: list[str] | None,
+    exclude_file: str | None,
+    exclude: list[str] | None,
+) -> str | None:
+    """The query set as the user gave it: the files and how many ids each listed."""
+    parts = []
+    if include_file and include is not None:
+        parts.append(f"the {len(include)} queries listed in {include_file}")
+    if exclude_file and exclude is not None:
+        parts.append(f"leaving out the {len(exclude)} listed in {exclude_file}")
+    return ", ".join(parts) or None
+
+
 def format_table(e: Evaluation) -> str:
     rows = []
     for m in e.measures:
@@ -226,6 +241,8 @@ def command(
     output: str | None,
 ) -> None:
     """Evaluate RUN (TREC run, CSV/TSV/JSONL/Parquet, or - for stdin) against QRELS."""
+    include = read_query_ids(queries_file) if queries_file else None
+    exclude = read_query_ids(exclude_file) if exclude_file else None
     with progress_bar("evaluating") as progress, notes_from_warnings():
         result = evaluate(
             qrels,
@@ -238,8 +255,9 @@ def command(
             max_results=max_results,
             order=order,
             duplicates=duplicates,  # type: ignore[arg-type]
-            queries=read_query_ids(queries_file) if queries_file else None,
-            exclude_queries=read_query_ids(exclude_file) if exclude_file else None,
+            queries=include,
+            exclude_queries=exclude,
+            query_set=_query_set_name(queries_file, include, exclude_file, exclude),
             stream=stream,
             progress=progress,
         )
