@@ -28,8 +28,13 @@ MAX_MATRIX_CLASSES = 30
 # Sweeps with at most this many thresholds are shown whole in the table.
 MAX_CURVE_ROWS = 25
 
-_AVERAGE_ROWS = (("micro", "micro avg"), ("macro", "macro avg"), ("weighted", "weighted avg"),
-                 ("samples", "samples avg"), ("f_of_means", "F of macro P,R"))
+_AVERAGE_ROWS = (
+    ("micro", "micro avg"),
+    ("macro", "macro avg"),
+    ("weighted", "weighted avg"),
+    ("samples", "samples avg"),
+    ("f_of_means", "F of macro P,R"),
+)
 
 
 def _f_name(beta: float) -> str:
@@ -74,8 +79,9 @@ def _cell(value: Any) -> str:
 # Table output
 
 
-def _titled(title: str, headers: list[str], rows: list[list[str]],
-            notes: list[str] | None = None) -> str:
+def _titled(
+    title: str, headers: list[str], rows: list[list[str]], notes: list[str] | None = None
+) -> str:
     """A table under a title line (rich would wrap a title longer than its table)."""
     return f"{title}\n" + render_table(None, headers, rows, notes)
 
@@ -83,30 +89,51 @@ def _titled(title: str, headers: list[str], rows: list[list[str]],
 def _matrix_table(r: ClassificationResult) -> str:
     labels = [str(label) for label in r.labels]
     if r.multilabel:
-        rows = [[label, *(str(int(v)) for v in (m[1, 1], m[0, 1], m[1, 0], m[0, 0]))]
-                for label, m in zip(labels, r.confusion_matrix, strict=True)]
+        rows = [
+            [label, *(str(int(v)) for v in (m[1, 1], m[0, 1], m[1, 0], m[0, 0]))]
+            for label, m in zip(labels, r.confusion_matrix, strict=True)
+        ]
         return _titled("Per-label counts", ["label", "TP", "FP", "FN", "TN"], rows)
     if len(labels) > MAX_MATRIX_CLASSES:
-        return (f"Confusion matrix: {len(labels)} classes, too many to show here "
-                "(see --format json).\n")
-    rows = [[label, *(str(int(v)) for v in row)]
-            for label, row in zip(labels, r.confusion_matrix, strict=True)]
-    return _titled("Confusion matrix (rows: true, columns: predicted)",
-                   ["true \\ pred", *labels], rows)
+        return (
+            f"Confusion matrix: {len(labels)} classes, too many to show here (see --format json).\n"
+        )
+    rows = [
+        [label, *(str(int(v)) for v in row)]
+        for label, row in zip(labels, r.confusion_matrix, strict=True)
+    ]
+    return _titled(
+        "Confusion matrix (rows: true, columns: predicted)", ["true \\ pred", *labels], rows
+    )
 
 
 def _class_table(r: ClassificationResult) -> str:
     f = _f_name(r.beta)
-    headers = ["class", "support", "precision", "recall", f, "specificity", "bal. acc",
-               "no-skill P", "no-skill R", f"no-skill {f}"]
+    headers = [
+        "class",
+        "support",
+        "precision",
+        "recall",
+        f,
+        "specificity",
+        "bal. acc",
+        "no-skill P",
+        "no-skill R",
+        f"no-skill {f}",
+    ]
     shown = ("precision", "recall", "f", "specificity", "balanced_accuracy")
     rows = []
     for label, values in r.per_class.items():
         base = r.no_skill.per_class[label]
         mark = " *" if r.average == "binary" and label == r.pos_label else ""
-        rows.append([f"{label}{mark}", str(values["support"]),
-                     *(fmt_value(values[m]) for m in shown),
-                     *(fmt_value(base[m]) for m in ("precision", "recall", "f"))])
+        rows.append(
+            [
+                f"{label}{mark}",
+                str(values["support"]),
+                *(fmt_value(values[m]) for m in shown),
+                *(fmt_value(base[m]) for m in ("precision", "recall", "f")),
+            ]
+        )
     support = str(int(r.counts.relevant.sum()))
     for name, title in _AVERAGE_ROWS:
         values = getattr(r, name)
@@ -114,10 +141,14 @@ def _class_table(r: ClassificationResult) -> str:
             continue
         base = getattr(r.no_skill, name) or {}
         mark = " *" if r.average == name else ""
-        rows.append([f"{title}{mark}", support,
-                     *(fmt_value(values[m]) if m in values else "" for m in shown),
-                     *(fmt_value(base[m]) if m in base else "" for m in ("precision", "recall",
-                                                                           "f"))])
+        rows.append(
+            [
+                f"{title}{mark}",
+                support,
+                *(fmt_value(values[m]) if m in values else "" for m in shown),
+                *(fmt_value(base[m]) if m in base else "" for m in ("precision", "recall", "f")),
+            ]
+        )
     notes = [
         "micro: the measure of the summed per-class counts; macro: the mean over classes; "
         "weighted: the mean weighted by support; F of macro P,R: the F of the macro precision "
@@ -147,21 +178,34 @@ def _sweep_table(s: ThresholdSweep) -> str:
     best = s.best_index
     n = len(s.thresholds)
     indices = range(n) if n <= MAX_CURVE_ROWS else [best]
-    rows = [[fmt_value(float(s.thresholds[i])) + (" *" if i == best and n <= MAX_CURVE_ROWS
-                                                   else ""),
-             str(int(s.counts.tp[i])), str(int(s.counts.fp[i])),
-             fmt_value(float(s.precision[i])), fmt_value(float(s.recall[i])),
-             fmt_value(float(s.f[i])), fmt_value(float(s.no_skill_f[i]))] for i in indices]
-    title = (f"Threshold sweep, positive class {s.pos_label!r}: score >= threshold"
-             if n <= MAX_CURVE_ROWS else f"Best {f} threshold, positive class {s.pos_label!r}")
-    notes = [f"{n} distinct thresholds; best {f} {fmt_value(s.best['f'])} at threshold "
-             f"{fmt_value(s.best['threshold'])}"
-             + (" (*)" if n <= MAX_CURVE_ROWS else "; the whole curve: --format json or csv")
-             + ".",
-             f"no-skill precision (the prevalence): {fmt_value(s.no_skill_precision)}; "
-             f"no-skill {f}: precision = prevalence, recall = the share flagged."]
-    return _titled(title, ["threshold", "TP", "FP", "precision", "recall", f, f"no-skill {f}"],
-                   rows, notes)
+    rows = [
+        [
+            fmt_value(float(s.thresholds[i])) + (" *" if i == best and n <= MAX_CURVE_ROWS else ""),
+            str(int(s.counts.tp[i])),
+            str(int(s.counts.fp[i])),
+            fmt_value(float(s.precision[i])),
+            fmt_value(float(s.recall[i])),
+            fmt_value(float(s.f[i])),
+            fmt_value(float(s.no_skill_f[i])),
+        ]
+        for i in indices
+    ]
+    title = (
+        f"Threshold sweep, positive class {s.pos_label!r}: score >= threshold"
+        if n <= MAX_CURVE_ROWS
+        else f"Best {f} threshold, positive class {s.pos_label!r}"
+    )
+    notes = [
+        f"{n} distinct thresholds; best {f} {fmt_value(s.best['f'])} at threshold "
+        f"{fmt_value(s.best['threshold'])}"
+        + (" (*)" if n <= MAX_CURVE_ROWS else "; the whole curve: --format json or csv")
+        + ".",
+        f"no-skill precision (the prevalence): {fmt_value(s.no_skill_precision)}; "
+        f"no-skill {f}: precision = prevalence, recall = the share flagged.",
+    ]
+    return _titled(
+        title, ["threshold", "TP", "FP", "precision", "recall", f, f"no-skill {f}"], rows, notes
+    )
 
 
 def format_table(r: ClassificationResult | None, s: ThresholdSweep | None) -> str:
@@ -183,32 +227,78 @@ def format_csv(r: ClassificationResult | None, s: ThresholdSweep | None) -> str:
     if s is not None:
         d = s.to_dict()
         writer.writerow(["threshold", "tp", "fp", "precision", "recall", "f", "no_skill_f"])
-        for row in zip(d["thresholds"], d["tp"], d["fp"], d["precision"], d["recall"], d["f"],
-                       d["no_skill_f"], strict=True):
+        for row in zip(
+            d["thresholds"],
+            d["tp"],
+            d["fp"],
+            d["precision"],
+            d["recall"],
+            d["f"],
+            d["no_skill_f"],
+            strict=True,
+        ):
             writer.writerow([_cell(v) for v in row])
         return buffer.getvalue()
     assert r is not None
     base_fields = ("precision", "recall", "f")
-    header = ["row", "label", "support", "tp", "fp", "fn", "tn", *MEASURES, "prevalence",
-              "ppcr", *(f"no_skill_{m}" for m in base_fields), "value", "no_skill_value"]
+    header = [
+        "row",
+        "label",
+        "support",
+        "tp",
+        "fp",
+        "fn",
+        "tn",
+        *MEASURES,
+        "prevalence",
+        "ppcr",
+        *(f"no_skill_{m}" for m in base_fields),
+        "value",
+        "no_skill_value",
+    ]
     writer.writerow(header)
     for label, values in r.per_class.items():
         base = r.no_skill.per_class[label]
-        writer.writerow(["class", label, *(_cell(values[k]) for k in (
-            "support", "tp", "fp", "fn", "tn", *MEASURES, "prevalence", "ppcr")),
-            *(_cell(base[m]) for m in base_fields), "", ""])
+        writer.writerow(
+            [
+                "class",
+                label,
+                *(
+                    _cell(values[k])
+                    for k in ("support", "tp", "fp", "fn", "tn", *MEASURES, "prevalence", "ppcr")
+                ),
+                *(_cell(base[m]) for m in base_fields),
+                "",
+                "",
+            ]
+        )
     support = int(r.counts.relevant.sum())
     for name, _ in _AVERAGE_ROWS:
         values = getattr(r, name)
         if values is None:
             continue
         base = getattr(r.no_skill, name) or {}
-        writer.writerow([name, "", support, "", "", "", "",
-                         *(_cell(values.get(m)) for m in MEASURES), "", "",
-                         *(_cell(base.get(m)) for m in base_fields), "", ""])
-    for name, value, base_value in (("accuracy", r.accuracy, r.no_skill.accuracy),
-                                    ("balanced_accuracy", r.balanced_accuracy,
-                                     r.no_skill.balanced_accuracy)):
+        writer.writerow(
+            [
+                name,
+                "",
+                support,
+                "",
+                "",
+                "",
+                "",
+                *(_cell(values.get(m)) for m in MEASURES),
+                "",
+                "",
+                *(_cell(base.get(m)) for m in base_fields),
+                "",
+                "",
+            ]
+        )
+    for name, value, base_value in (
+        ("accuracy", r.accuracy, r.no_skill.accuracy),
+        ("balanced_accuracy", r.balanced_accuracy, r.no_skill.balanced_accuracy),
+    ):
         blanks = [""] * (len(header) - 5)
         writer.writerow([name, "", r.n_items, *blanks, _cell(value), _cell(base_value)])
     return buffer.getvalue()
@@ -218,56 +308,125 @@ def format_csv(r: ClassificationResult | None, s: ThresholdSweep | None) -> str:
 # The command
 
 
-def _read(files: tuple[str, ...], true_col: str | None, pred_col: str | None,
-          score_col: str | None, label_sep: str | None) -> LabelColumns:
+def _read(
+    files: tuple[str, ...],
+    true_col: str | None,
+    pred_col: str | None,
+    score_col: str | None,
+    label_sep: str | None,
+) -> LabelColumns:
     if len(files) == 2:
-        given = [flag for flag, value in (("--true", true_col), ("--pred", pred_col),
-                                          ("--score", score_col)) if value is not None]
+        given = [
+            flag
+            for flag, value in (("--true", true_col), ("--pred", pred_col), ("--score", score_col))
+            if value is not None
+        ]
         if given:
-            raise UsageError(f"{', '.join(given)}: with two files (true labels, predicted "
-                             "labels; one per line) there are no columns to choose")
+            raise UsageError(
+                f"{', '.join(given)}: with two files (true labels, predicted "
+                "labels; one per line) there are no columns to choose"
+            )
         return read_label_files(files[0], files[1], label_sep=label_sep)
     if len(files) != 1:
         raise UsageError(f"expected FILE, or TRUE_FILE PRED_FILE; got {len(files)} files")
     if pred_col is None and score_col is None:
         pred_col = "pred"
-    return read_label_table(files[0], true_col=true_col or "true", pred_col=pred_col,
-                            score_col=score_col, label_sep=label_sep)
+    return read_label_table(
+        files[0],
+        true_col=true_col or "true",
+        pred_col=pred_col,
+        score_col=score_col,
+        label_sep=label_sep,
+    )
 
 
 @click.command("classify")
 @click.argument("files", nargs=-1, required=True, metavar="FILE [PRED_FILE]")
-@click.option("--true", "true_col", default=None, metavar="COL",
-              help="Column of the true labels.  [default: true]")
-@click.option("--pred", "pred_col", default=None, metavar="COL",
-              help="Column of the predicted labels.  [default: pred, unless --score is given]")
-@click.option("--score", "score_col", default=None, metavar="COL",
-              help="Column of scores: precision, recall and F at every threshold, and the "
-                   "best-F threshold (the PR curve).")
-@click.option("--pos-label", default=None, metavar="LABEL",
-              help="The positive class for --score and --average binary (default 1 for 0/1 "
-                   "or -1/1 labels).")
-@click.option("--beta", type=float, default=1.0, show_default=True,
-              help="F_beta's beta: recall counts beta times as much as precision.")
-@click.option("--average", type=click.Choice(AVERAGE_CHOICES), default="macro",
-              show_default=True,
-              help="The average marked (and returned as 'summary' in JSON); all are shown.")
-@click.option("--zero-division", type=click.Choice(["warn", "0", "1", "nan"]), default="warn",
-              show_default=True,
-              help="The value of a 0/0 ratio; nan leaves such classes out of the averages; "
-                   "warn uses 0 and says which classes.")
-@click.option("--label-sep", default=None, metavar="SEP",
-              help="Multi-label: split label cells (or lines) on SEP.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
-              show_default=True)
-@click.option("--plot", "plot_file", default=None, metavar="FILE",
-              help="With --score: draw the PR curve and P/R/F by threshold (PNG or SVG).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Write here (atomically) instead of stdout.")
-def command(files: tuple[str, ...], true_col: str | None, pred_col: str | None,
-            score_col: str | None, pos_label: str | None, beta: float, average: str,
-            zero_division: str, label_sep: str | None, fmt: str, plot_file: str | None,
-            output: str | None) -> None:
+@click.option(
+    "--true",
+    "true_col",
+    default=None,
+    metavar="COL",
+    help="Column of the true labels.  [default: true]",
+)
+@click.option(
+    "--pred",
+    "pred_col",
+    default=None,
+    metavar="COL",
+    help="Column of the predicted labels.  [default: pred, unless --score is given]",
+)
+@click.option(
+    "--score",
+    "score_col",
+    default=None,
+    metavar="COL",
+    help="Column of scores: precision, recall and F at every threshold, and the "
+    "best-F threshold (the PR curve).",
+)
+@click.option(
+    "--pos-label",
+    default=None,
+    metavar="LABEL",
+    help="The positive class for --score and --average binary (default 1 for 0/1 or -1/1 labels).",
+)
+@click.option(
+    "--beta",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="F_beta's beta: recall counts beta times as much as precision.",
+)
+@click.option(
+    "--average",
+    type=click.Choice(AVERAGE_CHOICES),
+    default="macro",
+    show_default=True,
+    help="The average marked (and returned as 'summary' in JSON); all are shown.",
+)
+@click.option(
+    "--zero-division",
+    type=click.Choice(["warn", "0", "1", "nan"]),
+    default="warn",
+    show_default=True,
+    help="The value of a 0/0 ratio; nan leaves such classes out of the averages; "
+    "warn uses 0 and says which classes.",
+)
+@click.option(
+    "--label-sep",
+    default=None,
+    metavar="SEP",
+    help="Multi-label: split label cells (or lines) on SEP.",
+)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option(
+    "--plot",
+    "plot_file",
+    default=None,
+    metavar="FILE",
+    help="With --score: draw the PR curve and P/R/F by threshold (PNG or SVG).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write here (atomically) instead of stdout.",
+)
+def command(
+    files: tuple[str, ...],
+    true_col: str | None,
+    pred_col: str | None,
+    score_col: str | None,
+    pos_label: str | None,
+    beta: float,
+    average: str,
+    zero_division: str,
+    label_sep: str | None,
+    fmt: str,
+    plot_file: str | None,
+    output: str | None,
+) -> None:
     """Measure a classifier from FILE (CSV/TSV with a header, JSONL, Parquet) with a column of
     true labels and one of predicted labels and/or scores, or from TRUE_FILE and PRED_FILE
     with one label per line.
@@ -284,8 +443,9 @@ def command(files: tuple[str, ...], true_col: str | None, pred_col: str | None,
             raise UsageError("--plot draws the threshold sweep: give --score COL")
     cols = _read(files, true_col, pred_col, score_col, label_sep)
     if fmt == "csv" and cols.y_pred is not None and cols.scores is not None:
-        raise UsageError("--format csv writes one table: give --pred or --score, not both "
-                         "(or use --format json)")
+        raise UsageError(
+            "--format csv writes one table: give --pred or --score, not both (or use --format json)"
+        )
     zd: str | float = zero_division if zero_division == "warn" else float(zero_division)
     result: ClassificationResult | None = None
     sweep: ThresholdSweep | None = None
@@ -295,8 +455,14 @@ def command(files: tuple[str, ...], true_col: str | None, pred_col: str | None,
     if cols.y_pred is not None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UndefinedMetricWarning)
-            result = classify(cols.y_true, cols.y_pred, beta=beta, average=average,  # type: ignore[arg-type]
-                              pos_label=1 if positive is None else positive, zero_division=zd)
+            result = classify(
+                cols.y_true,
+                cols.y_pred,
+                beta=beta,
+                average=average,  # type: ignore[arg-type]
+                pos_label=1 if positive is None else positive,
+                zero_division=zd,
+            )
         for warning in caught:
             note(f"warning: {warning.message}")
     if cols.scores is not None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from prfeval.cli.options import level_option, query_set_options
 from prfeval.cli.output import emit, fmt_value, note, render_table
 from prfeval.compare_report import describe_test, disagreement_lines
 from prfeval.comparison import Comparison, compare
@@ -204,14 +205,8 @@ def _query_set_label(queries_file: str | None, exclude_file: str | None) -> str 
     show_default=True,
     help="Seed of the random draws (same seed, same p-values and intervals).",
 )
-@click.option(
-    "-l",
-    "--level",
-    type=int,
-    default=1,
-    show_default=True,
-    help="Minimum grade that counts as relevant.",
-)
+@level_option
+@query_set_options
 @click.option(
     "--missing",
     type=click.Choice(["zero", "drop"]),
@@ -232,20 +227,6 @@ def _query_set_label(queries_file: str | None, exclude_file: str | None) -> str 
     type=int,
     default=None,
     help="Documents in the collection (needed for TN, Fallout, Accuracy, ...).",
-)
-@click.option(
-    "--queries",
-    "queries_file",
-    default=None,
-    metavar="FILE",
-    help="Compare on the query ids listed in FILE only (e.g. from prfeval split).",
-)
-@click.option(
-    "--exclude-queries",
-    "exclude_file",
-    default=None,
-    metavar="FILE",
-    help="Leave out the query ids listed in FILE.",
 )
 @click.option(
     "--top",

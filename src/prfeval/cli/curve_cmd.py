@@ -18,6 +18,7 @@ from pathlib import Path
 import click
 
 from prfeval.cli.evaluate_cmd import accounting_lines
+from prfeval.cli.options import level_option, query_set_options, ranking_options
 from prfeval.cli.output import emit, fmt_value, note, render_table
 from prfeval.curves import AverageCurve, Curves, QueryCurve, curve, level_key
 from prfeval.errors import UsageError
@@ -293,14 +294,9 @@ def _recall_levels(values: tuple[float, ...]) -> tuple[float, ...]:
     metavar="LEVEL",
     help="Report the first rank at which recall reaches LEVEL (repeatable). [default: 0.5]",
 )
-@click.option(
-    "-l",
-    "--level",
-    type=int,
-    default=1,
-    show_default=True,
-    help="Minimum grade that counts as relevant.",
-)
+@level_option
+@ranking_options
+@query_set_options
 @click.option(
     "-c",
     "--complete",
@@ -313,47 +309,6 @@ def _recall_levels(values: tuple[float, ...]) -> tuple[float, ...]:
     type=click.IntRange(min=1),
     default=None,
     help="Documents in the collection: the no-skill line of the PR plot, n_rel/N.",
-)
-@click.option(
-    "-M",
-    "--max-results",
-    type=click.IntRange(min=0),
-    default=None,
-    help="Keep the top N of each ranking (trec_eval -M).",
-)
-@click.option(
-    "-J",
-    "--judged-only",
-    is_flag=True,
-    help="Drop unjudged documents before measuring (trec_eval -J).",
-)
-@click.option(
-    "--order",
-    type=click.Choice(["score", "rank", "file"]),
-    default=None,
-    help="Rank by score (default; ties by doc id descending, as trec_eval), by the "
-    "rank column, or in file order.",
-)
-@click.option(
-    "--duplicates",
-    type=click.Choice(["keep", "first", "error"]),
-    default="keep",
-    show_default=True,
-    help="A doc repeated in one ranking: keep (takes a place, counts once), first, or error.",
-)
-@click.option(
-    "--queries",
-    "queries_file",
-    default=None,
-    metavar="FILE",
-    help="Evaluate only the query ids listed in FILE (one per line).",
-)
-@click.option(
-    "--exclude-queries",
-    "exclude_file",
-    default=None,
-    metavar="FILE",
-    help="Leave out the query ids listed in FILE.",
 )
 @click.option(
     "--format",

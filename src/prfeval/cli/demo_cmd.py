@@ -26,9 +26,14 @@ def _steps() -> Iterator[object]:
 
 
 @click.command("demo")
-@click.option("--out", "out_dir", default="prfeval-demo", show_default=True,
-              type=click.Path(file_okay=False), help="Where to write the run, judgments, "
-              "evaluation and plots.")
+@click.option(
+    "--out",
+    "out_dir",
+    default="prfeval-demo",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Where to write the run, judgments, evaluation and plots.",
+)
 @click.option("--no-plots", is_flag=True, help="Skip the figures (no matplotlib needed).")
 def command(out_dir: str, no_plots: bool) -> None:
     """Rank Cranfield with BM25, evaluate it and reproduce seed 000's trade-off table."""
@@ -38,8 +43,16 @@ def command(out_dir: str, no_plots: bool) -> None:
         report = run_demo(out_dir, plots=not no_plots, step=step)  # type: ignore[arg-type]
 
     q = report.query_id
-    rows = [[f"{r.k:,}", str(r.relevant_retrieved), f"{r.precision:.3f}", f"{r.recall:.3f}",
-             f"{r.f1:.3f}"] for r in report.rows]
+    rows = [
+        [
+            f"{r.k:,}",
+            str(r.relevant_retrieved),
+            f"{r.precision:.3f}",
+            f"{r.recall:.3f}",
+            f"{r.f1:.3f}",
+        ]
+        for r in report.rows
+    ]
     lines = [
         f"Cranfield query {q} ranked by BM25 ({report.n_relevant} relevant of 1,400):",
         render_table(None, ["retrieved k", "relevant", "precision", "recall", "F1"], rows),
@@ -47,12 +60,16 @@ def command(out_dir: str, no_plots: bool) -> None:
         f"(P = {report.best.precision:.3f}, R = {report.best.recall:.3f}).",
     ]
     if report.recall_half is not None:
-        lines.append(f"Recall first reaches 0.5 at rank {report.recall_half.k}, where "
-                     f"P = {report.recall_half.precision:.3f}.")
+        lines.append(
+            f"Recall first reaches 0.5 at rank {report.recall_half.k}, where "
+            f"P = {report.recall_half.precision:.3f}."
+        )
     if report.n_scored is not None:
-        lines.append(f"Documents with a positive score: {report.n_scored}; relevant documents "
-                     f"sharing no term with the query (reached only after them): "
-                     f"{len(report.relevant_unscored)}.")
+        lines.append(
+            f"Documents with a positive score: {report.n_scored}; relevant documents "
+            f"sharing no term with the query (reached only after them): "
+            f"{len(report.relevant_unscored)}."
+        )
     best = report.curves.macro.best
     lines += [
         "",

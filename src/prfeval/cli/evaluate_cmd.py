@@ -8,6 +8,7 @@ import json
 
 import click
 
+from prfeval.cli.options import level_option, query_set_options, ranking_options
 from prfeval.cli.output import (
     emit,
     fmt_value,
@@ -152,61 +153,15 @@ def format_csv(e: Evaluation, per_query: bool) -> str:
     is_flag=True,
     help="Average over every judged query; those without results score 0 (trec_eval -c).",
 )
-@click.option(
-    "-l",
-    "--level",
-    type=int,
-    default=1,
-    show_default=True,
-    help="Minimum grade that counts as relevant.",
-)
+@level_option
+@ranking_options
+@query_set_options
 @click.option(
     "-N",
     "--collection-size",
     type=int,
     default=None,
     help="Documents in the collection (needed for TN, Fallout, Accuracy, ...).",
-)
-@click.option(
-    "-M",
-    "--max-results",
-    type=click.IntRange(min=0),
-    default=None,
-    help="Keep the top N of each ranking (trec_eval -M).",
-)
-@click.option(
-    "-J",
-    "--judged-only",
-    is_flag=True,
-    help="Drop unjudged documents before measuring (trec_eval -J).",
-)
-@click.option(
-    "--order",
-    type=click.Choice(["score", "rank", "file"]),
-    default=None,
-    help="Rank by score (default; ties by doc id descending, as trec_eval), by the "
-    "rank column, or in file order.",
-)
-@click.option(
-    "--duplicates",
-    type=click.Choice(["keep", "first", "error"]),
-    default="keep",
-    show_default=True,
-    help="A doc repeated in one ranking: keep (takes a place, counts once), first, or error.",
-)
-@click.option(
-    "--queries",
-    "queries_file",
-    default=None,
-    metavar="FILE",
-    help="Evaluate only the query ids listed in FILE (one per line).",
-)
-@click.option(
-    "--exclude-queries",
-    "exclude_file",
-    default=None,
-    metavar="FILE",
-    help="Leave out the query ids listed in FILE.",
 )
 @click.option(
     "--stream/--no-stream",
@@ -275,9 +230,14 @@ def command(
         text = format_csv(result, per_query)
     if fmt != "table":
         a = result.accounting
-        note(f"{a.evaluated} queries evaluated"
-             + (" (every judged query, -c)" if a.complete else
-                " (queries in both the run and the judgments)"))
+        note(
+            f"{a.evaluated} queries evaluated"
+            + (
+                " (every judged query, -c)"
+                if a.complete
+                else " (queries in both the run and the judgments)"
+            )
+        )
         if a.not_in_qrels:
             note(
                 f"{len(a.not_in_qrels)} run queries have no judgments and were skipped: "
