@@ -33,6 +33,7 @@ from prfeval.errors import InputFormatError, UsageError
 from prfeval.evaluation import Evaluation, evaluate
 from prfeval.io import load_qrels, load_run
 from prfeval.measures import Measure, parse_measures
+from prfeval.prepare import describe_query_set
 from prfeval.stats import (
     CORRECTIONS,
     TESTS,
@@ -436,21 +437,6 @@ _FLOAT_COLUMNS = (
 )
 
 
-def _describe_query_set(
-    include: set[str] | None, exclude: set[str] | None, label: str | None
-) -> str:
-    if include is None and not exclude:
-        return "all"
-    if label:
-        return label
-    parts = []
-    if include is not None:
-        parts.append(f"{len(include)} listed queries")
-    if exclude:
-        parts.append(f"excluding {len(exclude)} listed queries")
-    return ", ".join(parts)
-
-
 def _choose_queries(
     judged: set[str],
     answered: dict[str, set[str]],
@@ -682,7 +668,7 @@ def compare(
 
     include = None if queries is None else {str(q) for q in queries}
     exclude = None if exclude_queries is None else {str(q) for q in exclude_queries}
-    described = _describe_query_set(include, exclude, query_set)
+    described = describe_query_set(include, exclude, query_set)
     judged = _query_ids(qrels_table.query_ids)
     if include is not None:
         judged &= include

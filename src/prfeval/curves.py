@@ -33,11 +33,10 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.align import Duplicates, align, restrict_queries
+from prfeval.align import Duplicates
 from prfeval.counts import Counts, f_beta, precision, recall, safe_divide
-from prfeval.errors import InputFormatError, UsageError
-from prfeval.evaluation import _check_collection_size, _describe_query_set
-from prfeval.io import load_qrels, load_run
+from prfeval.errors import UsageError
+from prfeval.prepare import check_collection_size, prepare
 from prfeval.ranking import JudgedRanking, QueryAccounting
 from prfeval.tables import Order
 
@@ -577,7 +576,7 @@ def curves_from_ranking(
     reach_levels = _check_levels(recall_levels, "a recall level", allow_zero=False)
     ip_levels = _check_levels(iprec_levels, "an IPrec recall level", allow_zero=True)
     beta = float(beta)
-    _check_collection_size(jr, collection_size)
+    check_collection_size(jr, collection_size)
 
     n_q = jr.n_queries
     prof = _profile(jr, level)
@@ -848,34 +847,17 @@ def curve(
     >>> c["q"].recall_reached[0.5].k
     3
     """
-    qrels_table = load_qrels(qrels)
-    if len(qrels_table) == 0:
-        raise InputFormatError("no judgments", path=qrels_table.source.path)
-    run_table = load_run(run, ranks=order == "rank")
-    include = None if queries is None else {str(q) for q in queries}
-    exclude = None if exclude_queries is None else {str(q) for q in exclude_queries}
-    qrels_table = restrict_queries(qrels_table, include, exclude)  # type: ignore[assignment]
-    run_table = restrict_queries(run_table, include, exclude)  # type: ignore[assignment]
-    ranking = align(
-        qrels_table,
-        run_table,
+    ranking, settings = prepare(
+        qrels,
+        run,
+        queries=queries,
+        exclude_queries=exclude_queries,
         order=order,
         duplicates=duplicates,
         judged_only=judged_only,
         max_results=max_results,
         complete=complete,
     )
-    settings = {
-        "complete": complete,
-        "judged_only": judged_only,
-        "max_results": max_results,
-        "order": order or run_table.default_order,
-        "duplicates": duplicates,
-        "qrels": qrels_table.source.path,
-        "run": run_table.name,
-        "empty_run": len(run_table) == 0,
-        "query_set": _describe_query_set(include, exclude),
-    }
     return curves_from_ranking(
         ranking,
         beta=beta,
@@ -884,6 +866,6 @@ def curve(
         recall_levels=recall_levels,
         iprec_levels=iprec_levels,
         collection_size=collection_size,
-        name=run_table.name,
+        name=settings["run"],
         settings=settings,
     )

@@ -11,11 +11,17 @@ import numpy.typing as npt
 
 from prfeval import counts as C
 from prfeval.aggregate import macro as macro_mean
-from prfeval.align import Duplicates, align, restrict_queries
+from prfeval.align import Duplicates
 from prfeval.counts import Counts
-from prfeval.errors import InputFormatError, PrfevalWarning, UsageError
-from prfeval.io import load_qrels, load_run
+from prfeval.errors import PrfevalWarning, UsageError
 from prfeval.measures import Measure, parse_measures
+from prfeval.prepare import (
+    check_collection_size,
+    describe_query_set,
+    id_set,
+    load_judgments,
+    prepare,
+)
 from prfeval.ranking import JudgedRanking, QueryAccounting
 from prfeval.tables import Order, Qrels
 
@@ -117,20 +123,6 @@ class Evaluation:
         )
 
 
-def _check_collection_size(jr: JudgedRanking, n: int | None) -> None:
-    if n is None:
-        return
-    if n < 0:
-        raise UsageError(f"the collection size must be >= 0, got {n}")
-    for what, per_query in (("judged", jr.n_judged()), ("retrieved", jr.n_retrieved)):
-        if per_query.size and per_query.max() > n:
-            i = int(per_query.argmax())
-            raise UsageError(
-                f"the collection size {n} is smaller than the {int(per_query[i])} documents "
-                f"{what} for query {jr.query_ids[i]}"
-            )
-
-
 @dataclass(frozen=True)
 class MeasuredQueries:
     """Each measure's per-query values and contingency tables, before averaging.
@@ -209,7 +201,7 @@ def measure_queries(
     Measures sharing a cutoff and relevance level share one contingency table.
     """
     check_measures(parsed, collection_size)
-    _check_collection_size(ranking, collection_size)
+    check_collection_size(ranking, collection_size)
     cache: dict[tuple[object, ...], Counts] = {}
 
     def counts_for(m: Measure) -> Counts:
@@ -375,11 +367,8 @@ def evaluate(
     {'P@2': 0.5, 'R@2': 0.5, 'SetF': 0.4}
     """
     parsed = parse_measures(measures)
-    qrels_table = load_qrels(qrels)
-    if len(qrels_table) == 0:
-        raise InputFormatError("no judgments", path=qrels_table.source.path)
-    include = None if queries is None else {str(q) for q in queries}
-    exclude = None if exclude_queries is None else {str(q) for q in exclude_queries}
+    qrels_table = load_judgments(qrels)
+    include, exclude = id_set(queries), id_set(exclude_queries)
     streamed = _try_stream(
         qrels_table,
         run,
@@ -399,12 +388,12 @@ def evaluate(
     )
     if streamed is not None:
         return streamed
-    run_table = load_run(run, ranks=order == "rank")
-    qrels_table = restrict_queries(qrels_table, include, exclude)  # type: ignore[assignment]
-    run_table = restrict_queries(run_table, include, exclude)  # type: ignore[assignment]
-    ranking = align(
+    ranking, settings = prepare(
         qrels_table,
-        run_table,
+        run,
+        queries=include,
+        exclude_queries=exclude,
+        query_set=query_set,
         order=order,
         duplicates=duplicates,
         judged_only=judged_only,
@@ -412,32 +401,9 @@ def evaluate(
         complete=complete,
         doc_order="ties",  # the measures need only tied documents in doc id order
     )
-    settings = {
-        "complete": complete,
-        "judged_only": judged_only,
-        "max_results": max_results,
-        "order": order or run_table.default_order,
-        "duplicates": duplicates,
-        "qrels": qrels_table.source.path,
-        "run": run_table.name,
-        "empty_run": len(run_table) == 0,
-        "query_set": query_set or _describe_query_set(include, exclude),
-    }
     return evaluate_ranking(
         ranking, parsed, level=level, collection_size=collection_size, settings=settings
     )
-
-
-def _describe_query_set(include: set[str] | None, exclude: set[str] | None) -> str:
-    """How the query set was chosen, for the result's settings."""
-    if include is None and not exclude:
-        return "all"
-    parts = []
-    if include is not None:
-        parts.append(f"{len(include)} listed queries")
-    if exclude:
-        parts.append(f"excluding {len(exclude)} queries")
-    return ", ".join(parts)
 
 
 def _try_stream(
@@ -477,8 +443,9 @@ def _try_stream(
         "qrels": qrels.source.path,
         "run": str(path),
         "empty_run": os.path.getsize(path) == 0,
-        "query_set": options.pop("query_set")
-        or _describe_query_set(options["queries"], options["exclude_queries"]),
+        "query_set": describe_query_set(
+            options["queries"], options["exclude_queries"], options.pop("query_set")
+        ),
     }
     try:
         return evaluate_stream(

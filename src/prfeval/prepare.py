@@ -1,0 +1,116 @@
+"""From inputs in any form to a judged ranking, with the settings that shaped it recorded.
+
+:func:`prepare` is the one path ``evaluate`` and ``curve`` share: load the judgments and the
+run, restrict both to a query set, align them, and describe what was done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any, Literal
+
+from prfeval.align import Duplicates, align, restrict_queries
+from prfeval.errors import InputFormatError, UsageError
+from prfeval.io import load_qrels, load_run
+from prfeval.ranking import JudgedRanking
+from prfeval.tables import Order, Qrels
+
+__all__ = [
+    "check_collection_size",
+    "describe_query_set",
+    "id_set",
+    "load_judgments",
+    "prepare",
+]
+
+
+def id_set(ids: Collection[Any] | None) -> set[str] | None:
+    """Query ids as a set of strings (``None`` stays ``None``: no restriction)."""
+    return None if ids is None else {str(q) for q in ids}
+
+
+def describe_query_set(
+    include: set[str] | None, exclude: set[str] | None, label: str | None = None
+) -> str:
+    """How the query set was chosen, for a result's settings: ``label`` when given."""
+    if include is None and not exclude:
+        return "all"
+    if label:
+        return label
+    parts = []
+    if include is not None:
+        parts.append(f"{len(include)} listed queries")
+    if exclude:
+        parts.append(f"excluding {len(exclude)} listed queries")
+    return ", ".join(parts)
+
+
+def load_judgments(qrels: Any) -> Qrels:
+    """Judgments in any form; an empty set of judgments is an error (nothing to measure)."""
+    table = load_qrels(qrels)
+    if len(table) == 0:
+        raise InputFormatError("no judgments", path=table.source.path)
+    return table
+
+
+def check_collection_size(ranking: JudgedRanking, n: int | None) -> None:
+    """The collection size N must cover every query's judged and retrieved documents."""
+    if n is None:
+        return
+    if n < 0:
+        raise UsageError(f"the collection size must be >= 0, got {n}")
+    for what, per_query in (("judged", ranking.n_judged()), ("retrieved", ranking.n_retrieved)):
+        if per_query.size and per_query.max() > n:
+            i = int(per_query.argmax())
+            raise UsageError(
+                f"the collection size {n} is smaller than the {int(per_query[i])} documents "
+                f"{what} for query {ranking.query_ids[i]}"
+            )
+
+
+def prepare(
+    qrels: Any,
+    run: Any,
+    *,
+    queries: Collection[Any] | None = None,
+    exclude_queries: Collection[Any] | None = None,
+    query_set: str | None = None,
+    order: Order | None = None,
+    duplicates: Duplicates = "keep",
+    judged_only: bool = False,
+    max_results: int | None = None,
+    complete: bool = False,
+    doc_order: Literal["sorted", "ties"] = "sorted",
+) -> tuple[JudgedRanking, dict[str, Any]]:
+    """Load, restrict and align; return the judged ranking and the settings used.
+
+    The parameters are those of :func:`prfeval.evaluate` (see there); ``doc_order`` is
+    :func:`~prfeval.align.align`'s.
+    """
+    qrels_table = load_judgments(qrels)
+    run_table = load_run(run, ranks=order == "rank")
+    include, exclude = id_set(queries), id_set(exclude_queries)
+    qrels_table = restrict_queries(qrels_table, include, exclude)  # type: ignore[assignment]
+    run_table = restrict_queries(run_table, include, exclude)  # type: ignore[assignment]
+    ranking = align(
+        qrels_table,
+        run_table,
+        order=order,
+        duplicates=duplicates,
+        judged_only=judged_only,
+        max_results=max_results,
+        complete=complete,
+        doc_order=doc_order,
+    )
+    settings = {
+        "complete": complete,
+        "judged_only": judged_only,
+        "max_results": max_results,
+        "order": order or run_table.default_order,
+        "duplicates": duplicates,
+        "qrels": qrels_table.source.path,
+        "run": run_table.name,
+        "empty_run": len(run_table) == 0,
+        "query_set": describe_query_set(include, exclude, query_set),
+    }
+    return ranking, settings
