@@ -217,7 +217,10 @@ def test_no_relevant_documents() -> None:
 
 
 def test_empty_run() -> None:
-    c = curve(QRELS, {})
+    from prfeval.errors import PrfevalWarning
+
+    with pytest.warns(PrfevalWarning, match="is empty"):
+        c = curve(QRELS, {})
     assert len(c) == 0 and c.macro.k.size == 0 and c.macro.best.k == 0
     assert c.settings["empty_run"] is True
 

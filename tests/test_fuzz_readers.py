@@ -116,6 +116,7 @@ def test_parse_qrels_any_bytes(data: bytes) -> None:
     _check_qrels(data)
 
 
+@pytest.mark.filterwarnings("ignore::prfeval.errors.PrfevalWarning")  # an empty run is valid
 @FUZZ
 @given(ANY_INPUT)
 def test_evaluate_with_fuzzed_run(data: bytes) -> None:

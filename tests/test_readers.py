@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from prfeval import evaluate
-from prfeval.errors import InputFormatError
+from prfeval.errors import InputFormatError, PrfevalWarning
 from prfeval.io import load_qrels, load_run
 from prfeval.io.trec import parse_qrels, parse_run
 
@@ -114,7 +114,8 @@ def test_bad_qrels_grade_and_missing_file(tmp_path):
 
 
 def test_empty_run_is_valid_and_scores_zero():
-    e = evaluate(QRELS_TEXT.encode(), b"", "P@2 SetR", complete=True)
+    with pytest.warns(PrfevalWarning, match="is empty"):
+        e = evaluate(QRELS_TEXT.encode(), b"", "P@2 SetR", complete=True)
     assert e.macro == {"P@2": 0.0, "SetR": 0.0}
     assert e.accounting.evaluated == 2
     assert e.settings["empty_run"]

@@ -6,11 +6,12 @@ run, restrict both to a query set, align them, and describe what was done.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Collection
 from typing import Any, Literal
 
 from prfeval.align import Duplicates, align, restrict_queries
-from prfeval.errors import InputFormatError, UsageError
+from prfeval.errors import InputFormatError, PrfevalWarning, UsageError
 from prfeval.io import load_qrels, load_run
 from prfeval.ranking import JudgedRanking
 from prfeval.tables import Order, Qrels
@@ -89,6 +90,12 @@ def prepare(
     """
     qrels_table = load_judgments(qrels)
     run_table = load_run(run, ranks=order == "rank")
+    if len(run_table) == 0:
+        warnings.warn(
+            f"the run {run_table.name} is empty: every measure is 0",
+            PrfevalWarning,
+            stacklevel=3,
+        )
     include, exclude = id_set(queries), id_set(exclude_queries)
     qrels_table = restrict_queries(qrels_table, include, exclude)  # type: ignore[assignment]
     run_table = restrict_queries(run_table, include, exclude)  # type: ignore[assignment]

@@ -19,7 +19,7 @@ import click
 
 from prfeval.cli.evaluate_cmd import accounting_lines
 from prfeval.cli.options import level_option, query_set_options, ranking_options
-from prfeval.cli.output import emit, fmt_value, note, render_table
+from prfeval.cli.output import emit, fmt_value, note, notes_from_warnings, render_table
 from prfeval.curves import AverageCurve, Curves, QueryCurve, curve, level_key
 from prfeval.errors import UsageError
 from prfeval.io.queries import read_query_ids
@@ -390,26 +390,25 @@ def command(
     exclude = read_query_ids(exclude_file) if exclude_file else None
     results: dict[str, Curves] = {}
     for name, run in zip(run_names(runs), runs, strict=True):
-        c = curve(
-            qrels,
-            run,
-            queries=include,
-            exclude_queries=exclude,
-            beta=beta,
-            max_k=max_k,
-            level=level,
-            complete=complete,
-            order=order,  # type: ignore[arg-type]
-            duplicates=duplicates,  # type: ignore[arg-type]
-            judged_only=judged_only,
-            max_results=max_results,
-            recall_levels=levels,
-            collection_size=collection_size,
-        )
+        with notes_from_warnings():
+            c = curve(
+                qrels,
+                run,
+                queries=include,
+                exclude_queries=exclude,
+                beta=beta,
+                max_k=max_k,
+                level=level,
+                complete=complete,
+                order=order,  # type: ignore[arg-type]
+                duplicates=duplicates,  # type: ignore[arg-type]
+                judged_only=judged_only,
+                max_results=max_results,
+                recall_levels=levels,
+                collection_size=collection_size,
+            )
         for qid in selected:
             c[qid]  # raises UsageError naming the evaluated queries
-        if c.settings.get("empty_run"):
-            note(f"warning: the run {run} is empty; every value is 0")
         results[name] = c
 
     if fmt == "table":

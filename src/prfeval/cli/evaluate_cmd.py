@@ -216,8 +216,6 @@ def command(
             stream=stream,
             progress=progress,
         )
-    if result.settings.get("empty_run"):
-        note(f"warning: the run {run} is empty; every measure is 0")
     if fmt == "table":
         text = format_table(result)
         if per_query:
