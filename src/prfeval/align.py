@@ -23,7 +23,7 @@ from prfeval.tables import Order, Qrels, Run
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["Duplicates", "align", "restrict_queries"]
+__all__ = ["Duplicates", "align", "factorize", "restrict_queries"]
 
 #: What to do with a document repeated in one query's ranking.
 Duplicates = Literal["keep", "first", "error"]
@@ -31,7 +31,7 @@ Duplicates = Literal["keep", "first", "error"]
 IntArray = npt.NDArray[np.int64]
 
 
-def _factorize(arrays: list[Any], *, sort: bool = True) -> tuple[list[IntArray], pa.Array]:
+def factorize(arrays: list[Any], *, sort: bool = True) -> tuple[list[IntArray], pa.Array]:
     """Integer codes for the ids in ``arrays``, shared across them, in byte order of the ids.
 
     The arrays (Arrow arrays or chunked arrays of strings) are encoded as one chunked array
@@ -266,9 +266,9 @@ def align(
         raise UsageError(f"order must be score, rank or file, got {order!r}")
 
     empty_ids = arrow_strings(list(run.extra.get("empty_queries", ())))
-    (run_q, qrels_q, empty_q), query_vocab = _factorize([run.query_ids, qrels.query_ids, empty_ids])
+    (run_q, qrels_q, empty_q), query_vocab = factorize([run.query_ids, qrels.query_ids, empty_ids])
     sorted_docs = doc_order == "sorted"
-    (run_d, qrels_d), doc_vocab = _factorize([run.doc_ids, qrels.doc_ids], sort=sorted_docs)
+    (run_d, qrels_d), doc_vocab = factorize([run.doc_ids, qrels.doc_ids], sort=sorted_docs)
     n_q = len(query_vocab)
     n_d = max(len(doc_vocab), 1)
 

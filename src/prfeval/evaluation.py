@@ -23,7 +23,7 @@ from prfeval.prepare import (
     prepare,
 )
 from prfeval.ranking import JudgedRanking, QueryAccounting
-from prfeval.tables import Order, Qrels
+from prfeval.tables import Order
 
 __all__ = ["Evaluation", "MeasuredQueries", "evaluate", "evaluate_ranking", "measure_queries"]
 
@@ -367,10 +367,12 @@ def evaluate(
     {'P@2': 0.5, 'R@2': 0.5, 'SetF': 0.4}
     """
     parsed = parse_measures(measures)
-    qrels_table = load_judgments(qrels)
+    if hasattr(qrels, "read"):
+        qrels = load_judgments(qrels)  # a stream can be read once: read it now
     include, exclude = id_set(queries), id_set(exclude_queries)
+    # A streamed run loads the judgments itself, into a compact index.
     streamed = _try_stream(
-        qrels_table,
+        qrels,
         run,
         parsed,
         stream,
@@ -389,7 +391,7 @@ def evaluate(
     if streamed is not None:
         return streamed
     ranking, settings = prepare(
-        qrels_table,
+        qrels,
         run,
         queries=include,
         exclude_queries=exclude,
@@ -407,7 +409,7 @@ def evaluate(
 
 
 def _try_stream(
-    qrels: Qrels,
+    qrels: Any,
     run: Any,
     parsed: list[Measure],
     stream: bool | None,
@@ -440,7 +442,6 @@ def _try_stream(
         "max_results": options["max_results"],
         "order": options["order"] or "score",
         "duplicates": options["duplicates"],
-        "qrels": qrels.source.path,
         "run": str(path),
         "empty_run": os.path.getsize(path) == 0,
         "query_set": describe_query_set(

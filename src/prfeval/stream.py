@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from prfeval._arrow import arrow_ints, arrow_strings, bools_of, numpy_of
-from prfeval.align import align, query_output_order, restrict_queries
+from prfeval.align import align, factorize, query_output_order, restrict_queries
 from prfeval.errors import InputFormatError, PrfevalError
 from prfeval.evaluation import (
     Evaluation,
@@ -32,6 +32,7 @@ from prfeval.evaluation import (
     summarise,
 )
 from prfeval.measures import Measure
+from prfeval.prepare import load_judgments
 from prfeval.ranking import QueryAccounting
 from prfeval.tables import Qrels, Run, SourceLines
 
@@ -53,34 +54,30 @@ class NotStreamable(PrfevalError):
 class _JudgmentIndex:
     """The judgments grouped by query, so a block's judgments are one gather.
 
-    Keeps the judgments as read and a permutation grouping them by query: no second copy.
+    Holds the doc ids and grades as read, each judgment's query as an integer code (not a
+    string: the query ids of a block's judgments are made for that block only) and a
+    permutation grouping the judgments by query.
     """
 
     def __init__(self, qrels: Qrels) -> None:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        encoded = pc.dictionary_encode(qrels.query_ids)
-        if isinstance(encoded, pa.ChunkedArray):
-            encoded = encoded.unify_dictionaries()
-            dictionary = encoded.chunk(0).dictionary if encoded.num_chunks else arrow_strings([])
-            codes = np.concatenate(
-                [numpy_of(c.indices) for c in encoded.chunks] or [np.zeros(0, np.int64)]
-            )
-        else:
-            dictionary = encoded.dictionary
-            codes = numpy_of(encoded.indices)
-        self.qrels = qrels
-        self.order = np.argsort(codes, kind="stable")
-        counts = np.bincount(codes, minlength=len(dictionary))
+        (codes,), self.vocab = factorize([qrels.query_ids], sort=False)
+        fits = codes.size < 2**31
+        self.codes = codes.astype(np.int32) if fits else codes
+        order = np.argsort(self.codes, kind="stable")
+        # int32 where it fits: these arrays live as long as the whole evaluation.
+        self.order = order.astype(np.int32) if fits else order
+        del order, codes
+        self.doc_ids = qrels.doc_ids
+        self.grades = qrels.grades
+        self.source = qrels.source
+        counts = np.bincount(self.codes, minlength=len(self.vocab))
         starts = np.concatenate(([0], np.cumsum(counts)))
         self.span = {
             qid: (int(starts[i]), int(starts[i + 1]))
-            for i, qid in enumerate(dictionary.to_pylist())
+            for i, qid in enumerate(self.vocab.to_pylist())
         }
 
     def subset(self, query_ids: list[str]) -> Qrels:
-
         spans = [self.span[q] for q in query_ids if q in self.span]
         if not spans:
             rows = np.zeros(0, dtype=np.int64)
@@ -90,20 +87,25 @@ class _JudgmentIndex:
             rows = np.arange(lengths.sum()) + np.repeat(
                 starts - (np.cumsum(lengths) - lengths), lengths
             )
-        rows = self.order[rows]
-        q = self.qrels
+        rows = self.order[rows].astype(np.int64)
         taken = arrow_ints(rows)
+        source = self.source
         line_numbers = (
-            q.source.line_numbers[rows]
-            if q.source.line_numbers is not None
-            else rows + 1 + q.source.header_lines
+            source.line_numbers[rows]
+            if source.line_numbers is not None
+            else rows + 1 + source.header_lines
         )
         return Qrels(
-            q.query_ids.take(taken),
-            q.doc_ids.take(taken),
-            q.grades[rows],
-            SourceLines(q.source.path, line_numbers),
+            self.vocab.take(arrow_ints(self.codes[rows])),
+            self.doc_ids.take(taken),
+            self.grades[rows],
+            SourceLines(source.path, line_numbers),
         )
+
+    @property
+    def query_ids(self) -> set[str]:
+        """Every judged query."""
+        return set(self.span)
 
 
 class _CountingFile:
@@ -163,7 +165,7 @@ def _blocks(source: _CountingFile, block_bytes: int) -> Any:
 
 
 def evaluate_stream(
-    qrels: Qrels,
+    qrels: Any,
     run_path: str,
     parsed: list[Measure],
     *,
@@ -182,6 +184,8 @@ def evaluate_stream(
 ) -> Evaluation:
     """Evaluate the TREC run at ``run_path`` block by block (see the module docstring).
 
+    ``qrels`` is anything :func:`prfeval.load_qrels` reads; it is loaded here and kept only in
+    a compact index, so that the judgments of a large collection do not crowd out the run.
     ``progress(done_bytes, total_bytes)`` is called after each block. Raises
     :class:`NotStreamable` when the run is not grouped by query or not in the clean
     single-space layout.
@@ -190,7 +194,12 @@ def evaluate_stream(
     import pyarrow.compute as pc
 
     check_measures(parsed, collection_size)
-    index = _JudgmentIndex(restrict_queries(qrels, queries, exclude_queries))  # type: ignore[arg-type]
+    table = load_judgments(qrels)
+    qrels_path = table.source.path
+    index = _JudgmentIndex(restrict_queries(table, queries, exclude_queries))  # type: ignore[arg-type]
+    del table
+    # Give back what reading the judgments left in Arrow's pool: the blocks need the room.
+    pa.default_memory_pool().release_unused()
     total = os.path.getsize(run_path)
     parts: list[MeasuredQueries] = []
     seen: set[str] = set()
@@ -304,7 +313,12 @@ def evaluate_stream(
         complete=complete,
         **sums,
     )
-    base = {"level": level, "collection_size": collection_size, "streamed": True}
+    base = {
+        "level": level,
+        "collection_size": collection_size,
+        "streamed": True,
+        "qrels": qrels_path,
+    }
     return summarise(joined, accounting, {**base, **(settings or {})})
 
 
