@@ -14,6 +14,7 @@ import click
 import numpy as np
 
 from prfeval.classification import AVERAGE_CHOICES, MEASURES, ClassificationResult, classify
+from prfeval.cli.options import output_option
 from prfeval.cli.output import emit, fmt_value, note, render_table
 from prfeval.counts import UndefinedMetricWarning
 from prfeval.errors import UsageError
@@ -406,13 +407,7 @@ def _read(
     metavar="FILE",
     help="With --score: draw the PR curve and P/R/F by threshold (PNG or SVG).",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, writable=True),
-    default=None,
-    help="Write here (atomically) instead of stdout.",
-)
+@output_option
 def command(
     files: tuple[str, ...],
     true_col: str | None,

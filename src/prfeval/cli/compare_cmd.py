@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from prfeval.cli.options import level_option, query_set_options
+from prfeval.cli.options import level_option, output_option, query_set_options
 from prfeval.cli.output import emit, fmt_value, note, render_table
 from prfeval.compare_report import describe_test, disagreement_lines
 from prfeval.comparison import Comparison, compare
@@ -250,13 +250,7 @@ def _query_set_label(queries_file: str | None, exclude_file: str | None) -> str 
     metavar="M",
     help="The measure to plot. Default: the first that is not a count.",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, writable=True),
-    default=None,
-    help="Write here (atomically) instead of stdout.",
-)
+@output_option
 def command(
     qrels: str,
     runs: tuple[str, ...],

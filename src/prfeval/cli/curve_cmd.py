@@ -18,7 +18,7 @@ from pathlib import Path
 import click
 
 from prfeval.cli.evaluate_cmd import accounting_lines
-from prfeval.cli.options import level_option, query_set_options, ranking_options
+from prfeval.cli.options import level_option, output_option, query_set_options, ranking_options
 from prfeval.cli.output import emit, fmt_value, note, notes_from_warnings, render_table
 from prfeval.curves import AverageCurve, Curves, QueryCurve, curve, level_key
 from prfeval.errors import UsageError
@@ -334,13 +334,7 @@ def _recall_levels(values: tuple[float, ...]) -> tuple[float, ...]:
     help="tradeoff: P, R, F against k (log axis); pr: the precision-recall curve; "
     "both: side by side.",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, writable=True),
-    default=None,
-    help="Write the table/json/csv here (atomically) instead of stdout.",
-)
+@output_option
 def command(
     qrels: str,
     runs: tuple[str, ...],

@@ -8,7 +8,7 @@ import json
 
 import click
 
-from prfeval.cli.options import level_option, query_set_options, ranking_options
+from prfeval.cli.options import level_option, output_option, query_set_options, ranking_options
 from prfeval.cli.output import (
     emit,
     fmt_value,
@@ -170,13 +170,7 @@ def format_csv(e: Evaluation, per_query: bool) -> str:
     "8 MiB). The run must be grouped by query.",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, writable=True),
-    default=None,
-    help="Write here (atomically) instead of stdout.",
-)
+@output_option
 def command(
     qrels: str,
     run: str,

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 import click
 
-__all__ = ["level_option", "query_set_options", "ranking_options"]
+__all__ = ["level_option", "output_option", "query_set_options", "ranking_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -20,6 +20,15 @@ def _stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
 
     return apply
 
+
+#: -o FILE: the result written atomically (a temporary file renamed on success).
+output_option = click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write the result here (atomically) instead of stdout.",
+)
 
 level_option = click.option(
     "-l",
