@@ -1,9 +1,15 @@
 """Join a run with its judgments: the one hot path from columns to a JudgedRanking.
 
-Ids become integer codes once (Arrow's hash-based dictionary encoding; codes follow the byte
-order of the ids, so ordering by code is ordering by id). The run is put in rank order with one
-``lexsort``; judgments are found with one ``searchsorted`` over integer keys. Nothing loops over
-queries or documents in Python.
+1. Ids become integer codes once, with Arrow's hash-based dictionary encoding (by default the
+   codes follow the byte order of the ids, so ordering by code is ordering by id).
+2. The run is put in rank order. A run already grouped by query and written best first (as
+   TREC runs are) is not sorted again: only documents tied on score are put in doc id order,
+   with one stable sort of a nearly sorted key, and whole query blocks are moved into query
+   order. Other runs are first sorted by (query, score) with one packed-key sort.
+3. One stable sort by (query, doc) finds repeated documents and orders the judgment lookup,
+   a ``searchsorted`` of sorted integer keys.
+
+Nothing loops over queries or documents in Python.
 """
 
 from __future__ import annotations
