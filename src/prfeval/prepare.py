@@ -11,6 +11,7 @@ from collections.abc import Collection
 from typing import Any, Literal
 
 from prfeval.align import Duplicates, align, restrict_queries
+from prfeval.align_dicts import align_dicts, plain_dicts
 from prfeval.errors import InputFormatError, PrfevalWarning, UsageError
 from prfeval.io import load_qrels, load_run
 from prfeval.ranking import JudgedRanking
@@ -69,6 +70,10 @@ def check_collection_size(ranking: JudgedRanking, n: int | None) -> None:
             )
 
 
+def _warn_empty(name: str) -> None:
+    warnings.warn(f"the run {name} is empty: every measure is 0", PrfevalWarning, stacklevel=4)
+
+
 def prepare(
     qrels: Any,
     run: Any,
@@ -86,17 +91,37 @@ def prepare(
     """Load, restrict and align; return the judged ranking and the settings used.
 
     The parameters are those of :func:`prfeval.evaluate` (see there); ``doc_order`` is
-    :func:`~prfeval.align.align`'s.
+    :func:`~prfeval.align.align`'s. Plain dicts with the default options take the shortcut of
+    :mod:`prfeval.align_dicts` (the same ranking, built from the dicts' own hash tables).
     """
+    include, exclude = id_set(queries), id_set(exclude_queries)
+    if (
+        doc_order == "ties"
+        and order in (None, "score")
+        and not judged_only
+        and max_results is None
+        and plain_dicts(qrels, run)
+    ):
+        ranking = align_dicts(qrels, run, complete=complete, include=include, exclude=exclude)
+        if ranking is not None:
+            empty_run = not any(run.values())
+            if empty_run:
+                _warn_empty("run")
+            return ranking, {
+                "complete": complete,
+                "judged_only": judged_only,
+                "max_results": max_results,
+                "order": "score",
+                "duplicates": duplicates,
+                "qrels": "qrels dict",
+                "run": "run",
+                "empty_run": empty_run,
+                "query_set": describe_query_set(include, exclude, query_set),
+            }
     qrels_table = load_judgments(qrels)
     run_table = load_run(run, ranks=order == "rank")
     if len(run_table) == 0:
-        warnings.warn(
-            f"the run {run_table.name} is empty: every measure is 0",
-            PrfevalWarning,
-            stacklevel=3,
-        )
-    include, exclude = id_set(queries), id_set(exclude_queries)
+        _warn_empty(run_table.name)
     qrels_table = restrict_queries(qrels_table, include, exclude)  # type: ignore[assignment]
     run_table = restrict_queries(run_table, include, exclude)  # type: ignore[assignment]
     ranking = align(
