@@ -54,21 +54,35 @@ class NotStreamable(PrfevalError):
 class _JudgmentIndex:
     """The judgments grouped by query, so a block's judgments are one gather.
 
-    Holds the doc ids and grades as read, each judgment's query as an integer code (not a
-    string: the query ids of a block's judgments are made for that block only) and a
-    permutation grouping the judgments by query.
+    Holds the judgments sorted by query, in one contiguous Arrow array of doc ids (a gather
+    from chunked arrays is several times slower), with each judgment's query as an integer code
+    (not a string: the query ids of a block's judgments are made for that block only).
     """
 
     def __init__(self, qrels: Qrels) -> None:
+        import pyarrow as pa
+
+        # Built step by step, each temporary freed before the next: the judgments of a large
+        # collection are still in memory beside this index while it is made.
         (codes,), self.vocab = factorize([qrels.query_ids], sort=False)
-        fits = codes.size < 2**31
-        self.codes = codes.astype(np.int32) if fits else codes
-        order = np.argsort(self.codes, kind="stable")
-        # int32 where it fits: these arrays live as long as the whole evaluation.
-        self.order = order.astype(np.int32) if fits else order
-        del order, codes
-        self.doc_ids = qrels.doc_ids
-        self.grades = qrels.grades
+        small = codes.size < 2**31
+        if small:
+            codes = codes.astype(np.int32)
+        order = np.argsort(codes, kind="stable")
+        if small:
+            order = order.astype(np.int32)
+        self.order = order  # to name a judgment's original line in messages
+        self.codes = codes[order]
+        del codes
+        grades = qrels.grades[order]
+        fits = grades.size == 0 or (grades.min() >= -(2**31) and grades.max() < 2**31)
+        self.grades = grades.astype(np.int32) if fits else grades
+        del grades
+        index_type = pa.int32() if small else pa.int64()
+        taken = pa.Array.from_buffers(index_type, order.size, [None, pa.py_buffer(order)])
+        doc_ids = qrels.doc_ids.take(taken)
+        self.doc_ids = doc_ids.combine_chunks() if isinstance(doc_ids, pa.ChunkedArray) else doc_ids
+        del doc_ids, taken
         self.source = qrels.source
         counts = np.bincount(self.codes, minlength=len(self.vocab))
         starts = np.concatenate(([0], np.cumsum(counts)))
@@ -87,18 +101,17 @@ class _JudgmentIndex:
             rows = np.arange(lengths.sum()) + np.repeat(
                 starts - (np.cumsum(lengths) - lengths), lengths
             )
-        rows = self.order[rows].astype(np.int64)
-        taken = arrow_ints(rows)
+        original = self.order[rows].astype(np.int64)
         source = self.source
         line_numbers = (
-            source.line_numbers[rows]
+            source.line_numbers[original]
             if source.line_numbers is not None
-            else rows + 1 + source.header_lines
+            else original + 1 + source.header_lines
         )
         return Qrels(
             self.vocab.take(arrow_ints(self.codes[rows])),
-            self.doc_ids.take(taken),
-            self.grades[rows],
+            self.doc_ids.take(arrow_ints(rows)),
+            self.grades[rows].astype(np.int64),
             SourceLines(source.path, line_numbers),
         )
 
@@ -195,6 +208,9 @@ def evaluate_stream(
 
     check_measures(parsed, collection_size)
     table = load_judgments(qrels)
+    # Give back the reader's buffers before building the index, and the table after it: the
+    # judgments of a large collection should not crowd out the run's blocks.
+    pa.default_memory_pool().release_unused()
     qrels_path = table.source.path
     index = _JudgmentIndex(restrict_queries(table, queries, exclude_queries))  # type: ignore[arg-type]
     del table
