@@ -12,13 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from prfeval.errors import InputFormatError, UsageError
+from prfeval.io.atomic import write_atomic
 from prfeval.io.source import Source, display_name, read_bytes
 
 __all__ = ["Split", "heldout_score", "split_queries", "write_split"]
@@ -122,18 +122,6 @@ def split_queries(query_ids: Iterable[str], holdout: float = 0.2, *, seed: int =
     )
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file renamed on success."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _qrels_lines(qrels: Source) -> tuple[list[str], list[str]]:
     """The query id of every judgment, and the judgment as a TREC qrels line.
 
@@ -217,10 +205,10 @@ def write_split(
             f"# prfeval split of {source}: {side} queries ({len(ids)}), "
             f"holdout={split.holdout:g}, seed={seed}\n"
         )
-        _write_atomic(out / f"{side}.queries", header + "".join(f"{q}\n" for q in ids))
+        write_atomic(out / f"{side}.queries", header + "".join(f"{q}\n" for q in ids))
         wanted = side == "heldout"
         kept = [line for q, line in zip(query_of_line, lines, strict=True) if (q in held) == wanted]
-        _write_atomic(out / f"{side}.qrels", "".join(f"{line}\n" for line in kept))
+        write_atomic(out / f"{side}.qrels", "".join(f"{line}\n" for line in kept))
     manifest = {"qrels": source, **split.to_dict()}
-    _write_atomic(out / "split.json", json.dumps(manifest, indent=2) + "\n")
+    write_atomic(out / "split.json", json.dumps(manifest, indent=2) + "\n")
     return split

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import os
 import sys
-import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -15,6 +14,7 @@ from pathlib import Path
 import click
 
 from prfeval.errors import UsageError
+from prfeval.io.atomic import write_atomic
 
 __all__ = ["emit", "fmt_value", "note", "render_table"]
 
@@ -32,14 +32,7 @@ def emit(text: str, output: str | None) -> None:
     directory = target.parent if str(target.parent) else Path(".")
     if not directory.is_dir():
         raise UsageError(f"{output}: the directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(target, text)
 
 
 @contextmanager
