@@ -10,7 +10,12 @@ from pathlib import Path
 
 import click
 
-from prfeval.cli.options import level_option, output_option, query_set_options
+from prfeval.cli.options import (
+    collection_size_option,
+    level_option,
+    output_option,
+    query_set_options,
+)
 from prfeval.cli.output import emit, fmt_value, note, render_table
 from prfeval.compare_report import describe_test, disagreement_lines
 from prfeval.comparison import Comparison, compare
@@ -221,13 +226,7 @@ def _query_set_label(queries_file: str | None, exclude_file: str | None) -> str 
     is_flag=True,
     help="Compare on every judged query, even those no run answered (all score 0).",
 )
-@click.option(
-    "-N",
-    "--collection-size",
-    type=int,
-    default=None,
-    help="Documents in the collection (needed for TN, Fallout, Accuracy, ...).",
-)
+@collection_size_option
 @click.option(
     "--top",
     type=click.IntRange(min=0),

@@ -8,7 +8,13 @@ import json
 
 import click
 
-from prfeval.cli.options import level_option, output_option, query_set_options, ranking_options
+from prfeval.cli.options import (
+    collection_size_option,
+    level_option,
+    output_option,
+    query_set_options,
+    ranking_options,
+)
 from prfeval.cli.output import (
     emit,
     fmt_value,
@@ -156,13 +162,7 @@ def format_csv(e: Evaluation, per_query: bool) -> str:
 @level_option
 @ranking_options
 @query_set_options
-@click.option(
-    "-N",
-    "--collection-size",
-    type=int,
-    default=None,
-    help="Documents in the collection (needed for TN, Fallout, Accuracy, ...).",
-)
+@collection_size_option
 @click.option(
     "--stream/--no-stream",
     default=None,

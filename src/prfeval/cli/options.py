@@ -7,7 +7,13 @@ from typing import Any, TypeVar
 
 import click
 
-__all__ = ["level_option", "output_option", "query_set_options", "ranking_options"]
+__all__ = [
+    "collection_size_option",
+    "level_option",
+    "output_option",
+    "query_set_options",
+    "ranking_options",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -28,6 +34,15 @@ output_option = click.option(
     type=click.Path(dir_okay=False, writable=True),
     default=None,
     help="Write the result here (atomically) instead of stdout.",
+)
+
+#: -N: the collection size, for TN and the measures built on it.
+collection_size_option = click.option(
+    "-N",
+    "--collection-size",
+    type=int,
+    default=None,
+    help="Documents in the collection (needed for TN, Fallout, Accuracy, ...).",
 )
 
 level_option = click.option(
