@@ -112,3 +112,50 @@ def test_counts_at_cutoff_pad_missing_places_as_non_relevant():
     assert (c.tp[0], c.fp[0], c.fn[0], c.tn[0]) == (2, 0, 0, 8)
     per_query_k = jr.counts(np.array([1]))
     assert per_query_k.tp.tolist() == [1]
+
+
+def _relevance_pattern(jr, level):
+    """Per query, the (grade, counts-as-relevant) sequence in rank order: what measures see."""
+    relevant = (jr.grades >= level) & jr.first
+    return [
+        list(zip(jr.grades[a:b].tolist(), relevant[a:b].tolist(), strict=True))
+        for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)
+    ]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"duplicates": "first"}, {"judged_only": True}, {"max_results": 7}],
+    ids=["keep", "first", "J", "M"],
+)
+def test_tied_documents_ordered_only_where_it_shows_gives_the_full_order(seed, options):
+    # doc_order="ties" leaves tie groups of one grade without repeats in file order; the
+    # measures must not see the difference from the full doc id order ("sorted").
+    rng = np.random.default_rng(seed)
+    run, qrels = {}, {}
+    for q in range(12):
+        n = int(rng.integers(1, 40))
+        docs = [f"d{d}" for d in rng.integers(0, 25, size=n)]  # repeats, often tied
+        scores = rng.integers(0, 4, size=n).astype(float)  # few scores: big tie groups
+        if seed % 2:  # written best first, as TREC runs are (the presorted path)
+            scores = -np.sort(-scores)
+        run[f"q{q}"] = list(zip(docs, scores.tolist(), strict=True))
+        judged = rng.choice(25, size=int(rng.integers(0, 20)), replace=False)
+        qrels[f"q{q}"] = {f"d{d}": int(rng.integers(-1, 3)) for d in judged}
+    lines = [f"{q} Q0 {d} 0 {s} t" for q, pairs in run.items() for d, s in pairs]
+    table = load_run(lines_to_run(lines))
+    judgments = load_qrels({q: g for q, g in qrels.items() if g})
+    full = align(judgments, table, doc_order="sorted", **options)
+    ties = align(judgments, table, doc_order="ties", **options)
+    assert list(ties.query_ids) == list(full.query_ids)
+    assert np.array_equal(ties.offsets, full.offsets)
+    for level in (1, 2):
+        assert _relevance_pattern(ties, level) == _relevance_pattern(full, level)
+    assert ties.accounting == full.accounting
+
+
+def lines_to_run(lines):
+    import io
+
+    return io.BytesIO(("\n".join(lines) + "\n").encode())

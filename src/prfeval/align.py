@@ -2,12 +2,14 @@
 
 1. Ids become integer codes once, with Arrow's hash-based dictionary encoding (by default the
    codes follow the byte order of the ids, so ordering by code is ordering by id).
-2. The run is put in rank order. A run already grouped by query and written best first (as
-   TREC runs are) is not sorted again: only documents tied on score are put in doc id order,
-   with one stable sort of a nearly sorted key, and whole query blocks are moved into query
-   order. Other runs are first sorted by (query, score) with one packed-key sort.
-3. One stable sort by (query, doc) finds repeated documents and orders the judgment lookup,
-   a ``searchsorted`` of sorted integer keys.
+2. One stable sort by (query, doc) orders the judgment lookup (a ``searchsorted`` of sorted
+   integer keys) and finds repeated documents.
+3. The run is put in rank order. A run already grouped by query and written best first (as
+   TREC runs are) is not sorted again: only tied documents are put in doc id order (with
+   ``doc_order="ties"``, only those the measures can tell apart: a mix of grades or a
+   repeated document), with one stable sort of a nearly sorted key, and whole query blocks
+   are moved into query order. Other runs are first sorted by (query, score) with one
+   packed-key sort.
 
 Nothing loops over queries or documents in Python.
 """
@@ -116,25 +118,33 @@ def _rank_order(
     n_d: int,
     raw_q: IntArray,
     vocab: pa.Array | None = None,
+    tie_class: tuple[IntArray, npt.NDArray[np.bool_]] | None = None,
 ) -> IntArray:
     """Row indices of ``run`` grouped by query code ``q``, each query in rank order.
 
     ``raw_q`` are the rows' query codes before mapping to output slots (several queries may
     share the slot -1 of "not evaluated"). ``vocab`` is given when the doc codes ``d`` do not
-    follow the byte order of the ids (then it is looked up where ties need it).
+    follow the byte order of the ids; then ``tie_class`` (see :func:`_presorted_score_order`)
+    says which tied rows the measures can tell apart, and only those are put in doc id order.
     """
     if order == "score":
         if run.scores is None:
             raise UsageError(f"{run.name}: has no scores to order by; use order='file'")
         # trec_eval: score descending, ties broken by doc id descending (byte order).
-        presorted = _presorted_score_order(q, run.scores, d, n_d, raw_q, vocab)
+        presorted = _presorted_score_order(q, run.scores, d, n_d, raw_q, vocab, tie_class)
         if presorted is not None:
             return presorted
         # Not in score order yet: sort by (query, score descending) first; then the rows are
         # in the shape the presorted path handles, which puts the ties in doc id order.
         by_score = _query_score_order(raw_q, run.scores)
         within = _presorted_score_order(
-            q[by_score], run.scores[by_score], d[by_score], n_d, raw_q[by_score], vocab
+            q[by_score],
+            run.scores[by_score],
+            d[by_score],
+            n_d,
+            raw_q[by_score],
+            vocab,
+            None if tie_class is None else (tie_class[0][by_score], tie_class[1][by_score]),
         )
         if within is None:  # cannot happen: by_score is grouped and in score order
             raise AssertionError("score order after sorting by score")
@@ -165,6 +175,7 @@ def _presorted_score_order(
     n_d: int,
     raw_q: IntArray,
     vocab: pa.Array | None = None,
+    tie_class: tuple[IntArray, npt.NDArray[np.bool_]] | None = None,
 ) -> IntArray | None:
     """The score order in O(n) when the run is already grouped by query and in score order.
 
@@ -172,6 +183,13 @@ def _presorted_score_order(
     Then only tied documents need reordering (by doc id descending), and whole query blocks
     need moving into query order: a stable sort of a nearly sorted key, and block moves.
     Returns ``None`` when the run is not in that shape (the caller then sorts fully).
+
+    With ``vocab`` (codes not in byte order), the ids of tied documents are sorted as strings,
+    which is slow; ``tie_class`` then spares most of it. It is ``(grades, repeated)``: each
+    row's judged grade, and whether its document appears more than once in its query. Rows
+    of one grade whose documents are not repeated are interchangeable for every measure, so a
+    tie group made only of such rows keeps the file order, and only the other groups (a mix
+    of grades, or a repeated document whose first occurrence depends on the order) are sorted.
     """
     n = q.size
     if n < 2:
@@ -198,8 +216,13 @@ def _presorted_score_order(
             # Codes are not in byte order: rank just the documents that tie with another.
             starts = np.flatnonzero(np.diff(group, prepend=0))
             sizes = np.diff(np.append(starts, n))
-            tied = np.repeat(sizes > 1, sizes)
-            d = np.where(tied, _byte_ranks(vocab, d[tied])[d], 0)
+            needs_order = sizes > 1
+            if tie_class is not None:
+                grades, repeated = tie_class
+                mixed = np.minimum.reduceat(grades, starts) != np.maximum.reduceat(grades, starts)
+                needs_order &= mixed | np.logical_or.reduceat(repeated, starts)
+            tied = np.repeat(needs_order, sizes)
+            d = np.where(tied, _byte_ranks(vocab, d[tied])[d], 0) if tied.any() else 0 * d
         group *= n_d
         group += n_d - 1
         group -= d
@@ -256,8 +279,9 @@ def align(
     doc_order
         ``"sorted"``: document codes follow the byte order of the ids (``doc_vocab`` is
         sorted), as curves and per-document reports need. ``"ties"``: only tied documents
-        are put in byte order, which is all the measures need and much cheaper for the
-        blocks of a streamed run.
+        the measures can tell apart (a mix of grades, or a repeated document) are put in
+        doc id order; a tie group of one grade keeps the file order. The measures are the
+        same to the last digit, and sorting strings is the slowest step of the join.
 
     Returns
     -------
@@ -313,25 +337,57 @@ def align(
         codes = out_order[mask[out_order]]
         return tuple(query_vocab.take(arrow_ints(codes)).to_pylist())
 
+    # One stable sort of the rows by (query, doc) key serves two purposes: the judgment lookup
+    # searches sorted keys (several times faster than searching them unsorted), and repeated
+    # documents sit next to each other. Done in file order, before ranking, so that ranking
+    # knows which tied rows the measures can tell apart.
+    run_key = run_q * n_d + run_d
+    by_run_key = np.argsort(run_key, kind="stable")
+    sorted_key = run_key[by_run_key]
+    found_at = np.zeros(run_key.size, dtype=bool)
+    grade_at = np.full(run_key.size, UNJUDGED, dtype=np.int64)
+    if qrels_key.size:
+        at = np.searchsorted(qrels_key, sorted_key)
+        np.minimum(at, qrels_key.size - 1, out=at)
+        hit = qrels_key[at] == sorted_key
+        found_at[by_run_key] = hit
+        grade_at[by_run_key[hit]] = qrels_grades[at[hit]]
+        del at, hit
+    repeated_at = np.zeros(run_key.size, dtype=bool)  # the doc appears again in its query
+    if not run.extra.get("distinct_docs"):  # a dict run cannot repeat a doc in a query
+        same = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])
+        repeated_at[by_run_key[same]] = True
+        repeated_at[by_run_key[same + 1]] = True
+    del sorted_key, by_run_key
+
     # Rank order: rows of evaluated queries, grouped by output slot, ranked within each.
     ranked = _rank_order(
-        run, order, slot[run_q], run_d, n_d, run_q, None if sorted_docs else doc_vocab
+        run,
+        order,
+        slot[run_q],
+        run_d,
+        n_d,
+        run_q,
+        None if sorted_docs else doc_vocab,
+        (grade_at, repeated_at),
     )
     ranked = ranked[slot[run_q[ranked]] >= 0]
     pos_q = slot[run_q[ranked]]
     pos_d = run_d[ranked]
+    found = found_at[ranked]
+    grades = grade_at[ranked]
     n_out = out_codes.size
+    del found_at, grade_at
 
-    # One stable sort by (query, doc) key serves two purposes: repeated documents sit next
-    # to each other with the best-ranked first, and the judgment lookup below searches
-    # sorted keys, which is several times faster than searching them in rank order.
-    run_key = out_codes[pos_q] * n_d + pos_d
-    by_run_key = np.argsort(run_key, kind="stable")
-    sorted_key = run_key[by_run_key]
-    del run_key
+    # A repeated document counts at its best-ranked place: the later places are repeats.
     repeat = np.zeros(pos_q.size, dtype=bool)
-    if not run.extra.get("distinct_docs"):  # a dict run cannot repeat a doc in a query
-        repeat[by_run_key[1:][sorted_key[1:] == sorted_key[:-1]]] = True
+    candidates = np.flatnonzero(repeated_at[ranked])
+    if candidates.size:
+        keys = run_key[ranked[candidates]]
+        by_key_then_rank = np.lexsort((candidates, keys))
+        later = np.flatnonzero(np.diff(keys[by_key_then_rank]) == 0) + 1
+        repeat[candidates[by_key_then_rank[later]]] = True
+    del run_key, repeated_at
     n_duplicates = int(repeat.sum())
     if n_duplicates and duplicates == "error":
         where = int(ranked[np.flatnonzero(repeat)[0]])
@@ -351,17 +407,6 @@ def align(
         truncated = int((~within).sum())
         keep &= within
 
-    # Judgment lookup by integer key, in key order, then back to rank order.
-    found = np.zeros(pos_q.size, dtype=bool)
-    grades = np.full(pos_q.size, UNJUDGED, dtype=np.int64)
-    if qrels_key.size:
-        at = np.searchsorted(qrels_key, sorted_key)
-        np.minimum(at, qrels_key.size - 1, out=at)
-        hit = qrels_key[at] == sorted_key
-        found[by_run_key] = hit
-        grades[by_run_key[hit]] = qrels_grades[at[hit]]
-        del at, hit
-    del sorted_key, by_run_key
     dropped_unjudged = 0
     if judged_only:
         # trec_eval -J keeps documents judged with a grade >= 0: a negative grade counts as
