@@ -77,3 +77,27 @@ def test_ungrouped_or_messy_runs_fall_back_with_a_warning(tmp_path):
             e = evaluate(tmp_path / "q.txt", tmp_path / name, "P@1", stream=True)
         assert e.macro["P@1"] == 1.0
         assert "streamed" not in e.settings
+
+
+def test_read_ahead_hands_over_batches_errors_and_stops_early():
+    from prfeval.stream import _ReadAhead
+
+    ahead = _ReadAhead(lambda: iter(range(100)), depth=3)
+    taken = []
+    for item in ahead:
+        taken.append(item)
+        if len(taken) == 5:
+            break
+    ahead.close()  # the reader thread is blocked on a full queue: close must still end it
+    assert taken == [0, 1, 2, 3, 4]
+    assert not ahead._thread.is_alive()
+
+    def failing():
+        yield 1
+        raise ValueError("bad block")
+
+    ahead = _ReadAhead(failing, depth=2)
+    with pytest.raises(ValueError, match="bad block"):
+        list(ahead)
+    ahead.close()
+    assert list(_ReadAhead(lambda: iter([7, 8]), depth=1)) == [7, 8]
