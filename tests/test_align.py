@@ -159,3 +159,28 @@ def lines_to_run(lines):
     import io
 
     return io.BytesIO(("\n".join(lines) + "\n").encode())
+
+
+@pytest.mark.parametrize("sort", [True, False])
+@pytest.mark.parametrize("shape", ["runs", "dictionary", "plain"])
+def test_factorize_shortcuts_give_codes_of_the_same_ids(sort, shape):
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from prfeval.align import factorize
+
+    rng = np.random.default_rng(7)
+    ids = [f"d{v}" for v in rng.integers(0, 30, size=200)]
+    if shape == "runs":
+        ids = [i for i in ids[:40] for _ in range(int(rng.integers(1, 6)))]
+    first = pa.array(ids)
+    if shape == "dictionary":
+        first = pc.dictionary_encode(first)
+    others = [pa.array([f"d{v}" for v in rng.integers(20, 50, size=60)]), pa.array([], pa.string())]
+    codes, vocab = factorize([first, *others], sort=sort, runs=shape == "runs")
+    words = vocab.to_pylist()
+    assert len(set(words)) == len(words)
+    for array, c in zip([pa.array(ids), *others], codes, strict=True):
+        assert [words[i] for i in c] == array.to_pylist()
+    if sort:
+        assert words == sorted(words, key=str.encode)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["arrow_ints", "arrow_strings", "bools_of", "numpy_of"]
+__all__ = ["arrow_ints", "arrow_strings", "bools_of", "ints_or", "numpy_of"]
 
 
 def numpy_of(values: Any) -> npt.NDArray[Any]:
@@ -54,6 +54,24 @@ def _dtype(arrow_type: Any) -> np.dtype[Any]:
         return np.dtype(_DTYPES[str(arrow_type)])
     except KeyError:
         raise TypeError(f"numpy_of: not a numeric Arrow type: {arrow_type}") from None
+
+
+def ints_or(values: Any, missing: int) -> npt.NDArray[np.int64]:
+    """An int64 numpy copy of an Arrow integer array, with ``missing`` where it is null.
+
+    Reads the validity bitmap directly: ``pc.fill_null`` takes several times longer.
+    """
+    if not values.null_count:
+        return numpy_of(values).astype(np.int64)
+    dtype = _dtype(values.type)
+    n, offset = len(values), values.offset
+    validity, data = values.buffers()[:2]
+    out = np.frombuffer(data, dtype=dtype, count=n, offset=offset * dtype.itemsize).astype(
+        np.int64
+    )
+    bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
+    out[~bits[offset : offset + n].astype(bool)] = missing
+    return out
 
 
 def bools_of(values: Any) -> npt.NDArray[np.bool_]:

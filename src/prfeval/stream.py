@@ -18,13 +18,21 @@ from __future__ import annotations
 import os
 import queue
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from prfeval._arrow import arrow_ints, arrow_strings, bools_of, numpy_of
-from prfeval.align import align, factorize, query_output_order, restrict_queries
+from prfeval._arrow import arrow_ints, arrow_strings, numpy_of
+from prfeval.align import (
+    align,
+    factorize,
+    query_output_order,
+    restrict_queries,
+    run_starts,
+)
 from prfeval.errors import InputFormatError, PrfevalError
 from prfeval.evaluation import (
     Evaluation,
@@ -48,6 +56,7 @@ STREAM_THRESHOLD_BYTES = 8 << 20
 #: block without holding the GIL, so reading and measuring share the two cores. Measured on
 #: 10M lines: 4 blocks ahead hid most of the reading (0.9 s); more only took memory.
 READ_AHEAD_BLOCKS = 4
+
 
 #: Bytes of run text read per block. Measured on 10M lines (2 cores): 32 MiB blocks took
 #: 8.2 s and 0.9 GiB, 8 MiB 5.8 s and 0.68 GiB, 2 MiB 5.0 s and 0.44 GiB, 1 MiB 5.8 s.
@@ -263,7 +272,7 @@ def evaluate_stream(
     total = os.path.getsize(run_path)
     source = _CountingFile(run_path)
     # Reading starts at once: the run's first blocks are parsed while the judgments load.
-    batches = _ReadAhead(lambda: _blocks(source, block_bytes), READ_AHEAD_BLOCKS)
+    batches = _ReadAhead(lambda: _query_blocks(_blocks(source, block_bytes)), READ_AHEAD_BLOCKS)
     try:
         index, qrels_path = _judgment_index(qrels, queries, exclude_queries)
         blocks = _BlockMeasurer(
@@ -281,27 +290,11 @@ def evaluate_stream(
             queries=queries,
             exclude_queries=exclude_queries,
         )
-        pending: list[Any] | None = None
-        row_offset = 0  # rows already consumed, for line numbers
         try:
-            for batch in batches:
-                columns = [batch.column(i) for i in range(4)]
-                if pending is not None:
-                    columns = [
-                        pa.concat_arrays([p, c]) for p, c in zip(pending, columns, strict=True)
-                    ]
-                q_ids = columns[0]
-                last = q_ids[len(q_ids) - 1].as_py()
-                # Rows of the last query may continue in the next block: carry them over.
-                tail = len(q_ids) - _trailing_run(q_ids, last)
-                if tail > 0:
-                    blocks.measure([c.slice(0, tail) for c in columns], row_offset)
-                    row_offset += tail
-                pending = [c.slice(tail) for c in columns]
+            for block in batches:
+                blocks.add(blocks.measure(block))
                 if progress is not None:
                     progress(min(source.position, total), total)
-            if pending is not None and len(pending[0]):
-                blocks.measure(pending, row_offset)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise NotStreamable(
                 f"{run_path}: not in the plain single-space layout ({exc})"
@@ -386,16 +379,13 @@ class _BlockMeasurer:
             ("duplicates", "unjudged_retrieved", "dropped_unjudged", "truncated"), 0
         )
 
-    def measure(self, columns: list[Any], first_row: int) -> None:
-        """Measure the complete queries in ``columns`` (query, doc, rank, score arrays)."""
-        import pyarrow.compute as pc
-
-        q_ids, doc_ids, ranks, scores = columns
-        block_queries = pc.unique(q_ids).to_pylist()
-        run_lengths = _run_lengths(q_ids)
-        if len(run_lengths) != len(block_queries) or any(q in self.seen for q in block_queries):
+    def measure(self, block: _QueryBlock) -> _Measured:
+        """Measure the queries of ``block`` (what :meth:`add` then adds up)."""
+        q_ids, doc_ids, ranks, scores = block.columns
+        first_row = block.first_row
+        block_queries = q_ids.take(arrow_ints(block.query_starts)).to_pylist()
+        if len(set(block_queries)) != len(block_queries):
             raise NotStreamable(f"{self.run_path}: the run is not grouped by query")
-        self.seen.update(block_queries)
         score_values = numpy_of(scores)
         if not np.all(np.isfinite(score_values)):
             row = int(np.flatnonzero(~np.isfinite(score_values))[0])
@@ -421,16 +411,32 @@ class _BlockMeasurer:
             doc_order="ties",  # the measures need tied documents in order, nothing more
             **self.align_options,
         )
-        accounting = ranking.accounting
-        self.not_in_qrels.extend(accounting.not_in_qrels)
-        for key in self.sums:
-            self.sums[key] += getattr(accounting, key)
+        measured = None
         if ranking.n_queries:
-            self.parts.append(
-                measure_queries(
-                    ranking, self.parsed, level=self.level, collection_size=self.collection_size
-                )
+            measured = measure_queries(
+                ranking, self.parsed, level=self.level, collection_size=self.collection_size
             )
+        return _Measured(block_queries, ranking.accounting, measured)
+
+    def add(self, result: _Measured) -> None:
+        """Add one block's results, blocks in run order (a query seen before is an error)."""
+        if not self.seen.isdisjoint(result.queries):
+            raise NotStreamable(f"{self.run_path}: the run is not grouped by query")
+        self.seen.update(result.queries)
+        self.not_in_qrels.extend(result.accounting.not_in_qrels)
+        for key in self.sums:
+            self.sums[key] += getattr(result.accounting, key)
+        if result.measured is not None:
+            self.parts.append(result.measured)
+
+
+@dataclass(frozen=True)
+class _Measured:
+    """One block's results."""
+
+    queries: list[str]
+    accounting: QueryAccounting
+    measured: MeasuredQueries | None
 
 
 def _judgment_index(
@@ -456,21 +462,42 @@ def _empty_counts(parsed: list[Measure]) -> list[Any]:
     return [Counts(np.zeros(0), np.zeros(0), np.zeros(0)) for _ in parsed]
 
 
-def _run_lengths(q_ids: Any) -> list[int]:
-    """Lengths of the runs of equal consecutive query ids."""
+@dataclass(frozen=True)
+class _QueryBlock:
+    """Rows of whole queries: query ids, doc ids (dictionary encoded), ranks and scores."""
+
+    columns: list[Any]
+    first_row: int  # rows before it in the run, for line numbers
+    query_starts: npt.NDArray[np.int64]  # where each query's rows start
+
+
+def _query_blocks(batches: Iterable[Any]) -> Iterator[_QueryBlock]:
+    """The run's batches cut at query boundaries, the rows of a query never split.
+
+    The last query of a batch may go on in the next one: its rows are carried over. Doc ids
+    are dictionary encoded here, on the reading thread, which has time to spare.
+    """
+    import pyarrow as pa
+
+    pending: list[Any] | None = None
+    first_row = 0
+    for batch in batches:
+        columns = [batch.column(i) for i in range(4)]
+        if pending is not None:
+            columns = [pa.concat_arrays([p, c]) for p, c in zip(pending, columns, strict=True)]
+        starts = run_starts(columns[0])
+        tail = int(starts[-1])  # where the last query starts
+        if tail > 0:
+            yield _QueryBlock(_encoded([c.slice(0, tail) for c in columns]), first_row, starts[:-1])
+            first_row += tail
+        pending = [c.slice(tail) for c in columns]
+    if pending is not None and len(pending[0]):
+        yield _QueryBlock(_encoded(pending), first_row, np.zeros(1, dtype=np.int64))
+
+
+def _encoded(columns: list[Any]) -> list[Any]:
+    """The columns with the doc ids dictionary encoded (see :func:`prfeval.align.factorize`)."""
     import pyarrow.compute as pc
 
-    codes = numpy_of(pc.dictionary_encode(q_ids).indices)
-    if codes.size == 0:
-        return []
-    change = np.flatnonzero(codes[1:] != codes[:-1])
-    return np.diff(np.concatenate(([0], change + 1, [codes.size]))).tolist()
-
-
-def _trailing_run(q_ids: Any, last: str) -> int:
-    """How many rows at the end of ``q_ids`` belong to the query ``last``."""
-    import pyarrow.compute as pc
-
-    is_last = bools_of(pc.equal(q_ids, arrow_strings([last])[0]))
-    not_last = np.flatnonzero(~is_last)
-    return int(is_last.size - (not_last[-1] + 1 if not_last.size else 0))
+    q_ids, doc_ids, ranks, scores = columns
+    return [q_ids, pc.dictionary_encode(doc_ids), ranks, scores]
