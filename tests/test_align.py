@@ -132,6 +132,35 @@ def _relevance_pattern(jr, level):
 def test_tied_documents_ordered_only_where_it_shows_gives_the_full_order(seed, options):
     # doc_order="ties" leaves tie groups of one grade without repeats in file order; the
     # measures must not see the difference from the full doc id order ("sorted").
+    judgments, table = _tied_run(seed)
+    full = align(judgments, table, doc_order="sorted", **options)
+    ties = align(judgments, table, doc_order="ties", **options)
+    assert list(ties.query_ids) == list(full.query_ids)
+    assert np.array_equal(ties.offsets, full.offsets)
+    for level in (1, 2):
+        assert _relevance_pattern(ties, level) == _relevance_pattern(full, level)
+    assert ties.accounting == full.accounting
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize(
+    "options", [{}, {"max_results": 7}, {"judged_only": True}], ids=["keep", "M", "J"]
+)
+def test_ties_ordered_only_across_the_cutoffs_read_give_the_same_counts(seed, options):
+    # With cutoffs, only ties straddling a cutoff are ordered: the top-k sets and the whole
+    # ranking must still hold the same judged documents as under the full doc id order.
+    judgments, table = _tied_run(seed)
+    full = align(judgments, table, doc_order="sorted", **options)
+    cut = align(judgments, table, doc_order="ties", cutoffs={1, 3, 10}, **options)
+    assert np.array_equal(cut.offsets, full.offsets)
+    for level in (1, 2):
+        for k in (None, 1, 3, 10):
+            assert np.array_equal(cut.tp_at(k, level), full.tp_at(k, level))
+    assert cut.accounting == full.accounting
+
+
+def _tied_run(seed):
+    """A run with big tie groups, repeated documents and graded judgments (-1 to 2)."""
     rng = np.random.default_rng(seed)
     run, qrels = {}, {}
     for q in range(12):
@@ -146,13 +175,7 @@ def test_tied_documents_ordered_only_where_it_shows_gives_the_full_order(seed, o
     lines = [f"{q} Q0 {d} 0 {s} t" for q, pairs in run.items() for d, s in pairs]
     table = load_run(lines_to_run(lines))
     judgments = load_qrels({q: g for q, g in qrels.items() if g})
-    full = align(judgments, table, doc_order="sorted", **options)
-    ties = align(judgments, table, doc_order="ties", **options)
-    assert list(ties.query_ids) == list(full.query_ids)
-    assert np.array_equal(ties.offsets, full.offsets)
-    for level in (1, 2):
-        assert _relevance_pattern(ties, level) == _relevance_pattern(full, level)
-    assert ties.accounting == full.accounting
+    return judgments, table
 
 
 def lines_to_run(lines):

@@ -197,19 +197,23 @@ def _rank_order(
     raw_q: IntArray,
     vocab: pa.Array | None = None,
     tie_class: tuple[IntArray, npt.NDArray[np.bool_]] | None = None,
+    cutoffs: Collection[int] | None = None,
 ) -> IntArray:
     """Row indices of ``run`` grouped by query code ``q``, each query in rank order.
 
     ``raw_q`` are the rows' query codes before mapping to output slots (several queries may
     share the slot -1 of "not evaluated"). ``vocab`` is given when the doc codes ``d`` do not
-    follow the byte order of the ids; then ``tie_class`` (see :func:`_presorted_score_order`)
-    says which tied rows the measures can tell apart, and only those are put in doc id order.
+    follow the byte order of the ids; then ``tie_class`` and ``cutoffs`` (see
+    :func:`_presorted_score_order`) say which tied rows the measures can tell apart, and only
+    those are put in doc id order.
     """
     if order == "score":
         if run.scores is None:
             raise UsageError(f"{run.name}: has no scores to order by; use order='file'")
         # trec_eval: score descending, ties broken by doc id descending (byte order).
-        presorted = _presorted_score_order(q, run.scores, d, n_d, raw_q, vocab, tie_class)
+        presorted = _presorted_score_order(
+            q, run.scores, d, n_d, raw_q, vocab, tie_class, cutoffs
+        )
         if presorted is not None:
             return presorted
         # Not in score order yet: sort by (query, score descending) first; then the rows are
@@ -223,6 +227,7 @@ def _rank_order(
             raw_q[by_score],
             vocab,
             None if tie_class is None else (tie_class[0][by_score], tie_class[1][by_score]),
+            cutoffs,
         )
         if within is None:  # cannot happen: by_score is grouped and in score order
             raise AssertionError("score order after sorting by score")
@@ -254,6 +259,7 @@ def _presorted_score_order(
     raw_q: IntArray,
     vocab: pa.Array | None = None,
     tie_class: tuple[IntArray, npt.NDArray[np.bool_]] | None = None,
+    cutoffs: Collection[int] | None = None,
 ) -> IntArray | None:
     """The score order in O(n) when the run is already grouped by query and in score order.
 
@@ -268,6 +274,8 @@ def _presorted_score_order(
     of one grade whose documents are not repeated are interchangeable for every measure, so a
     tie group made only of such rows keeps the file order, and only the other groups (a mix
     of grades, or a repeated document whose first occurrence depends on the order) are sorted.
+    ``cutoffs``, when given, are the only ranks k whose top-k sets will be read (besides the
+    whole ranking): then only tie groups that straddle one of them can show their order.
     """
     n = q.size
     if n < 2:
@@ -284,28 +292,64 @@ def _presorted_score_order(
     # Tie groups: a new group at each new block or new score; sort by (group, doc desc).
     new_group = new_block
     new_group[1:] |= scores[1:] != scores[:-1]
-    n_groups = int(np.count_nonzero(new_group))
-    group = np.cumsum(new_group, dtype=np.int64)
+    group_start = np.flatnonzero(new_group)
     del new_group, new_block, rising
-    if n_groups == n:
-        within = np.arange(n)  # no ties at all
+    tied = None
+    if vocab is not None and group_start.size < n:
+        # Codes are not in byte order: rank just the tied documents whose order shows.
+        tied = _tied_rows_to_order(group_start, block_start, n, tie_class, cutoffs)
+    if group_start.size == n or (tied is not None and not tied.any()):
+        within = np.arange(n)  # no ties, or none whose order shows
     else:
-        if vocab is not None:
-            # Codes are not in byte order: rank just the documents that tie with another.
-            starts = np.flatnonzero(np.diff(group, prepend=0))
-            sizes = np.diff(np.append(starts, n))
-            needs_order = sizes > 1
-            if tie_class is not None:
-                grades, repeated = tie_class
-                mixed = np.minimum.reduceat(grades, starts) != np.maximum.reduceat(grades, starts)
-                needs_order &= mixed | np.logical_or.reduceat(repeated, starts)
-            tied = np.repeat(needs_order, sizes)
-            d = np.where(tied, _byte_ranks(vocab, d[tied])[d], 0) if tied.any() else 0 * d
+        if tied is not None:
+            d = np.where(tied, _byte_ranks(vocab, d[tied])[d], 0)  # type: ignore[arg-type]
+        group = np.zeros(n, dtype=np.int64)
+        group[group_start] = 1
+        np.cumsum(group, out=group)
         group *= n_d
         group += n_d - 1
         group -= d
         within = np.argsort(group, kind="stable")
-    del group
+        del group
+    return _in_query_order(within, q, block_start)
+
+
+def _tied_rows_to_order(
+    group_start: IntArray,
+    block_start: IntArray,
+    n: int,
+    tie_class: tuple[IntArray, npt.NDArray[np.bool_]] | None,
+    cutoffs: Collection[int] | None,
+) -> npt.NDArray[np.bool_]:
+    """Rows in tie groups whose inner order can change a measure (see the caller)."""
+    sizes = np.diff(np.append(group_start, n))
+    candidates = np.flatnonzero(sizes > 1)
+    if cutoffs is not None and candidates.size:
+        # Only the top-k sets are read: a tie inside or beyond them reads the same in any order.
+        first = group_start[candidates]
+        rank = first - block_start[np.searchsorted(block_start, first, side="right") - 1]
+        end = rank + sizes[candidates]
+        straddles = np.zeros(candidates.size, dtype=bool)
+        for k in cutoffs:
+            straddles |= (rank < k) & (end > k)
+        candidates = candidates[straddles]
+    chosen = np.zeros(sizes.size, dtype=bool)
+    chosen[candidates] = True
+    rows = np.repeat(chosen, sizes)
+    if tie_class is not None and candidates.size:
+        grades, repeated = tie_class
+        starts = np.cumsum(sizes[candidates]) - sizes[candidates]
+        g, r = grades[rows], repeated[rows]
+        mixed = np.minimum.reduceat(g, starts) != np.maximum.reduceat(g, starts)
+        mixed |= np.logical_or.reduceat(r, starts)
+        chosen[candidates[~mixed]] = False
+        rows = np.repeat(chosen, sizes)
+    return rows
+
+
+def _in_query_order(within: IntArray, q: IntArray, block_start: IntArray) -> IntArray:
+    """``within`` with its query blocks moved into query order (by slot ``q``)."""
+    n = within.size
     # Move whole blocks into query order; blocks of queries not evaluated (slot -1) are
     # dropped by the caller, so only the others need to be in order already.
     block_len = np.diff(np.append(block_start, n))
@@ -330,6 +374,7 @@ def align(
     max_results: int | None = None,
     complete: bool = False,
     doc_order: Literal["sorted", "ties"] = "sorted",
+    cutoffs: Collection[int] | None = None,
 ) -> JudgedRanking:
     """Put ``run`` in rank order per query and join each position with its judgment.
 
@@ -360,6 +405,12 @@ def align(
         the measures can tell apart (a mix of grades, or a repeated document) are put in
         doc id order; a tie group of one grade keeps the file order. The measures are the
         same to the last digit, and sorting strings is the slowest step of the join.
+    cutoffs
+        With ``doc_order="ties"``: the only ranks k at which the result will be cut (P@k,
+        R@k), besides the whole ranking (see :func:`prfeval.measures.cutoffs_read`). Ties
+        are then put in order only where they straddle one of them. ``None``: every rank
+        may be read (curves, R-precision, interpolated precision). Ignored with
+        ``judged_only`` or ``duplicates="first"``, which move documents up the ranking.
 
     Returns
     -------
@@ -441,6 +492,10 @@ def align(
     del sorted_key, by_run_key
 
     # Rank order: rows of evaluated queries, grouped by output slot, ranked within each.
+    if cutoffs is not None and not judged_only and duplicates != "first":
+        cutoffs = {*cutoffs, *([] if max_results is None else [max_results])}
+    else:
+        cutoffs = None
     ranked = _rank_order(
         run,
         order,
@@ -450,6 +505,7 @@ def align(
         run_q,
         None if sorted_docs else doc_vocab,
         (grade_at, repeated_at),
+        cutoffs,
     )
     ranked = ranked[slot[run_q[ranked]] >= 0]
     pos_q = slot[run_q[ranked]]

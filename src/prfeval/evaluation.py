@@ -14,7 +14,7 @@ from prfeval.aggregate import macro as macro_mean
 from prfeval.align import Duplicates
 from prfeval.counts import Counts
 from prfeval.errors import PrfevalWarning, UsageError
-from prfeval.measures import Measure, parse_measures
+from prfeval.measures import Measure, cutoffs_read, parse_measures
 from prfeval.prepare import (
     check_collection_size,
     describe_query_set,
@@ -402,6 +402,7 @@ def evaluate(
         max_results=max_results,
         complete=complete,
         doc_order="ties",  # the measures need only tied documents in doc id order
+        cutoffs=cutoffs_read(parsed),
     )
     return evaluate_ranking(
         ranking, parsed, level=level, collection_size=collection_size, settings=settings

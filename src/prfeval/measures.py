@@ -20,7 +20,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -39,6 +39,7 @@ __all__ = [
     "REGISTRY",
     "Measure",
     "MeasureDef",
+    "cutoffs_read",
     "lookup",
     "parse_measures",
 ]
@@ -600,6 +601,28 @@ def _iprec_measure(
     label: str, r: float, rel: int | None = None, params: dict[str, object] | None = None
 ) -> Measure:
     return Measure(REGISTRY["IPrec"], rel=rel, label=label, explicit=params or {}, recall_level=r)
+
+
+def cutoffs_read(measures: Sequence[Measure]) -> frozenset[int] | None:
+    """The ranks k at which ``measures`` cut a ranking, or ``None`` if they read every rank.
+
+    Set measures and counts read the whole ranking, ``P@k``-like ones its top k; R-precision
+    (a cutoff per query) and interpolated precision read every rank. Ties between documents
+    that no cutoff separates are then left in any order (see :func:`prfeval.align.align`).
+
+    >>> sorted(cutoffs_read(parse_measures("P@10 R@100 SetF")))
+    [10, 100]
+    >>> cutoffs_read(parse_measures("P@10 Rprec")) is None
+    True
+    """
+    ks: set[int] = set()
+    for m in measures:
+        kind = m.definition.kind
+        if kind == "cutoff" and m.k is not None:
+            ks.add(m.k)
+        elif kind not in ("count", "set"):
+            return None
+    return frozenset(ks)
 
 
 def parse_measures(

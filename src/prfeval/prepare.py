@@ -87,12 +87,14 @@ def prepare(
     max_results: int | None = None,
     complete: bool = False,
     doc_order: Literal["sorted", "ties"] = "sorted",
+    cutoffs: Collection[int] | None = None,
 ) -> tuple[JudgedRanking, dict[str, Any]]:
     """Load, restrict and align; return the judged ranking and the settings used.
 
-    The parameters are those of :func:`prfeval.evaluate` (see there); ``doc_order`` is
-    :func:`~prfeval.align.align`'s. Plain dicts with the default options take the shortcut of
-    :mod:`prfeval.align_dicts` (the same ranking, built from the dicts' own hash tables).
+    The parameters are those of :func:`prfeval.evaluate` (see there); ``doc_order`` and
+    ``cutoffs`` are :func:`~prfeval.align.align`'s. Plain dicts with the default options take
+    the shortcut of :mod:`prfeval.align_dicts` (the same ranking, built from the dicts' own
+    hash tables).
     """
     include, exclude = id_set(queries), id_set(exclude_queries)
     if (
@@ -133,6 +135,7 @@ def prepare(
         max_results=max_results,
         complete=complete,
         doc_order=doc_order,
+        cutoffs=cutoffs,
     )
     settings = {
         "complete": complete,

@@ -41,7 +41,7 @@ from prfeval.evaluation import (
     measure_queries,
     summarise,
 )
-from prfeval.measures import Measure
+from prfeval.measures import Measure, cutoffs_read
 from prfeval.prepare import load_judgments
 from prfeval.ranking import QueryAccounting
 from prfeval.tables import Qrels, Run, SourceLines
@@ -286,6 +286,7 @@ def evaluate_stream(
                 "duplicates": duplicates,
                 "judged_only": judged_only,
                 "max_results": max_results,
+                "cutoffs": cutoffs_read(parsed),
             },
             queries=queries,
             exclude_queries=exclude_queries,
