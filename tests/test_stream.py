@@ -16,7 +16,7 @@ from prfeval.stream import evaluate_stream
 MEASURES = "P@5 P@10 R@10 R@50 SetP SetR SetF SetF(beta=2) Rprec NumRet NumRelRet F@10"
 
 
-def write_files(tmp_path, seed=0, shuffle_queries=True):
+def write_files(tmp_path, seed=0, shuffle_queries=True, shuffle_judgments=False):
     rng = np.random.default_rng(seed)
     qids = [str(q) for q in range(1, 81)]
     lines = []
@@ -32,6 +32,8 @@ def write_files(tmp_path, seed=0, shuffle_queries=True):
     for q in qids:
         for d in rng.choice(400, size=int(rng.integers(1, 40)), replace=False):
             qrels.append(f"{q} 0 d{d} {int(rng.integers(-1, 3))}")
+    if shuffle_judgments:  # not grouped by query: the index must sort them
+        qrels = [qrels[i] for i in rng.permutation(len(qrels))]
     (tmp_path / "run.trec").write_text("\n".join(lines) + "\n")
     (tmp_path / "qrels.trec").write_text("\n".join(qrels) + "\n")
     return tmp_path / "qrels.trec", tmp_path / "run.trec"
@@ -40,7 +42,7 @@ def write_files(tmp_path, seed=0, shuffle_queries=True):
 @pytest.mark.parametrize("complete", [False, True])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_streamed_equals_in_memory(tmp_path, seed, complete):
-    qrels, run = write_files(tmp_path, seed)
+    qrels, run = write_files(tmp_path, seed, shuffle_judgments=seed == 1)
     whole = evaluate(qrels, run, MEASURES, complete=complete, stream=False)
     streamed = evaluate_stream(load_qrels(qrels), str(run), parse_measures(MEASURES),
                                complete=complete, block_bytes=4096)
@@ -101,3 +103,19 @@ def test_read_ahead_hands_over_batches_errors_and_stops_early():
         list(ahead)
     ahead.close()
     assert list(_ReadAhead(lambda: iter([7, 8]), depth=1)) == [7, 8]
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+def test_streamed_repeated_judgment_names_its_line(tmp_path, grouped):
+    from prfeval.errors import InputFormatError
+
+    qrels_lines = ["1 0 a 1", "2 0 b 1", "1 0 c 0", "2 0 b 2"]  # line 4 repeats line 2
+    if grouped:
+        qrels_lines = ["1 0 a 1", "1 0 c 0", "2 0 b 1", "2 0 b 2"]
+    (tmp_path / "q.trec").write_text("\n".join(qrels_lines) + "\n")
+    (tmp_path / "r.trec").write_text("1 Q0 a 1 2.0 t\n2 Q0 b 1 1.0 t\n")
+    with pytest.raises(InputFormatError) as caught:
+        evaluate_stream(load_qrels(str(tmp_path / "q.trec")), str(tmp_path / "r.trec"),
+                        parse_measures("P@5"))
+    assert caught.value.path.endswith("q.trec")
+    assert caught.value.line_number == 4

@@ -80,25 +80,32 @@ class _JudgmentIndex:
 
         # Built step by step, each temporary freed before the next: the judgments of a large
         # collection are still in memory beside this index while it is made.
-        (codes,), self.vocab = factorize([qrels.query_ids], sort=False)
+        (codes,), self.vocab = factorize([qrels.query_ids], sort=False, runs=True)
         small = codes.size < 2**31
         if small:
             codes = codes.astype(np.int32)
-        order = np.argsort(codes, kind="stable")
-        if small:
-            order = order.astype(np.int32)
-        self.order = order  # to name a judgment's original line in messages
-        self.codes = codes[order]
-        del codes
-        grades = qrels.grades[order]
+        grades = qrels.grades
+        doc_ids = qrels.doc_ids
+        # Codes number the queries in order of first appearance, so judgments already
+        # grouped by query (as qrels files are) have non-decreasing codes: nothing to move.
+        self.order: npt.NDArray[np.integer[Any]] | None = None
+        if np.any(codes[1:] < codes[:-1]):
+            order = np.argsort(codes, kind="stable")
+            if small:
+                order = order.astype(np.int32)
+            self.order = order  # to name a judgment's original line in messages
+            codes = codes[order]
+            grades = grades[order]
+            index_type = pa.int32() if small else pa.int64()
+            taken = pa.Array.from_buffers(index_type, order.size, [None, pa.py_buffer(order)])
+            doc_ids = doc_ids.take(taken)
+            del taken
+        self.codes = codes
         fits = grades.size == 0 or (grades.min() >= -(2**31) and grades.max() < 2**31)
         self.grades = grades.astype(np.int32) if fits else grades
         del grades
-        index_type = pa.int32() if small else pa.int64()
-        taken = pa.Array.from_buffers(index_type, order.size, [None, pa.py_buffer(order)])
-        doc_ids = qrels.doc_ids.take(taken)
         self.doc_ids = doc_ids.combine_chunks() if isinstance(doc_ids, pa.ChunkedArray) else doc_ids
-        del doc_ids, taken
+        del doc_ids
         self.source = qrels.source
         counts = np.bincount(self.codes, minlength=len(self.vocab))
         starts = np.concatenate(([0], np.cumsum(counts)))
@@ -117,7 +124,7 @@ class _JudgmentIndex:
             rows = np.arange(lengths.sum()) + np.repeat(
                 starts - (np.cumsum(lengths) - lengths), lengths
             )
-        original = self.order[rows].astype(np.int64)
+        original = rows if self.order is None else self.order[rows].astype(np.int64)
         source = self.source
         line_numbers = (
             source.line_numbers[original]
