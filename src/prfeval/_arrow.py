@@ -82,12 +82,17 @@ def bools_of(values: Any) -> npt.NDArray[np.bool_]:
     return numpy_of(pc.cast(values, pa.int8())).astype(bool)
 
 
-def arrow_ints(values: npt.ArrayLike) -> Any:
-    """An Arrow int64 array over the same memory as the numpy array."""
+def arrow_ints(values: npt.ArrayLike, *, bits: int = 64) -> Any:
+    """An Arrow int64 (or int32) array over the same memory as the numpy array.
+
+    Built from the buffer, not with ``pa.array``, which imports pandas (0.15 s) to check
+    whether ``values`` is a pandas object.
+    """
     import pyarrow as pa
 
-    array = np.ascontiguousarray(values, dtype=np.int64)
-    return pa.Array.from_buffers(pa.int64(), array.size, [None, pa.py_buffer(array)])
+    dtype, arrow_type = (np.int32, pa.int32()) if bits == 32 else (np.int64, pa.int64())
+    array = np.ascontiguousarray(values, dtype=dtype)
+    return pa.Array.from_buffers(arrow_type, array.size, [None, pa.py_buffer(array)])
 
 
 def arrow_strings(values: Sequence[str]) -> Any:

@@ -51,8 +51,9 @@ def factorize(
 
     ``runs=True`` says the ids come in runs of equal values (a query column): only the first
     id of each run is hashed, found by comparing neighbours, which is several times cheaper.
-    When the first array is already dictionary encoded (a streamed block's doc ids), its
-    dictionary is used as it is and the other arrays are looked up in it.
+    When the first array is already dictionary encoded (a streamed block's ids), its
+    dictionary is used as it is: arrays over the same dictionary take their indices as codes,
+    and only the ids of other arrays are matched with it.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -60,6 +61,10 @@ def factorize(
     lengths = [len(a) for a in arrays]
     first = arrays[0] if arrays else None
     if first is not None and pa.types.is_dictionary(first.type) and len(first):
+        if all(_same_dictionary(first, a) for a in arrays[1:] if len(a)):
+            # Encoded together already (a streamed block's docs): the codes are the indices.
+            codes = np.concatenate([ints_or(a.indices, -1) for a in arrays if len(a)])
+            return _codes_in_order(codes, first.dictionary, lengths, sort=sort)
         return _factorize_onto(first, arrays[1:], sort=sort)
     chunks = [
         c if c.type == pa.string() else c.cast(pa.string())
@@ -90,6 +95,19 @@ def factorize(
     if run_lengths is not None:
         indices = np.repeat(indices, run_lengths)
     return _codes_in_order(indices.astype(np.int64), dictionary, lengths, sort=sort)
+
+
+def _same_dictionary(a: Any, b: Any) -> bool:
+    """Whether ``b`` is dictionary encoded over the very same dictionary (buffers) as ``a``."""
+    import pyarrow as pa
+
+    if not pa.types.is_dictionary(b.type):
+        return False
+
+    def addresses(array: Any) -> list[int | None]:
+        return [None if x is None else x.address for x in array.dictionary.buffers()]
+
+    return len(a.dictionary) == len(b.dictionary) and addresses(a) == addresses(b)
 
 
 def _factorize_onto(

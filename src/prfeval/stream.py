@@ -19,7 +19,8 @@ import os
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,8 @@ from prfeval.ranking import QueryAccounting
 from prfeval.tables import Qrels, Run, SourceLines
 
 __all__ = ["STREAM_THRESHOLD_BYTES", "NotStreamable", "evaluate_stream"]
+
+IntArray = npt.NDArray[np.int64]
 
 #: Runs larger than this are streamed when ``stream`` is left to choose (8 MiB). Streaming
 #: is not only leaner but faster than reading whole: each block's arrays stay in cache.
@@ -115,15 +118,15 @@ class _JudgmentIndex:
         }
 
     def subset(self, query_ids: list[str]) -> Qrels:
-        spans = [self.span[q] for q in query_ids if q in self.span]
-        if not spans:
-            rows = np.zeros(0, dtype=np.int64)
-        else:
-            lengths = np.array([b - a for a, b in spans])
-            starts = np.array([a for a, _ in spans])
-            rows = np.arange(lengths.sum()) + np.repeat(
-                starts - (np.cumsum(lengths) - lengths), lengths
-            )
+        """The judgments of ``query_ids``, their query ids dictionary encoded (no hashing)."""
+        import pyarrow as pa
+
+        judged = [q for q in query_ids if q in self.span]
+        spans = [self.span[q] for q in judged]
+        lengths = np.array([b - a for a, b in spans], dtype=np.int64)
+        starts = np.array([a for a, _ in spans], dtype=np.int64)
+        shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+        rows = np.arange(lengths.sum()) + shift
         original = rows if self.order is None else self.order[rows].astype(np.int64)
         source = self.source
         line_numbers = (
@@ -131,8 +134,9 @@ class _JudgmentIndex:
             if source.line_numbers is not None
             else original + 1 + source.header_lines
         )
+        local = np.repeat(np.arange(len(judged), dtype=np.int32), lengths)
         return Qrels(
-            self.vocab.take(arrow_ints(self.codes[rows])),
+            pa.DictionaryArray.from_arrays(arrow_ints(local, bits=32), arrow_strings(judged)),
             self.doc_ids.take(arrow_ints(rows)),
             self.grades[rows].astype(np.int64),
             SourceLines(source.path, line_numbers),
@@ -221,8 +225,12 @@ class _ReadAhead:
         self._thread.join()
 
 
-def _blocks(source: _CountingFile, block_bytes: int) -> Any:
-    """Arrow record batches of the run's query id, doc id, rank and score columns."""
+def _blocks(source: _CountingFile, block_bytes: int, ranks: bool) -> Any:
+    """Arrow record batches of the run's query id, doc id, score and (with ``ranks``) rank.
+
+    The rank column is parsed only when asked for (``order="rank"``): trec_eval ignores it,
+    and parsing it takes a fifth of the reading time.
+    """
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -240,7 +248,7 @@ def _blocks(source: _CountingFile, block_bytes: int) -> Any:
                 "f3": pa.float64(),
                 "f4": pa.float64(),
             },
-            include_columns=["f0", "f2", "f3", "f4"],
+            include_columns=["f0", "f2", "f4", "f3"] if ranks else ["f0", "f2", "f4"],
             null_values=[],
             strings_can_be_null=False,
         ),
@@ -279,11 +287,21 @@ def evaluate_stream(
     total = os.path.getsize(run_path)
     source = _CountingFile(run_path)
     # Reading starts at once: the run's first blocks are parsed while the judgments load.
-    batches = _ReadAhead(lambda: _query_blocks(_blocks(source, block_bytes)), READ_AHEAD_BLOCKS)
+    judgments: Future[_JudgmentIndex] = Future()
+    # Two threads prepare the blocks, each a stage ahead of the next: one reads and cuts at
+    # query boundaries, one gathers the judgments and encodes the ids. With the measuring
+    # thread, that keeps both cores busy (one stage alone could not keep up).
+    cut = _ReadAhead(
+        lambda: _whole_queries(_blocks(source, block_bytes, order == "rank")), READ_AHEAD_BLOCKS
+    )
+    batches = _ReadAhead(
+        lambda: (_query_block(*part, judgments.result(), run_path) for part in cut),
+        READ_AHEAD_BLOCKS,
+    )
     try:
         index, qrels_path = _judgment_index(qrels, queries, exclude_queries)
+        judgments.set_result(index)
         blocks = _BlockMeasurer(
-            index,
             run_path,
             parsed,
             level=level,
@@ -308,7 +326,9 @@ def evaluate_stream(
                 f"{run_path}: not in the plain single-space layout ({exc})"
             ) from None
     finally:
+        judgments.cancel()  # not loaded (an error): the reading thread must not wait for it
         batches.close()
+        cut.close()
         source.close()
 
     parts, sums = blocks.parts, blocks.sums
@@ -362,7 +382,6 @@ class _BlockMeasurer:
 
     def __init__(
         self,
-        index: _JudgmentIndex,
         run_path: str,
         parsed: list[Measure],
         *,
@@ -372,7 +391,6 @@ class _BlockMeasurer:
         queries: set[str] | None,
         exclude_queries: set[str] | None,
     ) -> None:
-        self.index = index
         self.run_path = run_path
         self.parsed = parsed
         self.level = level
@@ -389,33 +407,10 @@ class _BlockMeasurer:
 
     def measure(self, block: _QueryBlock) -> _Measured:
         """Measure the queries of ``block`` (what :meth:`add` then adds up)."""
-        q_ids, doc_ids, ranks, scores = block.columns
-        first_row = block.first_row
-        block_queries = q_ids.take(arrow_ints(block.query_starts)).to_pylist()
-        if len(set(block_queries)) != len(block_queries):
-            raise NotStreamable(f"{self.run_path}: the run is not grouped by query")
-        score_values = numpy_of(scores)
-        if not np.all(np.isfinite(score_values)):
-            row = int(np.flatnonzero(~np.isfinite(score_values))[0])
-            raise InputFormatError(
-                f"score is not finite: {float(score_values[row])!r}",
-                path=self.run_path,
-                line_number=first_row + row + 1,
-            )
-        n = len(q_ids)
-        run = Run(
-            q_ids,
-            doc_ids,
-            score_values,
-            numpy_of(ranks).astype(np.float64),
-            SourceLines(self.run_path, np.arange(first_row + 1, first_row + n + 1)),
-            default_order="score",
-            name=self.run_path,
-        )
-        run = restrict_queries(run, self.queries, self.exclude_queries)  # type: ignore[assignment]
+        run = restrict_queries(block.run, self.queries, self.exclude_queries)
         ranking = align(
-            self.index.subset(block_queries),
-            run,
+            block.qrels,
+            run,  # type: ignore[arg-type]
             doc_order="ties",  # the measures need tied documents in order, nothing more
             **self.align_options,
         )
@@ -424,7 +419,7 @@ class _BlockMeasurer:
             measured = measure_queries(
                 ranking, self.parsed, level=self.level, collection_size=self.collection_size
             )
-        return _Measured(block_queries, ranking.accounting, measured)
+        return _Measured(block.queries, ranking.accounting, measured)
 
     def add(self, result: _Measured) -> None:
         """Add one block's results, blocks in run order (a query seen before is an error)."""
@@ -472,40 +467,89 @@ def _empty_counts(parsed: list[Measure]) -> list[Any]:
 
 @dataclass(frozen=True)
 class _QueryBlock:
-    """Rows of whole queries: query ids, doc ids (dictionary encoded), ranks and scores."""
+    """Whole queries of the run, and their judgments, ready to align."""
 
-    columns: list[Any]
-    first_row: int  # rows before it in the run, for line numbers
-    query_starts: npt.NDArray[np.int64]  # where each query's rows start
+    run: Run
+    qrels: Qrels
+    queries: list[str]  # in run order
 
 
-def _query_blocks(batches: Iterable[Any]) -> Iterator[_QueryBlock]:
-    """The run's batches cut at query boundaries, the rows of a query never split.
+def _whole_queries(batches: Iterable[Any]) -> Iterator[tuple[list[Any], IntArray, int]]:
+    """The run's batches cut at query boundaries (a query's rows are never split).
 
-    The last query of a batch may go on in the next one: its rows are carried over. Doc ids
-    are dictionary encoded here, on the reading thread, which has time to spare.
+    The last query of a batch may go on in the next one: its rows are carried over. Yields
+    the columns, where each query starts in them, and the rows before them in the run.
     """
     import pyarrow as pa
 
     pending: list[Any] | None = None
     first_row = 0
     for batch in batches:
-        columns = [batch.column(i) for i in range(4)]
+        columns = batch.columns
         if pending is not None:
             columns = [pa.concat_arrays([p, c]) for p, c in zip(pending, columns, strict=True)]
         starts = run_starts(columns[0])
         tail = int(starts[-1])  # where the last query starts
         if tail > 0:
-            yield _QueryBlock(_encoded([c.slice(0, tail) for c in columns]), first_row, starts[:-1])
+            yield [c.slice(0, tail) for c in columns], starts[:-1], first_row
             first_row += tail
         pending = [c.slice(tail) for c in columns]
     if pending is not None and len(pending[0]):
-        yield _QueryBlock(_encoded(pending), first_row, np.zeros(1, dtype=np.int64))
+        yield pending, np.zeros(1, dtype=np.int64), first_row
 
 
-def _encoded(columns: list[Any]) -> list[Any]:
-    """The columns with the doc ids dictionary encoded (see :func:`prfeval.align.factorize`)."""
+def _query_block(
+    columns: list[Any],
+    starts: IntArray,
+    first_row: int,
+    index: _JudgmentIndex,
+    run_path: str,
+) -> _QueryBlock:
+    """Whole queries of the run with their judgments, ready to align.
+
+    The block's doc ids are dictionary encoded together with its judged ones (run first, so
+    that codes follow the run's order and the (query, doc) sort in
+    :func:`prfeval.align.align` finds them nearly sorted), so that align hashes no id again.
+    """
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    q_ids, doc_ids, ranks, scores = columns
-    return [q_ids, pc.dictionary_encode(doc_ids), ranks, scores]
+    q_ids, doc_ids, scores = columns[:3]
+    queries = q_ids.take(arrow_ints(starts)).to_pylist()
+    if len(set(queries)) != len(queries):
+        raise NotStreamable(f"{run_path}: the run is not grouped by query")
+    score_values = numpy_of(scores)
+    if not np.all(np.isfinite(score_values)):
+        row = int(np.flatnonzero(~np.isfinite(score_values))[0])
+        raise InputFormatError(
+            f"score is not finite: {float(score_values[row])!r}",
+            path=run_path,
+            line_number=first_row + row + 1,
+        )
+    qrels = index.subset(queries)
+    n = len(q_ids)
+    lengths = np.diff(np.append(starts, n))
+    local = np.repeat(np.arange(len(queries), dtype=np.int32), lengths)
+    both = pc.dictionary_encode(pa.chunked_array([doc_ids, qrels.doc_ids], type=pa.string()))
+    docs = both.chunk(both.num_chunks - 1).dictionary
+    run_docs, judged_docs = (
+        pa.DictionaryArray.from_arrays(c.indices, docs) for c in _two_chunks(both, n)
+    )
+    run = Run(
+        pa.DictionaryArray.from_arrays(arrow_ints(local, bits=32), arrow_strings(queries)),
+        run_docs,
+        score_values,
+        numpy_of(columns[3]).astype(np.float64) if len(columns) > 3 else None,
+        SourceLines(run_path, np.arange(first_row + 1, first_row + n + 1)),
+        default_order="score",
+        name=run_path,
+    )
+    return _QueryBlock(run, replace(qrels, doc_ids=judged_docs), queries)
+
+
+def _two_chunks(encoded: Any, n_first: int) -> tuple[Any, Any]:
+    """The two parts of a chunked array made of two (either may be empty, so missing)."""
+    whole = encoded.combine_chunks() if encoded.num_chunks != 2 else None
+    if whole is None:
+        return encoded.chunk(0), encoded.chunk(1)
+    return whole.slice(0, n_first), whole.slice(n_first)
