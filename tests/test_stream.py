@@ -119,3 +119,14 @@ def test_streamed_repeated_judgment_names_its_line(tmp_path, grouped):
                         parse_measures("P@5"))
     assert caught.value.path.endswith("q.trec")
     assert caught.value.line_number == 4
+
+
+@pytest.mark.parametrize("order", ["rank", "file", "score"])
+def test_streamed_orders_equal_in_memory(tmp_path, order):
+    # The rank column is parsed only for order="rank"; every order must stream exactly.
+    qrels, run = write_files(tmp_path, 5)
+    whole = evaluate(qrels, run, MEASURES, order=order, stream=False)
+    streamed = evaluate_stream(load_qrels(qrels), str(run), parse_measures(MEASURES),
+                               order=order, block_bytes=4096)
+    assert np.array_equal(streamed.values, whole.values)
+    assert streamed.accounting == whole.accounting
