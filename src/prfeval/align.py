@@ -2,8 +2,9 @@
 
 1. Ids become integer codes once, with Arrow's hash-based dictionary encoding (by default the
    codes follow the byte order of the ids, so ordering by code is ordering by id).
-2. One stable sort by (query, doc) orders the judgment lookup (a ``searchsorted`` of sorted
-   integer keys) and finds repeated documents.
+2. Each row's judgment is found by a ``searchsorted`` of integer (query, doc) keys in the
+   sorted judgments, and repeated documents by sorting the keys of the rows whose document
+   appears more than once; both look only at the few rows that can match.
 3. The run is put in rank order. A run already grouped by query and written best first (as
    TREC runs are) is not sorted again: only tied documents are put in doc id order (with
    ``doc_order="ties"``, only those the measures can tell apart: a mix of grades or a
@@ -486,28 +487,15 @@ def align(
         codes = out_order[mask[out_order]]
         return tuple(query_vocab.take(arrow_ints(codes)).to_pylist())
 
-    # One stable sort of the rows by (query, doc) key serves two purposes: the judgment lookup
-    # searches sorted keys (several times faster than searching them unsorted), and repeated
-    # documents sit next to each other. Done in file order, before ranking, so that ranking
-    # knows which tied rows the measures can tell apart.
+    # Each row's judgment, and whether its document appears again in its query, found in
+    # file order (before ranking, so that ranking knows which tied rows the measures can
+    # tell apart). Only rows whose document is judged somewhere, or appears more than once,
+    # are looked at: a few in a hundred in a typical run.
     run_key = run_q * n_d + run_d
-    by_run_key = np.argsort(run_key, kind="stable")
-    sorted_key = run_key[by_run_key]
-    found_at = np.zeros(run_key.size, dtype=bool)
-    grade_at = np.full(run_key.size, UNJUDGED, dtype=np.int64)
-    if qrels_key.size:
-        at = np.searchsorted(qrels_key, sorted_key)
-        np.minimum(at, qrels_key.size - 1, out=at)
-        hit = qrels_key[at] == sorted_key
-        found_at[by_run_key] = hit
-        grade_at[by_run_key[hit]] = qrels_grades[at[hit]]
-        del at, hit
-    repeated_at = np.zeros(run_key.size, dtype=bool)  # the doc appears again in its query
+    found_at, grade_at = _judgments_of(run_key, run_d, qrels_key, qrels_d_sorted, qrels_grades, n_d)
+    repeated_at = np.zeros(run_key.size, dtype=bool)
     if not run.extra.get("distinct_docs"):  # a dict run cannot repeat a doc in a query
-        same = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])
-        repeated_at[by_run_key[same]] = True
-        repeated_at[by_run_key[same + 1]] = True
-    del sorted_key, by_run_key
+        repeated_at = _repeated(run_key, run_d, n_d)
 
     # Rank order: rows of evaluated queries, grouped by output slot, ranked within each.
     if cutoffs is not None and not judged_only and duplicates != "first":
@@ -657,6 +645,51 @@ def restrict_queries(
         ranks=None if table.ranks is None else table.ranks[rows],
         source=new_source,
     )
+
+
+def _judgments_of(
+    run_key: IntArray,
+    run_d: IntArray,
+    qrels_key: IntArray,
+    qrels_d: IntArray,
+    qrels_grades: IntArray,
+    n_d: int,
+) -> tuple[npt.NDArray[np.bool_], IntArray]:
+    """For each run row with key ``run_key``: whether it is judged, and its grade.
+
+    ``qrels_key`` is sorted. Only rows whose document is judged for some query are searched.
+    """
+    found = np.zeros(run_key.size, dtype=bool)
+    grades = np.full(run_key.size, UNJUDGED, dtype=np.int64)
+    if not qrels_key.size:
+        return found, grades
+    judged_doc = np.zeros(n_d, dtype=bool)
+    judged_doc[qrels_d] = True
+    rows = np.flatnonzero(judged_doc[run_d])
+    keys = run_key[rows]
+    at = np.searchsorted(qrels_key, keys)
+    np.minimum(at, qrels_key.size - 1, out=at)
+    hit = qrels_key[at] == keys
+    found[rows[hit]] = True
+    grades[rows[hit]] = qrels_grades[at[hit]]
+    return found, grades
+
+
+def _repeated(run_key: IntArray, run_d: IntArray, n_d: int) -> npt.NDArray[np.bool_]:
+    """Rows whose (query, doc) key appears more than once.
+
+    Only rows whose document appears more than once in the whole run can repeat a key, so
+    only those are sorted.
+    """
+    repeated = np.zeros(run_key.size, dtype=bool)
+    rows = np.flatnonzero(np.bincount(run_d, minlength=n_d)[run_d] > 1)
+    if rows.size:
+        keys = run_key[rows]
+        by_key = np.argsort(keys, kind="stable")
+        same = np.flatnonzero(keys[by_key][1:] == keys[by_key][:-1])
+        repeated[rows[by_key[same]]] = True
+        repeated[rows[by_key[same + 1]]] = True
+    return repeated
 
 
 def _offsets(sorted_slots: IntArray, n: int) -> IntArray:

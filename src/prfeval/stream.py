@@ -117,26 +117,33 @@ class _JudgmentIndex:
             for i, qid in enumerate(self.vocab.to_pylist())
         }
 
-    def subset(self, query_ids: list[str]) -> Qrels:
-        """The judgments of ``query_ids``, their query ids dictionary encoded (no hashing)."""
+    def subset(self, query_ids: list[str], dictionary: Any = None) -> Qrels:
+        """The judgments of ``query_ids``, their query ids dictionary encoded (no hashing).
+
+        ``dictionary``, when given, is ``query_ids`` as an Arrow array, shared with the run's
+        block so that :func:`prfeval.align.factorize` takes the indices as they are.
+        """
         import pyarrow as pa
 
-        judged = [q for q in query_ids if q in self.span]
-        spans = [self.span[q] for q in judged]
+        positions = [i for i, q in enumerate(query_ids) if q in self.span]
+        spans = [self.span[query_ids[i]] for i in positions]
         lengths = np.array([b - a for a, b in spans], dtype=np.int64)
         starts = np.array([a for a, _ in spans], dtype=np.int64)
         shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
         rows = np.arange(lengths.sum()) + shift
         original = rows if self.order is None else self.order[rows].astype(np.int64)
+        if dictionary is None:
+            dictionary = arrow_strings(query_ids)
+        local = np.repeat(np.array(positions, dtype=np.int32), lengths)
+        query_codes = pa.DictionaryArray.from_arrays(arrow_ints(local, bits=32), dictionary)
         source = self.source
         line_numbers = (
             source.line_numbers[original]
             if source.line_numbers is not None
             else original + 1 + source.header_lines
         )
-        local = np.repeat(np.arange(len(judged), dtype=np.int32), lengths)
         return Qrels(
-            pa.DictionaryArray.from_arrays(arrow_ints(local, bits=32), arrow_strings(judged)),
+            query_codes,
             self.doc_ids.take(arrow_ints(rows)),
             self.grades[rows].astype(np.int64),
             SourceLines(source.path, line_numbers),
@@ -526,7 +533,8 @@ def _query_block(
             path=run_path,
             line_number=first_row + row + 1,
         )
-    qrels = index.subset(queries)
+    query_dictionary = arrow_strings(queries)
+    qrels = index.subset(queries, query_dictionary)
     n = len(q_ids)
     lengths = np.diff(np.append(starts, n))
     local = np.repeat(np.arange(len(queries), dtype=np.int32), lengths)
@@ -536,7 +544,7 @@ def _query_block(
         pa.DictionaryArray.from_arrays(c.indices, docs) for c in _two_chunks(both, n)
     )
     run = Run(
-        pa.DictionaryArray.from_arrays(arrow_ints(local, bits=32), arrow_strings(queries)),
+        pa.DictionaryArray.from_arrays(arrow_ints(local, bits=32), query_dictionary),
         run_docs,
         score_values,
         numpy_of(columns[3]).astype(np.float64) if len(columns) > 3 else None,
