@@ -10,6 +10,8 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	# An editable install writes no bytecode; compile it once, as a wheel install does.
+	$(BIN)/python -m compileall -q src/prfeval
 	touch $(STAMP)
 
 install: $(STAMP)
