@@ -130,3 +130,33 @@ def test_streamed_orders_equal_in_memory(tmp_path, order):
                                order=order, block_bytes=4096)
     assert np.array_equal(streamed.values, whole.values)
     assert streamed.accounting == whole.accounting
+
+
+def test_errors_from_any_stage_name_the_line_and_stop_the_threads(tmp_path):
+    # A bad score is found while preparing a block (a reading thread), a repeated document
+    # while aligning it (the calling thread); either way the error names the run's line and
+    # no reading thread is left behind.
+    import threading
+
+    from prfeval.errors import InputFormatError
+
+    qrels, run = write_files(tmp_path, 2, shuffle_queries=False)
+    lines = run.read_text().splitlines()
+    bad = tmp_path / "bad.trec"
+    q, _, doc, rank, _, tag = lines[300].split()
+    bad.write_text("\n".join([*lines[:300], f"{q} Q0 {doc} {rank} nan {tag}", *lines[301:]]) + "\n")
+    with pytest.raises(InputFormatError) as caught:
+        evaluate_stream(load_qrels(qrels), str(bad), parse_measures("P@5"), block_bytes=4096)
+    assert caught.value.line_number == 301
+
+    repeated = tmp_path / "repeated.trec"
+    q, _, doc, *_ = lines[500].split()
+    q2, _, _, rank, score, tag = lines[501].split()
+    assert q == q2
+    repeated.write_text(
+        "\n".join([*lines[:501], f"{q} Q0 {doc} {rank} {score} {tag}", *lines[502:]]) + "\n"
+    )
+    with pytest.raises(InputFormatError, match="repeated"):
+        evaluate_stream(load_qrels(qrels), str(repeated), parse_measures("P@5"),
+                        duplicates="error", block_bytes=4096)
+    assert not [t for t in threading.enumerate() if t.name == "prfeval-read-ahead"]
