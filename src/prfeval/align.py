@@ -303,25 +303,20 @@ def _presorted_score_order(
     new_block[0] = True
     np.not_equal(raw_q[1:], raw_q[:-1], out=new_block[1:])
     block_start = np.flatnonzero(new_block)
-    if block_start.size != np.count_nonzero(np.bincount(raw_q)):
+    if np.unique(raw_q[block_start]).size != block_start.size:
         return None  # some query appears in more than one block
     rising = scores[1:] > scores[:-1]
     if np.any(rising & ~new_block[1:]):
         return None  # not in score order within a query
-    # Tie groups: a new group at each new block or new score; sort by (group, doc desc).
+    # Tie groups: a new group at each new block or new score.
     new_group = new_block
     new_group[1:] |= scores[1:] != scores[:-1]
     group_start = np.flatnonzero(new_group)
     del new_group, new_block, rising
-    tied = None
-    if vocab is not None and group_start.size < n:
-        # Codes are not in byte order: rank just the tied documents whose order shows.
-        tied = _tied_rows_to_order(group_start, block_start, n, tie_class, cutoffs)
-    if group_start.size == n or (tied is not None and not tied.any()):
-        within = np.arange(n)  # no ties, or none whose order shows
-    else:
-        if tied is not None:
-            d = np.where(tied, _byte_ranks(vocab, d[tied])[d], 0)  # type: ignore[arg-type]
+    if group_start.size == n:
+        within = np.arange(n)  # no ties at all
+    elif vocab is None:
+        # Codes in byte order: sort every tie group by (group, doc desc) in one stable sort.
         group = np.zeros(n, dtype=np.int64)
         group[group_start] = 1
         np.cumsum(group, out=group)
@@ -330,40 +325,67 @@ def _presorted_score_order(
         group -= d
         within = np.argsort(group, kind="stable")
         del group
+    else:
+        # Codes not in byte order: sort the ids of just the tie groups whose order shows.
+        groups = _tied_groups_to_order(group_start, block_start, n, tie_class, cutoffs)
+        within = _order_groups_by_doc(groups, group_start, n, d, vocab)
     return _in_query_order(within, q, block_start)
 
 
-def _tied_rows_to_order(
+def _tied_groups_to_order(
     group_start: IntArray,
     block_start: IntArray,
     n: int,
     tie_class: tuple[IntArray, npt.NDArray[np.bool_]] | None,
     cutoffs: Collection[int] | None,
-) -> npt.NDArray[np.bool_]:
-    """Rows in tie groups whose inner order can change a measure (see the caller)."""
-    sizes = np.diff(np.append(group_start, n))
-    candidates = np.flatnonzero(sizes > 1)
-    if cutoffs is not None and candidates.size:
-        # Only the top-k sets are read: a tie inside or beyond them reads the same in any order.
-        first = group_start[candidates]
-        rank = first - block_start[np.searchsorted(block_start, first, side="right") - 1]
-        end = rank + sizes[candidates]
-        straddles = np.zeros(candidates.size, dtype=bool)
-        for k in cutoffs:
-            straddles |= (rank < k) & (end > k)
-        candidates = candidates[straddles]
-    chosen = np.zeros(sizes.size, dtype=bool)
-    chosen[candidates] = True
-    rows = np.repeat(chosen, sizes)
-    if tie_class is not None and candidates.size:
+) -> IntArray:
+    """Tie groups (indices into ``group_start``) whose inner order can change a measure."""
+    group_end = np.append(group_start[1:], n)
+    if cutoffs is None:
+        groups = np.flatnonzero(group_end - group_start > 1)
+    else:
+        # Only the top-k sets are read: a group matters if it holds the first row beyond the
+        # top k of its query (0-based rank k) and begins above it, so that k cuts through it.
+        ks = np.array(sorted(cutoffs), dtype=np.int64)
+        block_end = np.append(block_start[1:], n)
+        beyond = (block_start[:, None] + ks[None, :]).ravel()
+        beyond = beyond[beyond < np.repeat(block_end, ks.size)]
+        holder = np.searchsorted(group_start, beyond, side="right") - 1
+        groups = np.unique(holder[group_start[holder] < beyond])
+    if tie_class is not None and groups.size:
         grades, repeated = tie_class
-        starts = np.cumsum(sizes[candidates]) - sizes[candidates]
-        g, r = grades[rows], repeated[rows]
+        lengths = group_end[groups] - group_start[groups]
+        rows = ranges(group_start[groups], lengths)
+        starts = np.cumsum(lengths) - lengths
+        g = grades[rows]
         mixed = np.minimum.reduceat(g, starts) != np.maximum.reduceat(g, starts)
-        mixed |= np.logical_or.reduceat(r, starts)
-        chosen[candidates[~mixed]] = False
-        rows = np.repeat(chosen, sizes)
-    return rows
+        mixed |= np.logical_or.reduceat(repeated[rows], starts)
+        groups = groups[mixed]
+    return groups
+
+
+def _order_groups_by_doc(
+    groups: IntArray, group_start: IntArray, n: int, d: IntArray, vocab: pa.Array
+) -> IntArray:
+    """Row order putting the rows of ``groups`` in doc id order, descending; others stay."""
+    within = np.arange(n)
+    if not groups.size:
+        return within
+    group_end = np.append(group_start[1:], n)
+    lengths = group_end[groups] - group_start[groups]
+    rows = ranges(group_start[groups], lengths)
+    codes = d[rows]
+    doc_rank = _byte_ranks(vocab, codes)[codes]
+    owner = np.repeat(np.arange(groups.size), lengths)
+    within[rows] = rows[np.lexsort((-doc_rank, owner))]  # lexsort is stable: repeats keep order
+    return within
+
+
+def ranges(starts: IntArray, lengths: IntArray) -> IntArray:
+    """The concatenated ranges ``starts[i] : starts[i] + lengths[i]``."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    shift = np.repeat(np.asarray(starts, dtype=np.int64) - (np.cumsum(lengths) - lengths), lengths)
+    return np.arange(lengths.sum(), dtype=np.int64) + shift
 
 
 def _in_query_order(within: IntArray, q: IntArray, block_start: IntArray) -> IntArray:

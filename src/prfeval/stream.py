@@ -35,6 +35,7 @@ from prfeval.align import (
     align,
     factorize,
     query_output_order,
+    ranges,
     restrict_queries,
     run_starts,
 )
@@ -132,9 +133,7 @@ class _JudgmentIndex:
         positions = [i for i, q in enumerate(query_ids) if q in self.span]
         spans = [self.span[query_ids[i]] for i in positions]
         lengths = np.array([b - a for a, b in spans], dtype=np.int64)
-        starts = np.array([a for a, _ in spans], dtype=np.int64)
-        shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-        rows = np.arange(lengths.sum()) + shift
+        rows = ranges(np.array([a for a, _ in spans], dtype=np.int64), lengths)
         original = rows if self.order is None else self.order[rows].astype(np.int64)
         if dictionary is None:
             dictionary = arrow_strings(query_ids)
