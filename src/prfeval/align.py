@@ -190,13 +190,15 @@ def _byte_ranks(vocab: pa.Array, codes: IntArray) -> IntArray:
 
 
 def _query_order(vocab: pa.Array) -> IntArray:
-    """Output order of query ids: numeric when every id is a number, else byte order."""
-    import pyarrow.compute as pc
+    """Output order of query ids sorted by bytes: numeric when every id is a number.
 
-    ids = np.array(vocab.to_pylist(), dtype=object)
-    if len(vocab) and pc.all(pc.match_substring_regex(vocab, r"^[0-9]{1,18}$")).as_py():
-        return np.lexsort((np.arange(ids.size), ids.astype(np.int64)))
-    return np.arange(ids.size)
+    A number is 1 to 18 ASCII digits (so that it fits an int64).
+    """
+    ids = vocab.to_pylist()
+    if ids and all(len(i) <= 18 and i.isascii() and i.isdigit() for i in ids):
+        numbers = np.array([int(i) for i in ids], dtype=np.int64)
+        return np.lexsort((np.arange(numbers.size), numbers))
+    return np.arange(len(ids))
 
 
 def query_output_order(ids: pa.Array) -> IntArray:
@@ -467,7 +469,7 @@ def align(
 
     empty_ids = arrow_strings(list(run.extra.get("empty_queries", ())))
     (run_q, qrels_q, empty_q), query_vocab = factorize(
-        [run.query_ids, qrels.query_ids, empty_ids], runs=True
+        [run.query_ids, qrels.query_ids, empty_ids], runs=True, sort=False
     )
     sorted_docs = doc_order == "sorted"
     (run_d, qrels_d), doc_vocab = factorize([run.doc_ids, qrels.doc_ids], sort=sorted_docs)
@@ -499,7 +501,7 @@ def align(
     evaluate_q = judged if complete else judged & in_run
 
     # Output order of the evaluated queries, and each query code's slot in it.
-    out_order = _query_order(query_vocab)
+    out_order = query_output_order(query_vocab)
     out_codes = out_order[evaluate_q[out_order]]
     slot = np.full(n_q, -1, dtype=np.int64)
     slot[out_codes] = np.arange(out_codes.size, dtype=np.int64)
@@ -715,7 +717,5 @@ def _repeated(run_key: IntArray, run_d: IntArray, n_d: int) -> npt.NDArray[np.bo
 
 
 def _offsets(sorted_slots: IntArray, n: int) -> IntArray:
-    """CSR offsets from the (sorted) slot of every row."""
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(sorted_slots, minlength=n), out=offsets[1:])
-    return offsets
+    """CSR offsets from the (sorted) slot of every row: where each slot's rows begin."""
+    return np.searchsorted(sorted_slots, np.arange(n + 1), side="left").astype(np.int64)

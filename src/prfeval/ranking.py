@@ -160,8 +160,11 @@ class JudgedRanking:
         """
         key = ("relevant_positions", level)
         if key not in self._cache:
-            mask = (self.grades >= level) & self.first
-            self._cache[key] = (self.query_index[mask], self.rank0[mask])
+            # Found from the positions, not by masking per-position arrays: relevant positions
+            # are few, and masking with a scattered mask is slow.
+            at = np.flatnonzero((self.grades >= level) & self.first)
+            query = np.searchsorted(self.offsets, at, side="right") - 1
+            self._cache[key] = (query, at - self.offsets[query])
         return self._cache[key]  # type: ignore[no-any-return]
 
     def tp_at(self, k: int | IntArray | None, level: int = 1) -> IntArray:
