@@ -305,7 +305,7 @@ def _presorted_score_order(
     new_block[0] = True
     np.not_equal(raw_q[1:], raw_q[:-1], out=new_block[1:])
     block_start = np.flatnonzero(new_block)
-    if np.unique(raw_q[block_start]).size != block_start.size:
+    if len(set(raw_q[block_start].tolist())) != block_start.size:
         return None  # some query appears in more than one block
     rising = scores[1:] > scores[:-1]
     if np.any(rising & ~new_block[1:]):
@@ -537,8 +537,10 @@ def align(
         (grade_at, repeated_at),
         cutoffs,
     )
-    ranked = ranked[slot[run_q[ranked]] >= 0]
     pos_q = slot[run_q[ranked]]
+    if (in_run & ~evaluate_q).any():  # some of the run's queries are not evaluated: drop them
+        kept = pos_q >= 0
+        ranked, pos_q = ranked[kept], pos_q[kept]
     pos_d = run_d[ranked]
     found = found_at[ranked]
     grades = grade_at[ranked]
