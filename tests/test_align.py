@@ -207,3 +207,25 @@ def test_factorize_shortcuts_give_codes_of_the_same_ids(sort, shape):
         assert [words[i] for i in c] == array.to_pylist()
     if sort:
         assert words == sorted(words, key=str.encode)
+
+
+@pytest.mark.parametrize("kind", ["numbers", "mixed"])
+def test_query_output_order_is_the_same_for_small_and_large_sets(kind):
+    # Small sets (a streamed block's queries) are ordered in Python, large ones in Arrow.
+    from prfeval._arrow import arrow_strings
+    from prfeval.align import query_output_order
+
+    rng = np.random.default_rng(3)
+    numbers = [str(v) for v in rng.permutation(3000)[:1500]] + ["007", "0"]  # "007" after "7"
+    others = [] if kind == "numbers" else ["b", "B", "é", "a10", "a9", "7x"]
+    ids = list(dict.fromkeys(numbers + others))
+    ids = [ids[i] for i in rng.permutation(len(ids))]
+
+    def expected(names):
+        if all(n.isascii() and n.isdigit() and len(n) <= 18 for n in names):
+            return sorted(names, key=lambda n: (int(n), n.encode()))
+        return sorted(names, key=str.encode)
+
+    for names in (ids, ids[:600]):
+        order = query_output_order(arrow_strings(names))
+        assert [names[i] for i in order] == expected(names)

@@ -173,29 +173,29 @@ def run_starts(ids: pa.Array) -> IntArray:
 
 
 def _byte_ranks(vocab: pa.Array, codes: IntArray) -> IntArray:
-    """A table from code to rank in byte order of the ids, exact among ``codes`` (the rest 0).
+    """The rank of each of ``codes`` among them, in byte order of their ids (equal ids tie).
 
     Used when only some documents need ordering (the tied ones), so that a streamed block
     need not sort its whole vocabulary.
     """
     import pyarrow.compute as pc
 
-    present = np.zeros(len(vocab), dtype=bool)
-    present[codes] = True  # a mask, not np.unique: no sort or hash of the codes
-    needed = np.flatnonzero(present)
-    ranks = np.zeros(len(vocab), dtype=np.int64)
+    needed, where = np.unique(codes, return_inverse=True)  # a few hundred codes at most
     order = numpy_of(pc.sort_indices(vocab.take(arrow_ints(needed))))
-    ranks[needed[order]] = np.arange(needed.size, dtype=np.int64)
-    return ranks
+    rank_of_needed = np.empty(needed.size, dtype=np.int64)
+    rank_of_needed[order] = np.arange(needed.size, dtype=np.int64)
+    return rank_of_needed[where.reshape(-1)]
+
+
+def _is_number(query_id: str) -> bool:
+    """1 to 18 ASCII digits: an id that sorts as a number (and fits an int64)."""
+    return len(query_id) <= 18 and query_id.isascii() and query_id.isdigit()
 
 
 def _query_order(vocab: pa.Array) -> IntArray:
-    """Output order of query ids sorted by bytes: numeric when every id is a number.
-
-    A number is 1 to 18 ASCII digits (so that it fits an int64).
-    """
+    """Output order of query ids sorted by bytes: numeric when every id is a number."""
     ids = vocab.to_pylist()
-    if ids and all(len(i) <= 18 and i.isascii() and i.isdigit() for i in ids):
+    if ids and all(_is_number(i) for i in ids):
         numbers = np.array([int(i) for i in ids], dtype=np.int64)
         return np.lexsort((np.arange(numbers.size), numbers))
     return np.arange(len(ids))
@@ -205,6 +205,13 @@ def query_output_order(ids: pa.Array) -> IntArray:
     """Positions of ``ids`` (unsorted, distinct) in output order: numeric or byte order."""
     import pyarrow.compute as pc
 
+    if len(ids) <= 1000:  # a streamed block's queries: quicker in Python than in Arrow
+        names = ids.to_pylist()
+        if all(_is_number(i) for i in names):
+            order = sorted(range(len(names)), key=lambda i: (int(names[i]), names[i].encode()))
+        else:
+            order = sorted(range(len(names)), key=lambda i: names[i].encode())
+        return np.array(order, dtype=np.int64)
     by_bytes = numpy_of(pc.sort_indices(ids)).astype(np.int64)
     return by_bytes[_query_order(ids.take(arrow_ints(by_bytes)))]
 
@@ -376,8 +383,7 @@ def _order_groups_by_doc(
     group_end = np.append(group_start[1:], n)
     lengths = group_end[groups] - group_start[groups]
     rows = ranges(group_start[groups], lengths)
-    codes = d[rows]
-    doc_rank = _byte_ranks(vocab, codes)[codes]
+    doc_rank = _byte_ranks(vocab, d[rows])
     owner = np.repeat(np.arange(groups.size), lengths)
     within[rows] = rows[np.lexsort((-doc_rank, owner))]  # lexsort is stable: repeats keep order
     return within
