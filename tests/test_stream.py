@@ -39,13 +39,14 @@ def write_files(tmp_path, seed=0, shuffle_queries=True, shuffle_judgments=False)
     return tmp_path / "qrels.trec", tmp_path / "run.trec"
 
 
+@pytest.mark.parametrize("block_bytes", [4096, 256])  # 256: a query spans several blocks
 @pytest.mark.parametrize("complete", [False, True])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_streamed_equals_in_memory(tmp_path, seed, complete):
+def test_streamed_equals_in_memory(tmp_path, seed, complete, block_bytes):
     qrels, run = write_files(tmp_path, seed, shuffle_judgments=seed == 1)
     whole = evaluate(qrels, run, MEASURES, complete=complete, stream=False)
     streamed = evaluate_stream(load_qrels(qrels), str(run), parse_measures(MEASURES),
-                               complete=complete, block_bytes=4096)
+                               complete=complete, block_bytes=block_bytes)
     assert streamed.query_ids == whole.query_ids
     assert np.array_equal(streamed.values, whole.values)
     assert streamed.macro == whole.macro

@@ -487,25 +487,41 @@ class _QueryBlock:
 def _whole_queries(batches: Iterable[Any]) -> Iterator[tuple[list[Any], IntArray, int]]:
     """The run's batches cut at query boundaries (a query's rows are never split).
 
-    The last query of a batch may go on in the next one: its rows are carried over. Yields
-    the columns, where each query starts in them, and the rows before them in the run.
+    The last query of a batch may go on in the next one: its rows are carried over, as
+    chunks (nothing is copied). Yields the columns as chunked arrays, where each query starts
+    in them, and the rows before them in the run.
     """
     import pyarrow as pa
 
-    pending: list[Any] | None = None
+    pending: list[list[Any]] = []  # chunks of the query still being read, column by column
+    pending_rows = 0
+    pending_query = None
     first_row = 0
     for batch in batches:
         columns = batch.columns
-        if pending is not None:
-            columns = [pa.concat_arrays([p, c]) for p, c in zip(pending, columns, strict=True)]
+        if not batch.num_rows:
+            continue
         starts = run_starts(columns[0])
-        tail = int(starts[-1])  # where the last query starts
+        if pending_rows:
+            # Where queries start counting the carried rows, which begin with the first.
+            goes_on = columns[0][0].as_py() == pending_query
+            later = (starts[1:] if goes_on else starts) + pending_rows
+            starts = np.concatenate(([0], later))
+        tail = int(starts[-1])  # where the last query starts: it may go on
+        carried = pending or [[] for _ in columns]
         if tail > 0:
-            yield [c.slice(0, tail) for c in columns], starts[:-1], first_row
+            head = [[*chunks, c.slice(0, tail - pending_rows)] for chunks, c in
+                    zip(carried, columns, strict=True)]
+            yield [pa.chunked_array(h) for h in head], starts[:-1], first_row
             first_row += tail
-        pending = [c.slice(tail) for c in columns]
-    if pending is not None and len(pending[0]):
-        yield pending, np.zeros(1, dtype=np.int64), first_row
+            pending = [[c.slice(tail - pending_rows)] for c in columns]
+        else:  # the whole batch goes on with the pending query
+            pending = [[*chunks, c] for chunks, c in zip(carried, columns, strict=True)]
+        pending_rows = sum(len(c) for c in pending[0])
+        pending_query = columns[0][batch.num_rows - 1].as_py()
+    if pending_rows:
+        zero = np.zeros(1, dtype=np.int64)
+        yield [pa.chunked_array(chunks) for chunks in pending], zero, first_row
 
 
 def _query_block(
@@ -541,10 +557,14 @@ def _query_block(
     n = len(q_ids)
     lengths = np.diff(np.append(starts, n))
     local = np.repeat(np.arange(len(queries), dtype=np.int32), lengths)
-    both = pc.dictionary_encode(pa.chunked_array([doc_ids, qrels.doc_ids], type=pa.string()))
+    both = pc.dictionary_encode(
+        pa.chunked_array([*doc_ids.chunks, qrels.doc_ids], type=pa.string())
+    )
     docs = both.chunk(both.num_chunks - 1).dictionary
+    codes = np.concatenate([numpy_of(c.indices) for c in both.chunks])
     run_docs, judged_docs = (
-        pa.DictionaryArray.from_arrays(c.indices, docs) for c in _two_chunks(both, n)
+        pa.DictionaryArray.from_arrays(arrow_ints(part, bits=32), docs)
+        for part in (codes[:n], codes[n:])
     )
     run = Run(
         pa.DictionaryArray.from_arrays(arrow_ints(local, bits=32), query_dictionary),
@@ -556,11 +576,3 @@ def _query_block(
         name=run_path,
     )
     return _QueryBlock(run, replace(qrels, doc_ids=judged_docs), queries)
-
-
-def _two_chunks(encoded: Any, n_first: int) -> tuple[Any, Any]:
-    """The two parts of a chunked array made of two (either may be empty, so missing)."""
-    whole = encoded.combine_chunks() if encoded.num_chunks != 2 else None
-    if whole is None:
-        return encoded.chunk(0), encoded.chunk(1)
-    return whole.slice(0, n_first), whole.slice(n_first)
