@@ -125,8 +125,10 @@ def _arrow_read(source: object, n_fields: int, fields: tuple[_Field, ...]) -> An
     types = {"str": pa.string(), "float": pa.float64(), "int": pa.int64()}
     return pacsv.read_csv(
         pa.py_buffer(source) if isinstance(source, bytes) else source,
+        # 4 MiB blocks: as fast as 16 MiB on 2 cores, and the peak memory of reading 4M
+        # judgments falls from 287 to 215 MiB (fewer bytes in flight between the threads).
         read_options=pacsv.ReadOptions(
-            column_names=[f"f{i}" for i in range(n_fields)], block_size=1 << 24
+            column_names=[f"f{i}" for i in range(n_fields)], block_size=1 << 22
         ),
         parse_options=pacsv.ParseOptions(
             delimiter=" ", quote_char=False, double_quote=False, ignore_empty_lines=False
