@@ -153,8 +153,11 @@ class _JudgmentIndex:
             if source.line_numbers is not None
             else original + 1 + source.header_lines
         )
+        # One small array (a block's judgments), not a chunk per query: the encoder pays a
+        # price per chunk.
+        slices = [c for a, b in spans for c in self.doc_ids.slice(a, b - a).chunks]
         doc_ids = pa.chunked_array(
-            [c for a, b in spans for c in self.doc_ids.slice(a, b - a).chunks], type=pa.string()
+            [pa.concat_arrays(slices)] if slices else [], type=pa.string()
         )
         return Qrels(
             query_codes,
