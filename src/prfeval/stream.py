@@ -172,34 +172,29 @@ class _JudgmentIndex:
         return set(self.span)
 
 
-class _CountingFile:
-    """A binary file that counts the bytes read from it, for the progress bar."""
+class _RunFile:
+    """The run file as an Arrow stream (gunzipped if need be), and how far it has been read.
+
+    Arrow's own file objects, not Python's: Arrow's reading threads then never wait for the
+    GIL, which the measuring thread holds for much of its work.
+    """
 
     def __init__(self, path: str) -> None:
-        import gzip
+        import pyarrow as pa
 
         with open(path, "rb") as probe:
             gzipped = probe.read(2) == b"\x1f\x8b"
-        self._file = gzip.open(path, "rb") if gzipped else open(path, "rb")  # noqa: SIM115
-        self._raw = self._file.fileobj if gzipped else self._file  # type: ignore[union-attr]
-        self.closed = False
+        self._raw = pa.OSFile(path, "rb")
+        self.stream = pa.CompressedInputStream(self._raw, "gzip") if gzipped else self._raw
 
     @property
     def position(self) -> int:
+        """Bytes of the file read so far (compressed bytes for a gzipped run)."""
         return int(self._raw.tell())
 
-    def read(self, size: int = -1) -> bytes:
-        return self._file.read(size)
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return False
-
     def close(self) -> None:
-        self._file.close()
-        self.closed = True
+        self.stream.close()
+        self._raw.close()
 
 
 class _ReadAhead:
@@ -249,7 +244,7 @@ class _ReadAhead:
         self._thread.join()
 
 
-def _blocks(source: _CountingFile, block_bytes: int, ranks: bool) -> Any:
+def _blocks(source: _RunFile, block_bytes: int, ranks: bool) -> Any:
     """Arrow record batches of the run's query id, doc id, score and (with ``ranks``) rank.
 
     The rank column is parsed only when asked for (``order="rank"``): trec_eval ignores it,
@@ -260,7 +255,7 @@ def _blocks(source: _CountingFile, block_bytes: int, ranks: bool) -> Any:
 
     names = [f"f{i}" for i in range(6)]
     return pacsv.open_csv(
-        source,
+        source.stream,
         read_options=pacsv.ReadOptions(column_names=names, block_size=block_bytes),
         parse_options=pacsv.ParseOptions(
             delimiter=" ", quote_char=False, double_quote=False, ignore_empty_lines=False
@@ -309,7 +304,7 @@ def evaluate_stream(
 
     check_measures(parsed, collection_size)
     total = os.path.getsize(run_path)
-    source = _CountingFile(run_path)
+    source = _RunFile(run_path)
     # Reading starts at once: the run's first blocks are parsed while the judgments load.
     judgments: Future[_JudgmentIndex] = Future()
     # Two threads prepare the blocks, each a stage ahead of the next: one reads and cuts at
