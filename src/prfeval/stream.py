@@ -92,43 +92,37 @@ class _JudgmentIndex:
     def __init__(self, qrels: Qrels) -> None:
         import pyarrow as pa
 
-        # Built step by step, each temporary freed before the next: the judgments of a large
-        # collection are still in memory beside this index while it is made.
-        (codes,), self.vocab = factorize([qrels.query_ids], sort=False, runs=True)
-        small = codes.size < 2**31
-        if small:
-            codes = codes.astype(np.int32)
+        self.source = qrels.source
+        self.order: npt.NDArray[np.integer[Any]] | None = None  # None: in file order
         grades = qrels.grades
         doc_ids = qrels.doc_ids
-        # Codes number the queries in order of first appearance, so judgments already
-        # grouped by query (as qrels files are) have non-decreasing codes: nothing to move.
-        self.order: npt.NDArray[np.integer[Any]] | None = None
-        if np.any(codes[1:] < codes[:-1]):
+        starts, ids = _query_runs(qrels.query_ids)
+        if len(set(ids)) != len(ids):
+            # Not grouped by query: sort the judgments by query once (stably: a repeated
+            # judgment is still found next to the first), built step by step, each temporary
+            # freed before the next, since the judgments are in memory beside this index.
+            (codes,), vocab = factorize([qrels.query_ids], sort=False, runs=True)
+            small = codes.size < 2**31
             order = np.argsort(codes, kind="stable")
             if small:
                 order = order.astype(np.int32)
             self.order = order  # to name a judgment's original line in messages
-            codes = codes[order]
+            starts = np.searchsorted(codes[order], np.arange(len(vocab)), side="left")
+            del codes
+            ids = vocab.to_pylist()
             grades = grades[order]
             index_type = pa.int32() if small else pa.int64()
             taken = pa.Array.from_buffers(index_type, order.size, [None, pa.py_buffer(order)])
             doc_ids = doc_ids.take(taken)
             del taken
-        self.codes = codes
         fits = grades.size == 0 or (grades.min() >= -(2**31) and grades.max() < 2**31)
         self.grades = grades.astype(np.int32) if fits else grades
         del grades
         if not isinstance(doc_ids, pa.ChunkedArray):
             doc_ids = pa.chunked_array([doc_ids])
         self.doc_ids = doc_ids
-        del doc_ids
-        self.source = qrels.source
-        counts = np.bincount(self.codes, minlength=len(self.vocab))
-        starts = np.concatenate(([0], np.cumsum(counts)))
-        self.span = {
-            qid: (int(starts[i]), int(starts[i + 1]))
-            for i, qid in enumerate(self.vocab.to_pylist())
-        }
+        ends = np.append(starts[1:], len(self.grades)).tolist()
+        self.span = dict(zip(ids, zip(np.asarray(starts).tolist(), ends, strict=True), strict=True))
 
     def subset(self, query_ids: list[str], dictionary: Any = None) -> Qrels:
         """The judgments of ``query_ids``, their query ids dictionary encoded (no hashing).
@@ -459,6 +453,32 @@ class _Measured:
     queries: list[str]
     accounting: QueryAccounting
     measured: MeasuredQueries | None
+
+
+def _query_runs(query_ids: Any) -> tuple[IntArray, list[str]]:
+    """Where each run of equal query ids starts, and its id, across the chunks of a column.
+
+    Judgments grouped by query (as qrels files are) have one run per query: then these are
+    the queries' spans, found without a code per judgment.
+    """
+    import pyarrow as pa
+
+    chunks = query_ids.chunks if isinstance(query_ids, pa.ChunkedArray) else [query_ids]
+    starts: list[IntArray] = []
+    ids: list[str] = []
+    offset, previous = 0, None
+    for chunk in chunks:
+        if not len(chunk):
+            continue
+        at = run_starts(chunk)
+        first = chunk.take(arrow_ints(at)).to_pylist()
+        if first[0] == previous:  # the last run of the chunk before goes on
+            at, first = at[1:], first[1:]
+        starts.append(at + offset)
+        ids.extend(first)
+        offset += len(chunk)
+        previous = chunk[len(chunk) - 1].as_py()
+    return (np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)), ids
 
 
 def _judgment_index(
