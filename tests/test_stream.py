@@ -161,3 +161,15 @@ def test_errors_from_any_stage_name_the_line_and_stop_the_threads(tmp_path):
         evaluate_stream(load_qrels(qrels), str(repeated), parse_measures("P@5"),
                         duplicates="error", block_bytes=4096)
     assert not [t for t in threading.enumerate() if t.name == "prfeval-read-ahead"]
+
+
+def test_an_empty_run_is_not_streamed_but_said_to_be_empty(tmp_path):
+    qrels, _ = write_files(tmp_path, 0)
+    empty = tmp_path / "empty.trec"
+    empty.write_text("")
+    with pytest.warns(PrfevalWarning) as caught:
+        result = evaluate(qrels, empty, "P@5", stream=True)
+    messages = [str(w.message) for w in caught]
+    assert any("is empty" in m for m in messages)
+    assert not any("single-space layout" in m for m in messages)
+    assert result.accounting.evaluated == 0

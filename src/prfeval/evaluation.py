@@ -435,8 +435,9 @@ def _try_stream(
     path = os.fspath(run)
     if tabular_kind(str(path)) or not os.path.isfile(path):
         return None
-    if stream is None and os.path.getsize(path) < STREAM_THRESHOLD_BYTES:
-        return None
+    size = os.path.getsize(path)
+    if size == 0 or (stream is None and size < STREAM_THRESHOLD_BYTES):
+        return None  # an empty run has nothing to stream: the whole-file path says it is empty
     settings = {
         "complete": options["complete"],
         "judged_only": options["judged_only"],
@@ -444,7 +445,7 @@ def _try_stream(
         "order": options["order"] or "score",
         "duplicates": options["duplicates"],
         "run": str(path),
-        "empty_run": os.path.getsize(path) == 0,
+        "empty_run": False,
         "query_set": describe_query_set(
             options["queries"], options["exclude_queries"], options.pop("query_set")
         ),
