@@ -229,3 +229,15 @@ def test_query_output_order_is_the_same_for_small_and_large_sets(kind):
     for names in (ids, ids[:600]):
         order = query_output_order(arrow_strings(names))
         assert [names[i] for i in order] == expected(names)
+
+
+@pytest.mark.parametrize("doc_order", ["sorted", "ties"])
+def test_repeat_inside_a_tie_is_named_by_its_later_line(doc_order):
+    # 'a' twice with one score, among tied judged and unjudged documents: the repeat is the
+    # second line (line 4), whichever way the tied documents are put in order.
+    lines = ["q1 Q0 c 1 2.0 t", "q1 Q0 a 2 1.0 t", "q1 Q0 b 3 1.0 t", "q1 Q0 a 4 1.0 t",
+             "q1 Q0 z 5 1.0 t"]
+    run = load_run(lines_to_run(lines))
+    with pytest.raises(InputFormatError) as caught:
+        align(load_qrels(QRELS), run, duplicates="error", doc_order=doc_order, cutoffs={2})
+    assert caught.value.line_number == 4

@@ -48,7 +48,7 @@ def factorize(
     The arrays (Arrow arrays or chunked arrays of strings) are encoded as one chunked array
     with Arrow's hash-based dictionary encoding, without first copying them into one buffer.
     The dictionary is then sorted once, so that comparing codes compares ids; with
-    ``sort=False`` codes are in order of first appearance (see :func:`_byte_ranks`).
+    ``sort=False`` codes are in order of first appearance.
 
     ``runs=True`` says the ids come in runs of equal values (a query column): only the first
     id of each run is hashed, found by comparing neighbours, which is several times cheaper.
@@ -172,19 +172,18 @@ def run_starts(ids: pa.Array) -> IntArray:
     return np.concatenate(([0], np.flatnonzero(change) + 1))
 
 
-def _byte_ranks(vocab: pa.Array, codes: IntArray) -> IntArray:
-    """The rank of each of ``codes`` among them, in byte order of their ids (equal ids tie).
+def _ranks_by_doc_descending(vocab: pa.Array, codes: IntArray) -> IntArray:
+    """Each of ``codes``'s place when they are sorted by id descending (bytes), stably.
 
     Used when only some documents need ordering (the tied ones), so that a streamed block
-    need not sort its whole vocabulary.
+    need not sort its whole vocabulary. A repeated id keeps its order of appearance.
     """
     import pyarrow.compute as pc
 
-    needed, where = np.unique(codes, return_inverse=True)  # a few hundred codes at most
-    order = numpy_of(pc.sort_indices(vocab.take(arrow_ints(needed))))
-    rank_of_needed = np.empty(needed.size, dtype=np.int64)
-    rank_of_needed[order] = np.arange(needed.size, dtype=np.int64)
-    return rank_of_needed[where.reshape(-1)]
+    order = numpy_of(pc.array_sort_indices(vocab.take(arrow_ints(codes)), order="descending"))
+    ranks = np.empty(codes.size, dtype=np.int64)
+    ranks[order] = np.arange(codes.size, dtype=np.int64)
+    return ranks
 
 
 def _is_number(query_id: str) -> bool:
@@ -360,7 +359,9 @@ def _tied_groups_to_order(
         beyond = (block_start[:, None] + ks[None, :]).ravel()
         beyond = beyond[beyond < np.repeat(block_end, ks.size)]
         holder = np.searchsorted(group_start, beyond, side="right") - 1
-        groups = np.unique(holder[group_start[holder] < beyond])
+        holder = holder[group_start[holder] < beyond]
+        # Rows beyond are in order (each lies in its own query), so holders are sorted.
+        groups = holder[np.append(True, holder[1:] != holder[:-1])] if holder.size else holder
     if tie_class is not None and groups.size:
         grades, repeated = tie_class
         lengths = group_end[groups] - group_start[groups]
@@ -383,9 +384,9 @@ def _order_groups_by_doc(
     group_end = np.append(group_start[1:], n)
     lengths = group_end[groups] - group_start[groups]
     rows = ranges(group_start[groups], lengths)
-    doc_rank = _byte_ranks(vocab, d[rows])
+    place = _ranks_by_doc_descending(vocab, d[rows])
     owner = np.repeat(np.arange(groups.size), lengths)
-    within[rows] = rows[np.lexsort((-doc_rank, owner))]  # lexsort is stable: repeats keep order
+    within[rows] = rows[np.lexsort((place, owner))]
     return within
 
 
