@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from prfeval import evaluate
-from prfeval.align import align
-from prfeval.align_dicts import align_dicts, plain_dicts
-from prfeval.evaluation import evaluate_ranking
 from prfeval.io import load_qrels, load_run
 from prfeval.measures import REGISTRY
+from prfeval.retrieval.align import align
+from prfeval.retrieval.align_dicts import align_dicts, plain_dicts
+from prfeval.retrieval.evaluate import evaluate_ranking
 
 MEASURES = [
     f"{d.name}@10" if d.kind == "cutoff" else f"{d.name}@0.5" if d.kind == "iprec" else d.name

@@ -1,4 +1,4 @@
-"""prfeval.classification: seed 003's worked numbers, hand counts, agreement with scikit-learn."""
+"""classify: seed 003's worked numbers, hand counts, agreement with scikit-learn."""
 
 from __future__ import annotations
 
@@ -20,9 +20,14 @@ from sklearn.metrics import (
     precision_recall_fscore_support,
 )
 
-from prfeval.classification import AVERAGE_CHOICES, MEASURES, ClassificationResult, classify
-from prfeval.counts import UndefinedMetricWarning
-from prfeval.errors import UsageError
+from prfeval.classification.classify import (
+    AVERAGE_CHOICES,
+    MEASURES,
+    ClassificationResult,
+    classify,
+)
+from prfeval.core.counts import UndefinedMetricWarning
+from prfeval.core.errors import UsageError
 
 ZERO_DIVISIONS = ("warn", 0, 1, np.nan)
 
@@ -444,8 +449,9 @@ def test_bad_input_is_a_clear_usage_error(y_true, y_pred, kwargs, message):
 
 
 def test_import_prfeval_classification_stays_light():
-    code = ("import sys, prfeval.classification, prfeval.thresholds, prfeval.continuous, "
-            "prfeval.conversions; "
+    code = ("import sys, prfeval.classification.classify, prfeval.classification.thresholds, "
+            "prfeval.classification.continuous, "
+            "prfeval.classification.conversions; "
             "print(sorted(m for m in ('pandas', 'pyarrow', 'sklearn', 'matplotlib') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -13,7 +13,7 @@ import pytest
 
 from prfeval.cli import main
 from prfeval.cli.means_cmd import parse_pair
-from prfeval.errors import UsageError
+from prfeval.core.errors import UsageError
 
 # Seed 000, "Why a harmonic mean": name, then the table's values as printed there.
 SEED_ROWS = [

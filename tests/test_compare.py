@@ -11,9 +11,9 @@ import math
 import numpy as np
 import pytest
 
-from prfeval.comparison import Comparison, compare
-from prfeval.errors import UsageError
-from prfeval.stats import holm, randomization_test
+from prfeval.comparison.compare import Comparison, compare
+from prfeval.comparison.stats import holm, randomization_test
+from prfeval.core.errors import UsageError
 
 FAST = {"n_permutations": 999, "n_bootstrap": 999}
 

@@ -8,16 +8,16 @@ from fractions import Fraction as Fr
 import numpy as np
 import pytest
 
-from prfeval.align import align
-from prfeval.curves import (
+from prfeval.core.errors import UsageError
+from prfeval.io import load_qrels, load_run
+from prfeval.retrieval.align import align
+from prfeval.retrieval.curves import (
     STANDARD_RECALL_LEVELS,
     Cutoff,
     curve,
     curves_from_ranking,
     iprec_at_recall,
 )
-from prfeval.errors import UsageError
-from prfeval.io import load_qrels, load_run
 
 # Query A: relevant a, b, c (d judged non-relevant); ranked a x b d y -> TP 1 1 2 2 2.
 # Query B: relevant e (grade 2) and f (grade 1); ranked f f g e -> the repeated f takes a
@@ -181,7 +181,7 @@ def test_a_relevant_document_scored_once_is_not_unscored() -> None:
     # In file order, a repeat of "b" scored 0 follows its scored occurrence.
     import pyarrow as pa
 
-    from prfeval.tables import Run
+    from prfeval.core.tables import Run
 
     rows = Run(
         query_ids=pa.array(["q", "q", "q"]),
@@ -217,7 +217,7 @@ def test_no_relevant_documents() -> None:
 
 
 def test_empty_run() -> None:
-    from prfeval.errors import PrfevalWarning
+    from prfeval.core.errors import PrfevalWarning
 
     with pytest.warns(PrfevalWarning, match="is empty"):
         c = curve(QRELS, {})

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from prfeval import evaluate
-from prfeval.errors import InputFormatError, PrfevalError
+from prfeval.core.errors import InputFormatError, PrfevalError
 from prfeval.io.trec import parse_qrels, parse_run, read_run
 
 FUZZ = settings(
@@ -120,7 +120,7 @@ def test_parse_qrels_any_bytes(data: bytes) -> None:
     _check_qrels(data)
 
 
-@pytest.mark.filterwarnings("ignore::prfeval.errors.PrfevalWarning")  # an empty run is valid
+@pytest.mark.filterwarnings("ignore::prfeval.core.errors.PrfevalWarning")  # an empty run is valid
 @FUZZ
 @given(ANY_INPUT)
 def test_evaluate_with_fuzzed_run(data: bytes) -> None:

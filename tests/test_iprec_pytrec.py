@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from prfeval.align import align
-from prfeval.curves import STANDARD_RECALL_LEVELS, curve, iprec_at_recall
 from prfeval.io import load_qrels, load_run
+from prfeval.retrieval.align import align
+from prfeval.retrieval.curves import STANDARD_RECALL_LEVELS, curve, iprec_at_recall
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from prfeval.counts import f_from_pr
-from prfeval.errors import UsageError
-from prfeval.means import (
+from prfeval.core.counts import f_from_pr
+from prfeval.core.errors import UsageError
+from prfeval.core.means import (
     SEED_SYSTEMS,
     arithmetic_mean,
     contour_asymptotes,

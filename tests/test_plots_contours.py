@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from prfeval.counts import f_from_pr
-from prfeval.errors import UsageError
+from prfeval.core.counts import f_from_pr
+from prfeval.core.errors import UsageError
 
 matplotlib = pytest.importorskip("matplotlib")
 
 from prfeval.cli import main  # noqa: E402
-from prfeval.plots import (  # noqa: E402
+from prfeval.plots.contours import (  # noqa: E402
     DEFAULT_LEVELS,
     contour_figure,
     f_label,
@@ -52,7 +52,7 @@ def _contour_lines(ax: object) -> list[object]:
 
 def test_import_prfeval_does_not_import_matplotlib() -> None:
     code = (
-        "import sys, prfeval, prfeval.means, prfeval.plots, prfeval.cli; "
+        "import sys, prfeval, prfeval.core.means, prfeval.plots.contours, prfeval.cli; "
         "print('matplotlib' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from prfeval import evaluate
-from prfeval.errors import MeasureError, UsageError
+from prfeval.core.errors import MeasureError, UsageError
 from prfeval.measures import REGISTRY, MeasureDef, parse_measures
 
 N_DOCS = 400  # collection size for the measures that need TN
@@ -270,9 +270,9 @@ def test_lazy_exports_resolve() -> None:
     """Every name in prfeval.__all__ resolves, and the three that share a name with their
     topic (evaluate, classify, compare) are the functions, whatever was imported first."""
     import prfeval
-    import prfeval.classification
-    import prfeval.comparison
-    import prfeval.evaluation
+    import prfeval.classification.classify
+    import prfeval.comparison.compare
+    import prfeval.retrieval.evaluate
 
     for name in prfeval.__all__:
         assert getattr(prfeval, name) is not None, name

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from prfeval import evaluate
-from prfeval.errors import InputFormatError, PrfevalWarning
+from prfeval.core.errors import InputFormatError, PrfevalWarning
 from prfeval.io import load_qrels, load_run
 from prfeval.io.trec import parse_qrels, parse_run
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from prfeval.errors import InputFormatError, UsageError
+from prfeval.comparison.split import split_queries, write_split
+from prfeval.core.errors import InputFormatError, UsageError
 from prfeval.io.queries import read_query_ids
-from prfeval.split import split_queries, write_split
 
 IDS = [str(i) for i in range(1, 401)]
 

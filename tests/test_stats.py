@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import scipy.stats
 
-import prfeval.stats as S
-from prfeval.errors import UsageError
+import prfeval.comparison.stats as S
+from prfeval.core.errors import UsageError
 
 
 def exact_randomization_p(d: np.ndarray) -> float:

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from prfeval import evaluate
-from prfeval.errors import PrfevalWarning
+from prfeval.core.errors import PrfevalWarning
 from prfeval.io import load_qrels
 from prfeval.measures import parse_measures
-from prfeval.stream import evaluate_stream
+from prfeval.retrieval.stream import evaluate_stream
 
 MEASURES = "P@5 P@10 R@10 R@50 SetP SetR SetF SetF(beta=2) Rprec NumRet NumRelRet F@10"
 
@@ -83,7 +83,7 @@ def test_ungrouped_or_messy_runs_fall_back_with_a_warning(tmp_path):
 
 
 def test_read_ahead_hands_over_batches_errors_and_stops_early():
-    from prfeval.stream import _ReadAhead
+    from prfeval.retrieval.stream import _ReadAhead
 
     ahead = _ReadAhead(lambda: iter(range(100)), depth=3)
     taken = []
@@ -108,7 +108,7 @@ def test_read_ahead_hands_over_batches_errors_and_stops_early():
 
 @pytest.mark.parametrize("grouped", [True, False])
 def test_streamed_repeated_judgment_names_its_line(tmp_path, grouped):
-    from prfeval.errors import InputFormatError
+    from prfeval.core.errors import InputFormatError
 
     qrels_lines = ["1 0 a 1", "2 0 b 1", "1 0 c 0", "2 0 b 2"]  # line 4 repeats line 2
     if grouped:
@@ -139,7 +139,7 @@ def test_errors_from_any_stage_name_the_line_and_stop_the_threads(tmp_path):
     # no reading thread is left behind.
     import threading
 
-    from prfeval.errors import InputFormatError
+    from prfeval.core.errors import InputFormatError
 
     qrels, run = write_files(tmp_path, 2, shuffle_queries=False)
     lines = run.read_text().splitlines()

@@ -10,19 +10,21 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from prfeval.errors import InputFormatError, MeasureError, PrfevalError, UsageError
+from prfeval.core.errors import InputFormatError, MeasureError, PrfevalError, UsageError
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
-    from prfeval.classification import ClassificationResult, classify
-    from prfeval.comparison import Comparison, compare
-    from prfeval.continuous import ContinuousPRF, continuous_prf
-    from prfeval.conversions import (
+    from prfeval.classification.classify import ClassificationResult, classify
+    from prfeval.classification.continuous import ContinuousPRF, continuous_prf
+    from prfeval.classification.conversions import (
         accuracy_from_precision_recall,
         accuracy_from_rates,
         min_precision,
         precision_from_rates,
     )
-    from prfeval.counts import (
+    from prfeval.classification.thresholds import ThresholdSweep, threshold_sweep
+    from prfeval.comparison.compare import Comparison, compare
+    from prfeval.comparison.split import split_queries
+    from prfeval.core.counts import (
         Counts,
         UndefinedMetricWarning,
         accuracy,
@@ -39,19 +41,17 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
         specificity,
         youden_j,
     )
-    from prfeval.curves import Curves, curve
-    from prfeval.evaluation import Evaluation, evaluate
     from prfeval.io import load_qrels, load_run
     from prfeval.measures import Measure, parse_measures
-    from prfeval.split import split_queries
-    from prfeval.thresholds import ThresholdSweep, threshold_sweep
-    from prfeval.topk import f_at_k, precision_at_k, recall_at_k
+    from prfeval.retrieval.curves import Curves, curve
+    from prfeval.retrieval.evaluate import Evaluation, evaluate
+    from prfeval.retrieval.topk import f_at_k, precision_at_k, recall_at_k
 
 # Public name -> the module that defines it.
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(["ClassificationResult", "classify"], "prfeval.classification"),
-    **dict.fromkeys(["Comparison", "compare"], "prfeval.comparison"),
-    **dict.fromkeys(["ContinuousPRF", "continuous_prf"], "prfeval.continuous"),
+    **dict.fromkeys(["ClassificationResult", "classify"], "prfeval.classification.classify"),
+    **dict.fromkeys(["Comparison", "compare"], "prfeval.comparison.compare"),
+    **dict.fromkeys(["ContinuousPRF", "continuous_prf"], "prfeval.classification.continuous"),
     **dict.fromkeys(
         [
             "accuracy_from_precision_recall",
@@ -59,7 +59,7 @@ _LAZY: dict[str, str] = {
             "min_precision",
             "precision_from_rates",
         ],
-        "prfeval.conversions",
+        "prfeval.classification.conversions",
     ),
     **dict.fromkeys(
         [
@@ -79,15 +79,15 @@ _LAZY: dict[str, str] = {
             "specificity",
             "youden_j",
         ],
-        "prfeval.counts",
+        "prfeval.core.counts",
     ),
-    **dict.fromkeys(["Curves", "curve"], "prfeval.curves"),
-    **dict.fromkeys(["Evaluation", "evaluate"], "prfeval.evaluation"),
+    **dict.fromkeys(["Curves", "curve"], "prfeval.retrieval.curves"),
+    **dict.fromkeys(["Evaluation", "evaluate"], "prfeval.retrieval.evaluate"),
     **dict.fromkeys(["load_qrels", "load_run"], "prfeval.io"),
     **dict.fromkeys(["Measure", "parse_measures"], "prfeval.measures"),
-    "split_queries": "prfeval.split",
-    **dict.fromkeys(["ThresholdSweep", "threshold_sweep"], "prfeval.thresholds"),
-    **dict.fromkeys(["f_at_k", "precision_at_k", "recall_at_k"], "prfeval.topk"),
+    "split_queries": "prfeval.comparison.split",
+    **dict.fromkeys(["ThresholdSweep", "threshold_sweep"], "prfeval.classification.thresholds"),
+    **dict.fromkeys(["f_at_k", "precision_at_k", "recall_at_k"], "prfeval.retrieval.topk"),
 }
 
 __all__ = [

@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from prfeval.errors import PrfevalError
+from prfeval.core.errors import PrfevalError
 
 # name -> (module, help line). Adding a command is one line here and one module.
 COMMANDS: dict[str, tuple[str, str]] = {

@@ -13,13 +13,18 @@ from typing import Any
 import click
 import numpy as np
 
-from prfeval.classification import AVERAGE_CHOICES, MEASURES, ClassificationResult, classify
+from prfeval.classification.classify import (
+    AVERAGE_CHOICES,
+    MEASURES,
+    ClassificationResult,
+    classify,
+)
+from prfeval.classification.thresholds import ThresholdSweep, threshold_sweep
 from prfeval.cli.options import output_option
 from prfeval.cli.output import emit, fmt_value, note, render_table
-from prfeval.counts import UndefinedMetricWarning
-from prfeval.errors import UsageError
+from prfeval.core.counts import UndefinedMetricWarning
+from prfeval.core.errors import UsageError
 from prfeval.io.labels import LabelColumns, read_label_files, read_label_table
-from prfeval.thresholds import ThresholdSweep, threshold_sweep
 
 __all__ = ["command"]
 
@@ -431,7 +436,7 @@ def command(
     R, each beside what a no-skill classifier flagging as often would score.
     """
     if plot_file is not None:
-        from prfeval.plots import figure_format
+        from prfeval.plots.contours import figure_format
 
         figure_format(plot_file)  # a bad extension fails before any work
         if score_col is None:
@@ -476,8 +481,8 @@ def command(
         text = format_csv(result, sweep)
     emit(text, output)
     if plot_file is not None and sweep is not None:
-        from prfeval.plot_curves import sweep_figure
-        from prfeval.plots import save_figure
+        from prfeval.plots.contours import save_figure
+        from prfeval.plots.curves import sweep_figure
 
         save_figure(sweep_figure(sweep), plot_file, close=True)
         note(f"wrote {plot_file}")

@@ -17,11 +17,11 @@ from prfeval.cli.options import (
     query_set_options,
 )
 from prfeval.cli.output import emit, fmt_value, note, render_table
-from prfeval.compare_report import describe_test, disagreement_lines
-from prfeval.comparison import Comparison, compare
-from prfeval.errors import UsageError
+from prfeval.comparison.compare import Comparison, compare
+from prfeval.comparison.stats import CORRECTIONS, TESTS
+from prfeval.core.errors import UsageError
 from prfeval.io.queries import read_query_ids
-from prfeval.stats import CORRECTIONS, TESTS
+from prfeval.report.comparison import describe_test, disagreement_lines
 
 FORMATS = ("table", "json", "markdown", "latex", "csv")
 
@@ -283,7 +283,7 @@ def command(
     if len(runs) < 2:
         raise UsageError(f"compare needs at least two runs, got {len(runs)}")
     if plot_file is not None:
-        from prfeval.plots import figure_format
+        from prfeval.plots.contours import figure_format
 
         figure_format(plot_file)  # a bad extension fails before the work, not after
     names = run_names(runs)
@@ -324,8 +324,8 @@ def command(
         for d in result.disagreements:
             note(f"macro and micro disagree: {d.describe()}")
     if plot_file is not None:
-        from prfeval.plot_compare import difference_figure
-        from prfeval.plots import save_figure
+        from prfeval.plots.compare import difference_figure
+        from prfeval.plots.contours import save_figure
 
         save_figure(difference_figure(result, plot_measure), plot_file, close=True)
     emit(text, output)

@@ -1,6 +1,6 @@
 """``prfeval contours``: draw F_beta contours over the precision-recall square (seed 000).
 
-Writes the figure of :func:`prfeval.plots.contour_figure` to a PNG or SVG file and prints
+Writes the figure of :func:`prfeval.plots.contours.contour_figure` to a PNG or SVG file and prints
 each marked system's F_beta (and, with ``--means``, its arithmetic and geometric means).
 """
 
@@ -11,9 +11,9 @@ import re
 import click
 
 from prfeval.cli.means_cmd import parse_pair
-from prfeval.counts import f_from_pr
-from prfeval.errors import UsageError
-from prfeval.means import arithmetic_mean, geometric_mean
+from prfeval.core.counts import f_from_pr
+from prfeval.core.errors import UsageError
+from prfeval.core.means import arithmetic_mean, geometric_mean
 
 __all__ = ["command", "parse_betas"]
 
@@ -103,7 +103,7 @@ def command(
         points[key] = (p, r)
 
     # Imported here: matplotlib is an optional extra and slow to import.
-    from prfeval.plots import contour_figure, figure_format, save_figure
+    from prfeval.plots.contours import contour_figure, figure_format, save_figure
 
     figure_format(plot_path)  # a bad extension fails before any drawing
     fig = contour_figure(betas, means=means, points=points)

@@ -20,9 +20,9 @@ import click
 from prfeval.cli.evaluate_cmd import accounting_lines
 from prfeval.cli.options import level_option, output_option, query_set_options, ranking_options
 from prfeval.cli.output import emit, fmt_value, note, notes_from_warnings, render_table
-from prfeval.curves import AverageCurve, Curves, QueryCurve, curve, level_key
-from prfeval.errors import UsageError
+from prfeval.core.errors import UsageError
 from prfeval.io.queries import read_query_ids
+from prfeval.retrieval.curves import AverageCurve, Curves, QueryCurve, curve, level_key
 
 __all__ = ["INFORMATIVE_K", "command", "run_names"]
 
@@ -374,7 +374,7 @@ def command(
     if plot_path is not None:
         if len(selected) > 1:
             raise UsageError("--plot draws one query or the average: give at most one --query")
-        from prfeval.plots import figure_format
+        from prfeval.plots.contours import figure_format
 
         figure_format(plot_path)  # a bad extension fails before any work
     if sum(r == "-" for r in runs) > 1:
@@ -424,8 +424,8 @@ def command(
     emit(text, output)
 
     if plot_path is not None:
-        from prfeval.plot_curves import curves_figure
-        from prfeval.plots import save_figure
+        from prfeval.plots.contours import save_figure
+        from prfeval.plots.curves import curves_figure
 
         fig = curves_figure(
             results,

@@ -37,7 +37,7 @@ def _steps() -> Iterator[object]:
 @click.option("--no-plots", is_flag=True, help="Skip the figures (no matplotlib needed).")
 def command(out_dir: str, no_plots: bool) -> None:
     """Rank Cranfield with BM25, evaluate it and reproduce seed 000's trade-off table."""
-    from prfeval.demo import run_demo
+    from prfeval.demo.run import run_demo
 
     with _steps() as step:
         report = run_demo(out_dir, plots=not no_plots, step=step)  # type: ignore[arg-type]

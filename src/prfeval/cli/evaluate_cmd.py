@@ -23,8 +23,8 @@ from prfeval.cli.output import (
     progress_bar,
     render_table,
 )
-from prfeval.evaluation import Evaluation, evaluate
 from prfeval.io.queries import read_query_ids
+from prfeval.retrieval.evaluate import Evaluation, evaluate
 
 FORMATS = ("table", "trec", "json", "csv")
 

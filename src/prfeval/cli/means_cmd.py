@@ -12,8 +12,8 @@ import json
 
 import click
 
-from prfeval.errors import UsageError
-from prfeval.means import SEED_SYSTEMS, MeansTable, means_table
+from prfeval.core.errors import UsageError
+from prfeval.core.means import SEED_SYSTEMS, MeansTable, means_table
 
 __all__ = ["command", "parse_pair"]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from prfeval.errors import UsageError
+from prfeval.core.errors import UsageError
 from prfeval.io.atomic import write_atomic
 
 __all__ = ["emit", "fmt_value", "note", "render_table"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from prfeval.cli.output import emit, note
-from prfeval.split import write_split
+from prfeval.comparison.split import write_split
 
 
 @click.command("split")

@@ -1,6 +1,6 @@
-"""Readers: files, DataFrames and Python objects in, :class:`~prfeval.tables.Qrels` and
-:class:`~prfeval.tables.Run` out. Every reader validates at the edge and names the file and line
-of the first problem it finds.
+"""Readers: files, DataFrames and Python objects in, :class:`~prfeval.core.tables.Qrels` and
+:class:`~prfeval.core.tables.Run` out. Every reader validates at the edge and names the file
+and line of the first problem it finds.
 """
 
 from __future__ import annotations

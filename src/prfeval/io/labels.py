@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.errors import InputFormatError
+from prfeval.core.errors import InputFormatError
 from prfeval.io.source import read_bytes
 from prfeval.io.tabular import tabular_kind
 

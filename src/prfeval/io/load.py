@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from prfeval.errors import InputFormatError
+from prfeval.core.errors import InputFormatError
+from prfeval.core.tables import Qrels, Run
 from prfeval.io.mapping import qrels_from_mapping, run_from_mapping
 from prfeval.io.source import display_name
 from prfeval.io.tabular import (
@@ -17,7 +18,6 @@ from prfeval.io.tabular import (
     tabular_kind,
 )
 from prfeval.io.trec import read_qrels, read_run
-from prfeval.tables import Qrels, Run
 
 __all__ = ["load_qrels", "load_run"]
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from prfeval.errors import InputFormatError
-from prfeval.tables import Qrels, Run, SourceLines
+from prfeval.core.errors import InputFormatError
+from prfeval.core.tables import Qrels, Run, SourceLines
 
 __all__ = ["qrels_from_mapping", "run_from_mapping"]
 

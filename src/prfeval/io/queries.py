@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prfeval.errors import InputFormatError
+from prfeval.core.errors import InputFormatError
 from prfeval.io.source import Source, display_name, read_bytes
 
 __all__ = ["read_query_ids"]

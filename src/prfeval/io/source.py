@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import IO
 
-from prfeval.errors import InputFormatError
+from prfeval.core.errors import InputFormatError
 
 __all__ = ["display_name", "read_bytes"]
 

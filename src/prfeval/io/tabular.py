@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prfeval.errors import InputFormatError
-from prfeval.tables import Qrels, Run, SourceLines
+from prfeval.core.errors import InputFormatError
+from prfeval.core.tables import Qrels, Run, SourceLines
 
 if TYPE_CHECKING:
     import pyarrow as pa

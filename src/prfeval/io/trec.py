@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from prfeval._arrow import arrow_strings, numpy_of
-from prfeval.errors import InputFormatError
+from prfeval.core._arrow import arrow_strings, numpy_of
+from prfeval.core.errors import InputFormatError
+from prfeval.core.tables import Qrels, Run, SourceLines
 from prfeval.io.source import Source, display_name, read_bytes
-from prfeval.tables import Qrels, Run, SourceLines
 
 __all__ = ["parse_qrels", "parse_run", "read_qrels", "read_run"]
 

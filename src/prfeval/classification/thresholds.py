@@ -1,0 +1,221 @@
+"""Threshold sweeps: precision, recall and F_beta at every threshold of a classifier's scores.
+
+Calling an item positive when its score is at least ``t`` and sweeping ``t`` down through the
+distinct scores traces the precision-recall curve. The scores are sorted once (descending) and
+a cumulative sum of positives gives TP at every cut, exactly as TP@k is computed for a
+ranking; a group of tied scores is one threshold (all of them cross it together), so there is
+one point per distinct score. Each point is one unit of a :class:`~prfeval.core.counts.Counts` and
+the ratios come from :mod:`prfeval.core.counts`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from prfeval.classification.classify import _scalar_labels  # the same label checks as classify()
+from prfeval.core.counts import Counts, f_beta, f_from_pr, ppcr, precision, recall
+from prfeval.core.errors import UsageError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["ThresholdSweep", "threshold_sweep"]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class ThresholdSweep:
+    """Precision, recall and F_beta at every distinct score threshold, highest first.
+
+    Attributes
+    ----------
+    thresholds
+        The distinct scores, descending. Point ``i`` calls positive every item with
+        ``score >= thresholds[i]``.
+    counts
+        The contingency table at each threshold.
+    precision, recall, f
+        The values at each threshold; recall never decreases along the arrays.
+    no_skill_precision
+        The prevalence: the precision of a classifier independent of the truth, at every
+        threshold (the PR plot's chance line).
+    no_skill_f
+        F_beta of that classifier flagging as many items as each threshold does: precision
+        the prevalence, recall the PPCR.
+    beta, pos_label
+        The settings used.
+    """
+
+    thresholds: FloatArray
+    counts: Counts
+    precision: FloatArray
+    recall: FloatArray
+    f: FloatArray
+    no_skill_precision: float
+    no_skill_f: FloatArray
+    beta: float
+    pos_label: Any
+
+    @property
+    def best_index(self) -> int:
+        """The point with the highest F_beta (the highest threshold among ties)."""
+        return int(np.argmax(self.f))
+
+    @property
+    def best(self) -> dict[str, float]:
+        """The best-F_beta point: ``threshold``, ``precision``, ``recall``, ``f``, and
+        ``no_skill_f`` at the same PPCR."""
+        i = self.best_index
+        return {"threshold": float(self.thresholds[i]), "precision": float(self.precision[i]),
+                "recall": float(self.recall[i]), "f": float(self.f[i]),
+                "no_skill_f": float(self.no_skill_f[i])}
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of lists, the best point and the settings."""
+        pos = self.pos_label.item() if isinstance(self.pos_label, np.generic) else self.pos_label
+        return {
+            "pos_label": pos,
+            "beta": self.beta,
+            "n_items": int(self.counts.total[0]),
+            "n_positive": int(self.counts.relevant[0]),
+            "thresholds": self.thresholds.tolist(),
+            "precision": self.precision.tolist(),
+            "recall": self.recall.tolist(),
+            "f": self.f.tolist(),
+            "tp": self.counts.tp.astype(np.int64).tolist(),
+            "fp": self.counts.fp.astype(np.int64).tolist(),
+            "no_skill_precision": self.no_skill_precision,
+            "no_skill_f": self.no_skill_f.tolist(),
+            "best": self.best,
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """A pandas DataFrame, one row per threshold (descending)."""
+        import pandas as pd
+
+        return pd.DataFrame({
+            "threshold": self.thresholds, "tp": self.counts.tp.astype(np.int64),
+            "fp": self.counts.fp.astype(np.int64), "precision": self.precision,
+            "recall": self.recall, "f": self.f, "no_skill_f": self.no_skill_f,
+        })
+
+
+def _scores(scores: Any) -> FloatArray:
+    try:
+        s = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise UsageError("scores must be numbers") from None
+    if s.ndim != 1:
+        raise UsageError(f"scores must be one-dimensional, got shape {s.shape}")
+    if np.isnan(s).any():
+        raise UsageError(f"scores has a missing value (NaN) at position "
+                         f"{int(np.flatnonzero(np.isnan(s))[0])}")
+    return s
+
+
+def _default_pos_label(classes: np.ndarray) -> Any:
+    if classes.dtype.kind in "biuf" and (set(classes.tolist()) <= {0, 1}
+                                         or set(classes.tolist()) <= {-1, 1}):
+        return 1
+    shown = ", ".join(repr(v) for v in classes.tolist()[:10])
+    raise UsageError(f"give pos_label: the labels ({shown}) are not 0/1 or -1/1")
+
+
+def threshold_sweep(
+    y_true: Any, scores: Any, *, pos_label: Any = None, beta: float = 1.0
+) -> ThresholdSweep:
+    """Precision, recall and F_beta at every threshold of ``scores``, and the best-F threshold.
+
+    Parameters
+    ----------
+    y_true
+        The true label of each item. Items labelled ``pos_label`` are positive, all others
+        negative (so a multi-class column gives that class's one-vs-rest curve).
+    scores
+        A number per item, higher meaning more likely positive (any real values; no NaN).
+    pos_label
+        The positive class. Default: 1 when the labels are 0/1 or -1/1 (or booleans);
+        otherwise it must be given.
+    beta
+        The F measure's beta.
+
+    Returns
+    -------
+    ThresholdSweep
+        One point per distinct score, thresholds descending, with the best-F point and the
+        no-skill baseline (``to_dict()``, ``to_frame()``).
+
+    Raises
+    ------
+    UsageError
+        For different lengths, empty input, non-numeric or NaN scores, no positive item
+        (recall would be 0/0 everywhere), or an unusable ``pos_label``.
+
+    Notes
+    -----
+    At threshold ``t``: ``TP(t)`` = positives with score >= t, ``FP(t)`` = negatives with
+    score >= t; ``precision = TP / (TP + FP)``, ``recall = TP / P``,
+    ``F_beta = (1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP)``. Every point flags at least one
+    item, so precision is always defined. The best point maximises F_beta; among equal F the
+    highest threshold (fewest items flagged) wins.
+
+    Compared with scikit-learn's ``precision_recall_curve``, the points are the same
+    (``drop_intermediate=False``) but: they run from the highest threshold down, not up;
+    there is no synthetic last point (precision 1, recall 0, with no threshold), which
+    belongs to no threshold and which no classifier here reaches; and data without a
+    positive item is refused, where scikit-learn warns and sets recall to 1.
+
+    Examples
+    --------
+    >>> s = threshold_sweep([1, 0, 1, 1, 0], [0.9, 0.8, 0.8, 0.3, 0.1])
+    >>> s.thresholds.tolist()
+    [0.9, 0.8, 0.3, 0.1]
+    >>> [round(float(v), 3) for v in s.precision], [round(float(v), 3) for v in s.recall]
+    ([1.0, 0.667, 0.75, 0.6], [0.333, 0.667, 1.0, 1.0])
+    >>> s.best["threshold"], round(s.best["f"], 4)
+    (0.3, 0.8571)
+    """
+    s = _scores(scores)
+    if not hasattr(y_true, "__len__"):
+        y_true = list(y_true)
+    if len(y_true) != len(s):
+        raise UsageError(f"y_true and scores differ in length: {len(y_true)} vs {len(s)}")
+    if len(s) == 0:
+        raise UsageError("y_true and scores are empty: nothing to sweep")
+    y = _scalar_labels(y_true, "y_true")
+    if pos_label is None:
+        pos_label = _default_pos_label(np.unique(y))
+    elif (y.dtype.kind == "U") != isinstance(pos_label, str):
+        raise UsageError(f"pos_label={pos_label!r} cannot be one of the labels: they are "
+                         f"{'strings' if y.dtype.kind == 'U' else 'numbers'}")
+    positive = y == pos_label
+    n_pos = int(positive.sum())
+    if n_pos == 0:
+        raise UsageError(f"no item is labelled pos_label={pos_label!r}: recall is undefined "
+                         "at every threshold")
+
+    order = np.argsort(s, kind="stable")[::-1]
+    s_sorted = s[order]
+    # The last position of each run of tied scores: one point per distinct threshold.
+    ends = np.flatnonzero(np.r_[s_sorted[1:] != s_sorted[:-1], True])
+    tp = np.cumsum(positive[order])[ends].astype(np.float64)
+    fp = (ends + 1) - tp
+    counts = Counts(tp, fp, n_pos - tp, (len(s) - n_pos) - fp)
+
+    prevalence = n_pos / len(s)
+    return ThresholdSweep(
+        thresholds=s_sorted[ends],
+        counts=counts,
+        precision=precision(counts),
+        recall=recall(counts),
+        f=f_beta(counts, beta),
+        no_skill_precision=prevalence,
+        no_skill_f=f_from_pr(prevalence, ppcr(counts), beta),
+        beta=float(beta),
+        pos_label=pos_label,
+    )

@@ -1,0 +1,817 @@
+"""``compare``: two or more runs on the same queries, with differences, intervals and tests.
+
+A comparison answers "is run B better than the baseline A, by how much, and could that be
+luck?" honestly:
+
+* every run is evaluated on **one** query set, chosen deliberately and reported (see
+  ``missing`` and ``complete`` in :func:`compare`), and per-query values are paired by
+  query id;
+* for each measure and each run against the baseline: the macro and micro values, the
+  difference of the macro values, a paired bootstrap confidence interval of that difference,
+  a p-value from a paired test, the p-value adjusted for the number of tests (Holm by
+  default), and the queries won, tied and lost;
+* every pair of runs that macro and micro averaging rank in opposite orders is flagged (seed
+  004: System B has the higher macro recall, .667 against .533, System A the higher micro
+  recall, .762 against .476).
+
+The tests themselves live in :mod:`prfeval.comparison.stats`; the Markdown and LaTeX tables in
+:mod:`prfeval.report.comparison`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from prfeval.comparison.stats import (
+    CORRECTIONS,
+    TESTS,
+    Correction,
+    Test,
+    adjust,
+    paired_bootstrap,
+    paired_p_values,
+)
+from prfeval.core.errors import InputFormatError, UsageError
+from prfeval.core.tables import Order
+from prfeval.io import load_qrels, load_run
+from prfeval.measures import Measure, parse_measures
+from prfeval.retrieval.align import Duplicates
+from prfeval.retrieval.evaluate import Evaluation, evaluate
+from prfeval.retrieval.prepare import describe_query_set
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = [
+    "COMPARE_MEASURES",
+    "Comparison",
+    "ComparisonRow",
+    "Disagreement",
+    "Missing",
+    "QueryTreatment",
+    "compare",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+#: What to do with a judged query some runs have results for and others do not.
+Missing = Literal["zero", "drop"]
+
+#: Measures compared when none are asked for.
+COMPARE_MEASURES = "P@10 R@100 F@10 Rprec SetP SetR SetF"
+
+# Measures where a smaller value is the better one. Used for wins/losses, the best value in
+# bold and the words "better"/"worse"; the tests themselves are two-sided and need no direction.
+
+# Two values closer than this are a tie (per-query values are ratios of small counts, so
+# genuine differences are far larger).
+_TIE = 1e-12
+
+_NUMERIC_ID = re.compile(r"^[0-9]{1,18}$")
+
+
+def _ordered(ids: Iterable[str]) -> tuple[str, ...]:
+    """Query ids in prfeval's output order: numeric when every id is a number, else byte
+    order (as :func:`prfeval.retrieval.align.align` orders them)."""
+    unique = set(ids)
+    if unique and all(_NUMERIC_ID.match(q) for q in unique):
+        return tuple(sorted(unique, key=lambda q: (int(q), q)))
+    return tuple(sorted(unique))
+
+
+def _queries(n: int) -> str:
+    return f"{n} query" if n == 1 else f"{n} queries"
+
+
+def _query_ids(column: pa.Array) -> set[str]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return set(pc.unique(column.cast(pa.string())).to_pylist())
+
+
+def _direction(m: Measure) -> int:
+    """+1 when higher is better, -1 when lower is better, 0 for counts (no better or worse)."""
+    if m.definition.kind == "count":
+        return 0
+    return 1 if m.definition.higher_is_better else -1
+
+
+@dataclass(frozen=True)
+class QueryTreatment:
+    """Which queries the runs were compared on, and what happened to every other one.
+
+    Attributes
+    ----------
+    compared
+        The queries every run was measured on, in output order; per-query values are paired
+        by these ids.
+    policy
+        ``"zero"``: the judged queries any run answered; a run without results for one of
+        them is scored there as an empty ranking (0 for precision, recall and F), as
+        trec_eval ``-c`` does. ``"drop"``: only the judged queries every run answered.
+        ``"complete"``: every judged query, unanswered ones scoring as empty rankings in
+        every run (trec_eval ``-c``).
+    missing
+        Run -> compared queries it has no results for (scored as empty rankings).
+    dropped
+        Judged queries left out because some run, not all, answered them (policy ``drop``).
+    unanswered
+        Judged queries no run answered: left out, or scored as empty rankings in every run
+        under ``complete``.
+    not_in_qrels
+        Run -> queries it answered that have no judgments (always left out).
+    unjudged_listed
+        Queries named in ``queries=`` that have no judgments.
+    query_set
+        How the query set was chosen: ``"all"``, or the list it came from.
+    """
+
+    compared: tuple[str, ...]
+    policy: str
+    missing: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    dropped: tuple[str, ...] = ()
+    unanswered: tuple[str, ...] = ()
+    not_in_qrels: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    unjudged_listed: tuple[str, ...] = ()
+    query_set: str = "all"
+
+    def describe(self, limit: int = 8) -> list[str]:
+        """The treatment in words, one line per fact; lists longer than ``limit`` are cut."""
+
+        def ids(values: tuple[str, ...]) -> str:
+            shown = ", ".join(values[:limit])
+            return shown + (f", ... ({len(values)} in all)" if len(values) > limit else "")
+
+        over = {
+            "zero": "the judged queries any run answered",
+            "drop": "the judged queries every run answered",
+            "complete": "every judged query",
+        }[self.policy]
+        lines = [f"Queries compared: {len(self.compared)}, {over}; paired by query id."]
+        if self.query_set != "all":
+            lines.append(f"Query set: {self.query_set}.")
+        for run, qids in self.missing.items():
+            if qids:
+                lines.append(
+                    f"{run} has no results for {_queries(len(qids))} compared here, scored "
+                    f"as empty rankings (0): {ids(qids)}"
+                )
+        if self.dropped:
+            lines.append(
+                f"Left out because not every run answered them ({len(self.dropped)}): "
+                f"{ids(self.dropped)}"
+            )
+        if self.unanswered:
+            verb = (
+                "scored as empty rankings in every run" if self.policy == "complete" else "left out"
+            )
+            lines.append(
+                f"Judged queries no run answered ({len(self.unanswered)}, {verb}): "
+                f"{ids(self.unanswered)}"
+            )
+        for run, qids in self.not_in_qrels.items():
+            if qids:
+                lines.append(
+                    f"{run} answered {_queries(len(qids))} with no judgments (left out): "
+                    f"{ids(qids)}"
+                )
+        if self.unjudged_listed:
+            lines.append(
+                f"Listed queries with no judgments ({len(self.unjudged_listed)}, left out): "
+                f"{ids(self.unjudged_listed)}"
+            )
+        return lines
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "compared": list(self.compared),
+            "n_compared": len(self.compared),
+            "policy": self.policy,
+            "query_set": self.query_set,
+            "missing": {k: list(v) for k, v in self.missing.items()},
+            "dropped": list(self.dropped),
+            "unanswered": list(self.unanswered),
+            "not_in_qrels": {k: list(v) for k, v in self.not_in_qrels.items()},
+            "unjudged_listed": list(self.unjudged_listed),
+        }
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One measure for one run, and how it compares with the baseline.
+
+    Attributes
+    ----------
+    measure, run
+        The measure's label and the run's name.
+    is_baseline
+        Whether this run is the baseline (its differences are 0 and it has no test).
+    aggregation
+        ``"mean"`` (macro is the mean over queries) or ``"sum"`` (counts: macro is the total).
+    macro, micro
+        The macro average (mean of per-query values) and the micro average (the measure of
+        the pooled counts; NaN for counts).
+    delta, micro_delta
+        ``macro - macro of the baseline`` and the same for micro.
+    ci_low, ci_high
+        Paired bootstrap confidence interval of ``delta`` (NaN for the baseline and counts).
+    p_value, p_adjusted
+        The paired test's p-value and the p-value adjusted for every test in the comparison.
+    significant
+        ``p_adjusted <= alpha``.
+    wins, ties, losses
+        Queries where the run is better than, equal to, worse than the baseline (``None`` for
+        the baseline and for counts).
+    top_movers
+        The queries with the largest ``|value - baseline value|``, largest first, as
+        ``(query id, difference)``.
+    """
+
+    measure: str
+    run: str
+    is_baseline: bool
+    aggregation: str
+    macro: float
+    micro: float
+    delta: float
+    micro_delta: float
+    ci_low: float = float("nan")
+    ci_high: float = float("nan")
+    p_value: float = float("nan")
+    p_adjusted: float = float("nan")
+    significant: bool = False
+    wins: int | None = None
+    ties: int | None = None
+    losses: int | None = None
+    top_movers: tuple[tuple[str, float], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (NaN as ``None``)."""
+        out: dict[str, Any] = {}
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if isinstance(value, float) and np.isnan(value):
+                value = None
+            elif name == "top_movers":
+                value = [{"query_id": q, "difference": d} for q, d in value]
+            out[name] = value
+        return out
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """Macro and micro averaging rank two runs in opposite orders on one measure (seed 004).
+
+    ``macro_better`` is the run the macro average prefers, ``micro_better`` the one the micro
+    average prefers.
+    """
+
+    measure: str
+    run_a: str
+    run_b: str
+    macro_a: float
+    macro_b: float
+    micro_a: float
+    micro_b: float
+    macro_better: str
+    micro_better: str
+
+    def describe(self, digits: int = 3) -> str:
+        """One line: ``SetR: macro prefers B (0.667 vs 0.533), micro prefers A (...)``."""
+
+        def pair(better: str, a: float, b: float) -> str:
+            first, second = (a, b) if better == self.run_a else (b, a)
+            return f"{first:.{digits}f} vs {second:.{digits}f}"
+
+        return (
+            f"{self.measure}: macro prefers {self.macro_better} "
+            f"({pair(self.macro_better, self.macro_a, self.macro_b)}), micro prefers "
+            f"{self.micro_better} ({pair(self.micro_better, self.micro_a, self.micro_b)})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The result of :func:`compare`.
+
+    Attributes
+    ----------
+    measures
+        The measures compared, in the order asked.
+    runs
+        The run names, in the order given; the baseline is one of them.
+    baseline
+        The run every other run is compared with.
+    query_ids
+        The compared queries, in output order.
+    values
+        Array of shape (n_runs, n_measures, n_queries): every per-query value.
+    rows
+        One :class:`ComparisonRow` per (measure, run), measure by measure, runs in order.
+    disagreements
+        Every measure and pair of runs where macro and micro prefer different runs.
+    queries
+        The query treatment: what was compared, what was scored as empty, what was left out.
+    evaluations
+        Run name -> its :class:`~prfeval.retrieval.evaluate.Evaluation` on the compared queries.
+    settings
+        Test, alpha, correction, number of tests, permutations, resamples, seed, level, ...
+    """
+
+    measures: tuple[Measure, ...]
+    runs: tuple[str, ...]
+    baseline: str
+    query_ids: tuple[str, ...]
+    values: FloatArray
+    rows: tuple[ComparisonRow, ...]
+    disagreements: tuple[Disagreement, ...]
+    queries: QueryTreatment
+    evaluations: dict[str, Evaluation] = field(default_factory=dict, repr=False)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def labels(self) -> list[str]:
+        """The measures' labels, as typed."""
+        return [str(m) for m in self.measures]
+
+    def row(self, measure: str, run: str) -> ComparisonRow:
+        """The row of ``measure`` (its label) for ``run``."""
+        for r in self.rows:
+            if r.measure == measure and r.run == run:
+                return r
+        raise KeyError(f"no row for measure {measure!r} and run {run!r}")
+
+    def differences(self, measure: str, run: str) -> FloatArray:
+        """Per-query ``run - baseline`` for ``measure``, in the order of :attr:`query_ids`."""
+        k = self.labels.index(measure)
+        return self.values[self.runs.index(run), k] - self.values[self.runs.index(self.baseline), k]
+
+    def to_dict(self, *, per_query: bool = False) -> dict[str, Any]:
+        """The JSON form: settings, query treatment, rows, disagreements (and per-query
+        values with ``per_query=True``: run -> measure -> query -> value)."""
+        out: dict[str, Any] = {
+            "baseline": self.baseline,
+            "runs": list(self.runs),
+            "measures": self.labels,
+            "settings": dict(self.settings),
+            "queries": self.queries.to_dict(),
+            "rows": [r.to_dict() for r in self.rows],
+            "disagreements": [d.to_dict() for d in self.disagreements],
+        }
+        if per_query:
+            out["per_query"] = {
+                run: {
+                    label: dict(zip(self.query_ids, map(float, self.values[i, k]), strict=True))
+                    for k, label in enumerate(self.labels)
+                }
+                for i, run in enumerate(self.runs)
+            }
+        return out
+
+    def to_frame(self) -> Any:
+        """A pandas DataFrame with one row per (measure, run) and every column of
+        :class:`ComparisonRow` except the top movers."""
+        import pandas as pd
+
+        records = [r.to_dict() for r in self.rows]
+        for record in records:
+            record.pop("top_movers")
+        frame = pd.DataFrame.from_records(records)
+        for column in ("wins", "ties", "losses"):
+            frame[column] = frame[column].astype("Int64")
+        return frame.astype({c: "float64" for c in _FLOAT_COLUMNS})
+
+    def per_query_frame(self) -> Any:
+        """A long pandas DataFrame: ``query_id, measure, run, value, difference`` (from the
+        baseline)."""
+        import pandas as pd
+
+        n_runs, n_measures, n_q = self.values.shape
+        base = self.values[self.runs.index(self.baseline)]
+        return pd.DataFrame(
+            {
+                "query_id": np.tile(np.array(self.query_ids, dtype=object), n_runs * n_measures),
+                "measure": np.tile(np.repeat(np.array(self.labels, dtype=object), n_q), n_runs),
+                "run": np.repeat(np.array(self.runs, dtype=object), n_measures * n_q),
+                "value": self.values.reshape(-1),
+                "difference": (self.values - base[None]).reshape(-1),
+            }
+        )
+
+    def to_markdown(self, *, digits: int = 4, details: bool = True) -> str:
+        """A Markdown report: the paper-style table (best in bold, † where significantly
+        different from the baseline), then the details, disagreements and queries."""
+        from prfeval.report.comparison import markdown
+
+        return markdown(self, digits=digits, details=details)
+
+    def to_latex(self, *, digits: int = 4) -> str:
+        """A LaTeX ``table`` (booktabs): best value per measure in bold, ``$^\\dagger$`` where
+        significantly different from the baseline, the test named in the caption."""
+        from prfeval.report.comparison import latex
+
+        return latex(self, digits=digits)
+
+
+_FLOAT_COLUMNS = (
+    "macro",
+    "micro",
+    "delta",
+    "micro_delta",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_adjusted",
+)
+
+
+def _choose_queries(
+    judged: set[str],
+    answered: dict[str, set[str]],
+    runs_all: dict[str, set[str]],
+    *,
+    missing: Missing,
+    complete: bool,
+    include: set[str] | None,
+    exclude: set[str] | None,
+    query_set: str,
+) -> QueryTreatment:
+    """Pick the compared queries and record what happened to every other one."""
+    anyone = set().union(*answered.values())
+    everyone = set.intersection(*answered.values())
+    if complete:
+        compared, policy = judged, "complete"
+    elif missing == "zero":
+        compared, policy = anyone, "zero"
+    else:
+        compared, policy = everyone, "drop"
+
+    def listed(ids: set[str]) -> set[str]:
+        kept = ids if include is None else ids & include
+        return kept - (exclude or set())
+
+    return QueryTreatment(
+        compared=_ordered(compared),
+        policy=policy,
+        missing={name: _ordered(compared - has) for name, has in answered.items()},
+        dropped=_ordered(anyone - everyone) if policy == "drop" else (),
+        unanswered=_ordered(judged - anyone),
+        not_in_qrels={name: _ordered(listed(has) - judged) for name, has in runs_all.items()},
+        unjudged_listed=_ordered(include - judged - (exclude or set())) if include else (),
+        query_set=query_set,
+    )
+
+
+def _top_movers(
+    d: FloatArray, query_ids: tuple[str, ...], top: int
+) -> tuple[tuple[str, float], ...]:
+    """The ``top`` queries with the largest nonzero ``|d|``, ties kept in query order."""
+    if top <= 0:
+        return ()
+    order = np.argsort(-np.abs(d), kind="stable")[:top]
+    return tuple((query_ids[i], float(d[i])) for i in order if abs(d[i]) > _TIE)
+
+
+def _disagreements(
+    measures: tuple[Measure, ...],
+    runs: tuple[str, ...],
+    macro: FloatArray,
+    micro: FloatArray,
+) -> tuple[Disagreement, ...]:
+    """Every (measure, pair of runs) where macro and micro strictly prefer different runs."""
+    found = []
+    for k, m in enumerate(measures):
+        sign = _direction(m)
+        if sign == 0:
+            continue
+        for i in range(len(runs)):
+            for j in range(i + 1, len(runs)):
+                d_macro = macro[i, k] - macro[j, k]
+                d_micro = micro[i, k] - micro[j, k]
+                # A tie on either side is not a disagreement about which run is better.
+                if abs(d_macro) <= _TIE or abs(d_micro) <= _TIE or (d_macro > 0) == (d_micro > 0):
+                    continue
+                macro_a_better = (d_macro > 0) == (sign > 0)
+                found.append(
+                    Disagreement(
+                        measure=str(m),
+                        run_a=runs[i],
+                        run_b=runs[j],
+                        macro_a=float(macro[i, k]),
+                        macro_b=float(macro[j, k]),
+                        micro_a=float(micro[i, k]),
+                        micro_b=float(micro[j, k]),
+                        macro_better=runs[i] if macro_a_better else runs[j],
+                        micro_better=runs[j] if macro_a_better else runs[i],
+                    )
+                )
+    return tuple(found)
+
+
+def _check_options(
+    runs: Any, test: str, correction: str, alpha: float, missing: str, complete: bool, top: int
+) -> None:
+    if not isinstance(runs, Mapping):
+        raise UsageError(
+            "runs must be a mapping of run name -> run, e.g. {'bm25': 'bm25.run', ...}"
+        )
+    if len(runs) < 2:
+        raise UsageError(f"a comparison needs at least two runs, got {len(runs)}")
+    if test not in TESTS:
+        raise UsageError(f"unknown test {test!r}: use one of {', '.join(TESTS)}")
+    if correction not in CORRECTIONS:
+        raise UsageError(f"unknown correction {correction!r}: use one of {', '.join(CORRECTIONS)}")
+    if not (isinstance(alpha, int | float) and 0 < alpha < 1):
+        raise UsageError(f"alpha must be in (0, 1), got {alpha!r}")
+    if missing not in ("zero", "drop"):
+        raise UsageError(f"missing must be 'zero' or 'drop', got {missing!r}")
+    if complete and missing == "drop":
+        raise UsageError(
+            "complete (every judged query, unanswered ones scoring 0) contradicts missing='drop'"
+        )
+    if top < 0:
+        raise UsageError(f"top must be >= 0, got {top}")
+
+
+def compare(
+    qrels: Any,
+    runs: Mapping[str, Any],
+    measures: Any = None,
+    *,
+    baseline: str | None = None,
+    test: Test = "randomization",
+    alpha: float = 0.05,
+    correction: Correction = "holm",
+    n_permutations: int = 10_000,
+    n_bootstrap: int = 10_000,
+    seed: int = 0,
+    level: int = 1,
+    missing: Missing = "zero",
+    complete: bool = False,
+    queries: Collection[str] | None = None,
+    exclude_queries: Collection[str] | None = None,
+    query_set: str | None = None,
+    top: int = 5,
+    collection_size: int | None = None,
+    judged_only: bool = False,
+    max_results: int | None = None,
+    order: Order | None = None,
+    duplicates: Duplicates = "keep",
+) -> Comparison:
+    """Compare runs on the same queries: values, differences, intervals and paired tests.
+
+    Parameters
+    ----------
+    qrels
+        Judgments, in any form :func:`~prfeval.retrieval.evaluate.evaluate` reads.
+    runs
+        Run name -> run (a path, a DataFrame, a dict, ...): at least two.
+    measures
+        Measure names as :func:`~prfeval.retrieval.evaluate.evaluate` takes them; default
+        :data:`COMPARE_MEASURES`. Counts (NumRet, TP, ...) are reported as totals, untested.
+    baseline
+        The run the others are compared with; default the first.
+    test
+        ``"randomization"`` (Fisher's paired sign-flip test, ``n_permutations`` draws),
+        ``"ttest"`` (paired t-test), ``"wilcoxon"`` (signed-rank) or ``"bootstrap"`` (shifted
+        paired bootstrap, ``n_bootstrap`` draws). All two-sided;
+        see :mod:`prfeval.comparison.stats`.
+    alpha
+        Significance level after correction; the intervals have confidence ``1 - alpha``.
+    correction
+        Adjustment for many tests: ``"holm"`` (default), ``"bonferroni"`` or ``"none"``. The
+        family is every (run, measure) test of the comparison.
+    n_permutations, n_bootstrap
+        Random sign flips of the randomization test; bootstrap resamples of the interval.
+    seed
+        Seed of every random draw. Each test starts from this seed afresh, so a p-value
+        depends only on the differences, the seed and the number of draws, not on which
+        other measures or runs are compared.
+    level
+        Minimum grade that counts as relevant.
+    missing
+        A judged query some runs answered and others did not: ``"zero"`` (default) compares
+        on every judged query any run answered, a run without results scoring it as an empty
+        ranking (0), as trec_eval ``-c`` would; ``"drop"`` compares only on the judged
+        queries every run answered. Either way, the result says which queries were affected.
+    complete
+        Compare on every judged query, including those no run answered (all scoring 0), as
+        trec_eval ``-c`` averages.
+    queries, exclude_queries
+        Restrict the comparison to these query ids / leave these out (a dev or held-out set,
+        as written by :func:`prfeval.comparison.split.write_split`).
+    query_set
+        A name for the query set, reported with the results (e.g. ``"heldout.queries"``).
+    top
+        How many of the queries that moved most to keep per run and measure.
+    collection_size, judged_only, max_results, order, duplicates
+        As in :func:`~prfeval.retrieval.evaluate.evaluate`.
+
+    Returns
+    -------
+    Comparison
+        Rows per (measure, run), disagreements, query treatment; ``.to_frame()``,
+        ``.to_markdown()``, ``.to_latex()``, ``.to_dict()``.
+
+    Notes
+    -----
+    Differences are paired per query: ``d_q = x_q - b_q`` for run ``x`` and baseline ``b``,
+    so ``delta = mean(d) = macro(x) - macro(b)``. A win is a query where the run is better
+    (higher, or lower for SetE and Fallout), a tie one where both are equal.
+
+    Macro and micro can disagree on which run is better (seed 004): macro weighs every query
+    equally, micro every relevant document. Each such (measure, pair of runs) is listed in
+    ``disagreements``. The tests and intervals are about the macro difference.
+
+    Examples
+    --------
+    Seed 004's three needs; System A retrieved more relevant books overall, B did better on
+    the smallest need:
+
+    >>> qrels = {"cs": {f"c{i}": 1 for i in range(15)}, "plays": {f"p{i}": 1 for i in range(5)},
+    ...          "russian": {"r0": 1}}
+    >>> a = {"cs": [f"c{i}" for i in range(12)] + [f"x{i}" for i in range(13)],
+    ...      "plays": ["p0", "p1", "p2", "p3", "y0", "y1"], "russian": ["z0", "z1", "z2"]}
+    >>> b = {"cs": [f"c{i}" for i in range(6)] + ["x0", "x1"],
+    ...      "plays": ["p0", "p1", "p2", "y0"], "russian": ["r0"]}
+    >>> result = compare(qrels, {"A": a, "B": b}, "SetR", n_permutations=100, n_bootstrap=100)
+    >>> print(result.disagreements[0].describe())
+    SetR: macro prefers B (0.667 vs 0.533), micro prefers A (0.762 vs 0.476)
+    """
+    _check_options(runs, test, correction, alpha, missing, complete, top)
+    names = [str(name) for name in runs]
+    if len(set(names)) != len(names):
+        raise UsageError(f"run names must be distinct, got {names}")
+    baseline = names[0] if baseline is None else str(baseline)
+    if baseline not in names:
+        raise UsageError(f"the baseline {baseline!r} is not one of the runs: {', '.join(names)}")
+    parsed = tuple(parse_measures(COMPARE_MEASURES if measures is None else measures))
+
+    qrels_table = load_qrels(qrels)
+    if len(qrels_table) == 0:
+        raise InputFormatError("no judgments", path=qrels_table.source.path)
+    run_tables = {}
+    for name, source in zip(names, runs.values(), strict=True):
+        table = load_run(source, name=name)
+        run_tables[name] = table if table.name == name else replace(table, name=name)
+
+    include = None if queries is None else {str(q) for q in queries}
+    exclude = None if exclude_queries is None else {str(q) for q in exclude_queries}
+    described = describe_query_set(include, exclude, query_set)
+    judged = _query_ids(qrels_table.query_ids)
+    if include is not None:
+        judged &= include
+    judged -= exclude or set()
+    runs_all = {name: _query_ids(t.query_ids) for name, t in run_tables.items()}
+    answered = {name: has & judged for name, has in runs_all.items()}
+    treatment = _choose_queries(
+        judged,
+        answered,
+        runs_all,
+        missing=missing,
+        complete=complete,
+        include=include,
+        exclude=exclude,
+        query_set=described,
+    )
+    if not treatment.compared:
+        why = {
+            "drop": "no judged query is answered by every run (missing='zero' would score "
+            "a run's absent queries as 0)",
+            "zero": "no run answered any judged query",
+            "complete": "no judged query is left",
+        }[treatment.policy]
+        raise UsageError(f"nothing to compare: {why}")
+
+    # Every run on exactly the compared queries; complete=True scores a run's unanswered
+    # ones as empty rankings, so macro and micro are over the same queries for every run.
+    evaluations = {
+        name: evaluate(
+            qrels_table,
+            table,
+            list(parsed),
+            level=level,
+            complete=True,
+            collection_size=collection_size,
+            judged_only=judged_only,
+            max_results=max_results,
+            order=order,
+            duplicates=duplicates,
+            queries=treatment.compared,
+        )
+        for name, table in run_tables.items()
+    }
+    query_ids = treatment.compared
+    position = {q: i for i, q in enumerate(query_ids)}
+    n_runs, n_measures, n_q = len(names), len(parsed), len(query_ids)
+    values = np.empty((n_runs, n_measures, n_q), dtype=np.float64)
+    macro = np.empty((n_runs, n_measures))
+    micro = np.full((n_runs, n_measures), np.nan)
+    for i, name in enumerate(names):
+        e = evaluations[name]
+        # Pair by id, never by position: each evaluation orders its own queries.
+        index = np.array([position[q] for q in e.query_ids], dtype=np.int64)
+        if index.size != n_q:
+            raise RuntimeError(f"{name}: evaluated {index.size} queries, expected {n_q}")
+        values[i][:, index] = e.values
+        for k, m in enumerate(parsed):
+            macro[i, k] = e.macro[str(m)]
+            if _direction(m) != 0:
+                micro[i, k] = e.micro.get(str(m), np.nan)
+
+    base = names.index(baseline)
+    others = [i for i in range(n_runs) if i != base]
+    testable = [k for k, m in enumerate(parsed) if _direction(m) != 0]
+    # One column per (run, measure) test: every test sees the same sign flips and resamples.
+    pairs = [(i, k) for i in others for k in testable]
+    diffs = np.empty((n_q, len(pairs)))
+    for c, (i, k) in enumerate(pairs):
+        diffs[:, c] = values[i, k] - values[base, k]
+    p = ci_low = ci_high = np.empty(0)
+    if pairs:
+        boot = paired_bootstrap(diffs, confidence=1.0 - alpha, n_resamples=n_bootstrap, seed=seed)
+        ci_low, ci_high = boot.low, boot.high
+        p = (
+            boot.p_value
+            if test == "bootstrap"
+            else paired_p_values(diffs, test, n_permutations=n_permutations, seed=seed)
+        )
+    p_adj = adjust(p, correction)
+    tested = {pair: c for c, pair in enumerate(pairs)}
+
+    rows = []
+    for k, m in enumerate(parsed):
+        label, sign = str(m), _direction(m)
+        for i, name in enumerate(names):
+            row = ComparisonRow(
+                measure=label,
+                run=name,
+                is_baseline=i == base,
+                aggregation="sum" if sign == 0 else "mean",
+                macro=float(macro[i, k]),
+                micro=float(micro[i, k]),
+                delta=float(macro[i, k] - macro[base, k]),
+                micro_delta=float(micro[i, k] - micro[base, k]),
+            )
+            c = tested.get((i, k))
+            if c is not None:
+                d = diffs[:, c]
+                better = sign * d
+                row = replace(
+                    row,
+                    ci_low=float(ci_low[c]),
+                    ci_high=float(ci_high[c]),
+                    p_value=float(p[c]),
+                    p_adjusted=float(p_adj[c]),
+                    significant=bool(p_adj[c] <= alpha),
+                    wins=int((better > _TIE).sum()),
+                    ties=int((np.abs(d) <= _TIE).sum()),
+                    losses=int((better < -_TIE).sum()),
+                    top_movers=_top_movers(d, query_ids, top),
+                )
+            rows.append(row)
+
+    settings = {
+        "test": test,
+        "alpha": alpha,
+        "confidence": 1.0 - alpha,
+        "correction": correction,
+        "n_tests": len(pairs),
+        "n_permutations": n_permutations,
+        "n_bootstrap": n_bootstrap,
+        "seed": seed,
+        "level": level,
+        "missing": missing,
+        "complete": complete,
+        "query_set": described,
+        "collection_size": collection_size,
+        "judged_only": judged_only,
+        "max_results": max_results,
+        "order": order,
+        "duplicates": duplicates,
+        "qrels": qrels_table.source.path,
+    }
+    return Comparison(
+        measures=parsed,
+        runs=tuple(names),
+        baseline=baseline,
+        query_ids=query_ids,
+        values=values,
+        rows=tuple(rows),
+        disagreements=_disagreements(parsed, tuple(names), macro, micro),
+        queries=treatment,
+        evaluations=evaluations,
+        settings=settings,
+    )

@@ -1,0 +1,203 @@
+"""The judged ranking: a run joined with its judgments, in CSR form, and TP at any cutoff.
+
+One :class:`JudgedRanking` serves every measure. Positions are stored query after query in
+rank order; ``offsets[i]:offsets[i + 1]`` are query ``i``'s positions. For each position we keep
+the judged grade (``UNJUDGED`` when there is none) and whether it is the first occurrence of its
+document in that ranking, since a repeated document takes a place but counts once as relevant
+(seed 002). The judgments themselves are kept in the same CSR layout, so the number of
+relevant documents at any grade threshold is one ``bincount``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from prfeval.core.counts import Counts
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["UNJUDGED", "JudgedRanking", "QueryAccounting"]
+
+IntArray = npt.NDArray[np.int64]
+
+#: The grade of a retrieved document with no judgment: below every relevance level.
+UNJUDGED = np.iinfo(np.int64).min
+
+
+@dataclass(frozen=True)
+class QueryAccounting:
+    """Which queries were evaluated and what was set aside, so nothing is dropped silently.
+
+    Attributes
+    ----------
+    evaluated
+        Number of queries averaged over.
+    missing_from_run
+        Judged queries the run has no results for. Skipped by default; with ``complete=True``
+        they are evaluated as empty retrieved sets (trec_eval ``-c``).
+    not_in_qrels
+        Queries in the run without judgments: always skipped.
+    duplicates
+        Retrieved positions repeating a document already ranked higher for the same query.
+    unjudged_retrieved
+        Retrieved positions whose document has no judgment (counted as non-relevant).
+    dropped_unjudged
+        Positions removed by ``judged_only`` (trec_eval ``-J``).
+    truncated
+        Positions removed by ``max_results`` (trec_eval ``-M``).
+    """
+
+    evaluated: int
+    missing_from_run: tuple[str, ...] = ()
+    not_in_qrels: tuple[str, ...] = ()
+    duplicates: int = 0
+    unjudged_retrieved: int = 0
+    dropped_unjudged: int = 0
+    truncated: int = 0
+    complete: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: counts and the query id lists."""
+        return {
+            "evaluated": self.evaluated,
+            "missing_from_run": list(self.missing_from_run),
+            "not_in_qrels": list(self.not_in_qrels),
+            "duplicates": self.duplicates,
+            "unjudged_retrieved": self.unjudged_retrieved,
+            "dropped_unjudged": self.dropped_unjudged,
+            "truncated": self.truncated,
+            "complete": self.complete,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class JudgedRanking:
+    """A run aligned with its judgments: the one structure every ranked measure reads.
+
+    Attributes
+    ----------
+    query_ids
+        The evaluated queries, in output order (numeric when every id is a number).
+    offsets
+        ``n_queries + 1`` positions: query ``i`` owns ``offsets[i]:offsets[i + 1]``.
+    grades
+        Judged grade of each retrieved position, or :data:`UNJUDGED`.
+    first
+        Whether the position is the first occurrence of its document in the query's ranking.
+    doc_codes
+        Integer code of each position's document (index into ``doc_vocab``).
+    scores
+        Each position's score, or ``None`` for ranked lists.
+    judged_offsets, judged_grades, judged_doc_codes
+        The judgments of each evaluated query in the same CSR layout.
+    doc_vocab
+        Document ids, sorted in byte order (codes preserve that order).
+    accounting
+        What was evaluated, skipped, repeated or unjudged.
+    """
+
+    query_ids: npt.NDArray[np.object_]
+    offsets: IntArray
+    grades: IntArray
+    first: npt.NDArray[np.bool_]
+    doc_codes: IntArray
+    scores: npt.NDArray[np.float64] | None
+    judged_offsets: IntArray
+    judged_grades: IntArray
+    judged_doc_codes: IntArray
+    doc_vocab: pa.Array | None
+    accounting: QueryAccounting
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    @cached_property
+    def n_retrieved(self) -> IntArray:
+        """Retrieved positions per query (repeats included: each takes a place)."""
+        return np.diff(self.offsets)
+
+    @cached_property
+    def query_index(self) -> IntArray:
+        """The query (0..n_queries-1) of every retrieved position."""
+        return np.repeat(np.arange(self.n_queries, dtype=np.int64), self.n_retrieved)
+
+    @cached_property
+    def rank0(self) -> IntArray:
+        """0-based rank of every position within its query."""
+        return np.arange(self.grades.size, dtype=np.int64) - self.offsets[self.query_index]
+
+    @cached_property
+    def judged_query_index(self) -> IntArray:
+        """The query of every judgment."""
+        return np.repeat(np.arange(self.n_queries, dtype=np.int64), np.diff(self.judged_offsets))
+
+    def n_relevant(self, level: int = 1) -> IntArray:
+        """Distinct judged documents with grade >= ``level``, per query."""
+        key = ("n_relevant", level)
+        if key not in self._cache:
+            mask = self.judged_grades >= level
+            self._cache[key] = np.bincount(
+                self.judged_query_index[mask], minlength=self.n_queries
+            ).astype(np.int64)
+        return self._cache[key]  # type: ignore[no-any-return]
+
+    def n_judged(self) -> IntArray:
+        """Judged documents per query (any grade)."""
+        return np.diff(self.judged_offsets)
+
+    def relevant_positions(self, level: int = 1) -> tuple[IntArray, IntArray]:
+        """Query index and 0-based rank of every relevant retrieved position (first occurrences).
+
+        Cached per level: every cutoff measure at this level reads the same two arrays.
+        """
+        key = ("relevant_positions", level)
+        if key not in self._cache:
+            # Found from the positions, not by masking per-position arrays: relevant positions
+            # are few, and masking with a scattered mask is slow.
+            at = np.flatnonzero((self.grades >= level) & self.first)
+            query = np.searchsorted(self.offsets, at, side="right") - 1
+            self._cache[key] = (query, at - self.offsets[query])
+        return self._cache[key]  # type: ignore[no-any-return]
+
+    def tp_at(self, k: int | IntArray | None, level: int = 1) -> IntArray:
+        """Relevant documents among the top ``k`` of each query (all retrieved when ``None``).
+
+        ``k`` may be one cutoff for every query or an array with one per query (as Rprec uses).
+        """
+        rel_query, rel_rank = self.relevant_positions(level)
+        if k is None:
+            chosen = rel_query
+        else:
+            cutoff = k if np.isscalar(k) else np.asarray(k)[rel_query]
+            chosen = rel_query[rel_rank < cutoff]
+        return np.bincount(chosen, minlength=self.n_queries).astype(np.int64)
+
+    def counts(
+        self,
+        k: int | IntArray | None = None,
+        *,
+        level: int = 1,
+        collection_size: int | None = None,
+    ) -> Counts:
+        """The contingency table of every query, of the whole ranking or of its top ``k``.
+
+        With a cutoff, the retrieved set has ``k`` places even when fewer documents were
+        returned: the missing places count as non-relevant (so P@k divides by k, as trec_eval
+        does). TN is ``collection_size - TP - FP - FN`` when the collection size is given.
+        """
+        tp = self.tp_at(k, level)
+        retrieved = self.n_retrieved if k is None else np.broadcast_to(k, tp.shape)
+        return Counts.from_totals(
+            tp=tp,
+            retrieved=retrieved,
+            relevant=self.n_relevant(level),
+            collection_size=collection_size,
+        )

@@ -1,0 +1,180 @@
+"""The main job on the bundled default: Cranfield ranked by BM25, evaluated end to end.
+
+Seed 000 traces the precision-recall trade-off on Cranfield query 2 ranked by BM25. The demo
+reproduces it from real data, a real ranker and prfeval's own evaluation of the written files:
+
+1. load the bundled Cranfield collection and rank all 1,400 documents for each of the 225
+   queries with BM25 (:mod:`prfeval.demo.bm25`, the seed's configuration);
+2. write ``run.trec`` and ``qrels.trec``;
+3. read them back and evaluate the whole run (the default measures, macro and micro), writing
+   ``evaluation.json``, and compute the curves at every cutoff;
+4. draw the seed's pictures: query 2's trade-off, the macro-average trade-off and the F1 /
+   F_beta contours with this run's point on them.
+
+Needs the ``demo`` extra (bm25s, PyStemmer, matplotlib).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from prfeval.retrieval.curves import Curves, curve
+from prfeval.retrieval.evaluate import Evaluation, evaluate
+
+__all__ = ["SEED_CUTOFFS", "DemoReport", "QueryRow", "run_demo"]
+
+#: The cutoffs of seed 000's table for query 2.
+SEED_CUTOFFS = (9, 10, 50, 200, 1400)
+COLLECTION_SIZE = 1400
+
+
+@dataclass(frozen=True)
+class QueryRow:
+    """One row of seed 000's table: the top k and what is in it."""
+
+    k: int
+    relevant_retrieved: int
+    precision: float
+    recall: float
+    f1: float
+
+
+@dataclass(frozen=True)
+class DemoReport:
+    """What the demo computed and where it wrote it.
+
+    Attributes
+    ----------
+    query_id
+        The query of seed 000's table ("2").
+    rows
+        The table at :data:`SEED_CUTOFFS`.
+    n_relevant
+        Relevant documents for the query (24).
+    best
+        The cutoff with the highest F1 and the values there (k = 9, F1 = 0.303).
+    recall_half
+        The first rank at which recall reaches 0.5, and P there (173, 0.069).
+    n_scored
+        Documents with a positive BM25 score (783).
+    relevant_unscored
+        Relevant documents sharing no term with the query, reached only after every scored
+        document (3).
+    evaluation
+        The whole run evaluated with the default measures.
+    curves
+        Precision, recall and F1 at every cutoff of every query.
+    files
+        What was written, by role.
+    """
+
+    query_id: str
+    rows: tuple[QueryRow, ...]
+    n_relevant: int
+    best: QueryRow
+    recall_half: QueryRow | None
+    n_scored: int | None
+    relevant_unscored: tuple[str, ...]
+    evaluation: Evaluation
+    curves: Curves
+    files: dict[str, Path] = field(default_factory=dict)
+
+
+def _row(c: Curves, query_id: str, k: int) -> QueryRow:
+    q = c[query_id]
+    i = min(k, q.k.size) - 1
+    return QueryRow(int(q.k[i]), int(q.tp[i]), float(q.precision[i]), float(q.recall[i]),
+                    float(q.f[i]))
+
+
+def run_demo(
+    out_dir: str | Path = "prfeval-demo",
+    *,
+    query_id: str = "2",
+    plots: bool = True,
+    step: Callable[[str], None] | None = None,
+) -> DemoReport:
+    """Rank Cranfield with BM25, write the run and judgments, evaluate them and draw the plots.
+
+    Parameters
+    ----------
+    out_dir
+        Where ``run.trec``, ``qrels.trec``, ``evaluation.json`` and the plots go (created).
+    query_id
+        The query of the seed's table.
+    plots
+        Draw the figures (needs matplotlib).
+    step
+        Called with a short description before each slow step (for a progress display).
+    """
+    from prfeval.demo.bm25 import rank_bm25, write_run
+    from prfeval.demo.datasets import load_cranfield
+    from prfeval.demo.datasets.cranfield import write_qrels
+
+    say = step or (lambda _: None)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    files: dict[str, Path] = {"run": out / "run.trec", "qrels": out / "qrels.trec",
+                              "evaluation": out / "evaluation.json"}
+
+    say("loading Cranfield (1,400 documents, 225 queries)")
+    cranfield = load_cranfield()
+    say("ranking every document for every query with BM25")
+    ranking = rank_bm25(cranfield.documents, cranfield.queries)
+    write_run(files["run"], ranking)
+    write_qrels(files["qrels"], cranfield.qrels)
+
+    say("evaluating the written run")
+    evaluation = evaluate(files["qrels"], files["run"], collection_size=COLLECTION_SIZE,
+                          measures=None)
+    files["evaluation"].write_text(json.dumps(evaluation.to_dict(), indent=2) + "\n")
+    curves = curve(files["qrels"], files["run"], recall_levels=(0.5,),
+                   collection_size=COLLECTION_SIZE)
+
+    q = curves[query_id]
+    reached = q.recall_reached.get(0.5)
+    report = DemoReport(
+        query_id=query_id,
+        rows=tuple(_row(curves, query_id, k) for k in SEED_CUTOFFS),
+        n_relevant=q.n_relevant,
+        best=_row(curves, query_id, q.best.k),
+        recall_half=None if reached is None else _row(curves, query_id, reached.k),
+        n_scored=q.n_scored,
+        relevant_unscored=q.relevant_only_unscored or (),
+        evaluation=evaluation,
+        curves=curves,
+        files=files,
+    )
+    if plots:
+        say("drawing the plots")
+        files.update(_draw(curves, query_id, out))
+    return report
+
+
+def _draw(curves: Curves, query_id: str, out: Path) -> dict[str, Path]:
+    """Seed 000's figures, from this run."""
+    from prfeval.plots.contours import contour_figure, save_figure
+    from prfeval.plots.curves import tradeoff_figure
+
+    written = {
+        "query_tradeoff": out / f"query{query_id}_tradeoff.png",
+        "macro_tradeoff": out / "macro_tradeoff.png",
+        "f1_contours": out / "f1_contours.png",
+        "fbeta_contours": out / "fbeta_contours.png",
+    }
+    save_figure(tradeoff_figure(curves, query=query_id,
+                                title=f"BM25 on Cranfield query {query_id}: the trade-off"),
+                written["query_tradeoff"], close=True)
+    save_figure(tradeoff_figure(curves, title="BM25 on Cranfield: macro average over "
+                                f"{len(curves)} queries"),
+                written["macro_tradeoff"], close=True)
+    best = curves.macro.best
+    points = {f"BM25, top {best.k} (macro)": (best.precision, best.recall)}
+    save_figure(contour_figure((1.0,), means=True, points=points), written["f1_contours"],
+                close=True)
+    save_figure(contour_figure((0.5, 2.0), points=points), written["fbeta_contours"],
+                close=True)
+    return written

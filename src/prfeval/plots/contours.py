@@ -1,0 +1,414 @@
+"""Figures of precision, recall and the F measure (matplotlib, imported only when drawing).
+
+``import prfeval`` never imports matplotlib: each figure function asks :func:`_pyplot` for
+it, which also picks the non-interactive Agg backend on a machine with no display, and
+raises :class:`~prfeval.core.errors.UsageError` with the install hint when matplotlib is missing.
+Every figure function returns a :class:`matplotlib.figure.Figure`;
+:func:`save_figure` writes it as PNG or SVG.
+
+Figures so far:
+
+* :func:`contour_figure` -- contours of F_beta (and optionally of the arithmetic and geometric
+  means) over the precision-recall square, as seed 000 draws them, with systems as points.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from prfeval.core.counts import f_from_pr
+from prfeval.core.errors import UsageError
+from prfeval.core.means import (
+    means_table,
+    precision_on_f_contour,
+    recall_on_f_contour,
+    recall_on_mean_contour,
+)
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["DEFAULT_LEVELS", "contour_figure", "f_label", "figure_format", "save_figure"]
+
+FloatArray = npt.NDArray[np.float64]
+
+#: The contour levels drawn by default, as in seed 000's figures.
+DEFAULT_LEVELS: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+
+_FORMATS = {".png": "png", ".svg": "svg"}
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+# Points cycle through these; blue is left out so they stand apart from the contours.
+_POINT_STYLES = (
+    ("tab:red", "o"),
+    ("tab:orange", "s"),
+    ("tab:green", "^"),
+    ("tab:purple", "D"),
+    ("tab:brown", "v"),
+    ("tab:pink", "P"),
+    ("tab:olive", "X"),
+    ("tab:cyan", "*"),
+)
+_CONTOUR_COLOR = "#35618f"
+_PANEL_SIZE = 4.0  # inches per panel: readable at the default dpi with 9 labelled contours
+
+
+def _headless() -> bool:
+    """True when no GUI can open a window (no X11/Wayland display on Linux and the like)."""
+    if sys.platform in ("darwin", "win32"):
+        return False
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _pyplot() -> Any:
+    """Import and return ``matplotlib.pyplot``, lazily, so ``import prfeval`` stays light.
+
+    On a machine without a display, and unless the user already chose a backend (by
+    ``MPLBACKEND`` or by importing pyplot first), select Agg so that drawing never tries to
+    open a window. Raises :class:`UsageError` when matplotlib is not installed.
+    """
+    try:
+        import matplotlib
+    except ImportError:
+        raise UsageError("plotting needs matplotlib: pip install 'prfeval[plot]'") from None
+    if "matplotlib.pyplot" not in sys.modules and not os.environ.get("MPLBACKEND") and _headless():
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def figure_format(path: str | os.PathLike[str]) -> str:
+    """The image format :func:`save_figure` writes for ``path``: ``"png"`` or ``"svg"``.
+
+    Raises :class:`UsageError` for any other extension, so a caller can check a file name
+    before spending time on drawing.
+    """
+    out = Path(path)
+    fmt = _FORMATS.get(out.suffix.lower())
+    if fmt is None:
+        shown = f"a {out.suffix} file" if out.suffix else "a file with no extension"
+        raise UsageError(
+            f"cannot save a figure as {shown} ({str(out)!r}): use a .png or .svg file name"
+        )
+    return fmt
+
+
+def save_figure(
+    fig: Figure, path: str | os.PathLike[str], *, dpi: int = 150, close: bool = False
+) -> Path:
+    """Write ``fig`` to ``path`` as PNG or SVG, chosen by the file's extension.
+
+    Parameters
+    ----------
+    fig
+        The figure, as returned by the figure functions of this module.
+    path
+        The output file; its extension (``.png`` or ``.svg``, any case) picks the format.
+    dpi
+        Resolution of a PNG (an SVG is vector and ignores it).
+    close
+        Also close the figure in pyplot, freeing its memory (for scripts and the CLI).
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    UsageError
+        If the extension is neither ``.png`` nor ``.svg``.
+    OSError
+        If the file cannot be written (e.g. its folder does not exist).
+
+    Notes
+    -----
+    SVG text is kept as text, not outlines, so titles and labels stay searchable and
+    selectable; the date is left out and element ids are salted with a fixed string, so the
+    same inputs give the same file byte for byte.
+    """
+    out = Path(path)
+    fmt = figure_format(out)
+    plt = _pyplot()
+    import matplotlib
+
+    # A temporary rc context: these settings must not leak into the caller's matplotlib.
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "prfeval"}):
+        metadata = {"Date": None} if fmt == "svg" else None
+        # A tight box keeps legends placed outside the axes from being cut at the edge.
+        fig.savefig(out, format=fmt, dpi=dpi, metadata=metadata, bbox_inches="tight")
+    if close:
+        plt.close(fig)
+    return out
+
+
+def f_label(beta: float) -> str:
+    """The name of F_beta with a Unicode subscript: ``F₁``, ``F₂``, ``F₀.₅``.
+
+    A beta whose shortest form is not plain digits and a point (``1e-05``) is written
+    ``F(β=1e-05)``.
+    """
+    text = f"{float(beta):g}"
+    if all(ch.isdigit() or ch == "." for ch in text):
+        return "F" + text.translate(_SUBSCRIPTS)
+    return f"F(β={text})"
+
+
+def _line_label(beta: float) -> str:
+    """``R = 2P`` style text of the indifference line (``R = P`` for beta = 1)."""
+    return "R = P" if beta == 1.0 else f"R = {beta:g}P"
+
+
+@dataclass(frozen=True)
+class _Panel:
+    """What one contour panel draws: its measure, contours and guide line."""
+
+    title: str
+    value_name: str
+    value: Callable[[FloatArray, FloatArray], FloatArray]
+    recall_at: Callable[[FloatArray, float], FloatArray]
+    precision_at: Callable[[FloatArray, float], FloatArray]
+    guide_slope: float
+    guide_label: str
+    guide_style: str
+
+
+def _f_panel(beta: float) -> _Panel:
+    name = f_label(beta)
+    return _Panel(
+        title=f"{name} contours",
+        value_name=name,
+        value=lambda p, r: f_from_pr(p, r, beta),
+        recall_at=lambda p, c: recall_on_f_contour(p, c, beta),
+        precision_at=lambda r, c: precision_on_f_contour(r, c, beta),
+        guide_slope=beta,
+        guide_label=f"indifference line {_line_label(beta)}",
+        guide_style="--",
+    )
+
+
+def _mean_panels() -> list[_Panel]:
+    # Both means are symmetric in P and R, so the same function gives P from R.
+    return [
+        _Panel(
+            title="Arithmetic mean contours",
+            value_name="(P+R)/2",
+            value=lambda p, r: (p + r) / 2.0,
+            recall_at=lambda p, c: recall_on_mean_contour(p, c, "arithmetic"),
+            precision_at=lambda r, c: recall_on_mean_contour(r, c, "arithmetic"),
+            guide_slope=1.0,
+            guide_label="R = P: every mean equal",
+            guide_style=":",
+        ),
+        _Panel(
+            title="Geometric mean contours",
+            value_name="√(PR)",
+            value=lambda p, r: np.sqrt(p * r),
+            recall_at=lambda p, c: recall_on_mean_contour(p, c, "geometric"),
+            precision_at=lambda r, c: recall_on_mean_contour(r, c, "geometric"),
+            guide_slope=1.0,
+            guide_label="R = P: every mean equal",
+            guide_style=":",
+        ),
+    ]
+
+
+def _contour_path(panel: _Panel, c: float, n: int = 256) -> tuple[FloatArray, FloatArray]:
+    """The part of the contour ``value = c`` inside the square, as a polyline ordered by P.
+
+    The curve is sampled along both axes and the samples merged: a P grid alone leaves gaps
+    where the curve is nearly vertical, an R grid where it is nearly horizontal.
+    """
+    grid = np.linspace(0.0, 1.0, n)
+    p = np.concatenate([grid, panel.precision_at(grid, c)])
+    r = np.concatenate([panel.recall_at(grid, c), grid])
+    keep = ~(np.isnan(p) | np.isnan(r))
+    p, r = p[keep], r[keep]
+    # Every contour here falls as P grows: order by P, ties by falling R.
+    order = np.lexsort((-r, p))
+    p, r = p[order], r[order]
+    # Both grids can hit the same point (up to rounding) where a grid value lies on the
+    # curve; keep it once, or the polyline zigzags at the scale of a rounding error.
+    fresh = np.concatenate([[True], np.hypot(np.diff(p), np.diff(r)) > 1e-9])
+    return p[fresh], r[fresh]
+
+
+def _arc_midpoint(p: FloatArray, r: FloatArray) -> tuple[float, float]:
+    """The point halfway along a polyline by arc length (where its label goes)."""
+    if p.size == 1:
+        return float(p[0]), float(r[0])
+    cumulative = np.concatenate([[0.0], np.cumsum(np.hypot(np.diff(p), np.diff(r)))])
+    half = cumulative[-1] / 2.0
+    return float(np.interp(half, cumulative, p)), float(np.interp(half, cumulative, r))
+
+
+def _draw_panel(
+    ax: Axes,
+    panel: _Panel,
+    levels: Sequence[float],
+    points: Mapping[str, tuple[float, float]],
+) -> None:
+    for i, c in enumerate(levels):
+        p, r = _contour_path(panel, c)
+        if p.size == 0:
+            continue
+        label = f"{panel.value_name} = {levels[0]:g} … {levels[-1]:g}" if i == 0 else None
+        ax.plot(p, r, color=_CONTOUR_COLOR, linewidth=1.0, label=label)
+        x, y = _arc_midpoint(p, r)
+        ax.text(
+            x,
+            y,
+            f"{c:g}",
+            fontsize=8,
+            color=_CONTOUR_COLOR,
+            ha="center",
+            va="center",
+            bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"},
+        )
+    # The guide line, clipped to the square: R = slope * P reaches R = 1 at P = 1 / slope.
+    p_end = min(1.0, 1.0 / panel.guide_slope)
+    guide_p = np.linspace(0.0, p_end, 50)
+    ax.plot(
+        guide_p,
+        panel.guide_slope * guide_p,
+        linestyle=panel.guide_style,
+        color="0.35",
+        linewidth=1.2,
+        label=panel.guide_label,
+    )
+    for (name, (pp, rr)), (color, marker) in zip(points.items(), itertools.cycle(_POINT_STYLES)):
+        value = float(panel.value(np.float64(pp), np.float64(rr)))
+        ax.plot(
+            [pp],
+            [rr],
+            marker=marker,
+            color=color,
+            markersize=8,
+            linestyle="none",
+            markeredgecolor="black",
+            markeredgewidth=0.6,
+            zorder=5,
+            clip_on=False,
+            label=f"{name} ({pp:.3g}, {rr:.3g}): {panel.value_name} = {value:.3f}",
+        )
+        # Keep each name inside the square: left of a point near the right edge, below a
+        # point near the top (where it would otherwise run into the title).
+        dx = -6 if pp > 0.75 else 6
+        dy = -6 if rr > 0.9 else 6
+        ax.annotate(
+            name,
+            (pp, rr),
+            xytext=(dx, dy),
+            textcoords="offset points",
+            fontsize=9,
+            ha="right" if dx < 0 else "left",
+            va="top" if dy < 0 else "bottom",
+            color=color,
+            fontweight="bold",
+            zorder=6,
+        )
+    ax.set_xlim(0.0, 1.0)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_aspect("equal")
+    ax.set_xticks(np.linspace(0.0, 1.0, 6))
+    ax.set_yticks(np.linspace(0.0, 1.0, 6))
+    ax.set_xlabel("Precision")
+    ax.set_ylabel("Recall")
+    ax.set_title(panel.title)
+    # Below the axes, so it hides no contour.
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8, frameon=False)
+
+
+def contour_figure(
+    betas: Iterable[float] = (1.0,),
+    *,
+    means: bool = False,
+    points: Mapping[str, tuple[float, float]] | None = None,
+    levels: Sequence[float] = DEFAULT_LEVELS,
+) -> Figure:
+    """Contours of F_beta over the precision-recall square, one panel per beta (seed 000).
+
+    Parameters
+    ----------
+    betas
+        One panel per value, in order: the contours of ``F_beta = c`` for each level c, the
+        dashed indifference line ``R = beta P`` (where each contour bends most sharply) and
+        the points.
+    means
+        Put panels for the arithmetic mean ``(P + R)/2`` and the geometric mean
+        ``sqrt(P R)`` first, as seed 000's "arithmetic mean vs F1" figure, with the dotted
+        diagonal ``R = P`` on which every mean takes the same value.
+    points
+        Systems to mark, ``name -> (precision, recall)``, e.g.
+        ``{"System A": (0.48, 0.80), "System B": (0.75, 0.40)}`` (seed 004). Each panel's
+        legend gives each system's value of that panel's measure.
+    levels
+        The contour levels, each in (0, 1]; 0.1 to 0.9 by default.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One row of square panels with P on the x axis and R on the y axis; titles such as
+        ``"F₂ contours"``; axes labelled "Precision" and "Recall".
+
+    Raises
+    ------
+    UsageError
+        If a beta is not a positive finite number, a level is not in (0, 1], a point is not
+        in the unit square, there is nothing to draw, or matplotlib is not installed.
+
+    Notes
+    -----
+    ``F_beta = c`` is the hyperbola ``R = c b^2 P / ((1 + b^2) P - c)``, with asymptotes
+    ``P = c / (1 + b^2)`` and ``R = c b^2 / (1 + b^2)`` (see :mod:`prfeval.core.means`). Each
+    contour is labelled with its level halfway along its visible part, which for beta = 1 is
+    its vertex. The figure is created with pyplot, so ``plt.show()`` displays it; close it
+    (or save it with ``close=True``) when drawing many in a loop.
+
+    Examples
+    --------
+    >>> fig = contour_figure([0.5, 2.0], points={"example": (0.4, 0.8)})  # doctest: +SKIP
+    >>> save_figure(fig, "contours.png")  # doctest: +SKIP
+    """
+    beta_values = [float(b) for b in betas]
+    for b in beta_values:
+        if not (np.isfinite(b) and b > 0.0):
+            raise UsageError(f"beta must be a finite number > 0, got {b:g}")
+    level_values = [float(c) for c in levels]
+    if not level_values:
+        raise UsageError("give at least one contour level")
+    for c in level_values:
+        if not 0.0 < c <= 1.0:
+            raise UsageError(f"a contour level must be in (0, 1], got {c:g}")
+    # means_table checks every point lies in the unit square.
+    table = means_table(dict(points or {}))
+    checked = {
+        str(name): (float(p), float(r))
+        for name, p, r in zip(table.labels, table.precision, table.recall, strict=True)
+    }
+    panels = (_mean_panels() if means else []) + [_f_panel(b) for b in beta_values]
+    if not panels:
+        raise UsageError("nothing to draw: give at least one beta, or means=True")
+
+    plt = _pyplot()
+    n_legend = 2 + len(checked)  # contours, guide line, one row per point
+    fig, axes = plt.subplots(
+        1,
+        len(panels),
+        squeeze=False,
+        layout="constrained",
+        figsize=(_PANEL_SIZE * len(panels), _PANEL_SIZE + 0.45 + 0.19 * n_legend),
+    )
+    for ax, panel in zip(axes[0], panels, strict=True):
+        _draw_panel(ax, panel, level_values, checked)
+    return fig

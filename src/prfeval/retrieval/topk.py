@@ -1,0 +1,91 @@
+"""Precision, recall and F at k for one ranked list: the RAG engineer's functions (seed 002).
+
+These take plain Python sequences. Semantics, exactly as seed 002 states them:
+
+* only the first ``k`` results count, and a repeated result still uses up a place;
+* each relevant id counts once, however often it was retrieved or listed as relevant;
+* recall divides by the number of distinct relevant ids, and is 0 when there are none;
+* precision divides by ``k`` (even when fewer than ``k`` results were returned), 0 at k = 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+
+from prfeval.core.counts import f_from_pr
+from prfeval.core.errors import UsageError
+
+__all__ = ["f_at_k", "precision_at_k", "recall_at_k"]
+
+
+def _hits(retrieved: Sequence[Hashable], relevant: Iterable[Hashable], k: int) -> tuple[int, int]:
+    """(distinct relevant ids in the top k, distinct relevant ids)."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+        raise UsageError(f"k must be an integer >= 0, got {k!r}")
+    targets = set(relevant)
+    top = set(list(retrieved)[:k])
+    return len(targets & top), len(targets)
+
+
+def recall_at_k(retrieved: Sequence[Hashable], relevant: Iterable[Hashable], k: int) -> float:
+    """Recall at k: the distinct relevant ids in the first ``k`` results / distinct relevant ids.
+
+    Parameters
+    ----------
+    retrieved
+        The ids the search returned, best first; an id may appear twice.
+    relevant
+        The ids that hold the answer; an id may appear twice.
+    k
+        How many results count, >= 0.
+
+    Returns
+    -------
+    float
+        A number in [0, 1]; 0 when there are no relevant ids.
+
+    Examples
+    --------
+    >>> recall_at_k(["d4", "d1", "d7", "d2"], ["d1", "d2", "d3"], 2)
+    0.3333333333333333
+    >>> recall_at_k(["a", "a"], ["a", "b"], 2)
+    0.5
+    >>> recall_at_k(["a"], [], 1)
+    0.0
+    """
+    found, n_relevant = _hits(retrieved, relevant, k)
+    return found / n_relevant if n_relevant else 0.0
+
+
+def precision_at_k(retrieved: Sequence[Hashable], relevant: Iterable[Hashable], k: int) -> float:
+    """Precision at k: the distinct relevant ids in the first ``k`` results / ``k``.
+
+    Divides by ``k`` even when fewer than ``k`` results were returned (trec_eval's P@k);
+    0 when ``k`` is 0. A repeated result takes a place but counts once.
+
+    Examples
+    --------
+    >>> precision_at_k(["d4", "d1", "d7", "d2"], ["d1", "d2", "d3"], 4)
+    0.5
+    >>> precision_at_k(["a"], ["a"], 10)
+    0.1
+    """
+    found, _ = _hits(retrieved, relevant, k)
+    return found / k if k else 0.0
+
+
+def f_at_k(
+    retrieved: Sequence[Hashable], relevant: Iterable[Hashable], k: int, *, beta: float = 1.0
+) -> float:
+    """F_beta at k, the weighted harmonic mean of :func:`precision_at_k` and :func:`recall_at_k`.
+
+    ``(1 + b^2) P R / (b^2 P + R)``; 0 when nothing relevant is in the top k.
+
+    Examples
+    --------
+    >>> round(f_at_k(["d4", "d1", "d7", "d2"], ["d1", "d2", "d3"], 4), 6)
+    0.571429
+    """
+    p = precision_at_k(retrieved, relevant, k)
+    r = recall_at_k(retrieved, relevant, k)
+    return float(f_from_pr(p, r, beta))
