@@ -18,7 +18,7 @@ from prfeval.retrieval.align_dicts import align_dicts, plain_dicts
 from prfeval.retrieval.evaluate import evaluate_ranking
 
 MEASURES = [
-    f"{d.name}@10" if d.kind == "cutoff" else f"{d.name}@0.5" if d.kind == "iprec" else d.name
+    d.example(10)
     for d in REGISTRY.values()
     if not d.needs_tn
 ]

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_every_measure_is_documented():
     text = (ROOT / "docs" / "measures.md").read_text()
     for d in REGISTRY.values():
-        name = {"cutoff": f"{d.name}@k", "iprec": f"{d.name}@r"}.get(d.kind, d.name)
+        name = d.usage
         assert f"`{name}`" in text, name
         assert d.formula in text, name
 

@@ -25,16 +25,14 @@ SIGNED = {"YoudenJ"}  # TPR + TNR - 1 lies in [-1, 1]; every other ratio measure
 
 def spec_of(d: MeasureDef, k: int = 10) -> str:
     """A valid name for the measure: with a cutoff when it needs one."""
-    if d.kind == "iprec":
-        return f"{d.name}@0.5"
-    return f"{d.name}@{k}" if d.kind == "cutoff" else d.name
+    return d.example(k)
 
 
 def all_specs() -> list[str]:
     """Every registered measure, at cutoffs 1, 10 and 50 and with beta 0.5 and 2 where taken."""
     specs = []
     for d in REGISTRY.values():
-        ks = {"cutoff": (1, 10, 50), "iprec": (0, 0.5, 1)}.get(d.kind, (None,))
+        ks = {"required": (1, 10, 50), "level": (0, 0.5, 1)}.get(d.cutoff, (None,))
         for k in ks:
             tail = "" if k is None else f"@{k}"
             specs.append(d.name + tail)
@@ -75,7 +73,7 @@ def test_ratio_measures_in_unit_interval(seed: int) -> None:
     qrels, run = random_data(seed)
     e = evaluate(qrels, run, SPECS, collection_size=N_DOCS)
     for i, m in enumerate(e.measures):
-        if m.definition.kind == "count":
+        if m.definition.is_total:
             assert np.all(e.values[i] >= 0), str(m)
             continue
         low = -1.0 if m.definition.name in SIGNED else 0.0
@@ -232,9 +230,10 @@ def test_every_registered_measure_has_its_declaration() -> None:
     for d in REGISTRY.values():
         assert d.summary and d.formula, d.name
         assert set(d.params) <= set(PARAMS), d.name
-        assert d.kind in ("count", "set", "cutoff", "rprec", "iprec"), d.name
+        assert d.cutoff in ("none", "required", "optional", "level"), d.name
+        assert d.aggregation in ("mean", "sum", "gmean"), d.name
         # A measure is computed from a contingency table or from the ranking, never neither.
-        assert (d.value is None) != (d.from_ranking is None), d.name
+        assert (d.counts is None) != (d.ranked is None), d.name
 
 
 def test_import_is_light() -> None:

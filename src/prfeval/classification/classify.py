@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -33,16 +33,14 @@ from prfeval.core.counts import (
     Counts,
     balanced_accuracy,
     f_beta,
-    fallout,
     ppcr,
     precision,
     prevalence,
     recall,
-    specificity,
     warn_undefined,
-    youden_j,
 )
 from prfeval.core.errors import UsageError
+from prfeval.measures import REGISTRY, Measure, MeasureDef
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -64,9 +62,12 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
+#: The registry's measures that classification reports, by the key it reports them under.
+_DEFINITIONS: dict[str, MeasureDef] = {
+    d.classification: d for d in REGISTRY.values() if d.classification is not None
+}
 #: The ratios reported for every class and every average, in display order.
-MEASURES: tuple[str, ...] = ("precision", "recall", "f", "specificity", "fallout",
-                             "balanced_accuracy", "youden_j")
+MEASURES: tuple[str, ...] = tuple(_DEFINITIONS)
 #: Count columns of the per-class table.
 COUNT_FIELDS: tuple[str, ...] = ("support", "tp", "fp", "fn", "tn")
 
@@ -370,35 +371,21 @@ def _zero_division_value(zero_division: ZeroDivision) -> float:
 
 def _measures(c: Counts, beta: float, zd: float) -> dict[str, FloatArray]:
     """Every ratio of :data:`MEASURES` for each unit of ``c``, 0/0 giving ``zd``."""
-    return {
-        "precision": precision(c, zero_division=zd),
-        "recall": recall(c, zero_division=zd),
-        "f": f_beta(c, beta, zero_division=zd),
-        "specificity": specificity(c, zero_division=zd),
-        "fallout": fallout(c, zero_division=zd),
-        "balanced_accuracy": balanced_accuracy(c, zero_division=zd),
-        "youden_j": youden_j(c, zero_division=zd),
-    }
+    return {key: _measure(key, c, beta, zd) for key in MEASURES}
 
 
-_MEASURE_FUNCTIONS: dict[str, Callable[..., FloatArray]] = {
-    "precision": precision, "recall": recall, "specificity": specificity, "fallout": fallout,
-    "balanced_accuracy": balanced_accuracy, "youden_j": youden_j,
-}
+def _measure(key: str, c: Counts, beta: float, zd: float) -> FloatArray:
+    d = _DEFINITIONS[key]
+    return d.counts(c, Measure(d, beta=beta), zd)  # type: ignore[misc]
 
 
 def _averages(c: Counts, values: dict[str, FloatArray], beta: float, zd: float
               ) -> dict[str, dict[str, float]]:
     """micro, macro, weighted (by support) and F of the macro P and R, each by name."""
-    def measure(name: str) -> Callable[[Counts], FloatArray]:
-        if name == "f":
-            return lambda pooled: f_beta(pooled, beta, zero_division=zd)
-        return lambda pooled: _MEASURE_FUNCTIONS[name](pooled, zero_division=zd)
-
     support = c.relevant
     macro = {m: aggregate.macro(values[m], empty=zd) for m in MEASURES}
     return {
-        "micro": {m: aggregate.micro(c, measure(m)) for m in MEASURES},
+        "micro": {m: float(_measure(m, c.pooled(), beta, zd)[0]) for m in MEASURES},
         "macro": macro,
         "weighted": {m: aggregate.weighted(values[m], support, empty=zd) for m in MEASURES},
         "f_of_means": {

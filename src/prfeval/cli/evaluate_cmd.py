@@ -87,7 +87,7 @@ def format_table(e: Evaluation) -> str:
     rows = []
     for m in e.measures:
         label = str(m)
-        integer = m.definition.kind == "count"
+        integer = m.definition.is_total
         rows.append(
             [
                 label + (" (total)" if integer else ""),
@@ -107,7 +107,7 @@ def format_table(e: Evaluation) -> str:
 def format_trec(e: Evaluation, per_query: bool) -> str:
     """trec_eval's layout: ``measure<TAB>qid<TAB>value``; counts as integers, else 4 decimals."""
     lines = []
-    integer = [m.definition.kind == "count" for m in e.measures]
+    integer = [m.definition.is_total for m in e.measures]
     labels = e.labels
 
     def line(label: str, qid: str, value: float, is_int: bool) -> str:
@@ -249,7 +249,7 @@ def format_trec_per_query_table(e: Evaluation) -> str:
         [
             qid,
             *(
-                fmt_value(float(e.values[i, j]), integer=e.measures[i].definition.kind == "count")
+                fmt_value(float(e.values[i, j]), integer=e.measures[i].definition.is_total)
                 for i in range(len(labels))
             ),
         ]

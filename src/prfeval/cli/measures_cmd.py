@@ -10,26 +10,18 @@ from prfeval.cli.output import emit
 from prfeval.measures import PARAMS, REGISTRY
 
 
-def _usage(name: str, kind: str) -> str:
-    return {"cutoff": f"{name}@k", "iprec": f"{name}@r"}.get(kind, name)
-
-
 def entries() -> list[dict[str, object]]:
     """The registry as plain data."""
     return [
         {
-            "name": _usage(d.name, d.kind),
+            "name": d.usage,
             "summary": d.summary,
             "formula": d.formula,
             "parameters": list(d.params),
-            "aggregation": "total"
-            if d.kind == "count"
-            else "macro"
-            if d.value is None
-            else "macro, micro" + (", f_of_means" if d.f_like else ""),
+            "aggregation": d.averages,
             "needs_collection_size": d.needs_tn,
             "aliases": list(d.aliases),
-            "trec_eval": d.trec_eval,
+            "trec_eval": None if d.trec_eval is None else d.trec_eval.describe(),
             "conventions": d.conventions,
         }
         for d in REGISTRY.values()

@@ -98,7 +98,7 @@ def _query_ids(column: pa.Array) -> set[str]:
 
 def _direction(m: Measure) -> int:
     """+1 when higher is better, -1 when lower is better, 0 for counts (no better or worse)."""
-    if m.definition.kind == "count":
+    if m.definition.is_total:
         return 0
     return 1 if m.definition.higher_is_better else -1
 

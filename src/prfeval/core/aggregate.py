@@ -14,14 +14,29 @@ the macro P and R = .361, which is neither.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.core.counts import Counts, f_from_pr
+from prfeval.core.counts import Counts, f_from_pr, precision, recall
 
-__all__ = ["AVERAGES", "Average", "f_of_means", "macro", "micro", "weighted"]
+if TYPE_CHECKING:
+    from prfeval.core.registry import Measure
+
+__all__ = [
+    "AVERAGES",
+    "GEOMETRIC_FLOOR",
+    "Average",
+    "Summary",
+    "f_of_means",
+    "geometric",
+    "macro",
+    "micro",
+    "summarise",
+    "weighted",
+]
 
 Average = Literal["macro", "micro", "weighted", "f_of_means"]
 AVERAGES: tuple[Average, ...] = ("macro", "micro", "weighted", "f_of_means")
@@ -59,3 +74,51 @@ def micro(counts: Counts, measure: Callable[[Counts], npt.NDArray[np.float64]]) 
 def f_of_means(macro_precision: float, macro_recall: float, beta: float = 1.0) -> float:
     """F_beta computed from already averaged precision and recall (not the mean of the Fs)."""
     return float(f_from_pr(macro_precision, macro_recall, beta))
+
+
+#: trec_eval's floor for a value in a geometric mean (its MIN_GEO_MEAN): a query scoring 0
+#: would otherwise make the geometric mean 0 whatever the others score.
+GEOMETRIC_FLOOR = 0.00001
+
+
+def geometric(values: npt.ArrayLike, *, floor: float = GEOMETRIC_FLOOR) -> float:
+    """The geometric mean of the per-unit values, each first raised to at least ``floor``:
+    ``exp(mean(log(max(v, floor))))``, as trec_eval averages its ``gm_`` measures. 0 with no
+    units."""
+    v = np.asarray(values, dtype=np.float64)
+    v = v[~np.isnan(v)]
+    if not v.size:
+        return 0.0
+    return float(np.exp(np.log(np.maximum(v, floor)).mean()))
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One measure averaged over units: each average it has, or ``None`` where it has none."""
+
+    macro: float
+    micro: float | None = None
+    of_means: float | None = None
+
+
+def summarise(measure: Measure, values: npt.ArrayLike, counts: Counts | None) -> Summary:
+    """Average one measure's per-unit values as its declaration says.
+
+    Totals (``aggregation="sum"``) are the sum, macro and micro alike; ``"gmean"`` is the
+    geometric mean; ``"mean"`` the mean. A measure of a contingency table also gets its micro
+    average, the same function of the pooled table (``counts``), and an F-like one the F of
+    the macro precision and recall of those tables.
+    """
+    d = measure.definition
+    v = np.asarray(values, dtype=np.float64)
+    if d.aggregation == "sum":
+        total = float(v.sum())
+        return Summary(total, total)
+    value = geometric(v) if d.aggregation == "gmean" else macro(v)
+    if d.counts is None or counts is None:
+        return Summary(value)
+    micro_value = float(d.counts(counts.pooled(), measure, 0.0)[0])
+    of_means = None
+    if d.of_means is not None:
+        of_means = d.of_means(macro(precision(counts)), macro(recall(counts)), measure)
+    return Summary(value, micro_value, of_means)

@@ -22,12 +22,56 @@ from prfeval.core.counts import Counts
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["UNJUDGED", "JudgedRanking", "QueryAccounting"]
+__all__ = ["UNJUDGED", "JudgedRanking", "QueryAccounting", "RankingNeeds"]
 
 IntArray = npt.NDArray[np.int64]
 
 #: The grade of a retrieved document with no judgment: below every relevance level.
 UNJUDGED = np.iinfo(np.int64).min
+
+
+@dataclass(frozen=True)
+class RankingNeeds:
+    """What a ranking is valid for: which of its ranks are in their exact order.
+
+    The aligner orders tied documents (trec_eval: by doc id, descending) only where the
+    measures asked can tell the difference, since sorting strings is the slowest step of the
+    join. A ranking records what it was built for, and the kernel refuses to read it for more.
+
+    Attributes
+    ----------
+    cutoffs
+        The ranks k whose top-k *sets* are exact, besides the whole retrieved set; ``None``:
+        the grade at every rank is exact (ties of one grade, interchangeable for every
+        measure, may keep file order).
+    doc_ids
+        Whether the document at every rank is exact too and document codes follow the byte
+        order of the ids, as curves and per-document reports need.
+    """
+
+    cutoffs: frozenset[int] | None
+    doc_ids: bool = False
+
+    @classmethod
+    def everything(cls) -> RankingNeeds:
+        """Every rank in its exact order, document ids included."""
+        return cls(None, True)
+
+    def covers(self, other: RankingNeeds) -> bool:
+        """Whether a ranking built for ``self`` can serve a reader that needs ``other``."""
+        if other.doc_ids and not self.doc_ids:
+            return False
+        if self.cutoffs is None:
+            return True
+        return other.cutoffs is not None and other.cutoffs <= self.cutoffs
+
+    def __str__(self) -> str:
+        ranks = (
+            "every rank"
+            if self.cutoffs is None
+            else "the top-k sets at k = " + ", ".join(map(str, sorted(self.cutoffs)))
+        )
+        return ranks + (" and document ids" if self.doc_ids else "")
 
 
 @dataclass(frozen=True)
@@ -100,6 +144,8 @@ class JudgedRanking:
         Document ids, sorted in byte order (codes preserve that order).
     accounting
         What was evaluated, skipped, repeated or unjudged.
+    needs
+        What the ranking is valid for (see :class:`RankingNeeds`).
     """
 
     query_ids: npt.NDArray[np.object_]
@@ -113,6 +159,7 @@ class JudgedRanking:
     judged_doc_codes: IntArray
     doc_vocab: pa.Array | None
     accounting: QueryAccounting
+    needs: RankingNeeds = field(default_factory=RankingNeeds.everything)
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @property

@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from prfeval.core._arrow import arrow_ints, arrow_strings, bools_of, ints_or, numpy_of
 from prfeval.core.errors import InputFormatError, UsageError
-from prfeval.core.ranking import UNJUDGED, JudgedRanking, QueryAccounting
+from prfeval.core.ranking import UNJUDGED, JudgedRanking, QueryAccounting, RankingNeeds
 from prfeval.core.tables import Order, Qrels, Run
 
 if TYPE_CHECKING:
@@ -629,6 +629,9 @@ def align(
         judged_doc_codes=qrels_d_sorted[by_slot],
         doc_vocab=doc_vocab,
         accounting=accounting,
+        needs=RankingNeeds.everything()
+        if sorted_docs
+        else RankingNeeds(None if cutoffs is None else frozenset(cutoffs)),
     )
 
 

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core._arrow import arrow_strings
-from prfeval.core.ranking import UNJUDGED, JudgedRanking, QueryAccounting
+from prfeval.core.ranking import UNJUDGED, JudgedRanking, QueryAccounting, RankingNeeds
 from prfeval.retrieval.align import query_output_order
 
 __all__ = ["align_dicts", "plain_dicts"]
@@ -142,4 +142,6 @@ def align_dicts(
         judged_doc_codes=np.zeros(judged_grades.size, dtype=np.int64),
         doc_vocab=None,
         accounting=accounting,
+        # Every tie in doc id order, but no document codes: for the measures only.
+        needs=RankingNeeds(None, doc_ids=False),
     )

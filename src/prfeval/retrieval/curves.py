@@ -37,8 +37,17 @@ from prfeval.core.counts import Counts, f_beta, precision, recall, safe_divide
 from prfeval.core.errors import UsageError
 from prfeval.core.ranking import JudgedRanking, QueryAccounting
 from prfeval.core.tables import Order
+from prfeval.measures.interpolated import (
+    STANDARD_RECALL_LEVELS,
+    check_levels,
+    iprec_at_recall,
+    iprec_from_profile,
+    level_key,
+)
+from prfeval.measures.ranks import rank_profile
 from prfeval.retrieval.align import Duplicates
-from prfeval.retrieval.prepare import check_collection_size, prepare
+from prfeval.retrieval.kernel import check_collection_size
+from prfeval.retrieval.prepare import prepare
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -58,17 +67,8 @@ __all__ = [
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
-#: trec_eval's 11 recall levels 0.0, 0.1, ..., 1.0, as the doubles its "0.10" etc. parse to
-#: (``i / 10`` is correctly rounded; ``0.1 * i`` is not: 0.1 * 3 = 0.30000000000000004).
-STANDARD_RECALL_LEVELS: tuple[float, ...] = tuple(i / 10 for i in range(11))
-
 # Rows of queries times columns of k per block when averaging short rankings' tails.
 _BLOCK = 1 << 22
-
-
-def level_key(r: float) -> str:
-    """The text key of a recall level: ``"0.50"`` as trec_eval writes it, ``"0.125"`` if finer."""
-    return f"{r:.2f}" if float(f"{r:.2f}") == r else f"{r:g}"
 
 
 @dataclass(frozen=True)
@@ -362,135 +362,6 @@ def _unknown_query(query_id: str, known: Sequence[str]) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Profile:
-    """Per-position arrays over the whole ranking, shared by the curves and IPrec."""
-
-    relevant: npt.NDArray[np.bool_]  # relevant & first occurrence: counts towards TP
-    tp: IntArray  # TP of the top k, k = this position's rank
-    k: IntArray  # 1-based rank
-    n_rel: IntArray  # per query
-    suffix_max: FloatArray  # highest precision at this rank or below, within the query
-
-
-def _profile(jr: JudgedRanking, level: int) -> _Profile:
-    relevant = (jr.grades >= level) & jr.first
-    # TP at every position of every query: one global cumulative sum, minus its value just
-    # before each query's first position.
-    cum = np.cumsum(relevant, dtype=np.int64)
-    before = np.concatenate([np.zeros(1, dtype=np.int64), cum])[jr.offsets[:-1]]
-    tp = cum - before[jr.query_index]
-    k = jr.rank0 + 1
-    return _Profile(
-        relevant=relevant,
-        tp=tp,
-        k=k,
-        n_rel=jr.n_relevant(level),
-        suffix_max=_segment_suffix_max(safe_divide(tp, k), jr.query_index, jr.n_queries),
-    )
-
-
-def _segment_suffix_max(values: FloatArray, segment: IntArray, n_segments: int) -> FloatArray:
-    """For each position, the maximum of ``values`` from it to the end of its segment.
-
-    Exact: the values are replaced by their ranks among the distinct values (integers), each
-    segment is lifted above every later one by an integer offset, one running maximum runs
-    over the reversed array, and the ranks are mapped back. Adding offsets to the floats
-    themselves would round them.
-    """
-    if values.size == 0:
-        return values.astype(np.float64)
-    distinct, rank = np.unique(values, return_inverse=True)
-    lift = (n_segments - 1 - segment) * np.int64(distinct.size)
-    key = rank.reshape(-1).astype(np.int64) + lift
-    running = np.maximum.accumulate(key[::-1])[::-1]
-    return distinct[running - lift]  # type: ignore[no-any-return]
-
-
-def _check_levels(levels: Iterable[float], what: str, *, allow_zero: bool) -> tuple[float, ...]:
-    out = []
-    for value in levels:
-        r = float(value)
-        low_ok = r >= 0.0 if allow_zero else r > 0.0
-        # `not (low_ok and r <= 1)` also rejects nan.
-        if not (low_ok and r <= 1.0):
-            bound = "[0, 1]" if allow_zero else "(0, 1]"
-            raise UsageError(f"{what} must be in {bound}, got {value!r}")
-        out.append(r)
-    return tuple(out)
-
-
-def _iprec(jr: JudgedRanking, prof: _Profile, levels: tuple[float, ...]) -> FloatArray:
-    """IPrec at ``levels`` for every query, from a profile (see :func:`iprec_at_recall`)."""
-    n_q = jr.n_queries
-    out = np.zeros((n_q, len(levels)), dtype=np.float64)
-    if n_q == 0 or not levels:
-        return out
-    rel_index = np.flatnonzero(prof.relevant)  # grouped by query, in rank order
-    n_rel_ret = np.bincount(jr.query_index[rel_index], minlength=n_q).astype(np.int64)
-    rel_start = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(n_rel_ret)])[:-1]
-    # trec_eval turns a recall level into a number of relevant documents as
-    # (long) (level * num_rel + 0.9), in doubles; the same operations give the same counts
-    # (0.7 * 3 + 0.9 truncates to 2, not 3).
-    need = (np.asarray(levels, dtype=np.float64)[None, :] * prof.n_rel[:, None] + 0.9).astype(
-        np.int64
-    )
-    # Needing c >= 1 relevant documents: the best precision at or below the rank of the c-th.
-    q, j = np.nonzero((need >= 1) & (need <= n_rel_ret[:, None]))
-    out[q, j] = prof.suffix_max[rel_index[rel_start[q] + need[q, j] - 1]]
-    # Needing none: the best precision anywhere in the ranking (0 for an empty ranking).
-    q, j = np.nonzero((need <= 0) & (jr.n_retrieved > 0)[:, None])
-    out[q, j] = prof.suffix_max[jr.offsets[q]]
-    return out
-
-
-def iprec_at_recall(
-    jr: JudgedRanking, levels: Sequence[float] = STANDARD_RECALL_LEVELS, level: int = 1
-) -> FloatArray:
-    """Interpolated precision at recall levels, per query: trec_eval's ``iprec_at_recall``.
-
-    Parameters
-    ----------
-    jr
-        The aligned ranking.
-    levels
-        Recall levels in [0, 1]; trec_eval's 11 (0.0, 0.1, ..., 1.0) by default.
-    level
-        Minimum grade counted as relevant.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(n_queries, len(levels))``: IPrec of each query at each level.
-
-    Notes
-    -----
-    IPrec(r) is the highest precision at any rank whose recall is at least r, over the whole
-    retrieved ranking (Manning, Raghavan and Schütze, 2008, §8.4)::
-
-        IPrec(r) = max { TP(k) / k : TP(k) >= c(r) },   c(r) = floor(r * n_rel + 0.9)
-
-    where ``c(r)`` is trec_eval's count of relevant documents for level r (so r = 0.25 with
-    n_rel = 10 asks for 3, since 2.5 + 0.9 truncates to 3, and 0.21 asks for 2). Edge cases,
-    as trec_eval: a level the ranking never reaches (``c(r)`` above the relevant documents
-    retrieved) is 0; ``c(r) = 0`` (r = 0, or no relevant documents) is the highest precision
-    anywhere, which is 0 when nothing relevant was retrieved; an empty ranking is 0 (trec_eval
-    does not evaluate a query with no results; pytrec_eval reports 0/0 = NaN at level 0). A
-    repeated document takes a place and counts once. Vectorised: one suffix maximum of
-    precision over all positions and a gather, no loop over queries.
-
-    Examples
-    --------
-    >>> from prfeval.retrieval.align import align
-    >>> from prfeval.io import load_qrels, load_run
-    >>> jr = align(load_qrels({"q": {"a": 1, "b": 1}}), load_run({"q": ["x", "a", "y", "b"]}))
-    >>> iprec_at_recall(jr, [0.0, 0.5, 1.0]).tolist()
-    [[0.5, 0.5, 0.5]]
-    """
-    checked = _check_levels(levels, "a recall level", allow_zero=True)
-    return _iprec(jr, _profile(jr, level), checked)
-
-
 def _best_per_query(f: FloatArray, qidx: IntArray, offsets: IntArray, n_q: int) -> IntArray:
     """Flat index of each query's highest F (the first on ties); -1 for an empty curve."""
     best = np.full(n_q, -1, dtype=np.int64)
@@ -573,13 +444,13 @@ def curves_from_ranking(
     """
     if max_k is not None and (isinstance(max_k, bool) or int(max_k) != max_k or max_k < 1):
         raise UsageError(f"max_k must be an integer >= 1, got {max_k!r}")
-    reach_levels = _check_levels(recall_levels, "a recall level", allow_zero=False)
-    ip_levels = _check_levels(iprec_levels, "an IPrec recall level", allow_zero=True)
+    reach_levels = check_levels(recall_levels, "a recall level", allow_zero=False)
+    ip_levels = check_levels(iprec_levels, "an IPrec recall level", allow_zero=True)
     beta = float(beta)
     check_collection_size(jr, collection_size)
 
     n_q = jr.n_queries
-    prof = _profile(jr, level)
+    prof = rank_profile(jr, level)
     n_rel = prof.n_rel
     qidx_all = jr.query_index
 
@@ -609,7 +480,7 @@ def curves_from_ranking(
     p, r, f, interp = p_all[sel], r_all[sel], f_all[sel], interp_all[sel]
     best_index = _best_per_query(f, qidx, offsets, n_q)
 
-    iprec = _iprec(jr, prof, ip_levels)
+    iprec = iprec_from_profile(jr, prof, ip_levels)
 
     # Averages at k = 1 .. K. Macro and micro precision: the summed TP over n_q * k places.
     k_max = int(max_k if max_k is not None else (jr.n_retrieved.max() if n_q else 0))

@@ -9,23 +9,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.core import counts as C
-from prfeval.core.aggregate import macro as macro_mean
-from prfeval.core.counts import Counts
-from prfeval.core.errors import PrfevalWarning, UsageError
+from prfeval.core import aggregate
+from prfeval.core.errors import PrfevalWarning
 from prfeval.core.ranking import JudgedRanking, QueryAccounting
 from prfeval.core.tables import Order
-from prfeval.measures import Measure, cutoffs_read, parse_measures
+from prfeval.measures import Measure, parse_measures, ranking_needs
 from prfeval.retrieval.align import Duplicates
-from prfeval.retrieval.prepare import (
-    check_collection_size,
-    describe_query_set,
-    id_set,
-    load_judgments,
-    prepare,
-)
+from prfeval.retrieval.kernel import MeasuredQueries, measure_queries
+from prfeval.retrieval.prepare import describe_query_set, id_set, load_judgments, prepare
 
-__all__ = ["Evaluation", "MeasuredQueries", "evaluate", "evaluate_ranking", "measure_queries"]
+__all__ = ["Evaluation", "evaluate", "evaluate_ranking", "summarise"]
 
 
 @dataclass(frozen=True)
@@ -77,9 +70,10 @@ class Evaluation:
         }
 
     def aggregation(self, label: str) -> str:
-        """``"sum"`` for counts (reported as totals), ``"mean"`` for everything else."""
+        """``"sum"`` for counts (reported as totals), ``"gmean"`` for geometric means,
+        ``"mean"`` for everything else."""
         m = self.measures[self.labels.index(label)]
-        return "sum" if m.definition.kind == "count" else "mean"
+        return m.definition.aggregation
 
     def to_dict(self, *, per_query: bool = False) -> dict[str, Any]:
         """The JSON form: macro, micro, f_of_means, query accounting, settings."""
@@ -123,120 +117,6 @@ class Evaluation:
         )
 
 
-@dataclass(frozen=True)
-class MeasuredQueries:
-    """Each measure's per-query values and contingency tables, before averaging.
-
-    Kept apart from :class:`Evaluation` so that parts evaluated separately (blocks of a
-    streamed run) can be joined and then averaged exactly as one evaluation would be.
-    """
-
-    measures: tuple[Measure, ...]
-    query_ids: npt.NDArray[np.object_]
-    values: npt.NDArray[np.float64]
-    counts: tuple[Counts, ...]
-
-    @classmethod
-    def concat(cls, parts: list[MeasuredQueries]) -> MeasuredQueries:
-        """Join parts holding disjoint queries, in the given order."""
-        first = parts[0]
-        counts = []
-        for i in range(len(first.measures)):
-            cells = [p.counts[i] for p in parts]
-            tn = None if cells[0].tn is None else np.concatenate([c.tn for c in cells])
-            counts.append(
-                Counts(
-                    np.concatenate([c.tp for c in cells]),
-                    np.concatenate([c.fp for c in cells]),
-                    np.concatenate([c.fn for c in cells]),
-                    tn,
-                )
-            )
-        return cls(
-            first.measures,
-            np.concatenate([p.query_ids for p in parts]),
-            np.hstack([p.values for p in parts]),
-            tuple(counts),
-        )
-
-    def take(self, order: npt.ArrayLike) -> MeasuredQueries:
-        """The queries at positions ``order`` (to put joined parts in output order)."""
-        return MeasuredQueries(
-            self.measures,
-            self.query_ids[order],
-            self.values[:, order],
-            tuple(c.select(order) for c in self.counts),
-        )
-
-
-def _check_known_documents(ranking: JudgedRanking, c: Counts, n: int | None) -> None:
-    """N must cover every document a query is known to have: TP + FP + FN <= N."""
-    known = c.tp + c.fp + c.fn
-    if known.max() > (n or 0):
-        i = int(known.argmax())
-        raise UsageError(
-            f"the collection size {n} is smaller than the {int(known[i])} documents query "
-            f"{ranking.query_ids[i]} retrieved or has judged relevant (TP + FP + FN)"
-        )
-
-
-def check_measures(parsed: list[Measure], collection_size: int | None) -> None:
-    """Refuse a TN-based measure without the collection size, before any work is done."""
-    for m in parsed:
-        if m.definition.needs_tn and collection_size is None:
-            raise UsageError(
-                f"{m} needs true negatives: give the collection size (-N / collection_size=)"
-            )
-
-
-def measure_queries(
-    ranking: JudgedRanking,
-    parsed: list[Measure],
-    *,
-    level: int = 1,
-    collection_size: int | None = None,
-) -> MeasuredQueries:
-    """Every measure's value for every query of ``ranking``, and the counts behind it.
-
-    Measures sharing a cutoff and relevance level share one contingency table.
-    """
-    check_measures(parsed, collection_size)
-    check_collection_size(ranking, collection_size)
-    cache: dict[tuple[object, ...], Counts] = {}
-
-    def counts_for(m: Measure) -> Counts:
-        rel = level if m.rel is None else m.rel
-        kind = m.definition.kind
-        key = (kind, m.k, rel)
-        if key not in cache:
-            if kind in ("count", "set"):
-                k = None
-            elif kind == "rprec":
-                k = ranking.n_relevant(rel)
-            else:
-                k = m.k
-            counts = ranking.counts(k, level=rel, collection_size=collection_size)
-            if counts.tn is not None and kind in ("count", "set") and counts.tn.size:
-                _check_known_documents(ranking, counts, collection_size)
-            cache[key] = counts
-        return cache[key]
-
-    counts, rows = [], []
-    for m in parsed:
-        from_ranking = m.definition.from_ranking
-        if from_ranking is not None:
-            # Not a function of one contingency table: no counts, no micro average.
-            rows.append(from_ranking(ranking, m, level if m.rel is None else m.rel))
-            zeros = np.zeros(ranking.n_queries)
-            counts.append(Counts(zeros, zeros, zeros))
-            continue
-        c = counts_for(m)
-        counts.append(c)
-        rows.append(m.definition.value(c, m))  # type: ignore[misc]
-    values = np.vstack(rows) if rows else np.zeros((0, ranking.n_queries))
-    return MeasuredQueries(tuple(parsed), ranking.query_ids, values, tuple(counts))
-
-
 def summarise(
     measured: MeasuredQueries,
     accounting: QueryAccounting,
@@ -246,16 +126,12 @@ def summarise(
     macro, micro, f_of_means = {}, {}, {}
     for m, values, c in zip(measured.measures, measured.values, measured.counts, strict=True):
         label = str(m)
-        if m.definition.kind == "count":
-            macro[label] = micro[label] = float(values.sum())
-            continue
-        macro[label] = macro_mean(values)
-        if m.definition.value is None:
-            continue
-        micro[label] = float(m.definition.value(c.pooled(), m)[0])
-        if m.definition.f_like:
-            f = C.f_from_pr(macro_mean(C.precision(c)), macro_mean(C.recall(c)), m.beta)
-            f_of_means[label] = float(1.0 - f if m.definition.name == "SetE" else f)
+        s = aggregate.summarise(m, values, c)
+        macro[label] = s.macro
+        if s.micro is not None:
+            micro[label] = s.micro
+        if s.of_means is not None:
+            f_of_means[label] = s.of_means
     return Evaluation(
         measures=measured.measures,
         query_ids=tuple(str(q) for q in measured.query_ids),
@@ -402,7 +278,7 @@ def evaluate(
         max_results=max_results,
         complete=complete,
         doc_order="ties",  # the measures need only tied documents in doc id order
-        cutoffs=cutoffs_read(parsed),
+        cutoffs=ranking_needs(parsed).cutoffs,
     )
     return evaluate_ranking(
         ranking, parsed, level=level, collection_size=collection_size, settings=settings

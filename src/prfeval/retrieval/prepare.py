@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Collection
 from typing import Any, Literal
 
-from prfeval.core.errors import InputFormatError, PrfevalWarning, UsageError
+from prfeval.core.errors import InputFormatError, PrfevalWarning
 from prfeval.core.ranking import JudgedRanking
 from prfeval.core.tables import Order, Qrels
 from prfeval.io import load_qrels, load_run
@@ -18,7 +18,6 @@ from prfeval.retrieval.align import Duplicates, align, restrict_queries
 from prfeval.retrieval.align_dicts import align_dicts, plain_dicts
 
 __all__ = [
-    "check_collection_size",
     "describe_query_set",
     "id_set",
     "load_judgments",
@@ -53,21 +52,6 @@ def load_judgments(qrels: Any) -> Qrels:
     if len(table) == 0:
         raise InputFormatError("no judgments", path=table.source.path)
     return table
-
-
-def check_collection_size(ranking: JudgedRanking, n: int | None) -> None:
-    """The collection size N must cover every query's judged and retrieved documents."""
-    if n is None:
-        return
-    if n < 0:
-        raise UsageError(f"the collection size must be >= 0, got {n}")
-    for what, per_query in (("judged", ranking.n_judged()), ("retrieved", ranking.n_retrieved)):
-        if per_query.size and per_query.max() > n:
-            i = int(per_query.argmax())
-            raise UsageError(
-                f"the collection size {n} is smaller than the {int(per_query[i])} documents "
-                f"{what} for query {ranking.query_ids[i]}"
-            )
 
 
 def _warn_empty(name: str) -> None:

@@ -34,7 +34,7 @@ from prfeval.core._arrow import arrow_ints, arrow_strings, numpy_of
 from prfeval.core.errors import InputFormatError, PrfevalError
 from prfeval.core.ranking import QueryAccounting
 from prfeval.core.tables import Qrels, Run, SourceLines
-from prfeval.measures import Measure, cutoffs_read
+from prfeval.measures import Measure, ranking_needs
 from prfeval.retrieval.align import (
     align,
     factorize,
@@ -43,13 +43,8 @@ from prfeval.retrieval.align import (
     restrict_queries,
     run_starts,
 )
-from prfeval.retrieval.evaluate import (
-    Evaluation,
-    MeasuredQueries,
-    check_measures,
-    measure_queries,
-    summarise,
-)
+from prfeval.retrieval.evaluate import Evaluation, summarise
+from prfeval.retrieval.kernel import MeasuredQueries, check_measures, measure_queries
 from prfeval.retrieval.prepare import load_judgments
 
 __all__ = ["STREAM_THRESHOLD_BYTES", "NotStreamable", "evaluate_stream"]
@@ -324,7 +319,7 @@ def evaluate_stream(
                 "duplicates": duplicates,
                 "judged_only": judged_only,
                 "max_results": max_results,
-                "cutoffs": cutoffs_read(parsed),
+                "cutoffs": ranking_needs(parsed).cutoffs,
             },
             queries=queries,
             exclude_queries=exclude_queries,
@@ -361,12 +356,7 @@ def evaluate_stream(
         joined = MeasuredQueries.concat(parts)
         joined = joined.take(query_output_order(arrow_strings(list(joined.query_ids))))
     else:
-        joined = MeasuredQueries(
-            tuple(parsed),
-            np.array([], dtype=object),
-            np.zeros((len(parsed), 0)),
-            tuple(_empty_counts(parsed)),
-        )
+        joined = MeasuredQueries.empty(parsed)
 
     def in_output_order(ids: list[str]) -> tuple[str, ...]:
         if not ids:
@@ -496,12 +486,6 @@ def _judgment_index(
     del table
     pa.default_memory_pool().release_unused()
     return index, path
-
-
-def _empty_counts(parsed: list[Measure]) -> list[Any]:
-    from prfeval.core.counts import Counts
-
-    return [Counts(np.zeros(0), np.zeros(0), np.zeros(0)) for _ in parsed]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,541 @@
+"""How a measure is declared, and how measure names are parsed: the registry's machinery.
+
+A :class:`MeasureDef` is the one declaration of a measure: its names (canonical, aliases and
+trec_eval's, as typed and as printed), its parameters, its formula and edge cases, what part of
+a ranking it reads, how it is averaged over queries, whether higher is better, and the one
+vectorised function that computes it. A :class:`Registry` holds the declarations and answers
+everything that needs them: the parser (:meth:`Registry.parse`), suggestions for misspelt
+names, ``prfeval measures`` and the docs. The entries themselves live in
+:mod:`prfeval.measures`.
+
+Names parse as ``Name(param=value, ...)@k``, as ir_measures writes them (``P@10``,
+``P(rel=2)@10``, ``SetF(beta=2)``, ``IPrec@0.5``). trec_eval's names are parsed from each
+entry's :class:`TrecName`: ``P.10`` and ``P_10``, ``P.5,10``, ``P`` alone for trec_eval's
+cutoffs, ``set_F.x`` (x is beta squared), ``iprec_at_recall``.
+
+A measure is computed in one of two ways, declared by which function the entry has:
+
+* ``counts``: a function of the contingency table (:class:`~prfeval.core.counts.Counts`) of
+  the whole retrieved set, of the top k or of the top R (``depth``). It gets a micro average
+  (the same function of the pooled table) besides the macro one.
+* ``ranked``: a function of the judged ranking itself (AP, nDCG, interpolated precision):
+  per-query values from the CSR arrays of a :class:`~prfeval.core.ranking.JudgedRanking`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from prfeval.core.errors import MeasureError
+
+if TYPE_CHECKING:
+    from prfeval.core.counts import Counts
+    from prfeval.core.ranking import JudgedRanking
+
+__all__ = [
+    "Aggregation",
+    "Cutoff",
+    "Depth",
+    "Measure",
+    "MeasureDef",
+    "Param",
+    "Reads",
+    "Registry",
+    "TrecName",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+#: What may follow ``@`` in a name: nothing, a cutoff k (required or optional), a recall level.
+Cutoff = Literal["none", "required", "optional", "level"]
+#: Which contingency table a count-based measure reads: the whole set, the top k, the top R.
+Depth = Literal["set", "k", "R"]
+#: What a measure reads of a ranking: the retrieved set (order irrelevant), the set of the
+#: top k, or the order of every rank. Ties need ordering only where a measure can see them.
+Reads = Literal["set", "top_k", "ranks"]
+#: How per-query values are averaged: the mean, a total, or a geometric mean (trec_eval's gm_).
+Aggregation = Literal["mean", "sum", "gmean"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter a measure accepts: its type, default, valid range and meaning."""
+
+    name: str
+    type: Callable[[str], Any]
+    default: object
+    doc: str
+    check: Callable[[Any], bool]
+    valid: str
+
+
+@dataclass(frozen=True)
+class TrecName:
+    """trec_eval's name for a measure, as typed after ``-m`` and as trec_eval prints it.
+
+    Attributes
+    ----------
+    name
+        The name as typed: ``P``, ``recall``, ``set_F``, ``iprec_at_recall``, ``num_q``.
+    param
+        What may follow ``name.``: ``None`` (nothing), ``"cutoffs"`` (``P.5,10``; the
+        printed form ``P_10`` is accepted too), ``"levels"`` (recall levels,
+        ``iprec_at_recall.0.5``) or ``"beta_squared"`` (``set_F.x``, x = beta squared).
+    defaults
+        The values trec_eval uses when ``name`` comes alone (``P``: 5, 10, ..., 1000).
+    printed
+        How trec_eval prints it, with ``{}`` for one value of the parameter (``P_{}``).
+    """
+
+    name: str
+    param: Literal["cutoffs", "levels", "beta_squared"] | None = None
+    defaults: tuple[float, ...] = ()
+    printed: str = ""
+
+    def describe(self) -> str:
+        """The name for ``prfeval measures``: ``P_k (P.5,10 ...; P alone: 5, 10, ...)``."""
+        shown = self.printed.replace("{}", self._placeholder()) if self.printed else self.name
+        if self.param == "beta_squared":
+            return f"{self.name}, {self.name}.x with x = beta^2"
+        if self.defaults:
+            values = ", ".join(_fmt(v) for v in self.defaults)
+            return f"{shown} ({self.name} alone: {values})"
+        return shown
+
+    def _placeholder(self) -> str:
+        return {"cutoffs": "k", "levels": "r"}.get(self.param or "", "x")
+
+
+@dataclass(frozen=True)
+class MeasureDef:
+    """One measure, declared once.
+
+    Attributes
+    ----------
+    name
+        Canonical name (``P``, ``SetF``, ...); with a cutoff it is written ``P@10``.
+    summary
+        One line saying what it measures.
+    formula
+        The formula, over the contingency table or the ranking.
+    counts
+        For a measure of a contingency table: per-unit values from a
+        :class:`~prfeval.core.counts.Counts`, given the parsed measure and the value to use
+        for 0/0 (0 for retrieval; classification may choose another).
+    ranked
+        For a measure of the ranking itself: per-query values from a
+        :class:`~prfeval.core.ranking.JudgedRanking`, the parsed measure and the relevance
+        level. Exactly one of ``counts`` and ``ranked`` is given.
+    depth
+        For ``counts``: the table of the whole retrieved set, of the top k, or of the top R.
+    cutoff
+        What follows ``@``: nothing (``"none"``), a cutoff k (``"required"`` or
+        ``"optional"``) or a recall level (``"level"``, IPrec@0.5).
+    reads
+        What the measure reads of a ranking, so that tied documents are put in order only
+        where it can tell (``"set"``, ``"top_k"`` or ``"ranks"``).
+    aggregation
+        ``"mean"`` over queries, ``"sum"`` (counts, reported as totals) or ``"gmean"``.
+    params
+        Parameter names it accepts (keys of the registry's parameters).
+    needs_tn
+        Whether it needs true negatives (the collection size).
+    of_means
+        For F-like measures: the value computed from the macro precision and macro recall
+        of the same tables (``f_of_means``), as ``of_means(p, r, measure)``.
+    aliases
+        Other names accepted (matched case-insensitively).
+    trec_eval
+        trec_eval's name for it, if trec_eval has it.
+    conventions
+        Edge cases: what it is when nothing is retrieved, nothing is relevant, ...
+    higher_is_better
+        ``False`` for measures where lower is better (SetE, Fallout): comparisons read the
+        sign of a difference from it.
+    classification
+        The key under which classification reports it (``precision``), if it does.
+    """
+
+    name: str
+    summary: str
+    formula: str
+    counts: Callable[[Counts, Measure, float], FloatArray] | None = None
+    ranked: Callable[[JudgedRanking, Measure, int], FloatArray] | None = None
+    depth: Depth = "set"
+    cutoff: Cutoff = "none"
+    reads: Reads = "set"
+    aggregation: Aggregation = "mean"
+    params: tuple[str, ...] = ("rel",)
+    needs_tn: bool = False
+    of_means: Callable[[float, float, Measure], float] | None = None
+    aliases: tuple[str, ...] = ()
+    trec_eval: TrecName | None = None
+    conventions: str = ""
+    higher_is_better: bool = True
+    classification: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.counts is None) == (self.ranked is None):
+            raise TypeError(f"{self.name}: declare exactly one of counts= and ranked=")
+
+    @property
+    def is_total(self) -> bool:
+        """Whether the measure is a count reported as a total (NumRet, TP, ...)."""
+        return self.aggregation == "sum"
+
+    @property
+    def has_micro(self) -> bool:
+        """Whether it has a micro average: the measure of the pooled contingency tables."""
+        return self.counts is not None and not self.is_total
+
+    @property
+    def usage(self) -> str:
+        """How the name is written: ``P@k``, ``AP[@k]``, ``IPrec@r`` or just ``SetP``."""
+        return {
+            "required": f"{self.name}@k",
+            "optional": f"{self.name}[@k]",
+            "level": f"{self.name}@r",
+        }.get(self.cutoff, self.name)
+
+    def example(self, k: float = 10) -> str:
+        """A valid name for it: ``P@10``, ``IPrec@0.5``, ``SetP``."""
+        if self.cutoff == "level":
+            return f"{self.name}@{_fmt(k if 0 <= k <= 1 else 0.5)}"
+        return f"{self.name}@{_fmt(k)}" if self.cutoff == "required" else self.name
+
+    @property
+    def averages(self) -> str:
+        """The averages reported for it, in words: ``total``, ``macro, micro, f_of_means``."""
+        if self.is_total:
+            return "total"
+        first = "geometric mean" if self.aggregation == "gmean" else "macro"
+        extra = ["micro"] if self.has_micro else []
+        extra += ["f_of_means"] if self.of_means else []
+        return ", ".join([first, *extra])
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A measure as asked for: definition, parameters, cutoff and the label the user typed."""
+
+    definition: MeasureDef
+    k: int | None = None
+    rel: int | None = None
+    beta: float = 1.0
+    label: str = ""
+    explicit: dict[str, object] = field(default_factory=dict, compare=False)
+    recall_level: float | None = None
+
+    @property
+    def name(self) -> str:
+        """The canonical form, which parses back to the same measure: ``P(rel=2)@10``."""
+        shown = {k: v for k, v in self.explicit.items() if k in ("rel", "beta")}
+        if "alpha" in self.explicit:
+            shown["beta"] = self.beta
+        params = ",".join(f"{k}={_fmt(v)}" for k, v in sorted(shown.items()))
+        text = self.definition.name + (f"({params})" if params else "")
+        if self.recall_level is not None:
+            return f"{text}@{_fmt(self.recall_level)}"
+        return text + (f"@{self.k}" if self.k is not None else "")
+
+    def __str__(self) -> str:
+        return self.label or self.name
+
+
+def _fmt(value: object) -> str:
+    """A parameter value that parses back to the same number (repr keeps every digit)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+_OURS = re.compile(r"^(?P<name>[A-Za-z][\w-]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>.+))?$")
+
+
+class Registry:
+    """The declared measures and their parameters, and everything that reads them.
+
+    Parameters
+    ----------
+    definitions
+        The entries, in the order ``prfeval measures`` lists them.
+    params
+        Every parameter an entry may name, by name.
+    beta_from_alpha
+        Turns the alpha of the F measure's alpha form into beta (validating it).
+    """
+
+    def __init__(
+        self,
+        definitions: Iterable[MeasureDef],
+        params: Mapping[str, Param],
+        beta_from_alpha: Callable[[float], float],
+    ) -> None:
+        self.definitions: dict[str, MeasureDef] = {}
+        self.params = dict(params)
+        self._beta_from_alpha = beta_from_alpha
+        self._by_lower: dict[str, MeasureDef] = {}
+        self._trec: list[tuple[TrecName, MeasureDef]] = []
+        for d in definitions:
+            if d.name in self.definitions:
+                raise TypeError(f"measure {d.name} declared twice")
+            unknown = set(d.params) - set(self.params)
+            if unknown:
+                raise TypeError(f"{d.name}: unknown parameters {sorted(unknown)}")
+            self.definitions[d.name] = d
+            for n in (d.name, *d.aliases):
+                self._by_lower[n.lower()] = d
+            if d.trec_eval is not None:
+                self._trec.append((d.trec_eval, d))
+        # Longest first: num_rel_ret before num_rel, iprec_at_recall before anything shorter.
+        self._trec.sort(key=lambda item: -len(item[0].name))
+
+    # ------------------------------------------------------------------ lookup and hints
+
+    def lookup(self, name: str) -> MeasureDef:
+        """The definition for a name or alias (case-insensitive), or a MeasureError."""
+        found = self._by_lower.get(name.lower())
+        if found is None:
+            raise MeasureError(f"unknown measure {name!r}{self.suggest(name)}")
+        return found
+
+    def names(self) -> list[str]:
+        """Every name a user may type: canonical, aliases, trec_eval's and examples."""
+        out: set[str] = set()
+        for d in self.definitions.values():
+            out.update((d.name, *d.aliases, d.example()))
+            if d.trec_eval is not None:
+                t = d.trec_eval
+                out.add(t.name)
+                if t.printed and t.defaults:
+                    out.add(t.printed.format(_fmt(t.defaults[1 if len(t.defaults) > 1 else 0])))
+        return sorted(out)
+
+    def suggest(self, name: str) -> str:
+        """``; did you mean X or Y?`` for a misspelt name, and where the list is."""
+        candidates = self.names()
+        close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.5)
+        if not close:
+            lowered = {c.lower(): c for c in candidates}
+            close = [
+                lowered[c]
+                for c in difflib.get_close_matches(name.lower(), lowered, n=3, cutoff=0.5)
+            ]
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        return hint + " (`prfeval measures` lists them all)"
+
+    # ------------------------------------------------------------------ parsing
+
+    def parse(self, spec: str | Measure | Sequence[str | Measure]) -> list[Measure]:
+        """Parse measure names; several may share one string, separated by spaces.
+
+        Repeated measures are kept once, in the order first given.
+        """
+        items = [spec] if isinstance(spec, str | Measure) else list(spec)
+        measures: list[Measure] = []
+        for item in items:
+            if isinstance(item, Measure):
+                measures.append(item)
+                continue
+            if not isinstance(item, str):
+                raise MeasureError(
+                    f"a measure is a name such as 'P@10', got a {type(item).__name__}"
+                )
+            for token in _split(item):
+                measures.extend(self._parse_one(token))
+        if not measures:
+            raise MeasureError("no measures given")
+        seen: set[str] = set()
+        unique = []
+        for m in measures:
+            if str(m) not in seen:
+                seen.add(str(m))
+                unique.append(m)
+        return unique
+
+    def _parse_one(self, token: str) -> list[Measure]:
+        trec = self._parse_trec(token)
+        if trec is not None:
+            return trec
+        match = _OURS.match(token)
+        if not match:
+            raise MeasureError(
+                f"cannot parse measure {token!r}: expected Name, Name@k or "
+                f"Name(param=value)@k{self.suggest(token)}"
+            )
+        definition = self.lookup(match["name"])
+        params = self._parse_params(match["params"] or "", definition, token)
+        at = match["k"]
+        if definition.cutoff == "level":
+            if at is None:
+                raise MeasureError(
+                    f"{token}: {definition.name} needs a recall level, e.g. {definition.example()}"
+                )
+            return [self.build(definition, token, params, level=_recall_level(at, token))]
+        k = None if at is None else _cutoff(at, token)
+        return [self.build(definition, token, params, k=k)]
+
+    def _parse_trec(self, token: str) -> list[Measure] | None:
+        """trec_eval's spelling of a measure, or ``None`` when ``token`` is not one."""
+        for t, d in self._trec:
+            if token == t.name:
+                rest = None
+            elif token.startswith(t.name + ".") and t.param is not None:
+                rest = token[len(t.name) + 1 :]
+            elif (
+                token.startswith(t.name + "_")
+                and t.param in ("cutoffs", "levels")
+                and token[len(t.name) + 1 : len(t.name) + 2].isdigit()
+            ):
+                rest = token[len(t.name) + 1 :]  # the printed form, P_10
+            else:
+                continue
+            return self._trec_measures(t, d, token, rest)
+        return None
+
+    def _trec_measures(
+        self, t: TrecName, d: MeasureDef, token: str, rest: str | None
+    ) -> list[Measure]:
+        if t.param == "beta_squared":
+            params: dict[str, object] = {}
+            if rest is not None:
+                try:
+                    x = float(rest)
+                except ValueError:
+                    raise MeasureError(
+                        f"{token}: {t.name}.x takes a number x (= beta^2)"
+                    ) from None
+                if not (math.isfinite(x) and x >= 0):
+                    raise MeasureError(f"{token}: {t.name}.x takes x = beta^2 >= 0, got {x:g}")
+                params["beta"] = math.sqrt(x)
+            return [self.build(d, token, params)]
+        if t.param is None:
+            return [self.build(d, token, {})]
+        if rest is None:
+            values: list[str] = [_fmt(v) for v in t.defaults]
+            labels = [t.printed.format(_printed_value(v, t)) for v in t.defaults]
+        else:
+            values = [v for v in rest.split(",") if v]
+            if not values:
+                raise MeasureError(f"{token}: expected values after {t.name}.")
+            labels = (
+                [token]
+                if len(values) == 1
+                else [t.printed.format(_printed_value(v, t)) for v in values]
+            )
+        if t.param == "levels":
+            return [
+                self.build(d, label, {}, level=_recall_level(v, token))
+                for v, label in zip(values, labels, strict=True)
+            ]
+        return [
+            self.build(d, label, {}, k=_cutoff(v, token))
+            for v, label in zip(values, labels, strict=True)
+        ]
+
+    def _parse_params(self, text: str, definition: MeasureDef, label: str) -> dict[str, object]:
+        values: dict[str, object] = {}
+        for item in filter(None, (part.strip() for part in text.split(","))):
+            key, sep, raw = item.partition("=")
+            key = key.strip()
+            if not sep:
+                raise MeasureError(f"{label}: expected name=value, got {item!r}")
+            if key not in definition.params:
+                takes = ", ".join(definition.params) or "no parameters"
+                raise MeasureError(f"{label}: {definition.name} takes {takes}; got {key!r}")
+            spec = self.params[key]
+            try:
+                value = spec.type(raw.strip())
+            except ValueError:
+                raise MeasureError(
+                    f"{label}: {key} must be {spec.valid}, got {raw.strip()!r}"
+                ) from None
+            if not spec.check(value):
+                raise MeasureError(f"{label}: {key} must be {spec.valid}, got {raw.strip()}")
+            values[key] = value
+        if "alpha" in values and "beta" in values:
+            raise MeasureError(f"{label}: give beta or alpha, not both")
+        return values
+
+    def build(
+        self,
+        definition: MeasureDef,
+        label: str,
+        params: Mapping[str, object],
+        *,
+        k: int | None = None,
+        level: float | None = None,
+    ) -> Measure:
+        """A :class:`Measure` of ``definition`` with checked parameters and cutoff."""
+        if definition.cutoff == "required" and k is None:
+            raise MeasureError(
+                f"{label}: {definition.name} needs a cutoff, e.g. {definition.example()}"
+            )
+        if definition.cutoff in ("none", "level") and k is not None:
+            raise MeasureError(f"{label}: {definition.name} takes no cutoff")
+        beta = 1.0
+        if "alpha" in params:
+            beta = self._beta_from_alpha(float(params["alpha"]))  # type: ignore[arg-type]
+        elif "beta" in params:
+            beta = float(params["beta"])  # type: ignore[arg-type]
+        rel = params.get("rel")
+        return Measure(
+            definition,
+            k=k,
+            rel=None if rel is None else int(rel),  # type: ignore[call-overload]
+            beta=beta,
+            label=label,
+            explicit=dict(params),
+            recall_level=level,
+        )
+
+
+def _printed_value(value: float | str, t: TrecName) -> str:
+    """A parameter value as trec_eval prints it in a name: ``10``, or ``0.10`` for levels."""
+    if t.param == "levels":
+        return f"{float(value):.2f}"
+    return _fmt(value) if not isinstance(value, str) else value
+
+
+def _cutoff(text: str, label: str) -> int:
+    try:
+        k = int(text)
+    except ValueError:
+        raise MeasureError(f"{label}: the cutoff must be an integer >= 0, got {text!r}") from None
+    if k < 0:
+        raise MeasureError(f"{label}: the cutoff must be an integer >= 0, got {k}")
+    return k
+
+
+def _recall_level(text: str, label: str) -> float:
+    try:
+        r = float(text)
+    except ValueError:
+        raise MeasureError(f"{label}: the recall level must be a number in [0, 1]") from None
+    if not 0.0 <= r <= 1.0:
+        raise MeasureError(f"{label}: the recall level must be in [0, 1], got {r:g}")
+    return r
+
+
+def _split(text: str) -> list[str]:
+    """Split on whitespace outside parentheses (``SetF(beta=2, rel=2)`` stays whole)."""
+    tokens, depth, current = [], 0, []
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if ch.isspace() and depth == 0:
+            if current:
+                tokens.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    if current:
+        tokens.append("".join(current))
+    return tokens

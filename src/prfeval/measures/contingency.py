@@ -1,0 +1,283 @@
+"""The measures of a contingency table: counts, set measures and their top-k forms.
+
+Each entry is computed from the TP, FP, FN (and TN) of the whole retrieved set (``depth="set"``),
+of the top k (``"k"``, where the top k has k places even when fewer were retrieved, so P@k
+divides by k as trec_eval does) or of the top R (``"R"``, R-precision). Every ratio divides once,
+through :func:`~prfeval.core.counts.safe_divide`, with 0 for 0/0 in retrieval; classification
+reads the same functions with its own zero-division value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+from prfeval.core import counts as C
+from prfeval.core.counts import Counts
+from prfeval.core.registry import Measure, MeasureDef, TrecName
+
+__all__ = ["DEFINITIONS", "TREC_EVAL_CUTOFFS"]
+
+FloatArray = npt.NDArray[np.float64]
+
+#: The cutoffs trec_eval reports for P and recall when none are given.
+TREC_EVAL_CUTOFFS: tuple[int, ...] = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+Ratio = Callable[..., FloatArray]
+
+
+def _ratio(function: Ratio) -> Callable[[Counts, Measure, float], FloatArray]:
+    """A ratio of the table that takes the zero-division value (precision, recall, ...)."""
+    return lambda c, m, zd: function(c, zero_division=zd)
+
+
+def _total(
+    getter: Callable[[Counts], FloatArray],
+) -> Callable[[Counts, Measure, float], FloatArray]:
+    """A count of the table (TP, NumRet, ...): no division at all."""
+    return lambda c, m, zd: getter(c)
+
+
+def _f(c: Counts, m: Measure, zd: float) -> FloatArray:
+    return C.f_beta(c, m.beta, zero_division=zd)
+
+
+def _e(c: Counts, m: Measure, zd: float) -> FloatArray:
+    return 1.0 - C.f_beta(c, m.beta, zero_division=zd)
+
+
+def _f_of_means(p: float, r: float, m: Measure) -> float:
+    return float(C.f_from_pr(p, r, m.beta))
+
+
+def _e_of_means(p: float, r: float, m: Measure) -> float:
+    return 1.0 - _f_of_means(p, r, m)
+
+
+_F_CONV = "F is 0 when TP is 0; P and R follow their own conventions."
+_NO_REL = "No relevant documents: 0."
+_NO_RET = "Nothing retrieved: 0."
+_F_PARAMS = ("rel", "beta", "alpha")
+
+DEFINITIONS: tuple[MeasureDef, ...] = (
+    MeasureDef(
+        "NumQ",
+        "number of queries evaluated",
+        "sum over queries of 1",
+        counts=_total(lambda c: np.ones_like(c.tp)),
+        aggregation="sum",
+        params=(),
+        aliases=("num_q",),
+        trec_eval=TrecName("num_q"),
+    ),
+    MeasureDef(
+        "NumRet",
+        "documents retrieved (repeats included)",
+        "TP + FP",
+        counts=_total(lambda c: c.retrieved),
+        aggregation="sum",
+        params=(),
+        aliases=("num_ret",),
+        trec_eval=TrecName("num_ret"),
+    ),
+    MeasureDef(
+        "NumRel",
+        "relevant documents judged",
+        "TP + FN",
+        counts=_total(lambda c: c.relevant),
+        aggregation="sum",
+        aliases=("num_rel",),
+        trec_eval=TrecName("num_rel"),
+    ),
+    MeasureDef(
+        "NumRelRet",
+        "relevant documents retrieved",
+        "TP",
+        counts=_total(lambda c: c.tp),
+        aggregation="sum",
+        aliases=("num_rel_ret",),
+        trec_eval=TrecName("num_rel_ret"),
+    ),
+    MeasureDef(
+        "TP",
+        "true positives: relevant and retrieved",
+        "TP",
+        counts=_total(lambda c: c.tp),
+        aggregation="sum",
+    ),
+    MeasureDef(
+        "FP",
+        "false positives: retrieved, not relevant (repeats included)",
+        "FP",
+        counts=_total(lambda c: c.fp),
+        aggregation="sum",
+    ),
+    MeasureDef(
+        "FN",
+        "false negatives: relevant, not retrieved",
+        "FN",
+        counts=_total(lambda c: c.fn),
+        aggregation="sum",
+    ),
+    MeasureDef(
+        "TN",
+        "true negatives: neither relevant nor retrieved",
+        "N - TP - FP - FN",
+        counts=_total(lambda c: c.require_tn("TN")),
+        aggregation="sum",
+        needs_tn=True,
+    ),
+    MeasureDef(
+        "SetP",
+        "precision of the whole retrieved set",
+        "TP / (TP + FP)",
+        counts=_ratio(C.precision),
+        aliases=("set_P", "SetPrecision"),
+        trec_eval=TrecName("set_P"),
+        conventions=_NO_RET,
+        classification="precision",
+    ),
+    MeasureDef(
+        "SetR",
+        "recall of the whole retrieved set",
+        "TP / (TP + FN)",
+        counts=_ratio(C.recall),
+        aliases=("set_recall", "SetRecall"),
+        trec_eval=TrecName("set_recall"),
+        conventions=_NO_REL,
+        classification="recall",
+    ),
+    MeasureDef(
+        "SetF",
+        "F_beta of the whole retrieved set (van Rijsbergen's beta: recall weighs beta times "
+        "as much as precision)",
+        "(1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP) = (1 + b^2) P R / (b^2 P + R)",
+        counts=_f,
+        params=_F_PARAMS,
+        of_means=_f_of_means,
+        aliases=("set_F",),
+        trec_eval=TrecName("set_F", "beta_squared"),
+        conventions=_F_CONV,
+        classification="f",
+    ),
+    MeasureDef(
+        "SetE",
+        "van Rijsbergen's effectiveness E = 1 - F_beta (lower is better)",
+        "1 - F_beta",
+        counts=_e,
+        params=_F_PARAMS,
+        of_means=_e_of_means,
+        aliases=("E",),
+        conventions="1 when TP is 0.",
+        higher_is_better=False,
+    ),
+    MeasureDef(
+        "Specificity",
+        "share of the non-relevant documents left out (TNR)",
+        "TN / (TN + FP)",
+        counts=_ratio(C.specificity),
+        needs_tn=True,
+        aliases=("TNR",),
+        conventions="No non-relevant documents: 0.",
+        classification="specificity",
+    ),
+    MeasureDef(
+        "Fallout",
+        "share of the non-relevant documents that was retrieved (FPR)",
+        "FP / (FP + TN)",
+        counts=_ratio(C.fallout),
+        needs_tn=True,
+        aliases=("FPR",),
+        conventions="No non-relevant documents: 0.",
+        higher_is_better=False,
+        classification="fallout",
+    ),
+    MeasureDef(
+        "Accuracy",
+        "share of all decisions that are right (dominated by TN)",
+        "(TP + TN) / N",
+        counts=_ratio(C.accuracy),
+        needs_tn=True,
+    ),
+    MeasureDef(
+        "BalancedAccuracy",
+        "mean of recall and specificity",
+        "(TPR + TNR) / 2",
+        counts=_ratio(C.balanced_accuracy),
+        needs_tn=True,
+        aliases=("BAcc",),
+        classification="balanced_accuracy",
+    ),
+    MeasureDef(
+        "YoudenJ",
+        "Youden's J (informedness)",
+        "TPR + TNR - 1",
+        counts=_ratio(C.youden_j),
+        needs_tn=True,
+        aliases=("J", "Informedness"),
+        classification="youden_j",
+    ),
+    MeasureDef(
+        "PPCR",
+        "predicted positive condition rate: share of the collection retrieved",
+        "(TP + FP) / N",
+        counts=_ratio(C.ppcr),
+        needs_tn=True,
+    ),
+    MeasureDef(
+        "Prevalence",
+        "share of the collection that is relevant",
+        "(TP + FN) / N",
+        counts=_ratio(C.prevalence),
+        needs_tn=True,
+    ),
+    MeasureDef(
+        "P",
+        "precision of the top k",
+        "TP@k / k",
+        counts=_ratio(C.precision),
+        depth="k",
+        cutoff="required",
+        reads="top_k",
+        aliases=("Precision",),
+        trec_eval=TrecName("P", "cutoffs", TREC_EVAL_CUTOFFS, "P_{}"),
+        conventions="Divides by k even when fewer than k were retrieved; P@0 = 0.",
+    ),
+    MeasureDef(
+        "R",
+        "recall of the top k",
+        "TP@k / (TP + FN)",
+        counts=_ratio(C.recall),
+        depth="k",
+        cutoff="required",
+        reads="top_k",
+        aliases=("Recall",),
+        trec_eval=TrecName("recall", "cutoffs", TREC_EVAL_CUTOFFS, "recall_{}"),
+        conventions="No relevant documents: 0; R@0 = 0.",
+    ),
+    MeasureDef(
+        "F",
+        "F_beta of the top k",
+        "(1 + b^2) TP@k / (b^2 (TP + FN) + k)",
+        counts=_f,
+        depth="k",
+        cutoff="required",
+        reads="top_k",
+        params=_F_PARAMS,
+        of_means=_f_of_means,
+        conventions="From P@k (dividing by k) and R@k; 0 when TP@k is 0.",
+    ),
+    MeasureDef(
+        "Rprec",
+        "precision of the top R, R the number of relevant documents",
+        "TP@R / R",
+        counts=_ratio(C.precision),
+        depth="R",
+        reads="ranks",  # R differs per query: every tie may be cut
+        aliases=("R-prec", "Rprecision"),
+        trec_eval=TrecName("Rprec"),
+        conventions="No relevant documents: 0.",
+    ),
+)
