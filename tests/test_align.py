@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from prfeval.core.errors import InputFormatError, UsageError
-from prfeval.core.ranking import UNJUDGED
+from prfeval.core.ranking import UNJUDGED, RankingNeeds
 from prfeval.io import load_qrels, load_run
-from prfeval.retrieval.align import align
+from prfeval.retrieval.pipeline import align
 
 
 def ranked_docs(jr, i=0):
@@ -133,8 +133,8 @@ def test_tied_documents_ordered_only_where_it_shows_gives_the_full_order(seed, o
     # doc_order="ties" leaves tie groups of one grade without repeats in file order; the
     # measures must not see the difference from the full doc id order ("sorted").
     judgments, table = _tied_run(seed)
-    full = align(judgments, table, doc_order="sorted", **options)
-    ties = align(judgments, table, doc_order="ties", **options)
+    full = align(judgments, table, needs=RankingNeeds.everything(), **options)
+    ties = align(judgments, table, needs=RankingNeeds(None), **options)
     assert list(ties.query_ids) == list(full.query_ids)
     assert np.array_equal(ties.offsets, full.offsets)
     for level in (1, 2):
@@ -150,8 +150,8 @@ def test_ties_ordered_only_across_the_cutoffs_read_give_the_same_counts(seed, op
     # With cutoffs, only ties straddling a cutoff are ordered: the top-k sets and the whole
     # ranking must still hold the same judged documents as under the full doc id order.
     judgments, table = _tied_run(seed)
-    full = align(judgments, table, doc_order="sorted", **options)
-    cut = align(judgments, table, doc_order="ties", cutoffs={1, 3, 10}, **options)
+    full = align(judgments, table, needs=RankingNeeds.everything(), **options)
+    cut = align(judgments, table, needs=RankingNeeds(frozenset({1, 3, 10})), **options)
     assert np.array_equal(cut.offsets, full.offsets)
     for level in (1, 2):
         for k in (None, 1, 3, 10):
@@ -190,7 +190,7 @@ def test_factorize_shortcuts_give_codes_of_the_same_ids(sort, shape):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from prfeval.retrieval.align import factorize
+    from prfeval.core.codes import factorize
 
     rng = np.random.default_rng(7)
     ids = [f"d{v}" for v in rng.integers(0, 30, size=200)]
@@ -213,7 +213,7 @@ def test_factorize_shortcuts_give_codes_of_the_same_ids(sort, shape):
 def test_query_output_order_is_the_same_for_small_and_large_sets(kind):
     # Small sets (a streamed block's queries) are ordered in Python, large ones in Arrow.
     from prfeval.core._arrow import arrow_strings
-    from prfeval.retrieval.align import query_output_order
+    from prfeval.core.ids import query_output_order
 
     rng = np.random.default_rng(3)
     numbers = [str(v) for v in rng.permutation(3000)[:1500]] + ["007", "0"]  # "007" after "7"
@@ -239,5 +239,6 @@ def test_repeat_inside_a_tie_is_named_by_its_later_line(doc_order):
              "q1 Q0 z 5 1.0 t"]
     run = load_run(lines_to_run(lines))
     with pytest.raises(InputFormatError) as caught:
-        align(load_qrels(QRELS), run, duplicates="error", doc_order=doc_order, cutoffs={2})
+        needs = RankingNeeds.everything() if doc_order == "sorted" else RankingNeeds(frozenset({2}))
+        align(load_qrels(QRELS), run, duplicates="error", needs=needs)
     assert caught.value.line_number == 4

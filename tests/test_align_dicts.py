@@ -1,8 +1,8 @@
-"""The dict shortcut builds the same judged ranking as the general path (and so the same
+"""The dict encoder builds the same judged ranking as the table encoder (and so the same
 numbers), on random dicts with ties, negative grades, empty rankings and empty judgments.
 
-The general path is itself checked against pytrec_eval (test_pytrec_agreement); this pins the
-shortcut to it for every registered measure.
+The table path is itself checked against pytrec_eval (test_pytrec_agreement); this pins the
+dict encoder to it for every registered measure.
 """
 
 from __future__ import annotations
@@ -11,11 +11,20 @@ import numpy as np
 import pytest
 
 from prfeval import evaluate
+from prfeval.core.ranking import RankingNeeds
 from prfeval.io import load_qrels, load_run
-from prfeval.measures import REGISTRY
-from prfeval.retrieval.align import align
-from prfeval.retrieval.align_dicts import align_dicts, plain_dicts
-from prfeval.retrieval.evaluate import evaluate_ranking
+from prfeval.io.mapping import plain_dicts
+from prfeval.measures import REGISTRY, parse_measures
+from prfeval.retrieval.encode import encode_dicts
+from prfeval.retrieval.evaluate import summarise
+from prfeval.retrieval.kernel import measure_queries
+from prfeval.retrieval.pipeline import align
+
+MEASURES_ONLY = RankingNeeds(None)  # what the dict encoder serves: no document ids
+
+
+def evaluate_ranking(jr, specs):
+    return summarise(measure_queries(jr, parse_measures(specs)), jr.accounting, {})
 
 MEASURES = [
     d.example(10)
@@ -50,9 +59,11 @@ def test_same_ranking_as_the_general_path(seed: int, complete: bool) -> None:
     rng = np.random.default_rng(seed)
     for trial in range(25):
         qrels, run = random_dicts(rng, numeric_ids=trial % 2 == 0)
-        fast = align_dicts(qrels, run, complete=complete)
-        general = align(load_qrels(qrels), load_run(run), complete=complete, doc_order="ties")
-        assert fast is not None
+        fast = align(qrels, run, complete=complete, needs=MEASURES_ONLY)
+        general = align(
+            load_qrels(qrels), load_run(run), complete=complete, needs=MEASURES_ONLY
+        )
+        assert fast.doc_vocab is None and general.doc_vocab is not None  # two encoders
         assert list(fast.query_ids) == list(general.query_ids)
         assert np.array_equal(fast.offsets, general.offsets)
         assert np.array_equal(fast.grades, general.grades)
@@ -63,13 +74,13 @@ def test_same_ranking_as_the_general_path(seed: int, complete: bool) -> None:
         assert a.macro == b.macro and a.micro == b.micro
 
 
-def test_what_the_shortcut_leaves_to_the_general_path() -> None:
-    """Anything needing an error message, or options beyond the defaults, goes the long way."""
+def test_what_the_dict_encoder_leaves_to_the_table_path() -> None:
+    """Anything needing an error message goes the table way, which names the problem."""
     assert not plain_dicts({"q": {"a": 1}}, {"q": ["a"]})  # a ranked list
     assert not plain_dicts({}, {"q": {"a": 1.0}})
-    assert align_dicts({"q": {"a": 1.5}}, {"q": {"a": 1.0}}) is None  # not an integer grade
-    assert align_dicts({"q": {"a": 1}}, {"q": {"a": float("nan")}}) is None
-    assert align_dicts({"q": {}}, {"q": {"a": 1.0}}) is None  # no judgments at all
+    assert encode_dicts({"q": {"a": 1.5}}, {"q": {"a": 1.0}}) is None  # not an integer grade
+    assert encode_dicts({"q": {"a": 1}}, {"q": {"a": float("nan")}}) is None
+    assert encode_dicts({"q": {}}, {"q": {"a": 1.0}}) is None  # no judgments at all
     with pytest.raises(ValueError, match="finite score"):
         evaluate({"q": {"a": 1}}, {"q": {"a": float("nan")}}, "P@1")
     with pytest.raises(ValueError, match="no judgments"):
@@ -81,8 +92,13 @@ def test_query_sets_and_options() -> None:
     run = {"1": {"a": 2.0, "x": 2.0, "b": 1.0}, "2": {"c": 1.0}, "4": {"a": 1.0}}
     fast = evaluate(qrels, run, "P@1 P@2 SetR", queries=["1", "2", "4"], exclude_queries=["2"])
     slow = evaluate(
-        qrels, run, "P@1 P@2 SetR", queries=["1", "2", "4"], exclude_queries=["2"], max_results=1000
-    )  # any non-default option takes the general path
+        load_qrels(qrels),
+        load_run(run),
+        "P@1 P@2 SetR",
+        queries=["1", "2", "4"],
+        exclude_queries=["2"],
+        max_results=1000,
+    )  # tables: the table encoder
     assert fast.values.tolist() == slow.values.tolist()
     assert fast.accounting == slow.accounting
     # ties by doc id descending: "x" before "a" at score 2.0, so P@1 of query 1 is 0

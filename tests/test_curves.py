@@ -10,7 +10,6 @@ import pytest
 
 from prfeval.core.errors import UsageError
 from prfeval.io import load_qrels, load_run
-from prfeval.retrieval.align import align
 from prfeval.retrieval.curves import (
     STANDARD_RECALL_LEVELS,
     Cutoff,
@@ -18,6 +17,7 @@ from prfeval.retrieval.curves import (
     curves_from_ranking,
     iprec_at_recall,
 )
+from prfeval.retrieval.pipeline import align
 
 # Query A: relevant a, b, c (d judged non-relevant); ranked a x b d y -> TP 1 1 2 2 2.
 # Query B: relevant e (grade 2) and f (grade 1); ranked f f g e -> the repeated f takes a

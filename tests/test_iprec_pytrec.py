@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from prfeval.io import load_qrels, load_run
-from prfeval.retrieval.align import align
 from prfeval.retrieval.curves import STANDARD_RECALL_LEVELS, curve, iprec_at_recall
+from prfeval.retrieval.pipeline import align
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

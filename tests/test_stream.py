@@ -9,9 +9,20 @@ import pytest
 
 from prfeval import evaluate
 from prfeval.core.errors import PrfevalWarning
+from prfeval.core.options import EvalOptions
 from prfeval.io import load_qrels
-from prfeval.measures import parse_measures
-from prfeval.retrieval.stream import evaluate_stream
+from prfeval.io.stream import StreamedRun
+from prfeval.measures import parse_measures, ranking_needs
+from prfeval.retrieval.evaluate import summarise
+from prfeval.retrieval.pipeline import MeasureSink, drain
+
+
+def evaluate_stream(qrels, run_path, measures, *, block_bytes=1 << 21, **options):
+    """The streamed source through the pipeline, with no fallback to reading whole."""
+    opts = EvalOptions(**options)
+    source = StreamedRun(qrels, run_path, opts, block_bytes=block_bytes)
+    sink, done = drain(source, opts, ranking_needs(measures), MeasureSink(measures, opts))
+    return summarise(sink.result(), done.accounting, done.settings(opts))
 
 MEASURES = "P@5 P@10 R@10 R@50 SetP SetR SetF SetF(beta=2) Rprec NumRet NumRelRet F@10"
 
@@ -79,13 +90,13 @@ def test_ungrouped_or_messy_runs_fall_back_with_a_warning(tmp_path):
         with pytest.warns(PrfevalWarning, match=reason):
             e = evaluate(tmp_path / "q.txt", tmp_path / name, "P@1", stream=True)
         assert e.macro["P@1"] == 1.0
-        assert "streamed" not in e.settings
+        assert not e.settings["streamed"]
 
 
 def test_read_ahead_hands_over_batches_errors_and_stops_early():
-    from prfeval.retrieval.stream import _ReadAhead
+    from prfeval.io.stream import ReadAhead
 
-    ahead = _ReadAhead(lambda: iter(range(100)), depth=3)
+    ahead = ReadAhead(lambda: iter(range(100)), depth=3)
     taken = []
     for item in ahead:
         taken.append(item)
@@ -99,11 +110,11 @@ def test_read_ahead_hands_over_batches_errors_and_stops_early():
         yield 1
         raise ValueError("bad block")
 
-    ahead = _ReadAhead(failing, depth=2)
+    ahead = ReadAhead(failing, depth=2)
     with pytest.raises(ValueError, match="bad block"):
         list(ahead)
     ahead.close()
-    assert list(_ReadAhead(lambda: iter([7, 8]), depth=1)) == [7, 8]
+    assert list(ReadAhead(lambda: iter([7, 8]), depth=1)) == [7, 8]
 
 
 @pytest.mark.parametrize("grouped", [True, False])

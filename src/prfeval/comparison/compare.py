@@ -20,10 +20,10 @@ The tests themselves live in :mod:`prfeval.comparison.stats`; the Markdown and L
 
 from __future__ import annotations
 
-import re
-from collections.abc import Collection, Iterable, Mapping
+import numbers
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Unpack
 
 import numpy as np
 import numpy.typing as npt
@@ -37,16 +37,14 @@ from prfeval.comparison.stats import (
     paired_bootstrap,
     paired_p_values,
 )
-from prfeval.core.errors import InputFormatError, UsageError
-from prfeval.core.tables import Order
-from prfeval.io import load_qrels, load_run
-from prfeval.measures import Measure, parse_measures
-from prfeval.retrieval.align import Duplicates
-from prfeval.retrieval.evaluate import Evaluation, evaluate
-from prfeval.retrieval.prepare import describe_query_set
-
-if TYPE_CHECKING:
-    import pyarrow as pa
+from prfeval.core.errors import UsageError
+from prfeval.core.ids import ordered_ids
+from prfeval.core.options import EvalOptions, OptionValues
+from prfeval.io.blocks import load_judgments
+from prfeval.measures import Measure, parse_measures, ranking_needs
+from prfeval.retrieval.evaluate import Evaluation, summarise
+from prfeval.retrieval.kernel import MeasuredQueries, check_measures
+from prfeval.retrieval.pipeline import MeasureSink, PipelineRun, run_pipeline
 
 __all__ = [
     "COMPARE_MEASURES",
@@ -73,34 +71,8 @@ COMPARE_MEASURES = "P@10 R@100 F@10 Rprec SetP SetR SetF"
 # genuine differences are far larger).
 _TIE = 1e-12
 
-_NUMERIC_ID = re.compile(r"^[0-9]{1,18}$")
-
-
-def _ordered(ids: Iterable[str]) -> tuple[str, ...]:
-    """Query ids in prfeval's output order: numeric when every id is a number, else byte
-    order (as :func:`prfeval.retrieval.align.align` orders them)."""
-    unique = set(ids)
-    if unique and all(_NUMERIC_ID.match(q) for q in unique):
-        return tuple(sorted(unique, key=lambda q: (int(q), q)))
-    return tuple(sorted(unique))
-
-
 def _queries(n: int) -> str:
     return f"{n} query" if n == 1 else f"{n} queries"
-
-
-def _query_ids(column: pa.Array) -> set[str]:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    return set(pc.unique(column.cast(pa.string())).to_pylist())
-
-
-def _direction(m: Measure) -> int:
-    """+1 when higher is better, -1 when lower is better, 0 for counts (no better or worse)."""
-    if m.definition.is_total:
-        return 0
-    return 1 if m.definition.higher_is_better else -1
 
 
 @dataclass(frozen=True)
@@ -463,13 +435,13 @@ def _choose_queries(
         return kept - (exclude or set())
 
     return QueryTreatment(
-        compared=_ordered(compared),
+        compared=ordered_ids(compared),
         policy=policy,
-        missing={name: _ordered(compared - has) for name, has in answered.items()},
-        dropped=_ordered(anyone - everyone) if policy == "drop" else (),
-        unanswered=_ordered(judged - anyone),
-        not_in_qrels={name: _ordered(listed(has) - judged) for name, has in runs_all.items()},
-        unjudged_listed=_ordered(include - judged - (exclude or set())) if include else (),
+        missing={name: ordered_ids(compared - has) for name, has in answered.items()},
+        dropped=ordered_ids(anyone - everyone) if policy == "drop" else (),
+        unanswered=ordered_ids(judged - anyone),
+        not_in_qrels={name: ordered_ids(listed(has) - judged) for name, has in runs_all.items()},
+        unjudged_listed=ordered_ids(include - judged - (exclude or set())) if include else (),
         query_set=query_set,
     )
 
@@ -493,7 +465,7 @@ def _disagreements(
     """Every (measure, pair of runs) where macro and micro strictly prefer different runs."""
     found = []
     for k, m in enumerate(measures):
-        sign = _direction(m)
+        sign = m.definition.direction
         if sign == 0:
             continue
         for i in range(len(runs)):
@@ -521,7 +493,14 @@ def _disagreements(
 
 
 def _check_options(
-    runs: Any, test: str, correction: str, alpha: float, missing: str, complete: bool, top: int
+    runs: Any,
+    test: str,
+    correction: str,
+    alpha: float,
+    missing: str,
+    complete: bool,
+    top: int,
+    seed: Any,
 ) -> None:
     if not isinstance(runs, Mapping):
         raise UsageError(
@@ -541,8 +520,10 @@ def _check_options(
         raise UsageError(
             "complete (every judged query, unanswered ones scoring 0) contradicts missing='drop'"
         )
-    if top < 0:
-        raise UsageError(f"top must be >= 0, got {top}")
+    if isinstance(top, bool) or not isinstance(top, numbers.Integral) or top < 0:
+        raise UsageError(f"top must be an integer >= 0, got {top!r}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise UsageError(f"seed must be an integer >= 0, got {seed!r}")
 
 
 def compare(
@@ -557,18 +538,12 @@ def compare(
     n_permutations: int = 10_000,
     n_bootstrap: int = 10_000,
     seed: int = 0,
-    level: int = 1,
     missing: Missing = "zero",
-    complete: bool = False,
-    queries: Collection[str] | None = None,
-    exclude_queries: Collection[str] | None = None,
-    query_set: str | None = None,
     top: int = 5,
-    collection_size: int | None = None,
-    judged_only: bool = False,
-    max_results: int | None = None,
-    order: Order | None = None,
-    duplicates: Duplicates = "keep",
+    stream: bool | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    options: EvalOptions | None = None,
+    **option_values: Unpack[OptionValues],
 ) -> Comparison:
     """Compare runs on the same queries: values, differences, intervals and paired tests.
 
@@ -599,25 +574,23 @@ def compare(
         Seed of every random draw. Each test starts from this seed afresh, so a p-value
         depends only on the differences, the seed and the number of draws, not on which
         other measures or runs are compared.
-    level
-        Minimum grade that counts as relevant.
     missing
         A judged query some runs answered and others did not: ``"zero"`` (default) compares
         on every judged query any run answered, a run without results scoring it as an empty
         ranking (0), as trec_eval ``-c`` would; ``"drop"`` compares only on the judged
         queries every run answered. Either way, the result says which queries were affected.
-    complete
-        Compare on every judged query, including those no run answered (all scoring 0), as
-        trec_eval ``-c`` averages.
-    queries, exclude_queries
-        Restrict the comparison to these query ids / leave these out (a dev or held-out set,
-        as written by :func:`prfeval.comparison.split.write_split`).
-    query_set
-        A name for the query set, reported with the results (e.g. ``"heldout.queries"``).
     top
         How many of the queries that moved most to keep per run and measure.
-    collection_size, judged_only, max_results, order, duplicates
-        As in :func:`~prfeval.retrieval.evaluate.evaluate`.
+    stream, progress
+        As in :func:`~prfeval.retrieval.evaluate.evaluate`: read large TREC runs in blocks
+        (each run is read once, in bounded memory), and report progress, as
+        ``progress(run_index, n_runs)`` after each run.
+    options, **option_values
+        The evaluation options, as :func:`~prfeval.retrieval.evaluate.evaluate` takes them.
+        ``complete`` compares on every judged query, including those no run answered (all
+        scoring 0), as trec_eval ``-c`` averages; ``queries`` and ``exclude_queries``
+        restrict the comparison to a query set (a dev or held-out set, as
+        :func:`prfeval.comparison.split.write_split` writes them), ``query_set`` names it.
 
     Returns
     -------
@@ -650,7 +623,8 @@ def compare(
     >>> print(result.disagreements[0].describe())
     SetR: macro prefers B (0.667 vs 0.533), micro prefers A (0.762 vs 0.476)
     """
-    _check_options(runs, test, correction, alpha, missing, complete, top)
+    opts = EvalOptions.build(options, **option_values)
+    _check_options(runs, test, correction, alpha, missing, opts.complete, top, seed)
     names = [str(name) for name in runs]
     if len(set(names)) != len(names):
         raise UsageError(f"run names must be distinct, got {names}")
@@ -658,32 +632,42 @@ def compare(
     if baseline not in names:
         raise UsageError(f"the baseline {baseline!r} is not one of the runs: {', '.join(names)}")
     parsed = tuple(parse_measures(COMPARE_MEASURES if measures is None else measures))
+    check_measures(parsed, opts.collection_size)
 
-    qrels_table = load_qrels(qrels)
-    if len(qrels_table) == 0:
-        raise InputFormatError("no judgments", path=qrels_table.source.path)
-    run_tables = {}
-    for name, source in zip(names, runs.values(), strict=True):
-        table = load_run(source, name=name)
-        run_tables[name] = table if table.name == name else replace(table, name=name)
-
-    include = None if queries is None else {str(q) for q in queries}
-    exclude = None if exclude_queries is None else {str(q) for q in exclude_queries}
-    described = describe_query_set(include, exclude, query_set)
-    judged = _query_ids(qrels_table.query_ids)
-    if include is not None:
-        judged &= include
-    judged -= exclude or set()
-    runs_all = {name: _query_ids(t.query_ids) for name, t in run_tables.items()}
-    answered = {name: has & judged for name, has in runs_all.items()}
+    # One pass per run, over every judged query of the query set (-c): each query a run did
+    # not answer scores as an empty ranking, and the accounting says which those are. The
+    # compared queries are then chosen from what the runs answered, without reading again.
+    qrels_table = load_judgments(qrels)
+    every_judged = replace(opts, complete=True)
+    needs = ranking_needs(parsed)
+    measured: dict[str, MeasuredQueries] = {}
+    passes: dict[str, PipelineRun] = {}
+    for i, (name, source) in enumerate(zip(names, runs.values(), strict=True)):
+        sink, done = run_pipeline(
+            qrels_table,
+            source,
+            every_judged,
+            needs,
+            lambda: MeasureSink(parsed, every_judged),
+            stream=stream,
+        )
+        measured[name], passes[name] = sink.result(), done
+        if progress is not None:
+            progress(i + 1, len(names))
+    judged = {str(q) for q in measured[names[0]].query_ids}
+    answered = {
+        name: judged - set(done.accounting.missing_from_run) for name, done in passes.items()
+    }
+    runs_all = {name: set(done.accounting.not_in_qrels) for name, done in passes.items()}
+    described = opts.describe_query_set()
     treatment = _choose_queries(
         judged,
         answered,
         runs_all,
         missing=missing,
-        complete=complete,
-        include=include,
-        exclude=exclude,
+        complete=opts.complete,
+        include=None if opts.queries is None else set(opts.queries),
+        exclude=set(opts.exclude_queries or ()),
         query_set=described,
     )
     if not treatment.compared:
@@ -695,24 +679,18 @@ def compare(
         }[treatment.policy]
         raise UsageError(f"nothing to compare: {why}")
 
-    # Every run on exactly the compared queries; complete=True scores a run's unanswered
-    # ones as empty rankings, so macro and micro are over the same queries for every run.
-    evaluations = {
-        name: evaluate(
-            qrels_table,
-            table,
-            list(parsed),
-            level=level,
-            complete=True,
-            collection_size=collection_size,
-            judged_only=judged_only,
-            max_results=max_results,
-            order=order,
-            duplicates=duplicates,
-            queries=treatment.compared,
+    # Every run on exactly the compared queries, so macro and micro are over the same
+    # queries for every run; paired by id, never by position.
+    evaluations = {}
+    for name in names:
+        m = measured[name]
+        at = {str(q): i for i, q in enumerate(m.query_ids)}
+        part = m.take(np.array([at[q] for q in treatment.compared], dtype=np.int64))
+        accounting = part.accounted(
+            missing_from_run=treatment.missing[name], not_in_qrels=(), complete=True
         )
-        for name, table in run_tables.items()
-    }
+        settings = {**passes[name].settings(every_judged), "query_set": described}
+        evaluations[name] = summarise(part, accounting, settings)
     query_ids = treatment.compared
     position = {q: i for i, q in enumerate(query_ids)}
     n_runs, n_measures, n_q = len(names), len(parsed), len(query_ids)
@@ -728,12 +706,12 @@ def compare(
         values[i][:, index] = e.values
         for k, m in enumerate(parsed):
             macro[i, k] = e.macro[str(m)]
-            if _direction(m) != 0:
+            if m.definition.direction != 0:
                 micro[i, k] = e.micro.get(str(m), np.nan)
 
     base = names.index(baseline)
     others = [i for i in range(n_runs) if i != base]
-    testable = [k for k, m in enumerate(parsed) if _direction(m) != 0]
+    testable = [k for k, m in enumerate(parsed) if m.definition.direction != 0]
     # One column per (run, measure) test: every test sees the same sign flips and resamples.
     pairs = [(i, k) for i in others for k in testable]
     diffs = np.empty((n_q, len(pairs)))
@@ -753,7 +731,7 @@ def compare(
 
     rows = []
     for k, m in enumerate(parsed):
-        label, sign = str(m), _direction(m)
+        label, sign = str(m), m.definition.direction
         for i, name in enumerate(names):
             row = ComparisonRow(
                 measure=label,
@@ -792,15 +770,8 @@ def compare(
         "n_permutations": n_permutations,
         "n_bootstrap": n_bootstrap,
         "seed": seed,
-        "level": level,
         "missing": missing,
-        "complete": complete,
-        "query_set": described,
-        "collection_size": collection_size,
-        "judged_only": judged_only,
-        "max_results": max_results,
-        "order": order,
-        "duplicates": duplicates,
+        **opts.settings(),
         "qrels": qrels_table.source.path,
     }
     return Comparison(

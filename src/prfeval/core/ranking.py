@@ -10,6 +10,7 @@ relevant documents at any grade threshold is one ``bincount``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core.counts import Counts
+from prfeval.core.ids import ordered_ids
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -106,6 +108,23 @@ class QueryAccounting:
     truncated: int = 0
     complete: bool = False
 
+    #: The counts that add up over queries (the per-query arrays of ``query_counts``).
+    COUNTS = ("duplicates", "unjudged_retrieved", "dropped_unjudged", "truncated")
+
+    @classmethod
+    def merge(cls, parts: Sequence[QueryAccounting], *, complete: bool) -> QueryAccounting:
+        """The accounting of disjoint blocks of queries, added up (id lists in output order)."""
+        return cls(
+            evaluated=sum(p.evaluated for p in parts),
+            missing_from_run=ordered_ids(q for p in parts for q in p.missing_from_run),
+            not_in_qrels=ordered_ids(q for p in parts for q in p.not_in_qrels),
+            duplicates=sum(p.duplicates for p in parts),
+            unjudged_retrieved=sum(p.unjudged_retrieved for p in parts),
+            dropped_unjudged=sum(p.dropped_unjudged for p in parts),
+            truncated=sum(p.truncated for p in parts),
+            complete=complete,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: counts and the query id lists."""
         return {
@@ -146,6 +165,10 @@ class JudgedRanking:
         What was evaluated, skipped, repeated or unjudged.
     needs
         What the ranking is valid for (see :class:`RankingNeeds`).
+    query_counts
+        Per evaluated query, what the accounting adds up: ``duplicates``,
+        ``unjudged_retrieved``, ``dropped_unjudged`` and ``truncated`` (arrays of
+        ``n_queries``), so that a subset of the queries can be accounted for exactly.
     """
 
     query_ids: npt.NDArray[np.object_]
@@ -160,6 +183,7 @@ class JudgedRanking:
     doc_vocab: pa.Array | None
     accounting: QueryAccounting
     needs: RankingNeeds = field(default_factory=RankingNeeds.everything)
+    query_counts: Mapping[str, IntArray] = field(default_factory=dict)
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @property

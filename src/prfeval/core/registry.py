@@ -192,6 +192,14 @@ class MeasureDef:
         return self.aggregation == "sum"
 
     @property
+    def direction(self) -> int:
+        """+1 when higher is better, -1 when lower is better, 0 for totals (no better or
+        worse): what comparisons read the sign of a difference from."""
+        if self.is_total:
+            return 0
+        return 1 if self.higher_is_better else -1
+
+    @property
     def has_micro(self) -> bool:
         """Whether it has a micro average: the measure of the pooled contingency tables."""
         return self.counts is not None and not self.is_total

@@ -15,7 +15,7 @@ import numpy as np
 from prfeval.core.errors import InputFormatError
 from prfeval.core.tables import Qrels, Run, SourceLines
 
-__all__ = ["qrels_from_mapping", "run_from_mapping"]
+__all__ = ["plain_dicts", "qrels_from_mapping", "run_from_mapping"]
 
 
 def _flatten(obj: Mapping[Any, Any], what: str) -> tuple[Any, Any, list[Any], list[int]]:
@@ -96,3 +96,14 @@ def _empty(obj: Mapping[Any, Any]) -> dict[str, Any]:
     evaluates them, with every measure 0), which is not the same as missing from the run."""
     empty = tuple(str(q) for q, docs in obj.items() if len(docs) == 0)
     return {"empty_queries": empty} if empty else {}
+
+
+def plain_dicts(qrels: Any, run: Any) -> bool:
+    """Whether both inputs are ``{str: {str: value}}`` dicts, which the dict encoder
+    (:func:`prfeval.retrieval.encode.encode_dicts`) joins without copying them into Arrow."""
+    if not isinstance(qrels, Mapping) or not isinstance(run, Mapping) or not qrels:
+        return False
+    inner = chain(qrels.values(), run.values())
+    return all(isinstance(v, Mapping) for v in inner) and all(
+        isinstance(q, str) for q in chain(qrels, run)
+    )

@@ -110,7 +110,7 @@ def iprec_at_recall(
 
     Examples
     --------
-    >>> from prfeval.retrieval.align import align
+    >>> from prfeval.retrieval.pipeline import align
     >>> from prfeval.io import load_qrels, load_run
     >>> jr = align(load_qrels({"q": {"a": 1, "b": 1}}), load_run({"q": ["x", "a", "y", "b"]}))
     >>> iprec_at_recall(jr, [0.0, 0.5, 1.0]).tolist()

@@ -59,18 +59,17 @@ def difference_figure(
     more than 40 queries the query ids are left off the axis. Each panel's title gives the
     wins, ties and losses and the mean difference with its bootstrap interval.
     """
-    from prfeval.comparison.compare import _direction
 
     labels = comparison.labels
     if measure is None:
-        testable = [str(m) for m in comparison.measures if _direction(m) != 0]
+        testable = [str(m) for m in comparison.measures if m.definition.direction != 0]
         if not testable:
             raise UsageError("no measure to plot: counts have no per-query winner")
         measure = testable[0]
     if measure not in labels:
         raise UsageError(f"{measure!r} is not a measure of this comparison: {', '.join(labels)}")
     m = comparison.measures[labels.index(measure)]
-    sign = _direction(m)
+    sign = m.definition.direction
     if sign == 0:
         raise UsageError(f"{measure} is a count: it has no per-query winner to plot")
     shown = [r for r in comparison.runs if r != comparison.baseline] if runs is None else list(runs)

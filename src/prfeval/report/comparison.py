@@ -67,10 +67,9 @@ def legend(c: Comparison) -> str:
 def best_runs(c: Comparison, measure: str) -> set[str]:
     """The runs with the best macro value of ``measure`` (all of them when tied); none for
     counts, and none when every run has the same value (bold would single out nothing)."""
-    from prfeval.comparison.compare import _direction
 
     m = c.measures[c.labels.index(measure)]
-    sign = _direction(m)
+    sign = m.definition.direction
     if sign == 0:
         return set()
     rows = [r for r in c.rows if r.measure == measure]

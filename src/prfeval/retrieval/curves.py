@@ -1,17 +1,24 @@
-"""Curves: precision, recall and F_beta at every cutoff, per query and averaged (seed 000).
+"""Curves: precision, recall and F_beta at every cutoff, per query and averaged.
 
-Cutting a ranking at every depth k = 1, 2, ... traces the trade-off of seed 000: precision
-falls, recall climbs in steps, and F_beta peaks at some k, the cutoff a system would use.
-Everything here is computed in one vectorised pass over the CSR layout of a
-:class:`~prfeval.core.ranking.JudgedRanking`: the cumulative sum of ``relevant & first`` over all
-positions, minus its value at each query's start, is TP at every k for every query, and the
-contingency table at each position is ``TP``, ``FP = k - TP``, ``FN = n_rel - TP``, from which
-:mod:`prfeval.core.counts` computes precision, recall and F_beta. No Python loop touches documents;
-one loop over queries builds the per-query result objects from slices of the flat arrays.
+Cutting a ranking at every depth k = 1, 2, ... traces the trade-off of precision and recall
+(Manning, Raghavan and Schütze, 2008, §8.3): precision falls, recall climbs in steps, and
+F_beta peaks at some k, the cutoff a system would use. Everything here is computed in one
+vectorised pass over the CSR layout of a :class:`~prfeval.core.ranking.JudgedRanking`: the
+cumulative sum of ``relevant & first`` over all positions, minus its value at each query's
+start, is TP at every k for every query, and the contingency table at each position is
+``TP``, ``FP = k - TP``, ``FN = n_rel - TP``, from which :mod:`prfeval.core.counts` computes
+precision, recall and F_beta. No Python loop touches documents; one loop over queries builds
+the per-query result objects from slices of the flat arrays.
+
+:func:`curve` runs on the pipeline (:mod:`prfeval.retrieval.pipeline`): a :class:`CurveSink`
+takes the judged ranking of each block of queries, keeps each query's summary (its best
+cutoff, where recall reaches a level, its interpolated precision) and, for the averages, sums
+over queries at each k, so a large run is read in bounded memory. The per-query arrays are
+kept only for the queries asked for (``keep``); by default, for every query.
 
 Conventions (the same as ``evaluate``'s P@k, R@k and F@k):
 
-* a repeated document takes a place each time and counts once as relevant (seed 002);
+* a repeated document takes a place each time and counts once as relevant;
 * precision at k divides by k; recall is 0 for a query with no relevant documents;
 * each query's curve runs from k = 1 to the number it retrieved (at most ``max_k``); the
   averages run from k = 1 to ``max_k`` or, without it, to the longest ranking, a query
@@ -21,22 +28,25 @@ Conventions (the same as ``evaluate``'s P@k, R@k and F@k):
   documents for the same F); it is k = 1 when F is 0 everywhere, and k = 0 (all values 0)
   for an empty curve.
 
-Interpolated precision is trec_eval's ``iprec_at_recall``: see :func:`iprec_at_recall`.
+Interpolated precision is trec_eval's ``iprec_at_recall``: see
+:func:`~prfeval.measures.interpolated.iprec_at_recall`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 import numpy as np
 import numpy.typing as npt
 
+from prfeval.core._arrow import arrow_ints
 from prfeval.core.counts import Counts, f_beta, precision, recall, safe_divide
 from prfeval.core.errors import UsageError
-from prfeval.core.ranking import JudgedRanking, QueryAccounting
-from prfeval.core.tables import Order
+from prfeval.core.ids import query_output_order
+from prfeval.core.options import EvalOptions, OptionValues
+from prfeval.core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
 from prfeval.measures.interpolated import (
     STANDARD_RECALL_LEVELS,
     check_levels,
@@ -45,9 +55,8 @@ from prfeval.measures.interpolated import (
     level_key,
 )
 from prfeval.measures.ranks import rank_profile
-from prfeval.retrieval.align import Duplicates
 from prfeval.retrieval.kernel import check_collection_size
-from prfeval.retrieval.prepare import prepare
+from prfeval.retrieval.pipeline import run_pipeline
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -55,9 +64,11 @@ if TYPE_CHECKING:
 __all__ = [
     "STANDARD_RECALL_LEVELS",
     "AverageCurve",
+    "CurveSink",
     "Curves",
     "Cutoff",
     "QueryCurve",
+    "QuerySummary",
     "curve",
     "curves_from_ranking",
     "iprec_at_recall",
@@ -93,20 +104,13 @@ def _cutoff_at(k: IntArray, p: FloatArray, r: FloatArray, f: FloatArray, i: int)
 
 
 @dataclass(frozen=True, eq=False)
-class QueryCurve:
-    """One query's curve and what the seed says about it.
+class QuerySummary:
+    """What one query's curve says, without the curve itself.
 
     Attributes
     ----------
     query_id
         The query.
-    k, tp, precision, recall, f
-        The cutoffs 1 .. n (n = documents retrieved, at most ``max_k``), the relevant
-        documents in each top k, and P, R and F_beta there. Views into the flat arrays of all
-        queries, not copies.
-    interpolated_precision
-        trec_eval's interpolated precision at each k: the highest precision at any rank whose
-        recall is at least the recall at k, over the whole ranking (even beyond ``max_k``).
     best
         The k with the highest F_beta (the smallest on ties) and the values there.
     n_relevant, n_retrieved
@@ -121,19 +125,13 @@ class QueryCurve:
         Ids of relevant documents absent from the ranking, in byte order.
     relevant_only_unscored
         Ids of relevant documents retrieved only at positions with score <= 0, in rank order
-        (seed 000: reached only after every scored document); ``None`` for ranked lists.
+        (reached only after every scored document); ``None`` for ranked lists.
     iprec
         Interpolated precision at each of ``Curves.iprec_levels`` (trec_eval's
         ``iprec_at_recall``).
     """
 
     query_id: str
-    k: IntArray
-    tp: IntArray
-    precision: FloatArray
-    recall: FloatArray
-    f: FloatArray
-    interpolated_precision: FloatArray
     best: Cutoff
     n_relevant: int
     n_retrieved: int
@@ -143,15 +141,9 @@ class QueryCurve:
     relevant_only_unscored: tuple[str, ...] | None
     iprec: FloatArray
 
-    def to_dict(self, iprec_levels: Sequence[float] = STANDARD_RECALL_LEVELS) -> dict[str, Any]:
-        """The JSON form: the arrays as lists, ``best`` and the extras."""
+    def summary_dict(self, iprec_levels: Sequence[float]) -> dict[str, Any]:
+        """The JSON form of the summary."""
         return {
-            "k": self.k.tolist(),
-            "precision": self.precision.tolist(),
-            "recall": self.recall.tolist(),
-            "f": self.f.tolist(),
-            "tp": self.tp.tolist(),
-            "interpolated_precision": self.interpolated_precision.tolist(),
             "best": self.best.to_dict(),
             "n_relevant": self.n_relevant,
             "n_retrieved": self.n_retrieved,
@@ -162,6 +154,41 @@ class QueryCurve:
                 None if self.relevant_only_unscored is None else list(self.relevant_only_unscored)
             ),
             "iprec": _iprec_dict(iprec_levels, self.iprec),
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class QueryCurve(QuerySummary):
+    """One query's curve: P, R and F_beta at every k, and its summary.
+
+    Attributes
+    ----------
+    k, tp, precision, recall, f
+        The cutoffs 1 .. n (n = documents retrieved, at most ``max_k``), the relevant
+        documents in each top k, and P, R and F_beta there. Views into the flat arrays of a
+        block of queries, not copies.
+    interpolated_precision
+        trec_eval's interpolated precision at each k: the highest precision at any rank whose
+        recall is at least the recall at k, over the whole ranking (even beyond ``max_k``).
+    """
+
+    k: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    tp: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    precision: FloatArray = field(default_factory=lambda: np.zeros(0))
+    recall: FloatArray = field(default_factory=lambda: np.zeros(0))
+    f: FloatArray = field(default_factory=lambda: np.zeros(0))
+    interpolated_precision: FloatArray = field(default_factory=lambda: np.zeros(0))
+
+    def to_dict(self, iprec_levels: Sequence[float] = STANDARD_RECALL_LEVELS) -> dict[str, Any]:
+        """The JSON form: the arrays as lists, ``best`` and the extras."""
+        return {
+            "k": self.k.tolist(),
+            "precision": self.precision.tolist(),
+            "recall": self.recall.tolist(),
+            "f": self.f.tolist(),
+            "tp": self.tp.tolist(),
+            "interpolated_precision": self.interpolated_precision.tolist(),
+            **self.summary_dict(iprec_levels),
         }
 
 
@@ -238,11 +265,14 @@ class Curves:
     query_ids
         The evaluated queries, in output order.
     queries
-        Query id -> :class:`QueryCurve`.
+        Query id -> :class:`QueryCurve`, for the queries whose curves were kept (every query
+        unless ``keep`` chose some).
+    summaries
+        Query id -> :class:`QuerySummary`, for every evaluated query.
     macro, micro
         The averages over queries at each k.
     beta
-        The F weight: recall counts beta times as much as precision (seed 000's beta).
+        The F weight: recall counts beta times as much as precision (van Rijsbergen's beta).
     level
         Minimum grade counted as relevant.
     recall_levels
@@ -260,6 +290,7 @@ class Curves:
     name: str
     query_ids: tuple[str, ...]
     queries: Mapping[str, QueryCurve]
+    summaries: Mapping[str, QuerySummary]
     macro: AverageCurve
     micro: AverageCurve
     beta: float
@@ -271,10 +302,16 @@ class Curves:
     settings: dict[str, Any] = field(default_factory=dict)
 
     def __getitem__(self, query_id: str) -> QueryCurve:
+        qid = str(query_id)
         try:
-            return self.queries[str(query_id)]
+            return self.queries[qid]
         except KeyError:
-            raise UsageError(_unknown_query(str(query_id), self.query_ids)) from None
+            if qid in self.summaries:
+                raise UsageError(
+                    f"the curve of query {qid!r} was not kept (curve(..., keep=...)); its "
+                    "summary is in .summaries"
+                ) from None
+            raise UsageError(_unknown_query(qid, self.query_ids)) from None
 
     def __len__(self) -> int:
         return len(self.query_ids)
@@ -285,8 +322,11 @@ class Curves:
         if self.collection_size is None:
             return None
         if query_id is not None:
-            return self[query_id].n_relevant / self.collection_size if self.collection_size else 0.0
-        n_rel = np.array([q.n_relevant for q in self.queries.values()], dtype=np.float64)
+            summary = self.summaries.get(str(query_id))
+            if summary is None:
+                raise UsageError(_unknown_query(str(query_id), self.query_ids))
+            return summary.n_relevant / self.collection_size if self.collection_size else 0.0
+        n_rel = np.array([q.n_relevant for q in self.summaries.values()], dtype=np.float64)
         return float(safe_divide(n_rel, self.collection_size).mean()) if n_rel.size else 0.0
 
     def to_dict(self, queries: Iterable[str] | None = None) -> dict[str, Any]:
@@ -311,10 +351,11 @@ class Curves:
 
     def to_frame(self) -> pd.DataFrame:
         """A pandas DataFrame in long format, one row per query and k: ``query_id, k, tp,
-        precision, recall, f, interpolated_precision``."""
+        precision, recall, f, interpolated_precision`` (the queries whose curves were kept)."""
         import pandas as pd
 
-        curves = [self.queries[q] for q in self.query_ids]
+        kept = [q for q in self.query_ids if q in self.queries]
+        curves = [self.queries[q] for q in kept]
         sizes = [c.k.size for c in curves]
 
         def cat(name: str, dtype: type) -> npt.NDArray[Any]:
@@ -323,7 +364,7 @@ class Curves:
 
         return pd.DataFrame(
             {
-                "query_id": np.repeat(np.array(self.query_ids, dtype=object), sizes),
+                "query_id": np.repeat(np.array(kept, dtype=object), sizes),
                 "k": cat("k", np.int64),
                 "tp": cat("tp", np.int64),
                 "precision": cat("precision", np.float64),
@@ -358,8 +399,257 @@ def _unknown_query(query_id: str, known: Sequence[str]) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# The vectorised core
-# --------------------------------------------------------------------------------------------
+# The vectorised core: one block of queries at a time
+
+
+@dataclass(frozen=True)
+class BlockRows:
+    """Every (query, k) row of a block's kept curves, for writers of every k (CSV)."""
+
+    query_ids: npt.NDArray[np.object_]
+    k: IntArray
+    precision: FloatArray
+    recall: FloatArray
+    f: FloatArray
+    interpolated_precision: FloatArray
+
+
+class CurveSink:
+    """Curves block by block: per-query summaries, the kept curves, and sums for the averages.
+
+    Each block's judged ranking is read once and dropped; what is kept grows with the number
+    of queries (and of k), not of documents, unless per-query curves are kept. ``on_rows``,
+    when given, receives every block's per-(query, k) rows, for writing every k of a large run.
+    """
+
+    def __init__(
+        self,
+        *,
+        beta: float = 1.0,
+        max_k: int | None = None,
+        level: int = 1,
+        recall_levels: Sequence[float] = (0.5,),
+        iprec_levels: Sequence[float] = STANDARD_RECALL_LEVELS,
+        collection_size: int | None = None,
+        keep: Collection[str] | None = None,
+        on_rows: Callable[[BlockRows], None] | None = None,
+    ) -> None:
+        if max_k is not None and (isinstance(max_k, bool) or int(max_k) != max_k or max_k < 1):
+            raise UsageError(f"max_k must be an integer >= 1, got {max_k!r}")
+        if not (isinstance(beta, int | float) and not isinstance(beta, bool)):
+            raise UsageError(f"beta must be a number >= 0, got {beta!r}")
+        if not (beta >= 0 and np.isfinite(beta)):
+            raise UsageError(f"beta must be a finite number >= 0, got {beta!r}")
+        self.beta = float(beta)
+        self.max_k = None if max_k is None else int(max_k)
+        self.level = level
+        self.reach_levels = check_levels(recall_levels, "a recall level", allow_zero=False)
+        self.ip_levels = check_levels(iprec_levels, "an IPrec recall level", allow_zero=True)
+        self.collection_size = collection_size
+        self.keep = None if keep is None else {str(q) for q in keep}
+        self.on_rows = on_rows
+        self.summaries: dict[str, QuerySummary] = {}
+        # Sums over queries at each k (index k - 1), grown as longer rankings arrive.
+        self._rel_at = np.zeros(0, dtype=np.int64)  # relevant documents at rank k
+        self._r_in = np.zeros(0)  # recall within each query's range
+        self._r_tail = np.zeros(0)  # recall of short queries, from the k after their range
+        self._f_in = np.zeros(0)
+        self._iprec_sum = np.zeros(len(self.ip_levels))
+        self._longest = 0
+        # Per query, for the F of short queries beyond their range (small: 3 ints each).
+        self._tp_end: list[IntArray] = []
+        self._n_eff: list[IntArray] = []
+        self._n_rel: list[IntArray] = []
+
+    @staticmethod
+    def _grow(total: npt.NDArray[Any], part: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        if part.size > total.size:
+            total = np.concatenate([total, np.zeros(part.size - total.size, dtype=total.dtype)])
+        total[: part.size] += part
+        return total
+
+    def add(self, jr: JudgedRanking) -> None:
+        """One block's curves: summaries, kept curves and its share of the sums."""
+        check_collection_size(jr, self.collection_size)
+        n_q = jr.n_queries
+        if not n_q:
+            return
+        beta, max_k = self.beta, self.max_k
+        prof = rank_profile(jr, self.level)
+        n_rel = prof.n_rel
+        qidx_all = jr.query_index
+
+        # P, R and F_beta at every position of the whole ranking, from its contingency table.
+        counts_all = Counts(prof.tp, prof.k - prof.tp, n_rel[qidx_all] - prof.tp)
+        p_all = precision(counts_all)
+        r_all = recall(counts_all)
+        f_all = f_beta(counts_all, beta)
+
+        # Interpolated precision at each rank: the suffix maximum taken from the rank where
+        # the current TP was reached (the query's start while TP is 0), since every rank from
+        # there on has recall >= the recall here.
+        anchor = np.where(prof.relevant, np.arange(prof.tp.size, dtype=np.int64), -1)
+        nonempty = jr.n_retrieved > 0
+        starts = jr.offsets[:-1][nonempty]
+        anchor[starts] = starts
+        interp_all = prof.suffix_max[np.maximum.accumulate(anchor)] if anchor.size else p_all
+
+        # The reported range: k = 1 .. min(n_retrieved, max_k) per query.
+        n_eff = jr.n_retrieved if max_k is None else np.minimum(jr.n_retrieved, max_k)
+        offsets = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(n_eff)])
+        sel: slice | npt.NDArray[np.bool_] = slice(None) if max_k is None else jr.rank0 < max_k
+        k, tp, qidx = prof.k[sel], prof.tp[sel], qidx_all[sel]
+        p, r, f, interp = p_all[sel], r_all[sel], f_all[sel], interp_all[sel]
+        best_index = _best_per_query(f, qidx, offsets, n_q)
+        iprec = iprec_from_profile(jr, prof, self.ip_levels)
+
+        # This block's share of the sums at each k (see _average_curves for the tails).
+        rel_rank = jr.rank0[prof.relevant]
+        if max_k is not None:
+            rel_rank = rel_rank[rel_rank < max_k]
+        self._rel_at = self._grow(self._rel_at, np.bincount(rel_rank).astype(np.int64))
+        self._r_in = self._grow(self._r_in, np.bincount(k - 1, weights=r))
+        self._f_in = self._grow(self._f_in, np.bincount(k - 1, weights=f))
+        tp_end = np.zeros(n_q, dtype=np.int64)
+        tp_end[nonempty] = tp[offsets[1:][nonempty] - 1] if tp.size else 0
+        r_end = safe_divide(tp_end, n_rel)
+        self._r_tail = self._grow(self._r_tail, np.bincount(n_eff, weights=r_end))
+        self._iprec_sum = self._iprec_sum + iprec.sum(axis=0)
+        self._longest = max(self._longest, int(jr.n_retrieved.max()))
+        self._tp_end.append(tp_end)
+        self._n_eff.append(n_eff.astype(np.int64))
+        self._n_rel.append(n_rel.astype(np.int64))
+
+        # Recall levels over the whole ranking: recall is non-decreasing within a query, so
+        # the first rank reaching r comes right after the positions still below it.
+        reached_at: dict[float, IntArray] = {}
+        for level_r in self.reach_levels:
+            below = np.bincount(qidx_all[r_all < level_r], minlength=n_q).astype(np.int64)
+            reached_at[level_r] = np.where(below < jr.n_retrieved, jr.offsets[:-1] + below, -1)
+
+        n_scored, unscored = _scored_extras(jr, self.level)
+        not_retrieved = _relevant_not_retrieved(jr, self.level)
+
+        keep = self.keep
+        kept_rows: list[int] = []
+        for i, qid in enumerate(str(q) for q in jr.query_ids):
+            s, e = int(offsets[i]), int(offsets[i + 1])
+            reached: dict[float, Cutoff | None] = {}
+            for level_r, at in reached_at.items():
+                pos = int(at[i])
+                reached[level_r] = (
+                    None if pos < 0 else _cutoff_at(prof.k, p_all, r_all, f_all, pos)
+                )
+            b = int(best_index[i])
+            summary = dict(
+                query_id=qid,
+                best=_EMPTY_CUTOFF if b < 0 else _cutoff_at(k, p, r, f, b),
+                n_relevant=int(n_rel[i]),
+                n_retrieved=int(jr.n_retrieved[i]),
+                n_scored=None if n_scored is None else int(n_scored[i]),
+                recall_reached=reached,
+                relevant_not_retrieved=not_retrieved[i],
+                relevant_only_unscored=None if unscored is None else unscored[i],
+                iprec=iprec[i],
+            )
+            if keep is None or qid in keep:
+                kept_rows.append(i)
+                self.summaries[qid] = QueryCurve(
+                    **summary,
+                    k=k[s:e],
+                    tp=tp[s:e],
+                    precision=p[s:e],
+                    recall=r[s:e],
+                    f=f[s:e],
+                    interpolated_precision=interp[s:e],
+                )
+            else:
+                self.summaries[qid] = QuerySummary(**summary)
+        if self.on_rows is not None and kept_rows:
+            chosen = np.zeros(n_q, dtype=bool)
+            chosen[kept_rows] = True
+            rows = chosen[qidx]
+            self.on_rows(
+                BlockRows(
+                    np.asarray(jr.query_ids, dtype=object)[qidx[rows]],
+                    k[rows],
+                    p[rows],
+                    r[rows],
+                    f[rows],
+                    interp[rows],
+                )
+            )
+
+    def result(
+        self, *, name: str, accounting: QueryAccounting, settings: Mapping[str, Any]
+    ) -> Curves:
+        """The curves of every block added, queries in output order."""
+        ids = list(self.summaries)
+        query_ids = tuple(ids[i] for i in query_output_order(ids)) if ids else ()
+        macro, micro = self._averages(len(query_ids))
+        summaries = {q: self.summaries[q] for q in query_ids}
+        return Curves(
+            name=name,
+            query_ids=query_ids,
+            queries={q: s for q, s in summaries.items() if isinstance(s, QueryCurve)},
+            summaries=summaries,
+            macro=macro,
+            micro=micro,
+            beta=self.beta,
+            level=self.level,
+            recall_levels=self.reach_levels,
+            iprec_levels=self.ip_levels,
+            collection_size=self.collection_size,
+            accounting=accounting,
+            settings={"max_k": self.max_k, "level": self.level, **settings},
+        )
+
+    def _averages(self, n_q: int) -> tuple[AverageCurve, AverageCurve]:
+        """Macro and micro at k = 1 .. K, K = ``max_k`` or the longest ranking.
+
+        Macro and micro precision: the summed TP over n_q * k places. A query shorter than k
+        keeps its last TP: its recall stays at its last value beyond its range (the running
+        sum of ``_r_tail``), and its F there is (1 + b^2) TP / (b^2 n_rel + k), computed from
+        the per-query ends.
+        """
+        k_max = self.max_k if self.max_k is not None else (self._longest if n_q else 0)
+        ks = np.arange(1, k_max + 1, dtype=np.int64)
+
+        def upto(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+            out = np.zeros(k_max, dtype=values.dtype)
+            n = min(k_max, values.size)
+            out[:n] = values[:n]
+            return out
+
+        tp_sum = np.cumsum(upto(self._rel_at), dtype=np.int64)
+        r_sum = upto(self._r_in) + np.cumsum(upto(self._r_tail))
+        def cat(parts: list[IntArray]) -> IntArray:
+            return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+        tp_end, n_eff, n_rel = cat(self._tp_end), cat(self._n_eff), cat(self._n_rel)
+        f_sum = upto(self._f_in) + _tail_f_sum(tp_end, n_eff, n_rel, k_max, self.beta)
+        macro = _average(
+            "macro",
+            ks,
+            safe_divide(tp_sum, n_q * ks),
+            safe_divide(r_sum, n_q),
+            safe_divide(f_sum, n_q),
+            self.reach_levels,
+            self._iprec_sum / n_q if n_q else np.zeros(len(self.ip_levels)),
+            n_q,
+        )
+        pooled = Counts(tp_sum, n_q * ks - tp_sum, int(n_rel.sum()) - tp_sum)
+        micro = _average(
+            "micro",
+            ks,
+            precision(pooled),
+            recall(pooled),
+            f_beta(pooled, self.beta),
+            self.reach_levels,
+            None,
+            n_q,
+        )
+        return macro, micro
 
 
 def _best_per_query(f: FloatArray, qidx: IntArray, offsets: IntArray, n_q: int) -> IntArray:
@@ -425,161 +715,11 @@ def _tail_f_sum(
     return total
 
 
-def curves_from_ranking(
-    jr: JudgedRanking,
-    *,
-    beta: float = 1.0,
-    max_k: int | None = None,
-    level: int = 1,
-    recall_levels: Sequence[float] = (0.5,),
-    iprec_levels: Sequence[float] = STANDARD_RECALL_LEVELS,
-    collection_size: int | None = None,
-    name: str = "run",
-    settings: Mapping[str, Any] | None = None,
-) -> Curves:
-    """Curves of an already aligned :class:`~prfeval.core.ranking.JudgedRanking`.
-
-    The parameters are those of :func:`curve` after loading and aligning; ``name`` labels the
-    run and ``settings`` is recorded in the result.
-    """
-    if max_k is not None and (isinstance(max_k, bool) or int(max_k) != max_k or max_k < 1):
-        raise UsageError(f"max_k must be an integer >= 1, got {max_k!r}")
-    reach_levels = check_levels(recall_levels, "a recall level", allow_zero=False)
-    ip_levels = check_levels(iprec_levels, "an IPrec recall level", allow_zero=True)
-    beta = float(beta)
-    check_collection_size(jr, collection_size)
-
-    n_q = jr.n_queries
-    prof = rank_profile(jr, level)
-    n_rel = prof.n_rel
-    qidx_all = jr.query_index
-
-    # P, R and F_beta at every position of the whole ranking, from its contingency table.
-    counts_all = Counts(prof.tp, prof.k - prof.tp, n_rel[qidx_all] - prof.tp)
-    p_all = precision(counts_all)
-    r_all = recall(counts_all)
-    f_all = f_beta(counts_all, beta)
-
-    # Interpolated precision at each rank: the suffix maximum taken from the rank where the
-    # current TP was reached (the query's start while TP is 0), since every rank from there
-    # on has recall >= the recall here.
-    anchor = np.where(prof.relevant, np.arange(prof.tp.size, dtype=np.int64), -1)
-    nonempty = jr.n_retrieved > 0
-    starts = jr.offsets[:-1][nonempty]
-    anchor[starts] = starts
-    interp_all = prof.suffix_max[np.maximum.accumulate(anchor)] if anchor.size else p_all
-
-    # The reported range: k = 1 .. min(n_retrieved, max_k) per query.
-    n_eff = jr.n_retrieved if max_k is None else np.minimum(jr.n_retrieved, max_k)
-    offsets = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(n_eff)])
-    if max_k is None:
-        sel: slice | npt.NDArray[np.bool_] = slice(None)
-    else:
-        sel = jr.rank0 < max_k
-    k, tp, qidx = prof.k[sel], prof.tp[sel], qidx_all[sel]
-    p, r, f, interp = p_all[sel], r_all[sel], f_all[sel], interp_all[sel]
-    best_index = _best_per_query(f, qidx, offsets, n_q)
-
-    iprec = iprec_from_profile(jr, prof, ip_levels)
-
-    # Averages at k = 1 .. K. Macro and micro precision: the summed TP over n_q * k places.
-    k_max = int(max_k if max_k is not None else (jr.n_retrieved.max() if n_q else 0))
-    ks = np.arange(1, k_max + 1, dtype=np.int64)
-    rel_rank = jr.rank0[prof.relevant]
-    tp_sum = np.cumsum(
-        np.bincount(rel_rank[rel_rank < k_max], minlength=k_max)[:k_max], dtype=np.int64
-    )
-    tp_end = np.zeros(n_q, dtype=np.int64)
-    tp_end[nonempty] = tp[offsets[1:][nonempty] - 1] if tp.size else 0
-    r_end = safe_divide(tp_end, n_rel)
-    short = n_eff < k_max
-    # Recall of a short query stays at its last value for every k beyond its ranking.
-    r_sum = np.bincount(k - 1, weights=r, minlength=k_max)[:k_max] + np.cumsum(
-        np.bincount(n_eff[short], weights=r_end[short], minlength=k_max)[:k_max]
-    )
-    f_sum = np.bincount(k - 1, weights=f, minlength=k_max)[:k_max] + _tail_f_sum(
-        tp_end, n_eff, n_rel, k_max, beta
-    )
-    macro = _average(
-        "macro",
-        ks,
-        safe_divide(tp_sum, n_q * ks),
-        safe_divide(r_sum, n_q),
-        safe_divide(f_sum, n_q),
-        reach_levels,
-        iprec.mean(axis=0) if n_q else np.zeros(len(ip_levels)),
-        n_q,
-    )
-    pooled = Counts(tp_sum, n_q * ks - tp_sum, int(n_rel.sum()) - tp_sum)
-    micro = _average(
-        "micro",
-        ks,
-        precision(pooled),
-        recall(pooled),
-        f_beta(pooled, beta),
-        reach_levels,
-        None,
-        n_q,
-    )
-
-    # Recall levels over the whole ranking: recall is non-decreasing within a query, so the
-    # first rank reaching r comes right after the positions still below it.
-    reached_at: dict[float, IntArray] = {}
-    for level_r in reach_levels:
-        below = np.bincount(qidx_all[r_all < level_r], minlength=n_q).astype(np.int64)
-        reached_at[level_r] = np.where(below < jr.n_retrieved, jr.offsets[:-1] + below, -1)
-
-    n_scored, unscored = _scored_extras(jr, level)
-    not_retrieved = _relevant_not_retrieved(jr, level)
-
-    query_ids = tuple(str(q) for q in jr.query_ids)
-    queries: dict[str, QueryCurve] = {}
-    for i, qid in enumerate(query_ids):
-        s, e = int(offsets[i]), int(offsets[i + 1])
-        reached: dict[float, Cutoff | None] = {}
-        for level_r, at in reached_at.items():
-            pos = int(at[i])
-            reached[level_r] = None if pos < 0 else _cutoff_at(prof.k, p_all, r_all, f_all, pos)
-        b = int(best_index[i])
-        queries[qid] = QueryCurve(
-            query_id=qid,
-            k=k[s:e],
-            tp=tp[s:e],
-            precision=p[s:e],
-            recall=r[s:e],
-            f=f[s:e],
-            interpolated_precision=interp[s:e],
-            best=_EMPTY_CUTOFF if b < 0 else _cutoff_at(k, p, r, f, b),
-            n_relevant=int(n_rel[i]),
-            n_retrieved=int(jr.n_retrieved[i]),
-            n_scored=None if n_scored is None else int(n_scored[i]),
-            recall_reached=reached,
-            relevant_not_retrieved=not_retrieved[i],
-            relevant_only_unscored=None if unscored is None else unscored[i],
-            iprec=iprec[i],
-        )
-    return Curves(
-        name=name,
-        query_ids=query_ids,
-        queries=queries,
-        macro=macro,
-        micro=micro,
-        beta=beta,
-        level=level,
-        recall_levels=reach_levels,
-        iprec_levels=ip_levels,
-        collection_size=collection_size,
-        accounting=jr.accounting,
-        settings={"max_k": max_k, "level": level, **(settings or {})},
-    )
-
-
 def _doc_ids(jr: JudgedRanking, codes: IntArray) -> list[str]:
     if jr.doc_vocab is None:  # only for a ranking built by hand without a vocabulary
         return [str(c) for c in codes.tolist()]
-    import pyarrow as pa
 
-    return [str(x) for x in jr.doc_vocab.take(pa.array(codes, pa.int64())).to_pylist()]
+    return [str(x) for x in jr.doc_vocab.take(arrow_ints(codes)).to_pylist()]
 
 
 def _group_ids(jr: JudgedRanking, query: IntArray, codes: IntArray) -> list[tuple[str, ...]]:
@@ -630,23 +770,52 @@ def _relevant_not_retrieved(jr: JudgedRanking, level: int) -> list[tuple[str, ..
     return _group_ids(jr, missing // n_d, missing % n_d)
 
 
+def curves_from_ranking(
+    jr: JudgedRanking,
+    *,
+    beta: float = 1.0,
+    max_k: int | None = None,
+    level: int = 1,
+    recall_levels: Sequence[float] = (0.5,),
+    iprec_levels: Sequence[float] = STANDARD_RECALL_LEVELS,
+    collection_size: int | None = None,
+    name: str = "run",
+    settings: Mapping[str, Any] | None = None,
+) -> Curves:
+    """Curves of an already aligned :class:`~prfeval.core.ranking.JudgedRanking`.
+
+    The parameters are those of :func:`curve` after loading and aligning; ``name`` labels the
+    run and ``settings`` is recorded in the result. The ranking must hold every rank in doc
+    id order (as :func:`prfeval.retrieval.align.align` builds it by default).
+    """
+    if not jr.needs.covers(RankingNeeds.everything()):
+        raise RuntimeError(f"curves read every rank and document id; this ranking has {jr.needs}")
+    sink = CurveSink(
+        beta=beta,
+        max_k=max_k,
+        level=level,
+        recall_levels=recall_levels,
+        iprec_levels=iprec_levels,
+        collection_size=collection_size,
+    )
+    sink.add(jr)
+    return sink.result(name=name, accounting=jr.accounting, settings=settings or {})
+
+
 def curve(
     qrels: Any,
     run: Any,
     *,
-    queries: Collection[str] | None = None,
-    exclude_queries: Collection[str] | None = None,
     beta: float = 1.0,
     max_k: int | None = None,
-    level: int = 1,
-    complete: bool = False,
-    order: Order | None = None,
-    duplicates: Duplicates = "keep",
-    judged_only: bool = False,
-    max_results: int | None = None,
     recall_levels: Sequence[float] = (0.5,),
     iprec_levels: Sequence[float] = STANDARD_RECALL_LEVELS,
-    collection_size: int | None = None,
+    keep: Collection[str] | None = None,
+    on_rows: Callable[[BlockRows], None] | None = None,
+    stream: bool | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    options: EvalOptions | None = None,
+    **option_values: Unpack[OptionValues],
 ) -> Curves:
     """Precision, recall and F_beta at every cutoff k, per query and averaged over queries.
 
@@ -655,31 +824,30 @@ def curve(
     qrels, run
         Judgments and a run, in any form :func:`prfeval.evaluate` accepts (paths, DataFrames,
         Arrow tables, ``{qid: {docid: grade}}``, ``{qid: {docid: score}}``, ranked lists).
-    queries, exclude_queries
-        Evaluate only these query ids / leave these out (a development or held-out set).
     beta
-        F weight, >= 0: recall counts beta times as much as precision (seed 000).
+        F weight, >= 0: recall counts beta times as much as precision.
     max_k
         Report cutoffs k = 1 .. max_k only. It does not shorten the ranking: recall levels,
         interpolated precision and the extras still read all of it (use ``max_results``,
         trec_eval ``-M``, to cut the ranking itself).
-    level
-        Minimum grade counted as relevant (trec_eval ``-l``).
-    complete
-        Also evaluate judged queries missing from the run, as empty rankings (trec_eval
-        ``-c``); their curves are empty and they count 0 in the averages.
-    order, duplicates, judged_only, max_results
-        As in :func:`prfeval.evaluate`: ranking order (score, with ties by doc id
-        descending, as trec_eval), the policy for a repeated document (``"keep"``: it takes a
-        place each time and counts once), trec_eval ``-J`` and ``-M``.
     recall_levels
         Levels in (0, 1] for ``recall_reached``: the first rank at which recall reaches each
-        (seed 000: recall 0.5 at rank 173 for Cranfield query 2, P = 0.069 there).
+        (BM25 on Cranfield query 2 first reaches recall 0.5 at rank 173, P = 0.069 there).
     iprec_levels
         Recall levels in [0, 1] of the interpolated precision (trec_eval's 11 by default).
-    collection_size
-        N, the number of documents in the collection: recorded for the no-skill line of a
-        precision-recall plot (precision = prevalence = n_rel / N).
+    keep
+        The queries whose per-query arrays to keep (``None``: every query). Every query's
+        summary is kept whatever this says; on a large run, keeping none bounds the memory.
+    on_rows
+        Called with each block's per-(query, k) rows of the kept queries (for writing every
+        k of a large run without holding it).
+    stream, progress
+        As in :func:`prfeval.evaluate`: read a large TREC run in blocks, and report progress.
+    options, **option_values
+        The evaluation options, as :func:`prfeval.evaluate` takes them: ``level``,
+        ``complete``, ``order``, ``duplicates``, ``judged_only``, ``max_results``,
+        ``queries``, ``exclude_queries``, ``query_set`` and ``collection_size`` (here N
+        gives the no-skill line of a precision-recall plot, precision = n_rel / N).
 
     Returns
     -------
@@ -718,25 +886,23 @@ def curve(
     >>> c["q"].recall_reached[0.5].k
     3
     """
-    ranking, settings = prepare(
+    opts = EvalOptions.build(options, **option_values)
+    sink, done = run_pipeline(
         qrels,
         run,
-        queries=queries,
-        exclude_queries=exclude_queries,
-        order=order,
-        duplicates=duplicates,
-        judged_only=judged_only,
-        max_results=max_results,
-        complete=complete,
+        opts,
+        RankingNeeds.everything(),
+        lambda: CurveSink(
+            beta=beta,
+            max_k=max_k,
+            level=opts.level,
+            recall_levels=recall_levels,
+            iprec_levels=iprec_levels,
+            collection_size=opts.collection_size,
+            keep=keep,
+            on_rows=on_rows,
+        ),
+        stream=stream,
+        progress=progress,
     )
-    return curves_from_ranking(
-        ranking,
-        beta=beta,
-        max_k=max_k,
-        level=level,
-        recall_levels=recall_levels,
-        iprec_levels=iprec_levels,
-        collection_size=collection_size,
-        name=settings["run"],
-        settings=settings,
-    )
+    return sink.result(name=done.run_name, accounting=done.accounting, settings=done.settings(opts))

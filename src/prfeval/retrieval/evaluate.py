@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import numpy.typing as npt
 
 from prfeval.core import aggregate
-from prfeval.core.errors import PrfevalWarning
-from prfeval.core.ranking import JudgedRanking, QueryAccounting
-from prfeval.core.tables import Order
+from prfeval.core.options import EvalOptions, OptionValues
+from prfeval.core.ranking import QueryAccounting
 from prfeval.measures import Measure, parse_measures, ranking_needs
-from prfeval.retrieval.align import Duplicates
-from prfeval.retrieval.kernel import MeasuredQueries, measure_queries
-from prfeval.retrieval.prepare import describe_query_set, id_set, load_judgments, prepare
+from prfeval.retrieval.kernel import MeasuredQueries, check_measures
+from prfeval.retrieval.pipeline import MeasureSink, run_pipeline
 
-__all__ = ["Evaluation", "evaluate", "evaluate_ranking", "summarise"]
+__all__ = ["Evaluation", "evaluate", "summarise"]
 
 
 @dataclass(frozen=True)
@@ -144,41 +142,15 @@ def summarise(
     )
 
 
-def evaluate_ranking(
-    ranking: JudgedRanking,
-    measures: Any = None,
-    *,
-    level: int = 1,
-    collection_size: int | None = None,
-    settings: dict[str, Any] | None = None,
-) -> Evaluation:
-    """Compute ``measures`` on an already aligned :class:`JudgedRanking`."""
-    parsed = parse_measures(measures)
-    measured = measure_queries(ranking, parsed, level=level, collection_size=collection_size)
-    return summarise(
-        measured,
-        ranking.accounting,
-        {"level": level, "collection_size": collection_size, **(settings or {})},
-    )
-
-
 def evaluate(
     qrels: Any,
     run: Any,
     measures: Any = None,
     *,
-    level: int = 1,
-    complete: bool = False,
-    collection_size: int | None = None,
-    judged_only: bool = False,
-    max_results: int | None = None,
-    order: Order | None = None,
-    duplicates: Duplicates = "keep",
-    queries: Collection[str] | None = None,
-    exclude_queries: Collection[str] | None = None,
     stream: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
-    query_set: str | None = None,
+    options: EvalOptions | None = None,
+    **option_values: Unpack[OptionValues],
 ) -> Evaluation:
     """Evaluate a run against judgments.
 
@@ -194,39 +166,20 @@ def evaluate(
         Names such as ``"P@10 R@100 SetF(beta=2)"`` or trec_eval's (``P_10``, ``set_F``), a list
         of them, or ``None`` for the default set
         (:data:`~prfeval.measures.DEFAULT_MEASURES`).
-    level
-        Minimum grade that counts as relevant (trec_eval ``-l``); a measure's ``rel=``
-        overrides it. Negative grades are judged non-relevant; unjudged documents are
-        non-relevant.
-    complete
-        Average over every judged query, those without results scoring as an empty retrieved
-        set (trec_eval ``-c``). By default, over queries in both run and judgments.
-    collection_size
-        Number of documents in the collection, N (trec_eval ``-N``); needed for TN and the
-        measures built on it (Fallout, Specificity, Accuracy, ...).
-    judged_only
-        Drop unjudged documents from the rankings first (trec_eval ``-J``).
-    max_results
-        Keep the top ``max_results`` of each ranking (trec_eval ``-M``).
-    order
-        ``"score"`` (score descending, ties by doc id descending: trec_eval), ``"rank"`` or
-        ``"file"``; the default is ``"score"`` for scored runs, ``"file"`` for ranked lists.
-    duplicates
-        A doc id repeated in one ranking: ``"keep"`` (takes a place each time, counts once as
-        relevant: seed 002), ``"first"`` (later repeats removed) or ``"error"``.
-    queries, exclude_queries
-        Evaluate only these query ids / leave these out (a development or held-out set, see
-        ``prfeval split``). Both sides are restricted before anything else.
-    query_set
-        How to name the query set in the result (e.g. the file the ids came from); by
-        default it is described by its size.
     stream
         Read a TREC run file block by block in bounded memory (it must be grouped by query,
         as TREC runs are). ``None`` streams run files larger than 8 MiB. A run that cannot be
-        streamed is read whole, with a :class:`~prfeval.core.errors.PrfevalWarning`. The numbers
-        are the same either way, to the last digit.
+        streamed is read whole, with a :class:`~prfeval.core.errors.PrfevalWarning`. The
+        numbers are the same either way, to the last digit.
     progress
         Called as ``progress(bytes_done, bytes_total)`` while a run is streamed.
+    options, **option_values
+        The evaluation options, as one :class:`~prfeval.core.options.EvalOptions` and/or by
+        name: ``level`` (minimum relevant grade, trec_eval ``-l``), ``complete`` (``-c``),
+        ``collection_size`` (``-N``), ``judged_only`` (``-J``), ``max_results`` (``-M``),
+        ``order`` (``"score"``, ``"rank"`` or ``"file"``), ``duplicates`` (``"keep"``,
+        ``"first"`` or ``"error"``), ``queries`` and ``exclude_queries`` (a query set) and
+        ``query_set`` (its name). See :class:`~prfeval.core.options.EvalOptions` for each.
 
     Returns
     -------
@@ -242,94 +195,16 @@ def evaluate(
     >>> e.macro
     {'P@2': 0.5, 'R@2': 0.5, 'SetF': 0.4}
     """
+    opts = EvalOptions.build(options, **option_values)
     parsed = parse_measures(measures)
-    if hasattr(qrels, "read"):
-        qrels = load_judgments(qrels)  # a stream can be read once: read it now
-    include, exclude = id_set(queries), id_set(exclude_queries)
-    # A streamed run loads the judgments itself, into a compact index.
-    streamed = _try_stream(
+    check_measures(parsed, opts.collection_size)
+    sink, done = run_pipeline(
         qrels,
         run,
-        parsed,
-        stream,
-        progress,
-        level=level,
-        complete=complete,
-        collection_size=collection_size,
-        judged_only=judged_only,
-        max_results=max_results,
-        order=order,
-        duplicates=duplicates,
-        queries=include,
-        exclude_queries=exclude,
-        query_set=query_set,
+        opts,
+        ranking_needs(parsed),
+        lambda: MeasureSink(parsed, opts),
+        stream=stream,
+        progress=progress,
     )
-    if streamed is not None:
-        return streamed
-    ranking, settings = prepare(
-        qrels,
-        run,
-        queries=include,
-        exclude_queries=exclude,
-        query_set=query_set,
-        order=order,
-        duplicates=duplicates,
-        judged_only=judged_only,
-        max_results=max_results,
-        complete=complete,
-        doc_order="ties",  # the measures need only tied documents in doc id order
-        cutoffs=ranking_needs(parsed).cutoffs,
-    )
-    return evaluate_ranking(
-        ranking, parsed, level=level, collection_size=collection_size, settings=settings
-    )
-
-
-def _try_stream(
-    qrels: Any,
-    run: Any,
-    parsed: list[Measure],
-    stream: bool | None,
-    progress: Callable[[int, int], None] | None,
-    **options: Any,
-) -> Evaluation | None:
-    """Evaluate ``run`` block by block when asked to (or when it is big), else ``None``."""
-    import os
-    import warnings
-
-    from prfeval.io.tabular import tabular_kind
-    from prfeval.retrieval.stream import STREAM_THRESHOLD_BYTES, NotStreamable, evaluate_stream
-
-    if stream is False or not isinstance(run, str | os.PathLike) or str(run) == "-":
-        if stream:
-            warnings.warn(
-                "only a TREC run file can be streamed; reading it whole",
-                PrfevalWarning,
-                stacklevel=3,
-            )
-        return None
-    path = os.fspath(run)
-    if tabular_kind(str(path)) or not os.path.isfile(path):
-        return None
-    size = os.path.getsize(path)
-    if size == 0 or (stream is None and size < STREAM_THRESHOLD_BYTES):
-        return None  # an empty run has nothing to stream: the whole-file path says it is empty
-    settings = {
-        "complete": options["complete"],
-        "judged_only": options["judged_only"],
-        "max_results": options["max_results"],
-        "order": options["order"] or "score",
-        "duplicates": options["duplicates"],
-        "run": str(path),
-        "empty_run": False,
-        "query_set": describe_query_set(
-            options["queries"], options["exclude_queries"], options.pop("query_set")
-        ),
-    }
-    try:
-        return evaluate_stream(
-            qrels, str(path), parsed, settings=settings, progress=progress, **options
-        )
-    except NotStreamable as exc:
-        warnings.warn(f"{exc}; reading it whole instead", PrfevalWarning, stacklevel=3)
-        return None
+    return summarise(sink.result(), done.accounting, done.settings(opts))

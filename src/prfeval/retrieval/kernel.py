@@ -10,20 +10,21 @@ the tables, so a run measured block by block averages exactly as one measured wh
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from prfeval.core.counts import Counts
 from prfeval.core.errors import UsageError
-from prfeval.core.ranking import JudgedRanking
+from prfeval.core.ranking import JudgedRanking, QueryAccounting
 from prfeval.measures import Measure, ranking_needs
 
 __all__ = ["MeasuredQueries", "check_collection_size", "check_measures", "measure_queries"]
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
@@ -45,12 +46,16 @@ class MeasuredQueries:
     counts
         Per measure, the contingency tables its values came from, or ``None`` for a
         measure of the ranking itself (it has no micro average).
+    query_counts
+        Per query, the accounting's counts (repeated, unjudged, ... documents), so that a
+        subset of the queries is accounted for exactly.
     """
 
     measures: tuple[Measure, ...]
     query_ids: npt.NDArray[np.object_]
     values: FloatArray
     counts: tuple[Counts | None, ...]
+    query_counts: Mapping[str, IntArray] = field(default_factory=dict)
 
     @classmethod
     def empty(cls, measures: Sequence[Measure]) -> MeasuredQueries:
@@ -63,6 +68,7 @@ class MeasuredQueries:
             tuple(
                 None if m.definition.counts is None else Counts(zero, zero, zero) for m in measures
             ),
+            {name: np.zeros(0, dtype=np.int64) for name in QueryAccounting.COUNTS},
         )
 
     @classmethod
@@ -89,6 +95,10 @@ class MeasuredQueries:
             np.concatenate([p.query_ids for p in parts]),
             np.hstack([p.values for p in parts]),
             tuple(counts),
+            {
+                name: np.concatenate([p.query_counts[name] for p in parts])
+                for name in first.query_counts
+            },
         )
 
     def take(self, order: npt.ArrayLike) -> MeasuredQueries:
@@ -98,6 +108,16 @@ class MeasuredQueries:
             self.query_ids[order],
             self.values[:, order],
             tuple(None if c is None else c.select(order) for c in self.counts),
+            {name: values[order] for name, values in self.query_counts.items()},
+        )
+
+    def accounted(self, **ids: tuple[str, ...]) -> QueryAccounting:
+        """The accounting of exactly these queries: their counts added up, and the id lists
+        given (``missing_from_run``, ``not_in_qrels``, ``complete``)."""
+        return QueryAccounting(
+            evaluated=len(self.query_ids),
+            **{name: int(values.sum()) for name, values in self.query_counts.items()},
+            **ids,  # type: ignore[arg-type]
         )
 
 
@@ -186,4 +206,6 @@ def measure_queries(
         counts.append(c)
         rows.append(d.counts(c, m, 0.0))  # type: ignore[misc]
     values = np.vstack(rows) if rows else np.zeros((0, ranking.n_queries))
-    return MeasuredQueries(tuple(parsed), ranking.query_ids, values, tuple(counts))
+    return MeasuredQueries(
+        tuple(parsed), ranking.query_ids, values, tuple(counts), ranking.query_counts
+    )

@@ -31,23 +31,15 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core._arrow import arrow_ints, arrow_strings, numpy_of
+from prfeval.core.arrays import ranges
+from prfeval.core.codes import factorize, run_starts
 from prfeval.core.errors import InputFormatError, PrfevalError
-from prfeval.core.ranking import QueryAccounting
+from prfeval.core.options import EvalOptions
 from prfeval.core.tables import Qrels, Run, SourceLines
-from prfeval.measures import Measure, ranking_needs
-from prfeval.retrieval.align import (
-    align,
-    factorize,
-    query_output_order,
-    ranges,
-    restrict_queries,
-    run_starts,
-)
-from prfeval.retrieval.evaluate import Evaluation, summarise
-from prfeval.retrieval.kernel import MeasuredQueries, check_measures, measure_queries
-from prfeval.retrieval.prepare import load_judgments
+from prfeval.io.blocks import Block, load_judgments
+from prfeval.io.select import restrict_queries
 
-__all__ = ["STREAM_THRESHOLD_BYTES", "NotStreamable", "evaluate_stream"]
+__all__ = ["BLOCK_BYTES", "STREAM_THRESHOLD_BYTES", "NotStreamable", "ReadAhead", "StreamedRun"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -186,7 +178,7 @@ class _RunFile:
         self._raw.close()
 
 
-class _ReadAhead:
+class ReadAhead:
     """Batches of an Arrow reader, read on a background thread a few batches ahead.
 
     Whatever the reader raises is raised again where the batches are consumed. ``close``
@@ -261,188 +253,6 @@ def _blocks(source: _RunFile, block_bytes: int, ranks: bool) -> Any:
             strings_can_be_null=False,
         ),
     )
-
-
-def evaluate_stream(
-    qrels: Any,
-    run_path: str,
-    parsed: list[Measure],
-    *,
-    level: int = 1,
-    complete: bool = False,
-    collection_size: int | None = None,
-    judged_only: bool = False,
-    max_results: int | None = None,
-    order: str | None = None,
-    duplicates: str = "keep",
-    settings: dict[str, Any] | None = None,
-    queries: set[str] | None = None,
-    exclude_queries: set[str] | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    block_bytes: int = BLOCK_BYTES,
-) -> Evaluation:
-    """Evaluate the TREC run at ``run_path`` block by block (see the module docstring).
-
-    ``qrels`` is anything :func:`prfeval.load_qrels` reads; it is loaded here and kept only in
-    a compact index, so that the judgments of a large collection do not crowd out the run.
-    ``progress(done_bytes, total_bytes)`` is called after each block. Raises
-    :class:`NotStreamable` when the run is not grouped by query or not in the clean
-    single-space layout.
-    """
-    import pyarrow as pa
-
-    check_measures(parsed, collection_size)
-    total = os.path.getsize(run_path)
-    source = _RunFile(run_path)
-    # Reading starts at once: the run's first blocks are parsed while the judgments load.
-    judgments: Future[_JudgmentIndex] = Future()
-    # Two threads prepare the blocks, each a stage ahead of the next: one reads and cuts at
-    # query boundaries, one gathers the judgments and encodes the ids. With the measuring
-    # thread, that keeps both cores busy (one stage alone could not keep up).
-    cut = _ReadAhead(
-        lambda: _whole_queries(_blocks(source, block_bytes, order == "rank")), READ_FIRST_BLOCKS
-    )
-    batches = _ReadAhead(
-        lambda: (_query_block(*part, judgments.result(), run_path) for part in cut),
-        READ_AHEAD_BLOCKS,
-    )
-    try:
-        index, qrels_path = _judgment_index(qrels, queries, exclude_queries)
-        judgments.set_result(index)
-        blocks = _BlockMeasurer(
-            run_path,
-            parsed,
-            level=level,
-            collection_size=collection_size,
-            align_options={
-                "order": order,
-                "duplicates": duplicates,
-                "judged_only": judged_only,
-                "max_results": max_results,
-                "cutoffs": ranking_needs(parsed).cutoffs,
-            },
-            queries=queries,
-            exclude_queries=exclude_queries,
-        )
-        try:
-            for block in batches:
-                blocks.add(blocks.measure(block))
-                if progress is not None:
-                    progress(min(source.position, total), total)
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise NotStreamable(
-                f"{run_path}: not in the plain single-space layout ({exc})"
-            ) from None
-    finally:
-        judgments.cancel()  # not loaded (an error): the reading thread must not wait for it
-        batches.close()
-        cut.close()
-        source.close()
-
-    parts, sums = blocks.parts, blocks.sums
-    missing = sorted(set(index.span) - blocks.seen)
-    if complete and missing:
-        empty = Run(
-            arrow_strings([]),
-            arrow_strings([]),
-            np.zeros(0),
-            np.zeros(0),
-            SourceLines(run_path),
-            name=run_path,
-        )
-        ranking = align(index.subset(missing), empty, complete=True)
-        parts.append(measure_queries(ranking, parsed, level=level, collection_size=collection_size))
-    if parts:
-        joined = MeasuredQueries.concat(parts)
-        joined = joined.take(query_output_order(arrow_strings(list(joined.query_ids))))
-    else:
-        joined = MeasuredQueries.empty(parsed)
-
-    def in_output_order(ids: list[str]) -> tuple[str, ...]:
-        if not ids:
-            return ()
-        arr = arrow_strings(ids)
-        return tuple(arr.take(arrow_ints(query_output_order(arr))).to_pylist())
-
-    accounting = QueryAccounting(
-        evaluated=len(joined.query_ids),
-        missing_from_run=in_output_order(missing),
-        not_in_qrels=in_output_order(blocks.not_in_qrels),
-        complete=complete,
-        **sums,
-    )
-    base = {
-        "level": level,
-        "collection_size": collection_size,
-        "streamed": True,
-        "qrels": qrels_path,
-    }
-    return summarise(joined, accounting, {**base, **(settings or {})})
-
-
-class _BlockMeasurer:
-    """Measures the run block by block and keeps what the blocks add up to."""
-
-    def __init__(
-        self,
-        run_path: str,
-        parsed: list[Measure],
-        *,
-        level: int,
-        collection_size: int | None,
-        align_options: dict[str, Any],
-        queries: set[str] | None,
-        exclude_queries: set[str] | None,
-    ) -> None:
-        self.run_path = run_path
-        self.parsed = parsed
-        self.level = level
-        self.collection_size = collection_size
-        self.align_options = align_options
-        self.queries = queries
-        self.exclude_queries = exclude_queries
-        self.parts: list[MeasuredQueries] = []
-        self.seen: set[str] = set()
-        self.not_in_qrels: list[str] = []
-        self.sums = dict.fromkeys(
-            ("duplicates", "unjudged_retrieved", "dropped_unjudged", "truncated"), 0
-        )
-
-    def measure(self, block: _QueryBlock) -> _Measured:
-        """Measure the queries of ``block`` (what :meth:`add` then adds up)."""
-        run = restrict_queries(block.run, self.queries, self.exclude_queries)
-        ranking = align(
-            block.qrels,
-            run,  # type: ignore[arg-type]
-            doc_order="ties",  # the measures need tied documents in order, nothing more
-            **self.align_options,
-        )
-        measured = None
-        if ranking.n_queries:
-            measured = measure_queries(
-                ranking, self.parsed, level=self.level, collection_size=self.collection_size
-            )
-        return _Measured(block.queries, ranking.accounting, measured)
-
-    def add(self, result: _Measured) -> None:
-        """Add one block's results, blocks in run order (a query seen before is an error)."""
-        if not self.seen.isdisjoint(result.queries):
-            raise NotStreamable(f"{self.run_path}: the run is not grouped by query")
-        self.seen.update(result.queries)
-        self.not_in_qrels.extend(result.accounting.not_in_qrels)
-        for key in self.sums:
-            self.sums[key] += getattr(result.accounting, key)
-        if result.measured is not None:
-            self.parts.append(result.measured)
-
-
-@dataclass(frozen=True)
-class _Measured:
-    """One block's results."""
-
-    queries: list[str]
-    accounting: QueryAccounting
-    measured: MeasuredQueries | None
 
 
 def _query_runs(query_ids: Any) -> tuple[IntArray, list[str]]:
@@ -590,3 +400,98 @@ def _query_block(
         name=run_path,
     )
     return _QueryBlock(run, replace(qrels, doc_ids=judged_docs), queries)
+
+
+class StreamedRun:
+    """A TREC run file as blocks of whole queries, read in bounded memory (a block source).
+
+    Reading starts at once, on a thread of its own, while the judgments load (they are kept
+    in a compact index, so that the judgments of a large collection do not crowd out the
+    run); a second thread gathers each block's judgments and encodes its doc ids together
+    with theirs. Blocks come in run order; after the last, one block holds the judged queries
+    the run never named, with an empty run, so that they are accounted for (and, with
+    ``complete``, evaluated) exactly as a run read whole accounts for them.
+
+    Iterating raises :class:`NotStreamable` when the run turns out not to be grouped by
+    query, or not in the plain single-space layout: the caller then reads it whole.
+    ``progress(done_bytes, total_bytes)`` is called after each block.
+    """
+
+    streamed = True
+
+    def __init__(
+        self,
+        qrels: Any,
+        run_path: str,
+        options: EvalOptions,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        block_bytes: int = BLOCK_BYTES,
+    ) -> None:
+        self.run_name = run_path
+        self.qrels_name = ""
+        self._qrels = qrels
+        self._options = options
+        self._progress = progress
+        self._block_bytes = block_bytes
+        self._empty = False
+
+    @property
+    def empty_run(self) -> bool:
+        """Whether the run had no rows (known once the blocks are read)."""
+        return self._empty
+
+    def blocks(self) -> Iterator[Block]:
+        """The run's blocks, then the block of the judged queries it never named."""
+        import pyarrow as pa
+
+        path, options = self.run_name, self._options
+        total = os.path.getsize(path)
+        source = _RunFile(path)
+        judgments: Future[_JudgmentIndex] = Future()
+        # Two threads prepare the blocks, each a stage ahead of the next: one reads and cuts
+        # at query boundaries, one gathers the judgments and encodes the ids. With the
+        # measuring thread, that keeps both cores busy (one stage alone could not keep up).
+        cut = ReadAhead(
+            lambda: _whole_queries(_blocks(source, self._block_bytes, options.order == "rank")),
+            READ_FIRST_BLOCKS,
+        )
+        batches = ReadAhead(
+            lambda: (_query_block(*part, judgments.result(), path) for part in cut),
+            READ_AHEAD_BLOCKS,
+        )
+        seen: set[str] = set()
+        try:
+            index, self.qrels_name = _judgment_index(
+                self._qrels, options.queries, options.exclude_queries
+            )
+            judgments.set_result(index)
+            try:
+                for block in batches:
+                    if not seen.isdisjoint(block.queries):
+                        raise NotStreamable(f"{path}: the run is not grouped by query")
+                    seen.update(block.queries)
+                    run = restrict_queries(block.run, options.queries, options.exclude_queries)
+                    yield Block(block.qrels, run)  # type: ignore[arg-type]
+                    if self._progress is not None:
+                        self._progress(min(source.position, total), total)
+            except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+                raise NotStreamable(
+                    f"{path}: not in the plain single-space layout ({exc})"
+                ) from None
+        finally:
+            judgments.cancel()  # not loaded (an error): the reading thread must not wait
+            batches.close()
+            cut.close()
+            source.close()
+        self._empty = not seen
+        missing = sorted(set(index.span) - seen)
+        empty = Run(
+            arrow_strings([]),
+            arrow_strings([]),
+            np.zeros(0),
+            np.zeros(0),
+            SourceLines(path),
+            name=path,
+        )
+        yield Block(index.subset(missing), empty)

@@ -1,0 +1,211 @@
+"""The evaluation options, declared once: how a run becomes rankings and which queries count.
+
+Every command and every API function that evaluates a run (``evaluate``, ``curve``,
+``compare``, the Spark engine) builds one :class:`EvalOptions` and passes it down the pipeline;
+nothing below re-declares these options, and what a result reports about its settings comes
+from :meth:`EvalOptions.settings`. The options are validated when the object is made, so a bad
+value fails before any file is read, with the parameter's name and the values it accepts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, fields, replace
+from typing import Any, Literal, TypedDict, get_args
+
+from prfeval.core.errors import UsageError
+
+__all__ = ["DUPLICATES", "ORDERS", "Duplicates", "EvalOptions", "OptionValues", "Order"]
+
+#: How a run is put in rank order: by score (trec_eval), by its rank column, or as given.
+Order = Literal["score", "rank", "file"]
+#: What to do with a document repeated in one query's ranking.
+Duplicates = Literal["keep", "first", "error"]
+
+ORDERS: tuple[str, ...] = get_args(Order)
+DUPLICATES: tuple[str, ...] = get_args(Duplicates)
+
+
+def _integer(name: str, value: Any, *, minimum: int | None = None, optional: bool) -> Any:
+    """``value`` as a Python int (numpy integers accepted), or a UsageError naming ``name``."""
+    if value is None and optional:
+        return None
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        shown = "an integer" + ("" if minimum is None else f" >= {minimum}")
+        raise UsageError(f"{name} must be {shown}, got {value!r}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise UsageError(f"{name} must be an integer >= {minimum}, got {value}")
+    return value
+
+
+def _choice(name: str, value: Any, choices: tuple[str, ...], *, optional: bool) -> Any:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or value not in choices:
+        raise UsageError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+    return value
+
+
+def _ids(name: str, value: Any) -> frozenset[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str | bytes):
+        raise UsageError(f"{name} must be a collection of query ids, not one string: {value!r}")
+    try:
+        return frozenset(str(q) for q in value)
+    except TypeError:
+        raise UsageError(f"{name} must be a collection of query ids, got {value!r}") from None
+
+
+class OptionValues(TypedDict, total=False):
+    """The options of :class:`EvalOptions` by name, as the API functions take them."""
+
+    level: int
+    order: Order | None
+    duplicates: Duplicates
+    judged_only: bool
+    max_results: int | None
+    complete: bool
+    queries: Collection[Any] | None
+    exclude_queries: Collection[Any] | None
+    query_set: str | None
+    collection_size: int | None
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """How a run is turned into judged rankings, and over which queries it is averaged.
+
+    Parameters
+    ----------
+    level
+        Minimum grade that counts as relevant (trec_eval ``-l``); a measure's ``rel=``
+        overrides it. Negative grades are judged non-relevant; unjudged documents are
+        non-relevant.
+    order
+        ``"score"`` (score descending, ties by doc id descending in byte order, as trec_eval),
+        ``"rank"`` (the rank column) or ``"file"`` (the input order). ``None``: the run's own
+        default, ``"score"`` for scored runs and ``"file"`` for ranked lists.
+    duplicates
+        A doc id repeated in one query's ranking: ``"keep"`` (it takes a place each time and
+        counts once as relevant), ``"first"`` (later repeats are removed) or ``"error"``.
+    judged_only
+        Remove unjudged documents from the rankings first (trec_eval ``-J``; as there,
+        documents judged with a negative grade are removed too).
+    max_results
+        Keep only the top ``max_results`` of each ranking (trec_eval ``-M``; applied before
+        ``judged_only``, as trec_eval does).
+    complete
+        Average over every judged query, those without results scoring as empty rankings
+        (trec_eval ``-c``). By default, over the queries in both the run and the judgments.
+    queries, exclude_queries
+        Evaluate only these query ids / leave these out (a development or held-out set).
+        Both sides are restricted before anything else.
+    query_set
+        How to name the query set in results (the file the ids came from); by default it is
+        described by its size.
+    collection_size
+        Documents in the collection, N (trec_eval ``-N``): needed for TN and the measures
+        built on it.
+    """
+
+    level: int = 1
+    order: Order | None = None
+    duplicates: Duplicates = "keep"
+    judged_only: bool = False
+    max_results: int | None = None
+    complete: bool = False
+    queries: frozenset[str] | None = None
+    exclude_queries: frozenset[str] | None = None
+    query_set: str | None = None
+    collection_size: int | None = None
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__  # frozen: normalise in place once, here
+        set_(self, "level", _integer("level", self.level, optional=False))
+        set_(self, "order", _choice("order", self.order, ORDERS, optional=True))
+        set_(self, "duplicates", _choice("duplicates", self.duplicates, DUPLICATES, optional=False))
+        for flag in ("judged_only", "complete"):
+            if not isinstance(getattr(self, flag), bool):
+                raise UsageError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        set_(
+            self,
+            "max_results",
+            _integer("max_results", self.max_results, minimum=0, optional=True),
+        )
+        set_(
+            self,
+            "collection_size",
+            _integer("collection_size", self.collection_size, minimum=0, optional=True),
+        )
+        set_(self, "queries", _ids("queries", self.queries))
+        set_(self, "exclude_queries", _ids("exclude_queries", self.exclude_queries) or None)
+        if self.query_set is not None and not isinstance(self.query_set, str):
+            raise UsageError(f"query_set must be a name (a string), got {self.query_set!r}")
+
+    @classmethod
+    def build(
+        cls, options: EvalOptions | None = None, /, **values: Any
+    ) -> EvalOptions:
+        """``options`` (or the defaults) with ``values`` replacing some of them.
+
+        The API functions take the options as keyword arguments and turn them into one
+        object here; an unknown name is a UsageError listing the known ones.
+        """
+        base = options if options is not None else cls()
+        if options is not None and not isinstance(options, EvalOptions):
+            raise UsageError(f"options must be an EvalOptions, got a {type(options).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            import difflib
+
+            close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise UsageError(
+                f"unknown option {unknown[0]!r}{hint}; the options are "
+                f"{', '.join(sorted(known))}"
+            )
+        return replace(base, **values) if values else base
+
+    @property
+    def restricts_queries(self) -> bool:
+        """Whether a query set was given (``queries`` or ``exclude_queries``)."""
+        return self.queries is not None or bool(self.exclude_queries)
+
+    def wants(self, query_id: str) -> bool:
+        """Whether ``query_id`` belongs to the query set."""
+        if self.queries is not None and query_id not in self.queries:
+            return False
+        return not (self.exclude_queries and query_id in self.exclude_queries)
+
+    def describe_query_set(self) -> str:
+        """How the query set was chosen: ``"all"``, the ``query_set`` name, or its size."""
+        if not self.restricts_queries:
+            return "all"
+        if self.query_set:
+            return self.query_set
+        parts = []
+        if self.queries is not None:
+            parts.append(f"{len(self.queries)} listed queries")
+        if self.exclude_queries:
+            parts.append(f"excluding {len(self.exclude_queries)} listed queries")
+        return ", ".join(parts)
+
+    def settings(self, *, order: str | None = None) -> dict[str, Any]:
+        """The options as a result reports them. ``order`` is the order actually used when
+        the option was left to the run (``None``)."""
+        return {
+            "level": self.level,
+            "collection_size": self.collection_size,
+            "complete": self.complete,
+            "judged_only": self.judged_only,
+            "max_results": self.max_results,
+            "order": self.order or order,
+            "duplicates": self.duplicates,
+            "query_set": self.describe_query_set(),
+        }
+

@@ -1,0 +1,115 @@
+"""Block sources: a run and its judgments as blocks of whole queries, whatever the input.
+
+Every evaluation reads its input through a :class:`BlockSource`, which yields :class:`Block`
+objects: some of the run's queries, each with all its rows, and the judgments of those
+queries. The pipeline (:mod:`prfeval.retrieval.pipeline`) aligns and measures each block the
+same way, so reading a file whole, reading it in bounded memory or taking dicts are one loop
+over different sources:
+
+* :class:`WholeSource`: the run and the judgments read at once (any file format, DataFrames,
+  Arrow tables, dicts, ranked lists), restricted to the query set: one block;
+* :class:`~prfeval.io.stream.StreamedRun`: a large TREC run file, cut into blocks of whole
+  queries as it is read (the judgments kept in a compact index); then one last block with the
+  judged queries the run never named (an empty run), so that they are accounted for as every
+  other path accounts for them;
+* Spark partitions (:mod:`prfeval.spark`) are blocks too.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from prfeval.core.errors import InputFormatError, PrfevalWarning
+from prfeval.core.options import EvalOptions
+from prfeval.core.tables import Qrels, Run
+from prfeval.io.load import load_qrels, load_run
+from prfeval.io.mapping import plain_dicts
+from prfeval.io.select import restrict_queries
+
+__all__ = ["Block", "BlockSource", "WholeSource", "load_judgments"]
+
+
+@dataclass(frozen=True)
+class Block:
+    """Whole queries of a run with their judgments: tables, or plain dicts.
+
+    ``dicts`` blocks hold ``{qid: {docid: grade}}`` and ``{qid: {docid: score}}`` as given,
+    unrestricted (the encoder selects the query set as it reads them).
+    """
+
+    qrels: Qrels | Mapping[str, Any]
+    run: Run | Mapping[str, Any]
+    dicts: bool = False
+
+
+class BlockSource(Protocol):
+    """Where blocks come from, and how the inputs are named in results."""
+
+    qrels_name: str
+    run_name: str
+    streamed: bool
+
+    def blocks(self) -> Iterator[Block]:
+        """The blocks, each query in exactly one of them."""
+        ...
+
+    @property
+    def empty_run(self) -> bool:
+        """Whether the run had no rows at all (known once the blocks are read)."""
+        ...
+
+
+def load_judgments(qrels: Any) -> Qrels:
+    """Judgments in any form; an empty set of judgments is an error (nothing to measure)."""
+    table = load_qrels(qrels)
+    if len(table) == 0:
+        raise InputFormatError("no judgments", path=table.source.path)
+    return table
+
+
+def warn_empty_run(name: str) -> None:
+    """Say that a run has no rows: every measure is then 0, which is rarely what was meant."""
+    warnings.warn(f"the run {name} is empty: every measure is 0", PrfevalWarning, stacklevel=2)
+
+
+class WholeSource:
+    """The whole run and its judgments as one block, restricted to the query set.
+
+    Plain dicts stay dicts (``use_dicts``) when the readers of the ranking need no document
+    ids: the dict encoder joins them through their own hash tables.
+    """
+
+    streamed = False
+
+    def __init__(
+        self, qrels: Any, run: Any, options: EvalOptions, *, use_dicts: bool = False
+    ) -> None:
+        self._options = options
+        if use_dicts and plain_dicts(qrels, run) and any(qrels.values()):
+            self._block = Block(qrels, run, dicts=True)
+            self.qrels_name, self.run_name = "qrels dict", "run"
+            self._empty = not any(run.values())
+            return
+        qrels_table = load_judgments(qrels)
+        run_table = load_run(run, ranks=options.order == "rank")
+        self._empty = len(run_table) == 0
+        self.qrels_name, self.run_name = qrels_table.source.path, run_table.name
+        include, exclude = options.queries, options.exclude_queries
+        self._block = Block(
+            restrict_queries(qrels_table, include, exclude),
+            restrict_queries(run_table, include, exclude),
+        )
+
+    @property
+    def empty_run(self) -> bool:
+        """Whether the run has no rows at all."""
+        return self._empty
+
+    def blocks(self) -> Iterator[Block]:
+        """The one block."""
+        if self._empty:
+            warn_empty_run(self.run_name)
+        yield self._block

@@ -1,0 +1,257 @@
+"""The one pipeline every command runs on: source -> blocks -> align -> kernel -> sink.
+
+::
+
+    source (file whole | file in blocks | dicts | DataFrame | Arrow | ranked lists)
+      -> blocks of whole queries            (prfeval.io.blocks, prfeval.io.stream)
+      -> align: rank, policies, CSR         (prfeval.retrieval.align)  -> JudgedRanking
+      -> a sink: measures, curves, ...      (prfeval.retrieval.kernel, .curves)
+      -> averages and a result              (prfeval.core.aggregate)
+
+:func:`run_pipeline` is the loop. ``evaluate``, ``curve`` and ``compare`` differ only in the
+sink they give it, and a large TREC run differs from a small one only in its source, so
+streaming is not a second implementation: it is the same loop over a source that yields many
+blocks, in bounded memory. When a streamed run turns out not to be grouped by query,
+:func:`run_pipeline` starts again from the whole file, with a warning saying so.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar, Unpack
+
+from prfeval.core.errors import PrfevalWarning
+from prfeval.core.ids import query_output_order
+from prfeval.core.options import EvalOptions, OptionValues
+from prfeval.core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
+from prfeval.io.blocks import Block, BlockSource, WholeSource, load_judgments
+from prfeval.io.load import load_run
+from prfeval.io.select import restrict_queries
+from prfeval.io.stream import STREAM_THRESHOLD_BYTES, NotStreamable, StreamedRun
+from prfeval.io.tabular import tabular_kind
+from prfeval.measures import Measure
+from prfeval.retrieval.align import assemble
+from prfeval.retrieval.encode import encode_dicts, encode_tables
+from prfeval.retrieval.kernel import MeasuredQueries, measure_queries
+
+__all__ = [
+    "MeasureSink",
+    "PipelineRun",
+    "Sink",
+    "align",
+    "align_block",
+    "drain",
+    "open_source",
+    "run_pipeline",
+]
+
+Progress = Callable[[int, int], None]
+
+
+class Sink(Protocol):
+    """What consumes the judged rankings of a source, block by block."""
+
+    def add(self, ranking: JudgedRanking) -> None:
+        """Take one block's judged ranking (blocks hold disjoint queries)."""
+        ...
+
+
+S = TypeVar("S", bound=Sink)
+
+
+def align_block(block: Block, options: EvalOptions, needs: RankingNeeds) -> JudgedRanking:
+    """The judged ranking of one block (dicts through their own encoder when it takes them)."""
+    encoded = None
+    if block.dicts:
+        encoded = encode_dicts(
+            block.qrels,  # type: ignore[arg-type]
+            block.run,  # type: ignore[arg-type]
+            complete=options.complete,
+            wants=options.wants if options.restricts_queries else None,
+        )
+        if encoded is None:  # dicts the dict encoder does not take: read them as tables
+            qrels = load_judgments(block.qrels)
+            run = load_run(block.run, ranks=False)
+            block = Block(
+                restrict_queries(qrels, options.queries, options.exclude_queries),
+                restrict_queries(run, options.queries, options.exclude_queries),
+            )
+    if encoded is None:
+        encoded = encode_tables(
+            block.qrels,  # type: ignore[arg-type]
+            block.run,  # type: ignore[arg-type]
+            complete=options.complete,
+            sorted_docs=needs.doc_ids,
+        )
+    return assemble(encoded, options, needs)
+
+
+def align(
+    qrels: Any,
+    run: Any,
+    options: EvalOptions | None = None,
+    needs: RankingNeeds | None = None,
+    **option_values: Unpack[OptionValues],
+) -> JudgedRanking:
+    """The judged ranking of a whole input: put ``run`` in rank order per query and join each
+    position with its judgment.
+
+    Parameters
+    ----------
+    qrels, run
+        Anything :func:`prfeval.evaluate` reads (tables, files, DataFrames, dicts).
+    options, **option_values
+        The evaluation options (order, duplicates, ``-M``, ``-J``, ``-c``, the query set),
+        as one :class:`~prfeval.core.options.EvalOptions` and/or by name.
+    needs
+        What the ranking will be read for (:func:`prfeval.measures.ranking_needs`); by
+        default everything: every tie in doc id order and document codes in byte order.
+
+    Returns
+    -------
+    JudgedRanking
+        Valid for ``needs`` (it records them: the kernel refuses to read it for more).
+    """
+    options = EvalOptions.build(options, **option_values)
+    needs = RankingNeeds.everything() if needs is None else needs
+    (block,) = WholeSource(qrels, run, options, use_dicts=not needs.doc_ids).blocks()
+    return align_block(block, options, needs)
+
+
+def open_source(
+    qrels: Any,
+    run: Any,
+    options: EvalOptions,
+    needs: RankingNeeds,
+    *,
+    stream: bool | None = None,
+    progress: Progress | None = None,
+) -> BlockSource:
+    """The source for ``run``: a streamed TREC run file when asked (``stream=True``) or when
+    it is larger than 8 MiB (``stream=None``), else the whole input at once."""
+    if hasattr(qrels, "read"):
+        qrels = load_judgments(qrels)  # a stream can be read once: read it now
+    streamable = (
+        isinstance(run, str | os.PathLike)
+        and str(run) != "-"
+        and not tabular_kind(os.fspath(run))
+        and os.path.isfile(run)
+    )
+    if stream and not streamable:
+        warnings.warn(
+            "only a TREC run file can be streamed; reading it whole",
+            PrfevalWarning,
+            stacklevel=3,
+        )
+    if stream is not False and streamable:
+        size = os.path.getsize(run)
+        # An empty run has nothing to stream: the whole-file path says it is empty.
+        if size and (stream or size >= STREAM_THRESHOLD_BYTES):
+            return StreamedRun(qrels, os.fspath(run), options, progress=progress)
+    return WholeSource(qrels, run, options, use_dicts=not needs.doc_ids)
+
+
+@dataclass(frozen=True)
+class PipelineRun:
+    """What a pass of the pipeline gives beside its sink's result: where the input came
+    from and what was set aside."""
+
+    accounting: QueryAccounting
+    qrels_name: str
+    run_name: str
+    empty_run: bool
+    streamed: bool
+    default_order: str
+
+    def settings(self, options: EvalOptions) -> dict[str, Any]:
+        """The settings a result reports: the options, and the inputs as they were read."""
+        return {
+            **options.settings(order=self.default_order),
+            "qrels": self.qrels_name,
+            "run": self.run_name,
+            "empty_run": self.empty_run,
+            "streamed": self.streamed,
+        }
+
+
+def run_pipeline(
+    qrels: Any,
+    run: Any,
+    options: EvalOptions,
+    needs: RankingNeeds,
+    make_sink: Callable[[], S],
+    *,
+    stream: bool | None = None,
+    progress: Progress | None = None,
+) -> tuple[S, PipelineRun]:
+    """Align every block of the input and hand each judged ranking to a fresh sink.
+
+    Returns the sink and the pass's accounting. A streamed run that turns out not to be
+    streamable (not grouped by query, not in the clean layout) is read again whole, into a
+    new sink, with a :class:`~prfeval.core.errors.PrfevalWarning` saying so.
+    """
+    source = open_source(qrels, run, options, needs, stream=stream, progress=progress)
+    try:
+        return drain(source, options, needs, make_sink())
+    except NotStreamable as exc:
+        warnings.warn(f"{exc}; reading it whole instead", PrfevalWarning, stacklevel=2)
+        source = WholeSource(qrels, run, options, use_dicts=not needs.doc_ids)
+        return drain(source, options, needs, make_sink())
+
+
+def drain(
+    source: BlockSource, options: EvalOptions, needs: RankingNeeds, sink: S
+) -> tuple[S, PipelineRun]:
+    """Align every block of ``source`` into ``sink``: the loop itself, with no fallback."""
+    parts: list[QueryAccounting] = []
+    default_order = "score"
+    for block in source.blocks():
+        if not block.dicts:
+            default_order = block.run.default_order  # type: ignore[union-attr]
+        ranking = align_block(block, options, needs)
+        parts.append(ranking.accounting)
+        sink.add(ranking)
+    accounting = (
+        parts[0] if len(parts) == 1 else QueryAccounting.merge(parts, complete=options.complete)
+    )
+    return sink, PipelineRun(
+        accounting,
+        source.qrels_name,
+        source.run_name,
+        source.empty_run,
+        source.streamed,
+        default_order,
+    )
+
+
+class MeasureSink:
+    """Measures every block's queries, and joins them in output order at the end."""
+
+    def __init__(self, measures: Sequence[Measure], options: EvalOptions) -> None:
+        self.measures = tuple(measures)
+        self.options = options
+        self.parts: list[MeasuredQueries] = []
+
+    def add(self, ranking: JudgedRanking) -> None:
+        """Measure one block's queries."""
+        if ranking.n_queries:
+            self.parts.append(
+                measure_queries(
+                    ranking,
+                    self.measures,
+                    level=self.options.level,
+                    collection_size=self.options.collection_size,
+                )
+            )
+
+    def result(self) -> MeasuredQueries:
+        """Every query's values, in output order."""
+        if not self.parts:
+            return MeasuredQueries.empty(self.measures)
+        if len(self.parts) == 1:
+            return self.parts[0]  # one block is in output order already
+        joined = MeasuredQueries.concat(self.parts)
+        return joined.take(query_output_order(list(map(str, joined.query_ids))))
