@@ -12,10 +12,10 @@ from prfeval.core.errors import InputFormatError
 from prfeval.demo.bm25 import (
     LUCENE_ENGLISH_STOPWORDS,
     Bm25Index,
-    _tie_order,
     count_scored,
     rank_bm25,
     run_scores,
+    tie_order,
     tokenize,
     write_run,
 )
@@ -216,9 +216,9 @@ def test_write_run_rejects(tmp_path):
         write_run(tmp_path / "r", {"7": [("a b", 1.0)]})
 
 
-def test_tie_order():
-    assert _tie_order(["10", "9", "2"]).tolist() == [2, 1, 0]  # numeric: 2 < 9 < 10
-    assert _tie_order(["10", "9", "b"]).tolist() == [0, 1, 2]  # code point: "10" < "9" < "b"
+def testtie_order():
+    assert tie_order(["10", "9", "2"]).tolist() == [2, 1, 0]  # numeric: 2 < 9 < 10
+    assert tie_order(["10", "9", "b"]).tolist() == [0, 1, 2]  # code point: "10" < "9" < "b"
 
 
 def test_index_small_collection():

@@ -19,7 +19,7 @@ def test_every_measure_is_documented():
 
 def test_measures_table_is_current():
     """docs/measures.md holds exactly what `prfeval measures --format markdown` prints."""
-    from prfeval.cli.measures_cmd import markdown_table
+    from prfeval.report.measures import markdown_table
 
     assert markdown_table() in (ROOT / "docs" / "measures.md").read_text()
 

@@ -14,12 +14,12 @@ from prfeval.retrieval.curves import Curves, curve
 
 matplotlib = pytest.importorskip("matplotlib")
 
-from prfeval.plots.contours import save_figure  # noqa: E402
 from prfeval.plots.curves import (  # noqa: E402
     curves_figure,
     pr_curve_figure,
     tradeoff_figure,
 )
+from prfeval.plots.figures import save_figure  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 QRELS = {"A": {"a": 1, "b": 1, "c": 1, "d": 0}, "B": {"e": 1, "f": 1}}
@@ -189,8 +189,8 @@ def test_svg_file_keeps_title_and_axis_labels(tmp_path: Path, base: Curves) -> N
 def test_sweep_figure_draws_the_sweep_data(tmp_path):
     """The classifier's threshold sweep: the drawn PR line is (recall, precision) exactly."""
     from prfeval.classification.thresholds import threshold_sweep
-    from prfeval.plots.contours import save_figure
     from prfeval.plots.curves import sweep_figure
+    from prfeval.plots.figures import save_figure
 
     y = [1, 0, 1, 1, 0, 0, 1, 0]
     s = [0.9, 0.8, 0.7, 0.7, 0.4, 0.3, 0.2, 0.1]

@@ -17,13 +17,8 @@ from prfeval.core.errors import UsageError
 matplotlib = pytest.importorskip("matplotlib")
 
 from prfeval.cli import main  # noqa: E402
-from prfeval.plots.contours import (  # noqa: E402
-    DEFAULT_LEVELS,
-    contour_figure,
-    f_label,
-    figure_format,
-    save_figure,
-)
+from prfeval.plots.contours import DEFAULT_LEVELS, contour_figure  # noqa: E402
+from prfeval.plots.figures import f_label, figure_format, save_figure  # noqa: E402
 
 SEED_004 = {"System A": (0.48, 0.80), "System B": (0.75, 0.40)}
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

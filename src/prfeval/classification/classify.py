@@ -50,6 +50,7 @@ __all__ = [
     "ClassificationResult",
     "NoSkill",
     "classify",
+    "scalar_labels",
 ]
 
 Label = Hashable
@@ -81,7 +82,7 @@ _MAX_SET_PAIRS = 4_000_000
 # Reading labels
 
 
-def _scalar_labels(values: Any, name: str) -> np.ndarray:
+def scalar_labels(values: Any, name: str) -> np.ndarray:
     """A 1-D array of labels that are all numbers or all strings; missing labels refused."""
     if hasattr(values, "__array__"):
         a = np.asarray(values)
@@ -112,7 +113,7 @@ def _scalar_labels(values: Any, name: str) -> np.ndarray:
     if type(None) in types:
         raise UsageError(f"{name} has a missing label (None) at position {items.index(None)}")
     if all(issubclass(t, int | float | np.integer | np.floating | np.bool_) for t in types):
-        return _scalar_labels(np.array(items), name)
+        return scalar_labels(np.array(items), name)
     shown = sorted(t.__name__ for t in types)
     raise UsageError(f"{name} must hold strings or numbers, not a mix of {', '.join(shown)}")
 
@@ -186,7 +187,7 @@ class _Encoded:
 def _requested(labels: Iterable[Label] | None) -> np.ndarray | None:
     if labels is None:
         return None
-    lab = _scalar_labels(list(labels), "labels")
+    lab = scalar_labels(list(labels), "labels")
     if lab.size == 0:
         raise UsageError("labels is empty: give at least one label, or None for all")
     uniq, counts = np.unique(lab, return_counts=True)
@@ -234,15 +235,15 @@ def _encode(y_true: Any, y_pred: Any, labels: Iterable[Label] | None,
     if sets_true:
         flat_true, item_true = _label_sets(y_true, "y_true")
         flat_pred, item_pred = _label_sets(y_pred, "y_pred")
-        parts = [("y_true", _scalar_labels(np.array(flat_true, dtype=object), "y_true")),
-                 ("y_pred", _scalar_labels(np.array(flat_pred, dtype=object), "y_pred"))]
+        parts = [("y_true", scalar_labels(np.array(flat_true, dtype=object), "y_true")),
+                 ("y_pred", scalar_labels(np.array(flat_pred, dtype=object), "y_pred"))]
     else:
-        parts = [("y_true", _scalar_labels(y_true, "y_true")),
-                 ("y_pred", _scalar_labels(y_pred, "y_pred"))]
+        parts = [("y_true", scalar_labels(y_true, "y_true")),
+                 ("y_pred", scalar_labels(y_pred, "y_pred"))]
     if requested is not None:
         parts.append(("labels", requested))
     if extra:
-        parts.append(("pos_label", _scalar_labels(np.array(list(extra), dtype=object),
+        parts.append(("pos_label", scalar_labels(np.array(list(extra), dtype=object),
                                                   "pos_label")))
     classes, codes = _union(parts)
     selected = codes[2] if requested is not None else np.arange(len(classes), dtype=np.int64)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.classification.classify import _scalar_labels  # the same label checks as classify()
+from prfeval.classification.classify import scalar_labels  # the same checks as classify()
 from prfeval.core.counts import Counts, f_beta, f_from_pr, ppcr, precision, recall
 from prfeval.core.errors import UsageError
 
@@ -187,7 +187,7 @@ def threshold_sweep(
         raise UsageError(f"y_true and scores differ in length: {len(y_true)} vs {len(s)}")
     if len(s) == 0:
         raise UsageError("y_true and scores are empty: nothing to sweep")
-    y = _scalar_labels(y_true, "y_true")
+    y = scalar_labels(y_true, "y_true")
     if pos_label is None:
         pos_label = _default_pos_label(np.unique(y))
     elif (y.dtype.kind == "U") != isinstance(pos_label, str):

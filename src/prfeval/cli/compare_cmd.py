@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import math
 from pathlib import Path
 
 import click
@@ -16,14 +12,12 @@ from prfeval.cli.options import (
     output_option,
     query_set_options,
 )
-from prfeval.cli.output import emit, fmt_value, note, render_table
-from prfeval.comparison.compare import Comparison, compare
+from prfeval.cli.output import emit, note
+from prfeval.comparison.compare import compare
 from prfeval.comparison.stats import CORRECTIONS, TESTS
 from prfeval.core.errors import UsageError
 from prfeval.io.queries import read_query_ids
-from prfeval.report.comparison import describe_test, disagreement_lines
-
-FORMATS = ("table", "json", "markdown", "latex", "csv")
+from prfeval.report.comparison import FORMATS, format_comparison, notes
 
 
 def run_names(paths: tuple[str, ...]) -> list[str]:
@@ -49,95 +43,14 @@ def resolve_baseline(baseline: str | None, paths: tuple[str, ...], names: list[s
     raise UsageError(f"--baseline {baseline!r} is not one of the runs: {', '.join(names)}")
 
 
-def _signed(value: float, digits: int = 4) -> str:
-    return "n/a" if math.isnan(value) else f"{value:+.{digits}f}"
 
 
-def _p(value: float) -> str:
-    if math.isnan(value):
-        return "n/a"
-    return "<0.0001" if value < 1e-4 else f"{value:.4f}"
 
 
-def format_table(c: Comparison) -> str:
-    """One row per (measure, run), baseline first within each measure, then the notes."""
-    confidence = f"{c.settings['confidence']:.0%} CI"
-    headers = [
-        "measure",
-        "run",
-        "macro",
-        "micro",
-        "Δ macro",
-        confidence,
-        "p",
-        "p adj.",
-        "sig.",
-        "W/T/L",
-    ]
-    rows = []
-    for label in c.labels:
-        for i, run in enumerate(c.runs):
-            r = c.row(label, run)
-            integer = r.aggregation == "sum"
-            tested = r.wins is not None
-            rows.append(
-                [
-                    label if i == 0 else "",
-                    f"{run} (baseline)" if r.is_baseline else run,
-                    fmt_value(r.macro, integer=integer) + (" (total)" if integer else ""),
-                    "" if integer else fmt_value(r.micro),
-                    "" if r.is_baseline else _signed(r.delta, 0 if integer else 4),
-                    f"[{_signed(r.ci_low)}, {_signed(r.ci_high)}]" if tested else "",
-                    _p(r.p_value) if tested else "",
-                    _p(r.p_adjusted) if tested else "",
-                    "†" if r.significant else "",
-                    f"{r.wins}/{r.ties}/{r.losses}" if tested else "",
-                ]
-            )
-    s = c.settings
-    notes = [
-        f"macro: mean over queries; micro: the measure of the pooled counts. Δ: run − "
-        f"{c.baseline}, paired by query; {confidence}: paired bootstrap, "
-        f"{s['n_bootstrap']:,} resamples.",
-        f"p: {describe_test(c)}; †: p adj. <= {s['alpha']:g}. W/T/L: queries won, tied, lost.",
-        *disagreement_lines(c),
-        *c.queries.describe(),
-    ]
-    movers = mover_lines(c)
-    if movers:
-        notes += ["Queries that moved most (run − baseline):", *movers]
-    return render_table(None, headers, rows, notes, right_align_from=2)
 
 
-def mover_lines(c: Comparison) -> list[str]:
-    """``  P@10, B: 12 +0.5000, 7 -0.4000`` per tested (measure, run) with any movement."""
-    lines = []
-    for r in c.rows:
-        if r.top_movers:
-            moved = ", ".join(f"{q} {d:+.4f}" for q, d in r.top_movers)
-            lines.append(f"  {r.measure}, {r.run}: {moved}")
-    return lines
 
 
-def format_csv(c: Comparison) -> str:
-    """One line per (measure, run); NaN and not-applicable cells empty."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    records = [r.to_dict() for r in c.rows]
-    columns = [k for k in records[0] if k != "top_movers"]
-    writer.writerow(columns)
-    for record in records:
-        writer.writerow(
-            [
-                ""
-                if record[k] is None
-                else repr(record[k])
-                if isinstance(record[k], float)
-                else record[k]
-                for k in columns
-            ]
-        )
-    return buffer.getvalue()
 
 
 def _query_set_label(queries_file: str | None, exclude_file: str | None) -> str | None:
@@ -283,7 +196,7 @@ def command(
     if len(runs) < 2:
         raise UsageError(f"compare needs at least two runs, got {len(runs)}")
     if plot_file is not None:
-        from prfeval.plots.contours import figure_format
+        from prfeval.plots.figures import figure_format
 
         figure_format(plot_file)  # a bad extension fails before the work, not after
     names = run_names(runs)
@@ -307,25 +220,12 @@ def command(
         query_set=_query_set_label(queries_file, exclude_file),
         top=top,
     )
-    if fmt == "table":
-        text = format_table(result)
-    elif fmt == "json":
-        text = json.dumps(result.to_dict(per_query=per_query), indent=2)
-    elif fmt == "markdown":
-        text = result.to_markdown()
-    elif fmt == "latex":
-        text = result.to_latex()
-    else:
-        text = format_csv(result)
-    if fmt in ("json", "csv"):
-        # The table, Markdown and LaTeX say these themselves; JSON and CSV are for programs.
-        for line in result.queries.describe()[1:]:
-            note(line)
-        for d in result.disagreements:
-            note(f"macro and micro disagree: {d.describe()}")
+    text = format_comparison(result, fmt, per_query=per_query)
+    for line in notes(result, fmt):
+        note(line)
     if plot_file is not None:
         from prfeval.plots.compare import difference_figure
-        from prfeval.plots.contours import save_figure
+        from prfeval.plots.figures import save_figure
 
         save_figure(difference_figure(result, plot_measure), plot_file, close=True)
     emit(text, output)

@@ -103,7 +103,8 @@ def command(
         points[key] = (p, r)
 
     # Imported here: matplotlib is an optional extra and slow to import.
-    from prfeval.plots.contours import contour_figure, figure_format, save_figure
+    from prfeval.plots.contours import contour_figure
+    from prfeval.plots.figures import figure_format, save_figure
 
     figure_format(plot_path)  # a bad extension fails before any drawing
     fig = contour_figure(betas, means=means, points=points)

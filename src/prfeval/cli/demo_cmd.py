@@ -8,8 +8,7 @@ from contextlib import contextmanager
 
 import click
 
-from prfeval.cli.evaluate_cmd import format_table
-from prfeval.cli.output import emit, render_table
+from prfeval.cli.output import emit
 
 
 @contextmanager
@@ -38,46 +37,9 @@ def _steps() -> Iterator[object]:
 def command(out_dir: str, no_plots: bool) -> None:
     """Rank Cranfield with BM25, evaluate it and reproduce seed 000's trade-off table."""
     from prfeval.demo.run import run_demo
+    from prfeval.report.demo import format_demo
 
     with _steps() as step:
         report = run_demo(out_dir, plots=not no_plots, step=step)  # type: ignore[arg-type]
 
-    q = report.query_id
-    rows = [
-        [
-            f"{r.k:,}",
-            str(r.relevant_retrieved),
-            f"{r.precision:.3f}",
-            f"{r.recall:.3f}",
-            f"{r.f1:.3f}",
-        ]
-        for r in report.rows
-    ]
-    lines = [
-        f"Cranfield query {q} ranked by BM25 ({report.n_relevant} relevant of 1,400):",
-        render_table(None, ["retrieved k", "relevant", "precision", "recall", "F1"], rows),
-        f"Best F1: {report.best.f1:.3f} at k = {report.best.k} "
-        f"(P = {report.best.precision:.3f}, R = {report.best.recall:.3f}).",
-    ]
-    if report.recall_half is not None:
-        lines.append(
-            f"Recall first reaches 0.5 at rank {report.recall_half.k}, where "
-            f"P = {report.recall_half.precision:.3f}."
-        )
-    if report.n_scored is not None:
-        lines.append(
-            f"Documents with a positive score: {report.n_scored}; relevant documents "
-            f"sharing no term with the query (reached only after them): "
-            f"{len(report.relevant_unscored)}."
-        )
-    best = report.curves.macro.best
-    lines += [
-        "",
-        f"All {report.evaluation.accounting.evaluated} queries, default measures:",
-        format_table(report.evaluation).rstrip(),
-        f"The single cutoff with the best macro F1: k = {best.k} (F1 = {best.f:.3f}).",
-        "",
-        "Wrote:",
-        *(f"  {path}" for path in report.files.values()),
-    ]
-    emit("\n".join(lines), None)
+    emit(format_demo(report), None)

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-
 import click
 
 from prfeval.cli.options import (
@@ -15,57 +11,10 @@ from prfeval.cli.options import (
     query_set_options,
     ranking_options,
 )
-from prfeval.cli.output import (
-    emit,
-    fmt_value,
-    note,
-    notes_from_warnings,
-    progress_bar,
-    render_table,
-)
+from prfeval.cli.output import emit, note, notes_from_warnings, progress_bar
 from prfeval.io.queries import read_query_ids
-from prfeval.retrieval.evaluate import Evaluation, evaluate
-
-FORMATS = ("table", "trec", "json", "csv")
-
-
-def _list(ids: tuple[str, ...], limit: int = 8) -> str:
-    shown = ", ".join(ids[:limit])
-    return shown + (f", ... ({len(ids)} in all)" if len(ids) > limit else "")
-
-
-def accounting_lines(e: Evaluation) -> list[str]:
-    """What was evaluated and what was set aside, in words."""
-    a = e.accounting
-    over = (
-        "every judged query (-c: missing ones score as empty rankings)"
-        if a.complete
-        else "queries in both the run and the judgments"
-    )
-    lines = [f"Queries evaluated: {a.evaluated}, averaged over {over}."]
-    if e.settings.get("query_set", "all") != "all":
-        lines.append(f"Query set: {e.settings['query_set']}.")
-    if a.missing_from_run:
-        verb = "scored as empty" if a.complete else "skipped (use -c to count them)"
-        lines.append(
-            f"Judged queries with no results ({len(a.missing_from_run)}, {verb}): "
-            f"{_list(a.missing_from_run)}"
-        )
-    if a.not_in_qrels:
-        lines.append(
-            f"Run queries with no judgments ({len(a.not_in_qrels)}, skipped): "
-            f"{_list(a.not_in_qrels)}"
-        )
-    if a.duplicates:
-        lines.append(
-            f"Repeated documents: {a.duplicates} (policy: {e.settings.get('duplicates', 'keep')})"
-        )
-    lines.append(f"Unjudged retrieved documents (counted non-relevant): {a.unjudged_retrieved}")
-    if a.dropped_unjudged:
-        lines.append(f"Unjudged documents removed (-J): {a.dropped_unjudged}")
-    if a.truncated:
-        lines.append(f"Documents beyond -M removed: {a.truncated}")
-    return lines
+from prfeval.report.evaluation import FORMATS, format_evaluation, notes
+from prfeval.retrieval.evaluate import evaluate
 
 
 def _query_set_name(
@@ -81,63 +30,6 @@ def _query_set_name(
     if exclude_file and exclude is not None:
         parts.append(f"leaving out the {len(exclude)} listed in {exclude_file}")
     return ", ".join(parts) or None
-
-
-def format_table(e: Evaluation) -> str:
-    rows = []
-    for m in e.measures:
-        label = str(m)
-        integer = m.definition.is_total
-        rows.append(
-            [
-                label + (" (total)" if integer else ""),
-                fmt_value(e.macro[label], integer=integer),
-                fmt_value(e.micro[label], integer=integer) if label in e.micro else "",
-                fmt_value(e.f_of_means[label]) if label in e.f_of_means else "",
-            ]
-        )
-    notes = [
-        "macro: mean over queries; micro: the measure of the pooled counts; "
-        "F of means: F of the macro P and macro R.",
-        *accounting_lines(e),
-    ]
-    return render_table(None, ["measure", "macro", "micro", "F of means"], rows, notes)
-
-
-def format_trec(e: Evaluation, per_query: bool) -> str:
-    """trec_eval's layout: ``measure<TAB>qid<TAB>value``; counts as integers, else 4 decimals."""
-    lines = []
-    integer = [m.definition.is_total for m in e.measures]
-    labels = e.labels
-
-    def line(label: str, qid: str, value: float, is_int: bool) -> str:
-        shown = str(round(value)) if is_int else f"{value:.4f}"
-        return f"{label:<22}\t{qid}\t{shown}"
-
-    if per_query:
-        for j, qid in enumerate(e.query_ids):
-            for i, label in enumerate(labels):
-                lines.append(line(label, qid, float(e.values[i, j]), integer[i]))
-    for i, label in enumerate(labels):
-        lines.append(line(label, "all", e.macro[label], integer[i]))
-    return "\n".join(lines)
-
-
-def format_csv(e: Evaluation, per_query: bool) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["query_id", "measure", "value"])
-    labels = e.labels
-    if per_query:
-        for j, qid in enumerate(e.query_ids):
-            for i, label in enumerate(labels):
-                writer.writerow([qid, label, repr(float(e.values[i, j]))])
-    for average in ("macro", "micro", "f_of_means"):
-        values = getattr(e, average)
-        for label in labels:
-            if label in values:
-                writer.writerow([average, label, repr(values[label])])
-    return buffer.getvalue()
 
 
 @click.command("evaluate")
@@ -210,49 +102,7 @@ def command(
             stream=stream,
             progress=progress,
         )
-    if fmt == "table":
-        text = format_table(result)
-        if per_query:
-            text += "\n" + format_trec_per_query_table(result)
-    elif fmt == "trec":
-        text = format_trec(result, per_query)
-    elif fmt == "json":
-        text = json.dumps(result.to_dict(per_query=per_query), indent=2)
-    else:
-        text = format_csv(result, per_query)
-    if fmt != "table":
-        a = result.accounting
-        note(
-            f"{a.evaluated} queries evaluated"
-            + (
-                " (every judged query, -c)"
-                if a.complete
-                else " (queries in both the run and the judgments)"
-            )
-        )
-        if a.not_in_qrels:
-            note(
-                f"{len(a.not_in_qrels)} run queries have no judgments and were skipped: "
-                f"{_list(a.not_in_qrels)}"
-            )
-        if a.missing_from_run and not a.complete:
-            note(
-                f"{len(a.missing_from_run)} judged queries have no results and were not "
-                f"averaged (use -c to count them): {_list(a.missing_from_run)}"
-            )
+    text = format_evaluation(result, fmt, per_query=per_query)
+    for line in notes(result, fmt):
+        note(line)
     emit(text, output)
-
-
-def format_trec_per_query_table(e: Evaluation) -> str:
-    labels = e.labels
-    rows = [
-        [
-            qid,
-            *(
-                fmt_value(float(e.values[i, j]), integer=e.measures[i].definition.is_total)
-                for i in range(len(labels))
-            ),
-        ]
-        for j, qid in enumerate(e.query_ids)
-    ]
-    return render_table("Per query", ["query", *labels], rows)

@@ -6,14 +6,12 @@ harmonic mean: retrieving everything scores 0.501 on the arithmetic mean but 0.0
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-
 import click
 
+from prfeval.cli.output import emit
 from prfeval.core.errors import UsageError
-from prfeval.core.means import SEED_SYSTEMS, MeansTable, means_table
+from prfeval.core.means import SEED_SYSTEMS, means_table
+from prfeval.report.means import FORMATS, format_means
 
 __all__ = ["command", "parse_pair"]
 
@@ -46,33 +44,8 @@ def parse_pair(text: str) -> tuple[str | None, float, float]:
     return label, numbers[0], numbers[1]
 
 
-def _render_table(table: MeansTable) -> None:
-    from rich import box
-    from rich.console import Console
-    from rich.table import Table
-
-    named = any(label is not None for label in table.labels)
-    # No outer edge: seed 000's longest name still fits an 80-column terminal unwrapped.
-    out = Table(
-        title="Means of precision and recall", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False
-    )
-    if named:
-        out.add_column("System", no_wrap=True)
-    for header in ("P", "R", "Arithmetic", "Geometric", "Harmonic\n(F1)"):
-        out.add_column(header, justify="right")
-    for row in table.records():
-        cells = [f"{row[name]:.3f}" for name in table.COLUMNS]
-        out.add_row(*([row["system"] or ""] if named else []), *cells)
-    Console().print(out)
 
 
-def _render_csv(table: MeansTable) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["system", *table.COLUMNS])
-    for row in table.records():
-        writer.writerow([row["system"] or "", *(repr(row[name]) for name in table.COLUMNS)])
-    return buffer.getvalue()
 
 
 @click.command(name="means")
@@ -81,7 +54,7 @@ def _render_csv(table: MeansTable) -> str:
     "-f",
     "--format",
     "fmt",
-    type=click.Choice(["table", "json", "csv"]),
+    type=click.Choice(FORMATS),
     default="table",
     show_default=True,
     help="table: rounded to 3 decimals; json and csv: full precision.",
@@ -100,9 +73,4 @@ def command(pairs: tuple[str, ...], fmt: str) -> None:
         table = means_table([(p, r) for _, p, r in parsed], labels=[n for n, _, _ in parsed])
     else:
         table = means_table(SEED_SYSTEMS)
-    if fmt == "json":
-        click.echo(json.dumps(table.records(), indent=2))
-    elif fmt == "csv":
-        click.echo(_render_csv(table), nl=False)
-    else:
-        _render_table(table)
+    emit(format_means(table, fmt), None)

@@ -2,21 +2,37 @@
 
 from __future__ import annotations
 
-import math
-import os
 import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 
 from prfeval.core.errors import UsageError
-from prfeval.io.atomic import write_atomic
+from prfeval.io.atomic import open_atomic, write_atomic
 
-__all__ = ["emit", "fmt_value", "note", "render_table"]
+__all__ = ["emit", "note", "notes_from_warnings", "output_file", "progress_bar"]
+
+
+@contextmanager
+def output_file(output: str | None) -> Iterator[BinaryIO]:
+    """A binary stream to write a large result to: stdout, or ``output`` written atomically
+    (a temporary file renamed on success, so a failure leaves nothing half written)."""
+    if output is None or output == "-":
+        sys.stdout.flush()
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    target = Path(output)
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        raise UsageError(f"{output}: the directory {directory} does not exist")
+    with open_atomic(target) as handle:
+        yield handle
 
 
 def emit(text: str, output: str | None) -> None:
@@ -91,37 +107,3 @@ def progress_bar(description: str) -> Iterator[Callable[[int, int], None] | None
 def note(message: str) -> None:
     """A one-line note on stderr (warnings, skipped queries)."""
     click.echo(f"prfeval: {message}", err=True)
-
-
-def fmt_value(value: float, *, integer: bool = False, digits: int = 4) -> str:
-    """A number for a table: integers as such, NaN as 'n/a'."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    if integer:
-        return str(round(value))
-    return f"{value:.{digits}f}"
-
-
-def render_table(
-    title: str | None,
-    headers: list[str],
-    rows: list[list[str]],
-    notes: list[str] | None = None,
-    right_align_from: int = 1,
-) -> str:
-    """A table rendered by rich as plain text, with ``notes`` as lines below it."""
-    from rich import box
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
-    for i, header in enumerate(headers):
-        table.add_column(header, justify="right" if i >= right_align_from else "left")
-    for row in rows:
-        table.add_row(*row)
-    with open(os.devnull, "w") as sink:
-        console = Console(width=200, record=True, file=sink, color_system=None)
-        console.print(table)
-        text = console.export_text()
-    lines = [line.rstrip() for line in text.splitlines()]
-    return "\n".join([*lines, *(notes or [])]).strip("\n") + "\n"

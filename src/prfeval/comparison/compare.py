@@ -15,7 +15,7 @@ luck?" honestly:
   recall, .762 against .476).
 
 The tests themselves live in :mod:`prfeval.comparison.stats`; the Markdown and LaTeX tables in
-:mod:`prfeval.report.comparison`.
+:mod:`prfeval.comparison.tables`.
 """
 
 from __future__ import annotations
@@ -385,14 +385,14 @@ class Comparison:
     def to_markdown(self, *, digits: int = 4, details: bool = True) -> str:
         """A Markdown report: the paper-style table (best in bold, † where significantly
         different from the baseline), then the details, disagreements and queries."""
-        from prfeval.report.comparison import markdown
+        from prfeval.comparison.tables import markdown
 
         return markdown(self, digits=digits, details=details)
 
     def to_latex(self, *, digits: int = 4) -> str:
         """A LaTeX ``table`` (booktabs): best value per measure in bold, ``$^\\dagger$`` where
         significantly different from the baseline, the test named in the caption."""
-        from prfeval.report.comparison import latex
+        from prfeval.comparison.tables import latex
 
         return latex(self, digits=digits)
 

@@ -51,6 +51,7 @@ __all__ = [
     "count_scored",
     "rank_bm25",
     "run_scores",
+    "tie_order",
     "tokenize",
     "write_run",
 ]
@@ -139,7 +140,7 @@ def tokenize(text: str, *, stemmer: Any = None) -> list[str]:
     return stemmer.stemWords(words)
 
 
-def _tie_order(doc_ids: Sequence[str]) -> npt.NDArray[np.intp]:
+def tie_order(doc_ids: Sequence[str]) -> npt.NDArray[np.intp]:
     """Position of each document in doc id order: numeric if every id is a decimal integer,
     else by code point."""
     if all(doc_id.isdecimal() for doc_id in doc_ids):
@@ -203,7 +204,7 @@ class Bm25Index:
         if len(set(self.doc_ids)) != len(self.doc_ids):
             raise ValueError("document ids must be unique")
         self._ids = np.array(self.doc_ids, dtype=object)
-        self._tie_position = _tie_order(self.doc_ids)
+        self._tie_position = tie_order(self.doc_ids)
         self._stemmer = _stemmer()
         corpus = [
             tokenize(f"{document.title} {document.text}", stemmer=self._stemmer)

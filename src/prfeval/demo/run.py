@@ -156,8 +156,9 @@ def run_demo(
 
 def _draw(curves: Curves, query_id: str, out: Path) -> dict[str, Path]:
     """Seed 000's figures, from this run."""
-    from prfeval.plots.contours import contour_figure, save_figure
+    from prfeval.plots.contours import contour_figure
     from prfeval.plots.curves import tradeoff_figure
+    from prfeval.plots.figures import save_figure
 
     written = {
         "query_tradeoff": out / f"query{query_id}_tradeoff.png",

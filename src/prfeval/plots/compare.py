@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from prfeval.core.errors import UsageError
-from prfeval.plots.contours import _pyplot
+from prfeval.plots.figures import pyplot
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -81,7 +81,7 @@ def difference_figure(
     if not shown:
         raise UsageError("no run to plot against the baseline")
 
-    plt = _pyplot()
+    plt = pyplot()
     n_q = len(comparison.query_ids)
     width = min(14.0, max(6.0, 0.18 * n_q + 2.0))
     fig, axes = plt.subplots(

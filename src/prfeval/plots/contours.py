@@ -1,10 +1,7 @@
 """Figures of precision, recall and the F measure (matplotlib, imported only when drawing).
 
-``import prfeval`` never imports matplotlib: each figure function asks :func:`_pyplot` for
-it, which also picks the non-interactive Agg backend on a machine with no display, and
-raises :class:`~prfeval.core.errors.UsageError` with the install hint when matplotlib is missing.
 Every figure function returns a :class:`matplotlib.figure.Figure`;
-:func:`save_figure` writes it as PNG or SVG.
+:func:`~prfeval.plots.figures.save_figure` writes it as PNG or SVG.
 
 Figures so far:
 
@@ -15,12 +12,9 @@ Figures so far:
 from __future__ import annotations
 
 import itertools
-import os
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -33,20 +27,19 @@ from prfeval.core.means import (
     recall_on_f_contour,
     recall_on_mean_contour,
 )
+from prfeval.plots.figures import f_label, pyplot
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["DEFAULT_LEVELS", "contour_figure", "f_label", "figure_format", "save_figure"]
+__all__ = ["DEFAULT_LEVELS", "contour_figure"]
 
 FloatArray = npt.NDArray[np.float64]
 
 #: The contour levels drawn by default, as in seed 000's figures.
 DEFAULT_LEVELS: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
-_FORMATS = {".png": "png", ".svg": "svg"}
-_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 # Points cycle through these; blue is left out so they stand apart from the contours.
 _POINT_STYLES = (
     ("tab:red", "o"),
@@ -62,106 +55,14 @@ _CONTOUR_COLOR = "#35618f"
 _PANEL_SIZE = 4.0  # inches per panel: readable at the default dpi with 9 labelled contours
 
 
-def _headless() -> bool:
-    """True when no GUI can open a window (no X11/Wayland display on Linux and the like)."""
-    if sys.platform in ("darwin", "win32"):
-        return False
-    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def _pyplot() -> Any:
-    """Import and return ``matplotlib.pyplot``, lazily, so ``import prfeval`` stays light.
-
-    On a machine without a display, and unless the user already chose a backend (by
-    ``MPLBACKEND`` or by importing pyplot first), select Agg so that drawing never tries to
-    open a window. Raises :class:`UsageError` when matplotlib is not installed.
-    """
-    try:
-        import matplotlib
-    except ImportError:
-        raise UsageError("plotting needs matplotlib: pip install 'prfeval[plot]'") from None
-    if "matplotlib.pyplot" not in sys.modules and not os.environ.get("MPLBACKEND") and _headless():
-        matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
-def figure_format(path: str | os.PathLike[str]) -> str:
-    """The image format :func:`save_figure` writes for ``path``: ``"png"`` or ``"svg"``.
-
-    Raises :class:`UsageError` for any other extension, so a caller can check a file name
-    before spending time on drawing.
-    """
-    out = Path(path)
-    fmt = _FORMATS.get(out.suffix.lower())
-    if fmt is None:
-        shown = f"a {out.suffix} file" if out.suffix else "a file with no extension"
-        raise UsageError(
-            f"cannot save a figure as {shown} ({str(out)!r}): use a .png or .svg file name"
-        )
-    return fmt
 
 
-def save_figure(
-    fig: Figure, path: str | os.PathLike[str], *, dpi: int = 150, close: bool = False
-) -> Path:
-    """Write ``fig`` to ``path`` as PNG or SVG, chosen by the file's extension.
-
-    Parameters
-    ----------
-    fig
-        The figure, as returned by the figure functions of this module.
-    path
-        The output file; its extension (``.png`` or ``.svg``, any case) picks the format.
-    dpi
-        Resolution of a PNG (an SVG is vector and ignores it).
-    close
-        Also close the figure in pyplot, freeing its memory (for scripts and the CLI).
-
-    Returns
-    -------
-    pathlib.Path
-        The path written.
-
-    Raises
-    ------
-    UsageError
-        If the extension is neither ``.png`` nor ``.svg``.
-    OSError
-        If the file cannot be written (e.g. its folder does not exist).
-
-    Notes
-    -----
-    SVG text is kept as text, not outlines, so titles and labels stay searchable and
-    selectable; the date is left out and element ids are salted with a fixed string, so the
-    same inputs give the same file byte for byte.
-    """
-    out = Path(path)
-    fmt = figure_format(out)
-    plt = _pyplot()
-    import matplotlib
-
-    # A temporary rc context: these settings must not leak into the caller's matplotlib.
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "prfeval"}):
-        metadata = {"Date": None} if fmt == "svg" else None
-        # A tight box keeps legends placed outside the axes from being cut at the edge.
-        fig.savefig(out, format=fmt, dpi=dpi, metadata=metadata, bbox_inches="tight")
-    if close:
-        plt.close(fig)
-    return out
 
 
-def f_label(beta: float) -> str:
-    """The name of F_beta with a Unicode subscript: ``F₁``, ``F₂``, ``F₀.₅``.
-
-    A beta whose shortest form is not plain digits and a point (``1e-05``) is written
-    ``F(β=1e-05)``.
-    """
-    text = f"{float(beta):g}"
-    if all(ch.isdigit() or ch == "." for ch in text):
-        return "F" + text.translate(_SUBSCRIPTS)
-    return f"F(β={text})"
 
 
 def _line_label(beta: float) -> str:
@@ -400,7 +301,7 @@ def contour_figure(
     if not panels:
         raise UsageError("nothing to draw: give at least one beta, or means=True")
 
-    plt = _pyplot()
+    plt = pyplot()
     n_legend = 2 + len(checked)  # contours, guide line, one row per point
     fig, axes = plt.subplots(
         1,

@@ -1,6 +1,6 @@
 """Figures of curves: seed 000's trade-off plot and the precision-recall curve.
 
-matplotlib is imported only when a figure is drawn (through :func:`prfeval.plots.contours._pyplot`);
+matplotlib is imported only when a figure is drawn (through :func:`prfeval.plots.figures.pyplot`);
 :func:`prfeval.plots.contours.save_figure` writes a figure as PNG or SVG. Each function takes one
 :class:`~prfeval.retrieval.curves.Curves`
 or several by name (``{"bm25": c1, "tuned": c2}``), draws one
@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core.errors import UsageError
-from prfeval.plots.contours import _pyplot, f_label
+from prfeval.plots.figures import f_label, pyplot
 from prfeval.retrieval.curves import AverageCurve, Curves, Cutoff, QueryCurve
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ def _subject(runs: Mapping[str, Curves], query: str | None, average: str) -> str
 def _new_axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
     if ax is not None:
         return ax.figure, ax  # type: ignore[return-value]
-    plt = _pyplot()
+    plt = pyplot()
     fig, new_ax = plt.subplots(figsize=size, layout="constrained")
     return fig, new_ax
 
@@ -435,7 +435,7 @@ def curves_figure(
         return tradeoff_figure(curves_by_run, query=query)
     if kind == "pr":
         return pr_curve_figure(curves_by_run, query=query, collection_size=collection_size)
-    plt = _pyplot()
+    plt = pyplot()
     fig, (left, right) = plt.subplots(
         1, 2, figsize=(14.0, 6.6), layout="constrained", width_ratios=(1.25, 1.0)
     )
@@ -452,7 +452,7 @@ def sweep_figure(sweep: ThresholdSweep, *, title: str | None = None) -> Figure:
     The best-F_beta threshold is marked in both panels. Interpolated precision at a point is
     the highest precision at any threshold whose recall is at least as high (as IPrec).
     """
-    plt = _pyplot()
+    plt = pyplot()
     fig, (pr_ax, t_ax) = plt.subplots(1, 2, figsize=(11.5, 4.8), layout="constrained")
     best = sweep.best_index
     flabel = f_label(sweep.beta)

@@ -418,8 +418,10 @@ class CurveSink:
     """Curves block by block: per-query summaries, the kept curves, and sums for the averages.
 
     Each block's judged ranking is read once and dropped; what is kept grows with the number
-    of queries (and of k), not of documents, unless per-query curves are kept. ``on_rows``,
-    when given, receives every block's per-(query, k) rows, for writing every k of a large run.
+    of queries (and of k), not of documents, unless per-query curves are kept (``keep``:
+    ``None`` for every query). ``on_rows``, when given, receives every block's per-(query, k)
+    rows of the queries in ``row_queries`` (``None``: every query), for writing every k of a
+    large run without keeping it.
     """
 
     def __init__(
@@ -433,6 +435,7 @@ class CurveSink:
         collection_size: int | None = None,
         keep: Collection[str] | None = None,
         on_rows: Callable[[BlockRows], None] | None = None,
+        row_queries: Collection[str] | None = None,
     ) -> None:
         if max_k is not None and (isinstance(max_k, bool) or int(max_k) != max_k or max_k < 1):
             raise UsageError(f"max_k must be an integer >= 1, got {max_k!r}")
@@ -448,6 +451,7 @@ class CurveSink:
         self.collection_size = collection_size
         self.keep = None if keep is None else {str(q) for q in keep}
         self.on_rows = on_rows
+        self.row_queries = None if row_queries is None else {str(q) for q in row_queries}
         self.summaries: dict[str, QuerySummary] = {}
         # Sums over queries at each k (index k - 1), grown as longer rankings arrive.
         self._rel_at = np.zeros(0, dtype=np.int64)  # relevant documents at rank k
@@ -530,9 +534,11 @@ class CurveSink:
         n_scored, unscored = _scored_extras(jr, self.level)
         not_retrieved = _relevant_not_retrieved(jr, self.level)
 
-        keep = self.keep
+        keep, row_queries = self.keep, self.row_queries
         kept_rows: list[int] = []
         for i, qid in enumerate(str(q) for q in jr.query_ids):
+            if row_queries is None or qid in row_queries:
+                kept_rows.append(i)
             s, e = int(offsets[i]), int(offsets[i + 1])
             reached: dict[float, Cutoff | None] = {}
             for level_r, at in reached_at.items():
@@ -553,7 +559,6 @@ class CurveSink:
                 iprec=iprec[i],
             )
             if keep is None or qid in keep:
-                kept_rows.append(i)
                 self.summaries[qid] = QueryCurve(
                     **summary,
                     k=k[s:e],
@@ -812,6 +817,7 @@ def curve(
     iprec_levels: Sequence[float] = STANDARD_RECALL_LEVELS,
     keep: Collection[str] | None = None,
     on_rows: Callable[[BlockRows], None] | None = None,
+    row_queries: Collection[str] | None = None,
     stream: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
     options: EvalOptions | None = None,
@@ -838,9 +844,10 @@ def curve(
     keep
         The queries whose per-query arrays to keep (``None``: every query). Every query's
         summary is kept whatever this says; on a large run, keeping none bounds the memory.
-    on_rows
-        Called with each block's per-(query, k) rows of the kept queries (for writing every
-        k of a large run without holding it).
+    on_rows, row_queries
+        ``on_rows`` is called with each block's per-(query, k) rows of the queries in
+        ``row_queries`` (``None``: every query), for writing every k of a large run without
+        holding it.
     stream, progress
         As in :func:`prfeval.evaluate`: read a large TREC run in blocks, and report progress.
     options, **option_values
@@ -901,6 +908,7 @@ def curve(
             collection_size=opts.collection_size,
             keep=keep,
             on_rows=on_rows,
+            row_queries=row_queries,
         ),
         stream=stream,
         progress=progress,

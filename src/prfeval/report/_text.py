@@ -1,0 +1,61 @@
+"""Plain-text building blocks of every report: aligned tables, numbers, lists of ids."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["fmt_value", "id_list", "render_rich", "render_table"]
+
+
+def fmt_value(value: float, *, integer: bool = False, digits: int = 4) -> str:
+    """A number for a table: integers as such, NaN as 'n/a'."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if integer:
+        return str(round(value))
+    return f"{value:.{digits}f}"
+
+
+def id_list(ids: Sequence[str], limit: int = 8) -> str:
+    """``a, b, c`` or, past ``limit`` ids, ``a, b, ... (12 in all)``."""
+    shown = ", ".join(ids[:limit])
+    return shown + (f", ... ({len(ids)} in all)" if len(ids) > limit else "")
+
+
+def render_table(
+    title: str | None,
+    headers: list[str],
+    rows: list[list[str]],
+    notes: list[str] | None = None,
+    right_align_from: int = 1,
+) -> str:
+    """A table rendered by rich as plain text, with ``notes`` as lines below it."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    for i, header in enumerate(headers):
+        table.add_column(header, justify="right" if i >= right_align_from else "left")
+    for row in rows:
+        table.add_row(*row)
+    with open(os.devnull, "w") as sink:
+        console = Console(width=200, record=True, file=sink, color_system=None)
+        console.print(table)
+        text = console.export_text()
+    lines = [line.rstrip() for line in text.splitlines()]
+    return "\n".join([*lines, *(notes or [])]).strip("\n") + "\n"
+
+
+def render_rich(renderable: Any, width: int = 200) -> str:
+    """Anything rich can print (a table), as plain text without colour."""
+    from rich.console import Console
+
+    with open(os.devnull, "w") as sink:
+        console = Console(width=width, record=True, file=sink, color_system=None)
+        console.print(renderable)
+        text = console.export_text()
+    return "\n".join(line.rstrip() for line in text.splitlines()).strip("\n") + "\n"

@@ -1,0 +1,52 @@
+"""The Cranfield demo's report: the trade-off table for query 2, then every query's averages."""
+
+from __future__ import annotations
+
+from prfeval.demo.run import DemoReport
+from prfeval.report._text import render_table
+from prfeval.report.evaluation import format_evaluation
+
+__all__ = ["format_demo"]
+
+
+def format_demo(report: DemoReport) -> str:
+    """What ``prfeval demo`` prints."""
+    q = report.query_id
+    rows = [
+        [
+            f"{r.k:,}",
+            str(r.relevant_retrieved),
+            f"{r.precision:.3f}",
+            f"{r.recall:.3f}",
+            f"{r.f1:.3f}",
+        ]
+        for r in report.rows
+    ]
+    lines = [
+        f"Cranfield query {q} ranked by BM25 ({report.n_relevant} relevant of 1,400):",
+        render_table(None, ["retrieved k", "relevant", "precision", "recall", "F1"], rows),
+        f"Best F1: {report.best.f1:.3f} at k = {report.best.k} "
+        f"(P = {report.best.precision:.3f}, R = {report.best.recall:.3f}).",
+    ]
+    if report.recall_half is not None:
+        lines.append(
+            f"Recall first reaches 0.5 at rank {report.recall_half.k}, where "
+            f"P = {report.recall_half.precision:.3f}."
+        )
+    if report.n_scored is not None:
+        lines.append(
+            f"Documents with a positive score: {report.n_scored}; relevant documents "
+            f"sharing no term with the query (reached only after them): "
+            f"{len(report.relevant_unscored)}."
+        )
+    best = report.curves.macro.best
+    lines += [
+        "",
+        f"All {report.evaluation.accounting.evaluated} queries, default measures:",
+        format_evaluation(report.evaluation).rstrip(),
+        f"The single cutoff with the best macro F1: k = {best.k} (F1 = {best.f:.3f}).",
+        "",
+        "Wrote:",
+        *(f"  {path}" for path in report.files.values()),
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,168 @@
+"""Reports of an :class:`~prfeval.retrieval.evaluate.Evaluation`: table, trec, json and csv.
+
+The formats carry the same information: the averages, each labelled as what it is (macro,
+micro, F of means), the per-query values with ``per_query``, and the query accounting. The
+notes a command prints on stderr beside a machine-readable format come from :func:`notes`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from prfeval.report._text import fmt_value, id_list, render_table
+from prfeval.retrieval.evaluate import Evaluation
+
+__all__ = ["FORMATS", "accounting_lines", "format_evaluation", "notes"]
+
+FORMATS = ("table", "trec", "json", "csv")
+
+
+def accounting_lines(e: Evaluation) -> list[str]:
+    """What was evaluated and what was set aside, in words."""
+    a = e.accounting
+    over = (
+        "every judged query (-c: missing ones score as empty rankings)"
+        if a.complete
+        else "queries in both the run and the judgments"
+    )
+    lines = [f"Queries evaluated: {a.evaluated}, averaged over {over}."]
+    if e.settings.get("query_set", "all") != "all":
+        lines.append(f"Query set: {e.settings['query_set']}.")
+    if a.missing_from_run:
+        verb = "scored as empty" if a.complete else "skipped (use -c to count them)"
+        lines.append(
+            f"Judged queries with no results ({len(a.missing_from_run)}, {verb}): "
+            f"{id_list(a.missing_from_run)}"
+        )
+    if a.not_in_qrels:
+        lines.append(
+            f"Run queries with no judgments ({len(a.not_in_qrels)}, skipped): "
+            f"{id_list(a.not_in_qrels)}"
+        )
+    if a.duplicates:
+        lines.append(
+            f"Repeated documents: {a.duplicates} (policy: {e.settings.get('duplicates', 'keep')})"
+        )
+    lines.append(f"Unjudged retrieved documents (counted non-relevant): {a.unjudged_retrieved}")
+    if a.dropped_unjudged:
+        lines.append(f"Unjudged documents removed (-J): {a.dropped_unjudged}")
+    if a.truncated:
+        lines.append(f"Documents beyond -M removed: {a.truncated}")
+    return lines
+
+
+def format_table(e: Evaluation) -> str:
+    rows = []
+    for m in e.measures:
+        label = str(m)
+        integer = m.definition.is_total
+        rows.append(
+            [
+                label + (" (total)" if integer else ""),
+                fmt_value(e.macro[label], integer=integer),
+                fmt_value(e.micro[label], integer=integer) if label in e.micro else "",
+                fmt_value(e.f_of_means[label]) if label in e.f_of_means else "",
+            ]
+        )
+    notes = [
+        "macro: mean over queries; micro: the measure of the pooled counts; "
+        "F of means: F of the macro P and macro R.",
+        *accounting_lines(e),
+    ]
+    return render_table(None, ["measure", "macro", "micro", "F of means"], rows, notes)
+
+
+def format_trec_per_query_table(e: Evaluation) -> str:
+    labels = e.labels
+    rows = [
+        [
+            qid,
+            *(
+                fmt_value(float(e.values[i, j]), integer=e.measures[i].definition.is_total)
+                for i in range(len(labels))
+            ),
+        ]
+        for j, qid in enumerate(e.query_ids)
+    ]
+    return render_table("Per query", ["query", *labels], rows)
+
+
+def format_trec(e: Evaluation, per_query: bool) -> str:
+    """trec_eval's layout: ``measure<TAB>qid<TAB>value``; counts as integers, else 4 decimals."""
+    lines = []
+    integer = [m.definition.is_total for m in e.measures]
+    labels = e.labels
+
+    def line(label: str, qid: str, value: float, is_int: bool) -> str:
+        shown = str(round(value)) if is_int else f"{value:.4f}"
+        return f"{label:<22}\t{qid}\t{shown}"
+
+    if per_query:
+        for j, qid in enumerate(e.query_ids):
+            for i, label in enumerate(labels):
+                lines.append(line(label, qid, float(e.values[i, j]), integer[i]))
+    for i, label in enumerate(labels):
+        lines.append(line(label, "all", e.macro[label], integer[i]))
+    return "\n".join(lines)
+
+
+def format_csv(e: Evaluation, per_query: bool) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["query_id", "measure", "value"])
+    labels = e.labels
+    if per_query:
+        for j, qid in enumerate(e.query_ids):
+            for i, label in enumerate(labels):
+                writer.writerow([qid, label, repr(float(e.values[i, j]))])
+    for average in ("macro", "micro", "f_of_means"):
+        values = getattr(e, average)
+        for label in labels:
+            if label in values:
+                writer.writerow([average, label, repr(values[label])])
+    return buffer.getvalue()
+
+
+def format_evaluation(e: Evaluation, fmt: str = "table", *, per_query: bool = False) -> str:
+    """``e`` in one of :data:`FORMATS`; ``per_query`` adds each query's values."""
+    if fmt == "table":
+        text = format_table(e)
+        if per_query:
+            text += "\n" + format_trec_per_query_table(e)
+        return text
+    if fmt == "trec":
+        return format_trec(e, per_query)
+    if fmt == "json":
+        return json.dumps(e.to_dict(per_query=per_query), indent=2)
+    if fmt == "csv":
+        return format_csv(e, per_query)
+    raise ValueError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+
+
+def notes(e: Evaluation, fmt: str) -> list[str]:
+    """What a machine-readable format leaves to stderr: which queries were averaged and what
+    was skipped (the table says it itself)."""
+    if fmt == "table":
+        return []
+    a = e.accounting
+    lines = [
+        f"{a.evaluated} queries evaluated"
+        + (
+            " (every judged query, -c)"
+            if a.complete
+            else " (queries in both the run and the judgments)"
+        )
+    ]
+    if a.not_in_qrels:
+        lines.append(
+            f"{len(a.not_in_qrels)} run queries have no judgments and were skipped: "
+            f"{id_list(a.not_in_qrels)}"
+        )
+    if a.missing_from_run and not a.complete:
+        lines.append(
+            f"{len(a.missing_from_run)} judged queries have no results and were not "
+            f"averaged (use -c to count them): {id_list(a.missing_from_run)}"
+        )
+    return lines
