@@ -4,8 +4,9 @@ Usage::
 
     python bench/generate.py --queries 10000 --docs-per-query 1000 --out bench/data/10m
 
-writes ``run.trec`` (``qid Q0 docid rank score tag``), ``qrels.trec`` (``qid 0 docid grade``)
-and ``meta.json`` (the parameters, so that ``--reuse`` can tell whether the files are current).
+writes ``run.trec`` (``qid Q0 docid rank score tag``), ``run_b.trec`` (the same documents with
+perturbed scores: a second system to compare with), ``qrels.trec`` (``qid 0 docid grade``) and
+``meta.json`` (the parameters, so that ``--reuse`` can tell whether the files are current).
 
 What the data looks like, so that every tool has real work to do:
 
@@ -44,7 +45,7 @@ UNJUDGED = np.int8(-128)
 
 RUN_TAG = "prfeval-bench"
 
-FORMAT = 3
+FORMAT = 4
 """Bumped whenever the generator's output for a given spec changes, so old files are rebuilt."""
 
 
@@ -119,6 +120,8 @@ class Dataset:
     qrels_q: npt.NDArray[np.int64]
     qrels_doc: npt.NDArray[np.int64]
     qrels_grade: npt.NDArray[np.int8]
+    run_b_doc: npt.NDArray[np.int64]
+    run_b_score: npt.NDArray[np.float64]
 
 
 def doc_names(n: int) -> pa.Array:
@@ -206,6 +209,14 @@ def generate(spec: Spec) -> Dataset:
     run_q = np.repeat(np.arange(n_run, dtype=np.int64), depth)
     run_rank = np.tile(np.arange(1, depth + 1, dtype=np.int32), n_run)
 
+    # The second run: the same documents, each score moved by more noise (drawn last, so the
+    # first run is the same with or without it).
+    raw_b = raw + 4.0 * rng.normal(size=(n_run, depth))
+    score_b = np.round(np.maximum(raw_b, 0.01), spec.score_decimals)
+    order_b = np.argsort(-score_b, axis=1, kind="stable")
+    run_b_doc = np.take_along_axis(docs[:n_run, :depth], order_b, axis=1).ravel()
+    run_b_score = np.take_along_axis(score_b, order_b, axis=1).ravel()
+
     keep = judged & in_qrels[:, None]
     qrels_q, qrels_col = np.nonzero(keep)
     return Dataset(
@@ -218,6 +229,8 @@ def generate(spec: Spec) -> Dataset:
         qrels_q=qrels_q.astype(np.int64),
         qrels_doc=docs[qrels_q, qrels_col],
         qrels_grade=grades[qrels_q, qrels_col],
+        run_b_doc=run_b_doc,
+        run_b_score=run_b_score,
     )
 
 
@@ -232,7 +245,8 @@ def _write_space_separated(table: pa.Table, path: Path) -> None:
 
 
 def write_trec(data: Dataset, out: Path) -> tuple[int, int]:
-    """Write ``run.trec`` and ``qrels.trec`` under ``out``; return their line counts."""
+    """Write ``run.trec``, ``run_b.trec`` and ``qrels.trec`` under ``out``; return the line
+    counts of the run and of the judgments."""
     out.mkdir(parents=True, exist_ok=True)
     n = len(data.run_q)
     run = pa.table(
@@ -246,6 +260,9 @@ def write_trec(data: Dataset, out: Path) -> tuple[int, int]:
         }
     )
     _write_space_separated(run, out / "run.trec")
+    run_b = run.set_column(2, "docid", data.doc_names.take(pa.array(data.run_b_doc)))
+    run_b = run_b.set_column(4, "score", pa.array(data.run_b_score))
+    _write_space_separated(run_b, out / "run_b.trec")
     m = len(data.qrels_q)
     qrels = pa.table(
         {
@@ -262,7 +279,8 @@ def write_trec(data: Dataset, out: Path) -> tuple[int, int]:
 def current_meta(spec: Spec, out: Path) -> dict[str, object] | None:
     """The ``meta.json`` under ``out`` if it and both files are there and match ``spec``."""
     meta_path = out / "meta.json"
-    if meta_path.exists() and (out / "run.trec").exists() and (out / "qrels.trec").exists():
+    files = ("run.trec", "run_b.trec", "qrels.trec")
+    if meta_path.exists() and all((out / name).exists() for name in files):
         meta: dict[str, object] = json.loads(meta_path.read_text())
         if meta.get("format") == FORMAT and meta.get("spec") == asdict(spec):
             return meta

@@ -54,6 +54,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from peers import MEASURES, TREC_EVAL_NAMES, normalise
+from scenarios import SCENARIOS, Files, bench_scenarios, render_scenarios
 
 BENCH = Path(__file__).resolve().parent
 
@@ -622,6 +623,8 @@ def render(
     checks: dict[str, dict[str, Any]],
     loop: dict[str, Any] | None,
     env: dict[str, Any],
+    scenario_lines: Sequence[str] = (),
+    scenario_rows: Sequence[tuple[str, str, str]] = (),
 ) -> str:
     """The markdown report; ``meta`` is None when only the small loop ran."""
     machine = (
@@ -688,10 +691,12 @@ def render(
                 "differs": f"DIFFERS: {diff}",
             }[chk["verdict"]]
             lines.append(f"| {name} | {cells} | {how} |")
-    rows = targets(results, loop)
+    if scenario_lines:
+        lines += ["", "## Other commands on the same run", *scenario_lines]
+    rows = [*targets(results, loop), *scenario_rows]
     lines += [
         "",
-        "Targets of the speed issue:",
+        "Targets:",
         "",
         "| target | measured | |",
         "| --- | ---: | --- |",
@@ -755,6 +760,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--loop-reps", type=int, default=7, help="repetitions of the small loop")
     p.add_argument("--no-loop", action="store_true", help="skip the small-evaluation loop")
     p.add_argument("--loop-only", action="store_true", help="only the small-evaluation loop")
+    p.add_argument(
+        "--scenarios",
+        default=",".join(SCENARIOS),
+        help=f"comma-separated subset of {','.join(SCENARIOS)} (other commands), or 'none'",
+    )
     p.add_argument("--data-dir", type=Path, default=BENCH / "data")
     p.add_argument("--results-dir", type=Path, default=BENCH / "results")
     args = p.parse_args(argv)
@@ -763,6 +773,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.reps < 1 or args.warmup < 0 or args.loop_reps < 1:
         p.error("need --reps >= 1, --warmup >= 0 and --loop-reps >= 1")
     args.tools = [t.strip() for t in args.tools.split(",") if t.strip()]
+    args.scenarios = [
+        s.strip() for s in args.scenarios.split(",") if s.strip() and s.strip() != "none"
+    ]
+    bad = [s for s in args.scenarios if s not in SCENARIOS]
+    if bad:
+        p.error(f"unknown scenario(s) {', '.join(bad)}; choose from {', '.join(SCENARIOS)}")
     unknown = [t for t in args.tools if t not in TOOLS]
     if unknown:
         p.error(f"unknown tool(s) {', '.join(unknown)}; choose from {', '.join(TOOLS)}")
@@ -793,6 +809,14 @@ def main(argv: list[str] | None = None) -> int:
         qrels, run = folder / "qrels.trec", folder / "run.trec"
         warm_cache(qrels, run)
         results = bench_tools(args.tools, qrels, run, args.reps, args.warmup, args.timeout)
+    scenario_results = []
+    if meta and args.scenarios:
+        print("scenarios: " + ", ".join(args.scenarios), file=sys.stderr)
+        with tempfile.TemporaryDirectory(prefix="prfeval-bench-") as tmp:
+            files = Files(qrels, run, folder / "run_b.trec", Path(tmp))
+            scenario_results = bench_scenarios(
+                args.scenarios, files, args.reps, args.warmup, run_child, args.timeout
+            )
     checks = check_values(results, meta, args.tol) if meta else {}
     loop = None
     if not args.no_loop:
@@ -801,7 +825,11 @@ def main(argv: list[str] | None = None) -> int:
     env["load_after"] = os.getloadavg()[0]
     scale = 1 if sys.platform == "darwin" else 1024
     env["runner_max_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / MIB
-    text = render(meta, results, checks, loop, env)
+    evaluate_wall = results["prfeval"].wall if "prfeval" in results else None
+    scenario_lines, scenario_rows = render_scenarios(
+        args.scenarios if meta else [], scenario_results, evaluate_wall
+    )
+    text = render(meta, results, checks, loop, env, scenario_lines, scenario_rows)
     print(text)
     args.results_dir.mkdir(parents=True, exist_ok=True)
     payload = {
@@ -810,7 +838,13 @@ def main(argv: list[str] | None = None) -> int:
         "tools": {n: r.summary() for n, r in results.items()},
         "agreement": checks,
         "targets": [
-            {"target": t, "measured": m, "verdict": v} for t, m, v in targets(results, loop)
+            {"target": t, "measured": m, "verdict": v}
+            for t, m, v in [*targets(results, loop), *scenario_rows]
+        ],
+        "scenarios": [
+            {"scenario": r.scenario, "contender": r.name, "status": r.status,
+             "reason": r.reason, "walls": r.walls, "rss": r.rss}
+            for r in scenario_results
         ],
         "loop": loop,
     }

@@ -212,7 +212,7 @@ def test_factorize_shortcuts_give_codes_of_the_same_ids(sort, shape):
 @pytest.mark.parametrize("kind", ["numbers", "mixed"])
 def test_query_output_order_is_the_same_for_small_and_large_sets(kind):
     # Small sets (a streamed block's queries) are ordered in Python, large ones in Arrow.
-    from prfeval.core._arrow import arrow_strings
+    from prfeval.core.arrow import arrow_strings
     from prfeval.core.ids import query_output_order
 
     rng = np.random.default_rng(3)

@@ -367,7 +367,6 @@ def test_multilabel_no_skill_is_the_expectation_over_all_pairs():
         rec.append(tp / t.sum() if t.sum() else 0.0)
         f1.append(2 * tp / (p.sum() + t.sum()) if p.sum() + t.sum() else 0.0)
     assert r.no_skill.accuracy == pytest.approx(np.mean(exact))
-    assert r.no_skill.samples is not None
     assert r.no_skill.samples["precision"] == pytest.approx(np.mean(prec))
     assert r.no_skill.samples["recall"] == pytest.approx(np.mean(rec))
     assert r.no_skill.samples["f"] == pytest.approx(np.mean(f1))

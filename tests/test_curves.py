@@ -314,3 +314,33 @@ def test_vectorised_pass_scales() -> None:
     rel = set(qrels["0"])
     tp = np.cumsum([d in rel for d in run["0"]])
     assert q.tp.tolist() == tp.tolist()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_curves_without_the_full_doc_order_name_the_same_documents(seed):
+    # curve() aligns for "every rank's grade and the documents' ids", leaving tie groups of
+    # one grade in file order; its lists of ids must still come out as under the full order:
+    # never-retrieved relevant documents by id, unscored ones in trec_eval's rank order.
+    from prfeval.core.ranking import RankingNeeds
+
+    rng = np.random.default_rng(seed)
+    lines, qrels = [], {}
+    for q in range(8):
+        docs = rng.choice(60, size=int(rng.integers(5, 40)), replace=False)
+        scores = rng.integers(-1, 3, size=docs.size).astype(float)  # ties, and scores <= 0
+        lines += [f"q{q} Q0 d{d} 0 {s} t" for d, s in zip(docs, scores, strict=True)]
+        judged = rng.choice(60, size=25, replace=False)
+        qrels[f"q{q}"] = {f"d{d}": int(rng.integers(0, 3)) for d in judged}
+    text = ("\n".join(lines) + "\n").encode()
+    full = curves_from_ranking(align(load_qrels(qrels), load_run(text)))
+    part = curves_from_ranking(
+        align(load_qrels(qrels), load_run(text), needs=RankingNeeds(None, doc_ids=True))
+    )
+    assert full.query_ids == part.query_ids
+    for q in full.query_ids:
+        a, b = full.summaries[q], part.summaries[q]
+        assert a.relevant_not_retrieved == b.relevant_not_retrieved
+        assert a.relevant_only_unscored == b.relevant_only_unscored
+        assert a.best == b.best and a.n_scored == b.n_scored
+        np.testing.assert_array_equal(full[q].precision, part[q].precision)
+    assert any(full.summaries[q].relevant_only_unscored for q in full.query_ids)

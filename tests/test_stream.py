@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import threading
 
 import numpy as np
 import pytest
@@ -104,7 +105,7 @@ def test_read_ahead_hands_over_batches_errors_and_stops_early():
             break
     ahead.close()  # the reader thread is blocked on a full queue: close must still end it
     assert taken == [0, 1, 2, 3, 4]
-    assert not ahead._thread.is_alive()
+    assert not [t for t in threading.enumerate() if t.name == "prfeval-read-ahead"]
 
     def failing():
         yield 1

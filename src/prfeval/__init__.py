@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
         specificity,
         youden_j,
     )
+    from prfeval.core.options import EvalOptions
     from prfeval.io import load_qrels, load_run
     from prfeval.measures import Measure, parse_measures
     from prfeval.retrieval.curves import Curves, curve
@@ -82,6 +83,7 @@ _LAZY: dict[str, str] = {
         "prfeval.core.counts",
     ),
     **dict.fromkeys(["Curves", "curve"], "prfeval.retrieval.curves"),
+    "EvalOptions": "prfeval.core.options",
     **dict.fromkeys(["Evaluation", "evaluate"], "prfeval.retrieval.evaluate"),
     **dict.fromkeys(["load_qrels", "load_run"], "prfeval.io"),
     **dict.fromkeys(["Measure", "parse_measures"], "prfeval.measures"),
@@ -96,6 +98,7 @@ __all__ = [
     "ContinuousPRF",
     "Counts",
     "Curves",
+    "EvalOptions",
     "Evaluation",
     "InputFormatError",
     "Measure",

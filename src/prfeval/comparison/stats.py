@@ -158,14 +158,35 @@ def randomization_test(
     n_perm = _check_count(n_permutations, "permutations")
     d = _differences(differences)
     n = d.shape[0]
-    observed = np.abs(d.sum(axis=0))
-    threshold = observed - _tie_tolerance(d)
+    total = d.sum(axis=0)
+    threshold = np.abs(total) - _tie_tolerance(d)
     rng = _rng(seed)
+    sums = _subset_sums(d)
     extreme = np.zeros(d.shape[1], dtype=np.int64)
+    draws = np.empty((_blocks(n_perm, n)[0], n))
     for rows in _blocks(n_perm, n):
-        signs = np.where(rng.random((rows, n)) < 0.5, -1.0, 1.0)
-        extreme += (np.abs(signs @ d) >= threshold).sum(axis=0)
+        u = draws[:rows]
+        rng.random(out=u)
+        # sum_i s_i d_i with s_i = -1 where u < 0.5: the total less twice the flipped part,
+        # which eight queries at a time is one look-up in a table of their 256 subset sums.
+        flipped = np.packbits(u < 0.5, axis=1, bitorder="little").astype(np.intp)
+        flipped += np.arange(flipped.shape[1], dtype=np.intp) * 256
+        for j in range(d.shape[1]):
+            stat = total[j] - 2.0 * np.take(sums[:, j], flipped).sum(axis=1)
+            extreme[j] += int((np.abs(stat) >= threshold[j]).sum())
     return _shaped((extreme + 1.0) / (n_perm + 1.0), differences)
+
+
+def _subset_sums(d: FloatArray) -> FloatArray:
+    """For each run of eight queries and each of the 256 subsets of them, the sum of their
+    differences: shape ``(256 * ceil(n / 8), m)``, row ``256 * c + b`` for subset ``b`` (bit
+    ``k`` set: query ``8c + k`` in it) of run ``c``."""
+    n, m = d.shape
+    runs = (n + 7) // 8
+    padded = np.zeros((runs * 8, m))
+    padded[:n] = d
+    members = ((np.arange(256)[:, None] >> np.arange(8)[None, :]) & 1).astype(np.float64)
+    return np.einsum("bk,ckm->cbm", members, padded.reshape(runs, 8, m)).reshape(runs * 256, m)
 
 
 @dataclass(frozen=True)
@@ -250,14 +271,18 @@ def paired_bootstrap(
     n, m = d.shape
     rng = _rng(seed)
     means = np.empty((n_boot, m), dtype=np.float64)
+    columns = [np.ascontiguousarray(d[:, j]) for j in range(m)]
+    draws = np.empty((_blocks(n_boot, n)[0], n))
     start = 0
     for rows in _blocks(n_boot, n):
-        picks = np.floor(rng.random((rows, n)) * n).astype(np.int64)
-        # How often each query is drawn in each resample: the means for every column are then
-        # one matrix product, instead of gathering an (rows, n, m) array.
-        flat = (picks + (np.arange(rows, dtype=np.int64) * n)[:, None]).ravel()
-        weights = np.bincount(flat, minlength=rows * n).reshape(rows, n)
-        means[start : start + rows] = (weights @ d) / n
+        u = draws[:rows]
+        rng.random(out=u)
+        u *= n
+        # floor(n * uniform) (non-negative: truncation is the floor); n * u can round up to
+        # n when u is within an ulp of 1.
+        picks = np.minimum(u.astype(np.intp), n - 1)
+        for j, column in enumerate(columns):
+            means[start : start + rows, j] = np.take(column, picks).sum(axis=1) / n
         start += rows
     observed = d.mean(axis=0)
     tail = (1.0 - confidence) / 2.0

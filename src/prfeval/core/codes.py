@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.core._arrow import arrow_ints, arrow_strings, bools_of, ints_or, numpy_of
+from prfeval.core.arrow import arrow_ints, arrow_strings, bools_of, ints_or, numpy_of
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -239,12 +239,14 @@ def balanced_accuracy(c: Counts, *, zero_division: float = 0.0) -> FloatArray:
 
     ``zero_division`` is passed to recall and specificity (``nan`` makes the result ``nan``).
     """
+    c.require_tn("BalancedAccuracy")
     return (recall(c, zero_division=zero_division)
             + specificity(c, zero_division=zero_division)) / 2.0
 
 
 def youden_j(c: Counts, *, zero_division: float = 0.0) -> FloatArray:
     """Youden's J, TPR + TNR - 1 = 2 * balanced accuracy - 1."""
+    c.require_tn("YoudenJ")
     return (recall(c, zero_division=zero_division)
             + specificity(c, zero_division=zero_division) - 1.0)
 

@@ -40,7 +40,7 @@ def query_output_order(ids: Any) -> IntArray:
         return _key_order(ids.to_pylist())
     import pyarrow.compute as pc
 
-    from prfeval.core._arrow import arrow_ints, numpy_of
+    from prfeval.core.arrow import arrow_ints, numpy_of
 
     by_bytes = numpy_of(pc.sort_indices(ids)).astype(np.int64)
     names = ids.take(arrow_ints(by_bytes)).to_pylist()

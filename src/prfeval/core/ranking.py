@@ -34,11 +34,13 @@ UNJUDGED = np.iinfo(np.int64).min
 
 @dataclass(frozen=True)
 class RankingNeeds:
-    """What a ranking is valid for: which of its ranks are in their exact order.
+    """What a ranking is valid for: which of its ranks are exact, and what it says of its
+    documents.
 
     The aligner orders tied documents (trec_eval: by doc id, descending) only where the
-    measures asked can tell the difference, since sorting strings is the slowest step of the
-    join. A ranking records what it was built for, and the kernel refuses to read it for more.
+    readers of the ranking can tell the difference, since sorting strings is the slowest
+    step of the join. A ranking records what it was built for, and the kernel refuses to read
+    it for more.
 
     Attributes
     ----------
@@ -47,21 +49,25 @@ class RankingNeeds:
         the grade at every rank is exact (ties of one grade, interchangeable for every
         measure, may keep file order).
     doc_ids
-        Whether the document at every rank is exact too and document codes follow the byte
-        order of the ids, as curves and per-document reports need.
+        Whether document codes can be read back as ids, and are shared by the ranking and its
+        judgments (the relevant documents never retrieved can be named).
+    doc_order
+        Whether the document at every rank is exactly trec_eval's, ties of one grade too, and
+        document codes follow the byte order of the ids (a per-document listing).
     """
 
     cutoffs: frozenset[int] | None
     doc_ids: bool = False
+    doc_order: bool = False
 
     @classmethod
     def everything(cls) -> RankingNeeds:
         """Every rank in its exact order, document ids included."""
-        return cls(None, True)
+        return cls(None, True, True)
 
     def covers(self, other: RankingNeeds) -> bool:
         """Whether a ranking built for ``self`` can serve a reader that needs ``other``."""
-        if other.doc_ids and not self.doc_ids:
+        if (other.doc_ids and not self.doc_ids) or (other.doc_order and not self.doc_order):
             return False
         if self.cutoffs is None:
             return True
@@ -73,7 +79,9 @@ class RankingNeeds:
             if self.cutoffs is None
             else "the top-k sets at k = " + ", ".join(map(str, sorted(self.cutoffs)))
         )
-        return ranks + (" and document ids" if self.doc_ids else "")
+        extra = ["document ids"] if self.doc_ids else []
+        extra += ["the exact document order"] if self.doc_order else []
+        return ranks + "".join(f" and {e}" for e in extra)
 
 
 @dataclass(frozen=True)
@@ -169,6 +177,9 @@ class JudgedRanking:
         Per evaluated query, what the accounting adds up: ``duplicates``,
         ``unjudged_retrieved``, ``dropped_unjudged`` and ``truncated`` (arrays of
         ``n_queries``), so that a subset of the queries can be accounted for exactly.
+    order
+        How the rows were put in rank order: ``"score"`` (ties by doc id, descending),
+        ``"rank"`` or ``"file"``.
     """
 
     query_ids: npt.NDArray[np.object_]
@@ -184,6 +195,7 @@ class JudgedRanking:
     accounting: QueryAccounting
     needs: RankingNeeds = field(default_factory=RankingNeeds.everything)
     query_counts: Mapping[str, IntArray] = field(default_factory=dict)
+    order: str = "score"
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @property

@@ -300,6 +300,9 @@ class Registry:
                 raise TypeError(f"{d.name}: unknown parameters {sorted(unknown)}")
             self.definitions[d.name] = d
             for n in (d.name, *d.aliases):
+                taken = self._by_lower.get(n.lower())
+                if taken is not None and taken is not d:
+                    raise TypeError(f"{d.name}: the name {n!r} is {taken.name}'s already")
                 self._by_lower[n.lower()] = d
             if d.trec_eval is not None:
                 self._trec.append((d.trec_eval, d))

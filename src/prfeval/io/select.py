@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from prfeval.core._arrow import arrow_ints, arrow_strings, bools_of
+from prfeval.core.arrow import arrow_ints, arrow_strings, bools_of
 from prfeval.core.tables import Qrels, Run
 
 __all__ = ["restrict_queries"]

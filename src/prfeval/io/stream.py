@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.core._arrow import arrow_ints, arrow_strings, numpy_of
-from prfeval.core.arrays import ranges
+from prfeval.core._arrays import ranges
+from prfeval.core.arrow import arrow_ints, arrow_strings, numpy_of
 from prfeval.core.codes import factorize, run_starts
 from prfeval.core.errors import InputFormatError, PrfevalError
 from prfeval.core.options import EvalOptions

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from prfeval.core._arrow import arrow_strings, numpy_of
+from prfeval.core.arrow import arrow_strings, numpy_of
 from prfeval.core.errors import InputFormatError
 from prfeval.core.tables import Qrels, Run, SourceLines
 from prfeval.io.source import Source, display_name, read_bytes

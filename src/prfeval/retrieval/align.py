@@ -5,7 +5,7 @@ blocks, dicts, DataFrames, Arrow tables and ranked lists. It reads an
 :class:`~prfeval.retrieval.encode.EncodedBlock` (ids already codes, each row already joined with
 its judgment; :mod:`prfeval.retrieval.encode`) and
 
-1. puts the rows in rank order (:mod:`prfeval.retrieval.order`), ordering tied documents only
+1. puts the rows in rank order (:mod:`prfeval.retrieval._order`), ordering tied documents only
    where the measures that will read the ranking can tell (its :class:`RankingNeeds`);
 2. marks each repeat of a document after its best-ranked place, and applies the duplicates
    policy, ``-M`` (max results) and then ``-J`` (judged only), as trec_eval orders them;
@@ -19,12 +19,12 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.core.arrays import offsets_of
+from prfeval.core._arrays import offsets_of
 from prfeval.core.errors import InputFormatError
 from prfeval.core.options import EvalOptions
 from prfeval.core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
+from prfeval.retrieval._order import rank_order
 from prfeval.retrieval.encode import EncodedBlock
-from prfeval.retrieval.order import rank_order
 
 __all__ = ["assemble"]
 
@@ -119,10 +119,11 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         complete=options.complete,
         **{name: int(values.sum()) for name, values in counts.items()},
     )
-    if exact_docs and enc.doc_vocab is not None:
+    has_ids = enc.doc_vocab is not None
+    if exact_docs and has_ids:
         valid = RankingNeeds.everything()
     else:
-        valid = RankingNeeds(None if cutoffs is None else frozenset(cutoffs))
+        valid = RankingNeeds(None if cutoffs is None else frozenset(cutoffs), doc_ids=has_ids)
     return JudgedRanking(
         query_ids=enc.query_ids,
         offsets=offsets,
@@ -137,4 +138,5 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         accounting=accounting,
         needs=valid,
         query_counts=counts,
+        order=order,
     )

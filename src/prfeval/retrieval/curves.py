@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Literal, Unpack
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.core._arrow import arrow_ints
+from prfeval.core.arrow import arrow_ints
 from prfeval.core.counts import Counts, f_beta, precision, recall, safe_divide
 from prfeval.core.errors import UsageError
 from prfeval.core.ids import query_output_order
@@ -727,9 +727,28 @@ def _doc_ids(jr: JudgedRanking, codes: IntArray) -> list[str]:
     return [str(x) for x in jr.doc_vocab.take(arrow_ints(codes)).to_pylist()]
 
 
-def _group_ids(jr: JudgedRanking, query: IntArray, codes: IntArray) -> list[tuple[str, ...]]:
-    """Ids of ``codes`` grouped by ``query`` (already grouped in query order)."""
+def _group_ids(
+    jr: JudgedRanking,
+    query: IntArray,
+    codes: IntArray,
+    *,
+    within: IntArray | None = None,
+    descending: bool = False,
+) -> list[tuple[str, ...]]:
+    """Ids of ``codes`` grouped by ``query`` (already grouped in query order).
+
+    When the ranking's codes do not follow the byte order of the ids, the ids are put in byte
+    order within each ``within`` group (ascending, or ``descending``), or within each query
+    when ``within`` is not given; else they keep the order given.
+    """
     ids = _doc_ids(jr, codes)
+    if not jr.needs.doc_order and len(ids) > 1:
+        groups = (query if within is None else within).tolist()
+        # By id (Python's str order is the byte order of UTF-8), then stably by group, so the
+        # ids are sorted within each group. The sort is over a few ids, not the ranking.
+        order = sorted(range(len(ids)), key=ids.__getitem__, reverse=descending)
+        order.sort(key=groups.__getitem__)
+        ids = [ids[i] for i in order]
     bounds = np.concatenate(
         [np.zeros(1, dtype=np.int64), np.cumsum(np.bincount(query, minlength=jr.n_queries))]
     )
@@ -760,7 +779,22 @@ def _scored_extras(
     # A document counts as scored if any of its occurrences is (a repeat may score higher
     # when the ranking is in file or rank order).
     only = rel[jr.first[rel] & ~np.isin(key, key[scored[rel]])]
-    return n_scored, _group_ids(jr, jr.query_index[only], jr.doc_codes[only])
+    within = None
+    if jr.order == "score" and only.size:
+        # Rank order, with tied scores in doc id order, descending, as trec_eval ranks them:
+        # number the tie groups (a new one at each new query or score).
+        new_group = np.ones(jr.grades.size, dtype=bool)
+        new_group[1:] = (jr.scores[1:] != jr.scores[:-1]) | (
+            jr.query_index[1:] != jr.query_index[:-1]
+        )
+        within = (np.cumsum(new_group) - 1)[only]
+    return n_scored, _group_ids(
+        jr,
+        jr.query_index[only],
+        jr.doc_codes[only],
+        within=within if within is not None else np.arange(only.size),
+        descending=True,
+    )
 
 
 def _relevant_not_retrieved(jr: JudgedRanking, level: int) -> list[tuple[str, ...]]:
@@ -793,7 +827,7 @@ def curves_from_ranking(
     run and ``settings`` is recorded in the result. The ranking must hold every rank in doc
     id order (as :func:`prfeval.retrieval.align.align` builds it by default).
     """
-    if not jr.needs.covers(RankingNeeds.everything()):
+    if not jr.needs.covers(RankingNeeds(None, doc_ids=True)):
         raise RuntimeError(f"curves read every rank and document id; this ranking has {jr.needs}")
     sink = CurveSink(
         beta=beta,
@@ -898,7 +932,10 @@ def curve(
         qrels,
         run,
         opts,
-        RankingNeeds.everything(),
+        # Every rank's grade and the documents' ids; tie groups of one grade may keep file
+        # order (sorting every block's ids is the slowest step): the lists of ids put their
+        # few ids in order themselves.
+        RankingNeeds(None, doc_ids=True),
         lambda: CurveSink(
             beta=beta,
             max_k=max_k,

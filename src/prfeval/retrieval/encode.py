@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.core._arrow import arrow_ints, arrow_strings
+from prfeval.core.arrow import arrow_ints, arrow_strings
 from prfeval.core.codes import factorize, ranks_by_doc_descending
 from prfeval.core.errors import InputFormatError
 from prfeval.core.ids import ordered_ids, query_output_order

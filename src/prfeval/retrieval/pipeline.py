@@ -84,7 +84,7 @@ def align_block(block: Block, options: EvalOptions, needs: RankingNeeds) -> Judg
             block.qrels,  # type: ignore[arg-type]
             block.run,  # type: ignore[arg-type]
             complete=options.complete,
-            sorted_docs=needs.doc_ids,
+            sorted_docs=needs.doc_order,
         )
     return assemble(encoded, options, needs)
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.core.arrays import ranges
+from prfeval.core._arrays import ranges
 from prfeval.core.errors import UsageError
 
 __all__ = ["rank_order"]

@@ -1,0 +1,62 @@
+"""Peers of the scenarios in ``bench/scenarios.py``, one function per job, as a child process.
+
+Usage::
+
+    python bench/peer_jobs.py JOB QRELS RUN RUN_B
+
+Each job imports only its own libraries, reads the files itself (as its users would), does
+the job and prints one line of JSON with the values it found, so that ``bench/run.py`` can time
+it and show what it computed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def ranx_compare(qrels: str, run: str, run_b: str) -> dict[str, Any]:
+    """ranx: two runs against the judgments with ``ranx.compare`` (paired t-test).
+
+    Both runs and the judgments are cut to the queries all three share, as ranx refuses
+    differing query sets (see ``bench/peers.py``).
+    """
+    t0 = time.perf_counter()
+    from ranx import Qrels, Run, compare
+
+    q = Qrels.from_file(qrels, kind="trec")
+    a = Run.from_file(run, kind="trec", name="a")
+    b = Run.from_file(run_b, kind="trec", name="b")
+    shared = set(q.qrels) & set(a.run) & set(b.run)
+    for table in (q.qrels, a.run, b.run):
+        for qid in [k for k in table if k not in shared]:
+            del table[qid]
+    t1 = time.perf_counter()
+    report = compare(q, [a, b], ["precision@10", "recall@100"], stat_test="student")
+    t2 = time.perf_counter()
+    scores = report.to_dict()
+    return {
+        "values": {run_name: scores[run_name]["scores"] for run_name in ("a", "b")},
+        "phases": {"read_s": t1 - t0, "eval_s": t2 - t1},
+    }
+
+
+JOBS: dict[str, Callable[[str, str, str], dict[str, Any]]] = {"ranx-compare": ranx_compare}
+
+
+def main(argv: list[str]) -> int:
+    """Run one job and print its JSON report; return the exit status."""
+    if len(argv) < 4 or argv[0] not in JOBS:
+        print(f"usage: peer_jobs.py {{{','.join(JOBS)}}} QRELS RUN RUN_B", file=sys.stderr)
+        return 2
+    report = JOBS[argv[0]](*argv[1:4])
+    json.dump({"job": argv[0], **report}, sys.stdout, default=float)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

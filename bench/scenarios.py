@@ -1,0 +1,286 @@
+"""Scenarios beyond ``evaluate``: the other commands on the same data, beside their peers.
+
+Each :class:`Scenario` is a command line job on the benchmark's files (the run, a second run
+with perturbed scores, the judgments) and the contenders that do it: prfeval, and a peer
+where one does the same job. ``bench/run.py`` times every contender as a child process, round
+robin, in the same invocation as ``evaluate``, and reports each one's median wall time and
+peak memory and its ratio to prfeval's own ``evaluate`` of the run (the yardstick the targets
+are set against) measured in that same invocation.
+
+Adding a scenario is one :class:`Scenario` in :data:`SCENARIOS`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Files:
+    """The files a scenario reads, and a scratch folder for what it writes."""
+
+    qrels: Path
+    run: Path
+    run_b: Path
+    scratch: Path
+
+
+@dataclass(frozen=True)
+class Contender:
+    """One way to do a scenario's job: how to start it and what it needs."""
+
+    name: str
+    command: Callable[[Files], list[str]]
+    missing: Callable[[], str | None] = lambda: None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A bound on ``contender``'s wall time (or peak memory) set by an issue.
+
+    ``per`` is ``"evaluate"`` for a ratio to prfeval's evaluate of the run measured in the
+    same invocation, ``"GiB"`` for an absolute peak memory, ``"s"`` for an absolute time.
+    """
+
+    label: str
+    contender: str
+    bound: float
+    per: str = "evaluate"
+    measure: str = "wall"  # or "rss"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A job, its contenders and the targets it is held to."""
+
+    name: str
+    title: str
+    contenders: tuple[Contender, ...]
+    targets: tuple[Target, ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def prfeval_exe() -> str:
+    """The prfeval command beside this interpreter, else the one on the PATH."""
+    beside = Path(sys.executable).with_name("prfeval")
+    return str(beside) if beside.exists() else (shutil.which("prfeval") or "prfeval")
+
+
+def _prfeval(*args: str) -> Callable[[Files], list[str]]:
+    """``prfeval ARGS`` with ``{qrels}``, ``{run}``, ``{run_b}`` and ``{scratch}`` filled in."""
+
+    def command(files: Files) -> list[str]:
+        values = {
+            "qrels": str(files.qrels),
+            "run": str(files.run),
+            "run_b": str(files.run_b),
+            "scratch": str(files.scratch),
+        }
+        return [prfeval_exe(), *(a.format(**values) for a in args)]
+
+    return command
+
+
+def _peer(tool: str, *extra: str) -> Callable[[Files], list[str]]:
+    def command(files: Files) -> list[str]:
+        args = [str(files.qrels), str(files.run), str(files.run_b), *extra]
+        return [sys.executable, str(BENCH / "peer_jobs.py"), tool, *args]
+
+    return command
+
+
+def _module_missing(module: str, dist: str) -> Callable[[], str | None]:
+    def check() -> str | None:
+        if importlib.util.find_spec(module) is None:
+            return f"{dist} is not installed (pip install {dist}, or the `bench` extra)"
+        return None
+
+    return check
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "curve": Scenario(
+        "curve",
+        "`prfeval curve QRELS RUN`: P, R and F at every cutoff, the averages table",
+        (
+            Contender(
+                "prfeval curve", _prfeval("curve", "{qrels}", "{run}", "-o", "{scratch}/c.txt")
+            ),
+        ),
+        (
+            Target("curve wall <= 2.5x evaluate", "prfeval curve", 2.5),
+            Target("curve peak RSS < 0.6 GiB", "prfeval curve", 0.6, per="GiB", measure="rss"),
+        ),
+    ),
+    "curve-csv": Scenario(
+        "curve-csv",
+        "`prfeval curve QRELS RUN --format csv`: every k of every query, written as CSV",
+        (
+            Contender(
+                "prfeval curve csv",
+                _prfeval("curve", "{qrels}", "{run}", "--format", "csv", "-o", "{scratch}/c.csv"),
+            ),
+        ),
+        (Target("curve csv wall <= 60 s (was 58 s)", "prfeval curve csv", 60, per="s"),),
+    ),
+    "compare": Scenario(
+        "compare",
+        '`prfeval compare QRELS RUN_A RUN_B -m "P@10 R@100"`: two runs, paired tests',
+        (
+            Contender(
+                "prfeval compare",
+                _prfeval(
+                    "compare",
+                    "{qrels}",
+                    "{run}",
+                    "{run_b}",
+                    "-m",
+                    "P@10 R@100",
+                    "--format",
+                    "json",
+                    "-o",
+                    "{scratch}/cmp.json",
+                ),
+                note="randomization test (10,000 sign flips) and bootstrap CIs (10,000 resamples)",
+            ),
+            Contender(
+                "ranx compare",
+                _peer("ranx-compare"),
+                _module_missing("ranx", "ranx"),
+                note="ranx.compare with a paired t-test (its fastest), both runs from files",
+            ),
+        ),
+        (
+            Target("compare wall <= 3.5x evaluate", "prfeval compare", 3.5),
+            Target("compare peak RSS < 0.6 GiB", "prfeval compare", 0.6, per="GiB", measure="rss"),
+        ),
+    ),
+}
+
+
+# ----------------------------------------------------------------------------- running them
+
+
+@dataclass
+class ContenderResult:
+    """The samples of one contender of one scenario."""
+
+    scenario: str
+    name: str
+    status: str = "ok"  # ok | skipped | failed
+    reason: str = ""
+    walls: list[float] = field(default_factory=list)
+    rss: list[int] = field(default_factory=list)
+
+    @property
+    def wall(self) -> float | None:
+        return _median(self.walls)
+
+    @property
+    def peak(self) -> float | None:
+        return _median([float(r) for r in self.rss])
+
+
+def _median(values: list[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def bench_scenarios(
+    names: list[str],
+    files: Files,
+    reps: int,
+    warmup: int,
+    run_child: Callable[[list[str], float], object],
+    timeout_s: float,
+) -> list[ContenderResult]:
+    """Time every contender of the named scenarios, round robin over repetitions."""
+    results = []
+    for scenario in (SCENARIOS[n] for n in names):
+        for c in scenario.contenders:
+            reason = c.missing()
+            results.append(
+                ContenderResult(scenario.name, c.name, "skipped" if reason else "ok", reason or "")
+            )
+    contenders = {
+        (s.name, c.name): c for s in (SCENARIOS[n] for n in names) for c in s.contenders
+    }
+    live = [r for r in results if r.status == "ok"]
+    files.scratch.mkdir(parents=True, exist_ok=True)
+    for rep in range(-warmup, reps):
+        for r in list(live):
+            sample: Any = run_child(contenders[(r.scenario, r.name)].command(files), timeout_s)
+            label = "warm-up" if rep < 0 else f"rep {rep + 1}/{reps}"
+            if sample.returncode != 0 or sample.timed_out:
+                r.status = "failed"
+                tail = " | ".join(sample.stderr.strip().splitlines()[-3:])
+                r.reason = "timed out" if sample.timed_out else f"exit {sample.returncode}: {tail}"
+                live.remove(r)
+                print(f"  {r.name:20} {label:9} FAILED: {r.reason}", file=sys.stderr)
+                continue
+            print(
+                f"  {r.name:20} {label:9} {sample.wall_s:8.2f} s "
+                f"{sample.max_rss_bytes / 2**20:9.0f} MiB",
+                file=sys.stderr,
+            )
+            if rep >= 0:
+                r.walls.append(sample.wall_s)
+                r.rss.append(sample.max_rss_bytes)
+    return results
+
+
+def render_scenarios(
+    names: list[str], results: list[ContenderResult], evaluate_wall: float | None
+) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """The markdown lines of the scenarios, and their target rows (target, measured, verdict)."""
+    lines: list[str] = []
+    rows: list[tuple[str, str, str]] = []
+    by_name = {(r.scenario, r.name): r for r in results}
+    for scenario in (SCENARIOS[n] for n in names):
+        lines += [
+            "",
+            f"### {scenario.title}",
+            "",
+            "| contender | median wall (s) | peak RSS (MiB) | wall / prfeval evaluate |",
+            "| --- | ---: | ---: | ---: |",
+        ]
+        for c in scenario.contenders:
+            r = by_name[(scenario.name, c.name)]
+            if r.status != "ok":
+                lines.append(f"| {c.name} | {r.status}: {r.reason} | | |")
+                continue
+            ratio = r.wall / evaluate_wall if (r.wall and evaluate_wall) else None
+            lines.append(
+                f"| {c.name} | {r.wall:.2f} | {r.peak / 2**20:.0f} | "
+                f"{'n/a' if ratio is None else f'{ratio:.2f}x'} |"
+            )
+        lines += [f"- {c.name}: {c.note}" for c in scenario.contenders if c.note]
+        for t in scenario.targets:
+            r = by_name[(scenario.name, t.contender)]
+            value: float | None = None
+            if r.status == "ok":
+                raw = r.wall if t.measure == "wall" else r.peak
+                if raw is not None:
+                    if t.per == "evaluate":
+                        value = raw / evaluate_wall if evaluate_wall else None
+                    elif t.per == "GiB":
+                        value = raw / 2**30
+                    else:
+                        value = raw
+            unit = {"evaluate": "x", "GiB": " GiB", "s": " s"}[t.per]
+            shown = "n/a" if value is None else f"{value:.2f}{unit}"
+            verdict = "n/a" if value is None else ("PASS" if value <= t.bound else "FAIL")
+            rows.append((t.label, shown, verdict))
+    return lines, rows
