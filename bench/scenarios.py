@@ -108,6 +108,37 @@ def _module_missing(module: str, dist: str) -> Callable[[], str | None]:
 
 
 SCENARIOS: dict[str, Scenario] = {
+    "bounds": Scenario(
+        "bounds",
+        "`prfeval evaluate --bounds`: every measure under both unjudged rules, in one pass",
+        (
+            Contender(
+                "prfeval evaluate --bounds",
+                _prfeval(
+                    "evaluate", "{qrels}", "{run}", "-m", "P@10 R@100 SetP SetR SetF",
+                    "--bounds", "--format", "json", "-o", "{scratch}/b.json",
+                ),
+            ),
+        ),
+        (Target("--bounds wall <= 1.5x evaluate", "prfeval evaluate --bounds", 1.5),),
+    ),
+    "explain": Scenario(
+        "explain",
+        "`prfeval explain QRELS RUN --query 7`: one query of the run, read in bounded memory",
+        (
+            Contender(
+                "prfeval explain",
+                _prfeval(
+                    "explain", "{qrels}", "{run}", "--query", "7", "-m", "P@10 R@100",
+                    "--format", "json", "-o", "{scratch}/x.json",
+                ),
+            ),
+        ),
+        (
+            Target("explain wall < 2x evaluate", "prfeval explain", 2.0),
+            Target("explain peak RSS < 0.6 GiB", "prfeval explain", 0.6, per="GiB", measure="rss"),
+        ),
+    ),
     "curve": Scenario(
         "curve",
         "`prfeval curve QRELS RUN`: P, R and F at every cutoff, the averages table",

@@ -134,7 +134,7 @@ def test_query_list_output_file_and_plot(
     ]
     assert run(argv) == 0
     text = out.read_text()
-    assert f"Query set: the queries listed in {listed}." in text
+    assert f"Query set: the 3 queries listed in {listed}." in text
     assert "Macro averages over 3 queries" in text
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

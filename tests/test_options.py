@@ -167,11 +167,15 @@ def test_settings():
         "collection_size": 1400,
         "complete": True,
         "judged_only": False,
+        "unjudged": "nonrelevant",
+        "unjudged_grade": None,
         "max_results": None,
         "order": None,
         "duplicates": "keep",
         "query_set": "2 listed queries",
     }
+    assumed = EvalOptions(level=2, unjudged="relevant").settings()
+    assert (assumed["unjudged"], assumed["unjudged_grade"]) == ("relevant", 2)
     assert o.settings(order="score")["order"] == "score"  # the order the run defaulted to
     assert EvalOptions(order="rank").settings(order="score")["order"] == "rank"
 

@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from prfeval.measures import Measure, parse_measures
     from prfeval.retrieval.curves import Curves, curve
     from prfeval.retrieval.evaluate import Evaluation, evaluate
+    from prfeval.retrieval.explain import Explanation, explain
     from prfeval.retrieval.topk import f_at_k, precision_at_k, recall_at_k
 
 # Public name -> the module that defines it.
@@ -85,6 +86,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(["Curves", "curve"], "prfeval.retrieval.curves"),
     "EvalOptions": "prfeval.core.options",
     **dict.fromkeys(["Evaluation", "evaluate"], "prfeval.retrieval.evaluate"),
+    **dict.fromkeys(["Explanation", "explain"], "prfeval.retrieval.explain"),
     **dict.fromkeys(["load_qrels", "load_run"], "prfeval.io"),
     **dict.fromkeys(["Measure", "parse_measures"], "prfeval.measures"),
     "split_queries": "prfeval.comparison.split",
@@ -100,6 +102,7 @@ __all__ = [
     "Curves",
     "EvalOptions",
     "Evaluation",
+    "Explanation",
     "InputFormatError",
     "Measure",
     "MeasureError",
@@ -117,6 +120,7 @@ __all__ = [
     "curve",
     "e_measure",
     "evaluate",
+    "explain",
     "f_at_k",
     "f_beta",
     "f_from_pr",

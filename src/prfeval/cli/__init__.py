@@ -19,6 +19,7 @@ from prfeval.core.errors import PrfevalError
 COMMANDS: dict[str, tuple[str, str]] = {
     "classify": ("prfeval.cli.classify_cmd", "Classifier labels or scores: per-class P/R/F."),
     "evaluate": ("prfeval.cli.evaluate_cmd", "Evaluate a run against judgments (trec_eval-like)."),
+    "explain": ("prfeval.cli.explain_cmd", "One query's ranking, judgments, misses and ties."),
     "measures": ("prfeval.cli.measures_cmd", "List every measure, its formula and conventions."),
     "means": ("prfeval.cli.means_cmd", "Arithmetic, geometric and harmonic means of P,R pairs."),
     "contours": ("prfeval.cli.contours_cmd", "Plot F_beta contours over the P-R square."),

@@ -6,17 +6,12 @@ from pathlib import Path
 
 import click
 
-from prfeval.cli.options import (
-    collection_size_option,
-    level_option,
-    output_option,
-    query_set_options,
-)
+from prfeval.cli.options import evaluation_options, output_option
 from prfeval.cli.output import emit, note
 from prfeval.comparison.compare import compare
 from prfeval.comparison.stats import CORRECTIONS, TESTS
 from prfeval.core.errors import UsageError
-from prfeval.io.queries import read_query_ids
+from prfeval.core.options import EvalOptions
 from prfeval.report.comparison import FORMATS, format_comparison, notes
 
 
@@ -51,15 +46,6 @@ def resolve_baseline(baseline: str | None, paths: tuple[str, ...], names: list[s
 
 
 
-
-
-def _query_set_label(queries_file: str | None, exclude_file: str | None) -> str | None:
-    parts = []
-    if queries_file:
-        parts.append(f"the queries listed in {queries_file}")
-    if exclude_file:
-        parts.append(f"leaving out those listed in {exclude_file}")
-    return ", ".join(parts) or None
 
 
 @click.command("compare")
@@ -123,8 +109,6 @@ def _query_set_label(queries_file: str | None, exclude_file: str | None) -> str 
     show_default=True,
     help="Seed of the random draws (same seed, same p-values and intervals).",
 )
-@level_option
-@query_set_options
 @click.option(
     "--missing",
     type=click.Choice(["zero", "drop"]),
@@ -133,13 +117,9 @@ def _query_set_label(queries_file: str | None, exclude_file: str | None) -> str 
     help="A judged query only some runs answered: score it 0 for the others (as "
     "trec_eval -c), or leave it out of the comparison.",
 )
-@click.option(
-    "-c",
-    "--complete",
-    is_flag=True,
-    help="Compare on every judged query, even those no run answered (all score 0).",
+@evaluation_options(
+    complete_help="Compare on every judged query, even those no run answered (all score 0)."
 )
-@collection_size_option
 @click.option(
     "--top",
     type=click.IntRange(min=0),
@@ -174,12 +154,8 @@ def command(
     permutations: int,
     n_bootstrap: int,
     seed: int,
-    level: int,
     missing: str,
-    complete: bool,
-    collection_size: int | None,
-    queries_file: str | None,
-    exclude_file: str | None,
+    options: EvalOptions,
     top: int,
     fmt: str,
     per_query: bool,
@@ -211,13 +187,8 @@ def command(
         n_permutations=permutations,
         n_bootstrap=n_bootstrap,
         seed=seed,
-        level=level,
         missing=missing,  # type: ignore[arg-type]
-        complete=complete,
-        collection_size=collection_size,
-        queries=read_query_ids(queries_file) if queries_file else None,
-        exclude_queries=read_query_ids(exclude_file) if exclude_file else None,
-        query_set=_query_set_label(queries_file, exclude_file),
+        options=options,
         top=top,
     )
     text = format_comparison(result, fmt, per_query=per_query)

@@ -15,11 +15,10 @@ from pathlib import Path
 
 import click
 
-from prfeval.cli.options import level_option, output_option, query_set_options, ranking_options
+from prfeval.cli.options import evaluation_options, output_option
 from prfeval.cli.output import emit, note, notes_from_warnings, output_file, progress_bar
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
-from prfeval.io.queries import read_query_ids
 from prfeval.report.curves import FORMATS, CurveCsvWriter, format_json, format_table
 from prfeval.retrieval.curves import Curves, curve
 
@@ -81,21 +80,8 @@ def _recall_levels(values: tuple[float, ...]) -> tuple[float, ...]:
     metavar="LEVEL",
     help="Report the first rank at which recall reaches LEVEL (repeatable). [default: 0.5]",
 )
-@level_option
-@ranking_options
-@query_set_options
-@click.option(
-    "-c",
-    "--complete",
-    is_flag=True,
-    help="Include judged queries without results, as empty rankings (trec_eval -c).",
-)
-@click.option(
-    "-N",
-    "--collection-size",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Documents in the collection: the no-skill line of the PR plot, n_rel/N.",
+@evaluation_options(
+    complete_help="Include judged queries without results, as empty rankings (trec_eval -c)."
 )
 @click.option(
     "--format",
@@ -129,15 +115,7 @@ def command(
     beta: float,
     max_k: int | None,
     recall_at: tuple[float, ...],
-    level: int,
-    complete: bool,
-    collection_size: int | None,
-    max_results: int | None,
-    judged_only: bool,
-    order: str | None,
-    duplicates: str,
-    queries_file: str | None,
-    exclude_file: str | None,
+    options: EvalOptions,
     fmt: str,
     plot_path: str | None,
     plot_kind: str,
@@ -167,17 +145,6 @@ def command(
     if sum(r == "-" for r in runs) > 1:
         raise UsageError("only one RUN can be read from stdin (-)")
 
-    options = EvalOptions(
-        level=level,
-        complete=complete,
-        order=order,  # type: ignore[arg-type]
-        duplicates=duplicates,  # type: ignore[arg-type]
-        judged_only=judged_only,
-        max_results=max_results,
-        queries=read_query_ids(queries_file) if queries_file else None,
-        exclude_queries=read_query_ids(exclude_file) if exclude_file else None,
-        collection_size=collection_size,
-    )
     # Per-query curves are kept only where they are shown: the asked queries, or every
     # query for JSON (CSV streams its rows instead); the averages table needs none.
     keep: tuple[str, ...] | None = tuple(selected)
@@ -230,7 +197,7 @@ def command(
             results,
             kind=plot_kind,  # type: ignore[arg-type]
             query=selected[0] if selected else None,
-            collection_size=collection_size,
+            collection_size=options.collection_size,
         )
         written = save_figure(fig, plot_path, close=True)
         what = f"query {selected[0]}" if selected else "the macro average"

@@ -4,32 +4,11 @@ from __future__ import annotations
 
 import click
 
-from prfeval.cli.options import (
-    collection_size_option,
-    level_option,
-    output_option,
-    query_set_options,
-    ranking_options,
-)
+from prfeval.cli.options import evaluation_options, output_option
 from prfeval.cli.output import emit, note, notes_from_warnings, progress_bar
-from prfeval.io.queries import read_query_ids
+from prfeval.core.options import EvalOptions
 from prfeval.report.evaluation import FORMATS, format_evaluation, notes
 from prfeval.retrieval.evaluate import evaluate
-
-
-def _query_set_name(
-    include_file: str | None,
-    include: list[str] | None,
-    exclude_file: str | None,
-    exclude: list[str] | None,
-) -> str | None:
-    """The query set as the user gave it: the files and how many ids each listed."""
-    parts = []
-    if include_file and include is not None:
-        parts.append(f"the {len(include)} queries listed in {include_file}")
-    if exclude_file and exclude is not None:
-        parts.append(f"leaving out the {len(exclude)} listed in {exclude_file}")
-    return ", ".join(parts) or None
 
 
 @click.command("evaluate")
@@ -45,16 +24,16 @@ def _query_set_name(
     "set_F). Repeatable. Default: a standard set.",
 )
 @click.option("-q", "--per-query", is_flag=True, help="Also report each query's values.")
-@click.option(
-    "-c",
-    "--complete",
-    is_flag=True,
-    help="Average over every judged query; those without results score 0 (trec_eval -c).",
+@evaluation_options(
+    complete_help="Average over every judged query; those without results score 0 "
+    "(trec_eval -c)."
 )
-@level_option
-@ranking_options
-@query_set_options
-@collection_size_option
+@click.option(
+    "--bounds",
+    is_flag=True,
+    help="Also give each measure with every unjudged retrieved document taken as relevant: "
+    "bounds for precision-like measures, the value under that assumption for the others.",
+)
 @click.option(
     "--stream/--no-stream",
     default=None,
@@ -68,39 +47,22 @@ def command(
     run: str,
     measures: tuple[str, ...],
     per_query: bool,
-    complete: bool,
-    level: int,
-    collection_size: int | None,
-    max_results: int | None,
-    judged_only: bool,
-    order: str | None,
-    duplicates: str,
-    queries_file: str | None,
-    exclude_file: str | None,
+    options: EvalOptions,
+    bounds: bool,
     stream: bool | None,
     fmt: str,
     output: str | None,
 ) -> None:
     """Evaluate RUN (TREC run, CSV/TSV/JSONL/Parquet, or - for stdin) against QRELS."""
-    include = read_query_ids(queries_file) if queries_file else None
-    exclude = read_query_ids(exclude_file) if exclude_file else None
     with progress_bar("evaluating") as progress, notes_from_warnings():
         result = evaluate(
             qrels,
             run,
             list(measures) or None,
-            level=level,
-            complete=complete,
-            collection_size=collection_size,
-            judged_only=judged_only,
-            max_results=max_results,
-            order=order,
-            duplicates=duplicates,  # type: ignore[arg-type]
-            queries=include,
-            exclude_queries=exclude,
-            query_set=_query_set_name(queries_file, include, exclude_file, exclude),
+            bounds=bounds,
             stream=stream,
             progress=progress,
+            options=options,
         )
     text = format_evaluation(result, fmt, per_query=per_query)
     for line in notes(result, fmt):

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
+from prfeval.core.errors import UsageError
+from prfeval.core.options import DUPLICATES, ORDERS, UNJUDGED_RULES, EvalOptions
+from prfeval.io.queries import read_query_ids
+
 __all__ = [
     "collection_size_option",
+    "evaluation_options",
     "level_option",
     "output_option",
     "query_set_options",
@@ -67,18 +73,18 @@ ranking_options = _stack(
         "-J",
         "--judged-only",
         is_flag=True,
-        help="Drop unjudged documents before measuring (trec_eval -J).",
+        help="Drop unjudged documents before measuring (trec_eval -J; --unjudged drop).",
     ),
     click.option(
         "--order",
-        type=click.Choice(["score", "rank", "file"]),
+        type=click.Choice(ORDERS),
         default=None,
         help="Rank by score (default; ties by doc id descending, as trec_eval), by the "
         "rank column, or in file order.",
     ),
     click.option(
         "--duplicates",
-        type=click.Choice(["keep", "first", "error"]),
+        type=click.Choice(DUPLICATES),
         default="keep",
         show_default=True,
         help="A doc repeated in one ranking: keep (takes a place, counts once), first, or error.",
@@ -102,3 +108,82 @@ query_set_options = _stack(
         help="Leave out the query ids listed in FILE.",
     ),
 )
+
+
+def _query_set_name(
+    include_file: str | None,
+    include: list[str] | None,
+    exclude_file: str | None,
+    exclude: list[str] | None,
+) -> str | None:
+    """The query set as the user gave it: the files and how many ids each listed."""
+    parts = []
+    if include_file and include is not None:
+        parts.append(f"the {len(include)} queries listed in {include_file}")
+    if exclude_file and exclude is not None:
+        parts.append(f"leaving out the {len(exclude)} listed in {exclude_file}")
+    return ", ".join(parts) or None
+
+
+#: The unjudged rule: --unjudged RULE, --unjudged-grade N (and -J, its trec_eval spelling).
+unjudged_options = _stack(
+    click.option(
+        "--unjudged",
+        type=click.Choice(UNJUDGED_RULES),
+        default=None,
+        help="An unjudged retrieved document counts as nonrelevant (default, as trec_eval), "
+        "relevant (at --unjudged-grade; the relevant count grows by those documents), or is "
+        "dropped before measuring (-J).",
+    ),
+    click.option(
+        "--unjudged-grade",
+        type=int,
+        default=None,
+        metavar="G",
+        help="The grade of an unjudged document taken as relevant.  [default: the level]",
+    ),
+)
+
+
+def evaluation_options(*, complete_help: str) -> Callable[[F], F]:
+    """Every option of :class:`~prfeval.core.options.EvalOptions`, declared once, handed to
+    the command as one ``options`` argument (the query files read, -J turned into its rule).
+    """
+
+    def apply(function: F) -> F:
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            include_file = kwargs.pop("queries_file")
+            exclude_file = kwargs.pop("exclude_file")
+            include = read_query_ids(include_file) if include_file else None
+            exclude = read_query_ids(exclude_file) if exclude_file else None
+            judged_only = kwargs.pop("judged_only")
+            rule = kwargs.pop("unjudged")
+            if judged_only and rule not in (None, "drop"):
+                raise UsageError(f"-J drops unjudged documents; it contradicts --unjudged {rule}")
+            kwargs["options"] = EvalOptions(
+                level=kwargs.pop("level"),
+                complete=kwargs.pop("complete"),
+                collection_size=kwargs.pop("collection_size"),
+                max_results=kwargs.pop("max_results"),
+                order=kwargs.pop("order"),
+                duplicates=kwargs.pop("duplicates"),
+                unjudged="drop" if judged_only else (rule or "nonrelevant"),
+                unjudged_grade=kwargs.pop("unjudged_grade"),
+                queries=include,
+                exclude_queries=exclude,
+                query_set=_query_set_name(include_file, include, exclude_file, exclude),
+            )
+            return function(*args, **kwargs)
+
+        decorated = _stack(
+            level_option,
+            ranking_options,
+            unjudged_options,
+            query_set_options,
+            click.option("-c", "--complete", is_flag=True, help=complete_help),
+            collection_size_option,
+        )(wrapper)
+        return decorated  # type: ignore[return-value]
+
+    return apply

@@ -15,15 +15,29 @@ from typing import Any, Literal, TypedDict, get_args
 
 from prfeval.core.errors import UsageError
 
-__all__ = ["DUPLICATES", "ORDERS", "Duplicates", "EvalOptions", "OptionValues", "Order"]
+__all__ = [
+    "DUPLICATES",
+    "ORDERS",
+    "UNJUDGED_RULES",
+    "Duplicates",
+    "EvalOptions",
+    "OptionValues",
+    "Order",
+    "Unjudged",
+]
 
 #: How a run is put in rank order: by score (trec_eval), by its rank column, or as given.
 Order = Literal["score", "rank", "file"]
 #: What to do with a document repeated in one query's ranking.
 Duplicates = Literal["keep", "first", "error"]
 
+#: What an unjudged retrieved document is taken to be: non-relevant (trec_eval), relevant
+#: (at grade ``unjudged_grade``, the level by default), or not there at all (``-J``).
+Unjudged = Literal["nonrelevant", "relevant", "drop"]
+
 ORDERS: tuple[str, ...] = get_args(Order)
 DUPLICATES: tuple[str, ...] = get_args(Duplicates)
+UNJUDGED_RULES: tuple[str, ...] = get_args(Unjudged)
 
 
 def _integer(name: str, value: Any, *, minimum: int | None = None, optional: bool) -> Any:
@@ -67,6 +81,8 @@ class OptionValues(TypedDict, total=False):
     order: Order | None
     duplicates: Duplicates
     judged_only: bool
+    unjudged: Unjudged
+    unjudged_grade: int | None
     max_results: int | None
     complete: bool
     queries: Collection[Any] | None
@@ -94,7 +110,17 @@ class EvalOptions:
         counts once as relevant), ``"first"`` (later repeats are removed) or ``"error"``.
     judged_only
         Remove unjudged documents from the rankings first (trec_eval ``-J``; as there,
-        documents judged with a negative grade are removed too).
+        documents judged with a negative grade are removed too): the same as
+        ``unjudged="drop"``.
+    unjudged
+        What an unjudged retrieved document counts as: ``"nonrelevant"`` (the default, as
+        trec_eval counts it), ``"relevant"`` (at grade ``unjudged_grade``: the query's relevant
+        count grows by the unjudged documents it retrieved, after ``max_results``) or
+        ``"drop"`` (removed before measuring, a condensed list: Sakai, 2007; trec_eval
+        ``-J``).
+    unjudged_grade
+        The grade an unjudged document is given under ``unjudged="relevant"``; by default
+        the relevance ``level``.
     max_results
         Keep only the top ``max_results`` of each ranking (trec_eval ``-M``; applied before
         ``judged_only``, as trec_eval does).
@@ -116,6 +142,8 @@ class EvalOptions:
     order: Order | None = None
     duplicates: Duplicates = "keep"
     judged_only: bool = False
+    unjudged: Unjudged = "nonrelevant"
+    unjudged_grade: int | None = None
     max_results: int | None = None
     complete: bool = False
     queries: frozenset[str] | None = None
@@ -131,6 +159,21 @@ class EvalOptions:
         for flag in ("judged_only", "complete"):
             if not isinstance(getattr(self, flag), bool):
                 raise UsageError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        set_(self, "unjudged", _choice("unjudged", self.unjudged, UNJUDGED_RULES, optional=False))
+        # judged_only is trec_eval's -J: the "drop" rule under its old name. Both say the same.
+        if self.judged_only and self.unjudged not in ("nonrelevant", "drop"):
+            raise UsageError(
+                f"judged_only (-J) drops unjudged documents; it contradicts unjudged="
+                f"{self.unjudged!r}"
+            )
+        if self.judged_only:
+            set_(self, "unjudged", "drop")
+        set_(self, "judged_only", self.unjudged == "drop")
+        set_(
+            self,
+            "unjudged_grade",
+            _integer("unjudged_grade", self.unjudged_grade, optional=True),
+        )
         set_(
             self,
             "max_results",
@@ -169,7 +212,14 @@ class EvalOptions:
                 f"unknown option {unknown[0]!r}{hint}; the options are "
                 f"{', '.join(sorted(known))}"
             )
+        if "unjudged" in values and "judged_only" not in values:
+            values["judged_only"] = False  # the rule given replaces the base's -J
         return replace(base, **values) if values else base
+
+    @property
+    def assumed_grade(self) -> int:
+        """The grade of an unjudged document under ``unjudged="relevant"``."""
+        return self.level if self.unjudged_grade is None else self.unjudged_grade
 
     @property
     def restricts_queries(self) -> bool:
@@ -203,6 +253,8 @@ class EvalOptions:
             "collection_size": self.collection_size,
             "complete": self.complete,
             "judged_only": self.judged_only,
+            "unjudged": self.unjudged,
+            "unjudged_grade": self.assumed_grade if self.unjudged == "relevant" else None,
             "max_results": self.max_results,
             "order": self.order or order,
             "duplicates": self.duplicates,

@@ -11,7 +11,7 @@ relevant documents at any grade threshold is one ``bincount``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -100,11 +100,15 @@ class QueryAccounting:
     duplicates
         Retrieved positions repeating a document already ranked higher for the same query.
     unjudged_retrieved
-        Retrieved positions whose document has no judgment (counted as non-relevant).
+        Retrieved positions whose document has no judgment (counted as non-relevant, unless
+        the unjudged rule says otherwise).
     dropped_unjudged
-        Positions removed by ``judged_only`` (trec_eval ``-J``).
+        Positions removed by ``judged_only`` (trec_eval ``-J``, ``unjudged="drop"``).
     truncated
         Positions removed by ``max_results`` (trec_eval ``-M``).
+    assumed_relevant
+        Unjudged documents taken as relevant (``unjudged="relevant"``): each counts once per
+        query, however often it was retrieved.
     """
 
     evaluated: int
@@ -115,9 +119,16 @@ class QueryAccounting:
     dropped_unjudged: int = 0
     truncated: int = 0
     complete: bool = False
+    assumed_relevant: int = 0
 
     #: The counts that add up over queries (the per-query arrays of ``query_counts``).
-    COUNTS = ("duplicates", "unjudged_retrieved", "dropped_unjudged", "truncated")
+    COUNTS = (
+        "duplicates",
+        "unjudged_retrieved",
+        "dropped_unjudged",
+        "truncated",
+        "assumed_relevant",
+    )
 
     @classmethod
     def merge(cls, parts: Sequence[QueryAccounting], *, complete: bool) -> QueryAccounting:
@@ -131,6 +142,7 @@ class QueryAccounting:
             dropped_unjudged=sum(p.dropped_unjudged for p in parts),
             truncated=sum(p.truncated for p in parts),
             complete=complete,
+            assumed_relevant=sum(p.assumed_relevant for p in parts),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -143,6 +155,7 @@ class QueryAccounting:
             "unjudged_retrieved": self.unjudged_retrieved,
             "dropped_unjudged": self.dropped_unjudged,
             "truncated": self.truncated,
+            "assumed_relevant": self.assumed_relevant,
             "complete": self.complete,
         }
 
@@ -180,6 +193,9 @@ class JudgedRanking:
     order
         How the rows were put in rank order: ``"score"`` (ties by doc id, descending),
         ``"rank"`` or ``"file"``.
+    judged
+        Whether each position's document has a judgment; ``None``: those graded other than
+        :data:`UNJUDGED` (it differs only when unjudged documents were given a grade).
     """
 
     query_ids: npt.NDArray[np.object_]
@@ -196,11 +212,54 @@ class JudgedRanking:
     needs: RankingNeeds = field(default_factory=RankingNeeds.everything)
     query_counts: Mapping[str, IntArray] = field(default_factory=dict)
     order: str = "score"
+    judged: npt.NDArray[np.bool_] | None = None
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @property
     def n_queries(self) -> int:
         return len(self.query_ids)
+
+    @cached_property
+    def is_judged(self) -> npt.NDArray[np.bool_]:
+        """Whether each retrieved position's document has a judgment (any grade)."""
+        return self.grades != UNJUDGED if self.judged is None else self.judged
+
+    def assuming_relevant(self, grade: int) -> JudgedRanking:
+        """This ranking with every unjudged retrieved document judged at ``grade``.
+
+        Each distinct unjudged document becomes a judgment of its query at ``grade`` (so the
+        query's relevant count grows by U, the unjudged documents it retrieved), and each of
+        its places takes that grade; a repeat still counts once. The order is unchanged: the
+        aligner orders a tie of judged and unjudged documents either way, since their grades
+        differ. ``is_judged`` still tells the documents that were judged.
+        """
+        judged = self.is_judged
+        unjudged = ~judged
+        new = np.flatnonzero(unjudged & self.first)
+        grades = self.grades.copy()
+        grades[unjudged] = grade
+        query = self.query_index[new]
+        slots = np.concatenate([self.judged_query_index, query])
+        by_slot = np.argsort(slots, kind="stable")
+        judged_offsets = np.zeros(self.n_queries + 1, dtype=np.int64)
+        np.cumsum(np.bincount(slots, minlength=self.n_queries), out=judged_offsets[1:])
+        assumed = np.bincount(query, minlength=self.n_queries).astype(np.int64)
+        counts = {**self.query_counts, "assumed_relevant": assumed}
+        return replace(
+            self,
+            grades=grades,
+            judged=judged,
+            judged_offsets=judged_offsets,
+            judged_grades=np.concatenate(
+                [self.judged_grades, np.full(new.size, grade, dtype=np.int64)]
+            )[by_slot],
+            judged_doc_codes=np.concatenate([self.judged_doc_codes, self.doc_codes[new]])[
+                by_slot
+            ],
+            accounting=replace(self.accounting, assumed_relevant=int(new.size)),
+            query_counts=counts,
+            _cache={},
+        )
 
     @cached_property
     def n_retrieved(self) -> IntArray:

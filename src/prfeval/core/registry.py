@@ -162,6 +162,12 @@ class MeasureDef:
         sign of a difference from it.
     classification
         The key under which classification reports it (``precision``), if it does.
+    bounded
+        Whether its values with the unjudged retrieved documents taken as non-relevant and
+        as relevant bound the value they would have if they were judged: true of measures of
+        the retrieved documents alone (precision at k, reciprocal rank), not of those that
+        also read the relevant documents never retrieved (recall, AP, nDCG), which are not
+        all judged either.
     """
 
     name: str
@@ -181,6 +187,7 @@ class MeasureDef:
     conventions: str = ""
     higher_is_better: bool = True
     classification: str | None = None
+    bounded: bool = False
 
     def __post_init__(self) -> None:
         if (self.counts is None) == (self.ranked is None):

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from prfeval.core import counts as C
 from prfeval.core.ranking import RankingNeeds
 from prfeval.core.registry import Measure, MeasureDef, Param, Registry
-from prfeval.measures import contingency, interpolated
+from prfeval.measures import contingency, interpolated, judged
 
 __all__ = [
     "DEFAULT_MEASURES",
@@ -70,7 +70,9 @@ PARAMS: dict[str, Param] = {
 }
 
 _REGISTRY = Registry(
-    (*contingency.DEFINITIONS, *interpolated.DEFINITIONS), PARAMS, C.beta_from_alpha
+    (*contingency.DEFINITIONS, *interpolated.DEFINITIONS, *judged.DEFINITIONS),
+    PARAMS,
+    C.beta_from_alpha,
 )
 
 #: Every measure, by canonical name.

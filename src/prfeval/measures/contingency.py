@@ -71,6 +71,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         params=(),
         aliases=("num_q",),
         trec_eval=TrecName("num_q"),
+        bounded=True,
     ),
     MeasureDef(
         "NumRet",
@@ -81,6 +82,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         params=(),
         aliases=("num_ret",),
         trec_eval=TrecName("num_ret"),
+        bounded=True,
     ),
     MeasureDef(
         "NumRel",
@@ -99,6 +101,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         aggregation="sum",
         aliases=("num_rel_ret",),
         trec_eval=TrecName("num_rel_ret"),
+        bounded=True,
     ),
     MeasureDef(
         "TP",
@@ -106,6 +109,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "TP",
         counts=_total(lambda c: c.tp),
         aggregation="sum",
+        bounded=True,
     ),
     MeasureDef(
         "FP",
@@ -113,6 +117,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "FP",
         counts=_total(lambda c: c.fp),
         aggregation="sum",
+        bounded=True,
     ),
     MeasureDef(
         "FN",
@@ -138,6 +143,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         trec_eval=TrecName("set_P"),
         conventions=_NO_RET,
         classification="precision",
+        bounded=True,
     ),
     MeasureDef(
         "SetR",
@@ -244,6 +250,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         aliases=("Precision",),
         trec_eval=TrecName("P", "cutoffs", TREC_EVAL_CUTOFFS, "P_{}"),
         conventions="Divides by k even when fewer than k were retrieved; P@0 = 0.",
+        bounded=True,
     ),
     MeasureDef(
         "R",

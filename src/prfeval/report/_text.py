@@ -31,8 +31,12 @@ def render_table(
     rows: list[list[str]],
     notes: list[str] | None = None,
     right_align_from: int = 1,
+    width: int | None = None,
 ) -> str:
-    """A table rendered by rich as plain text, with ``notes`` as lines below it."""
+    """A table rendered by rich as plain text, with ``notes`` as lines below it.
+
+    With ``width``, the table fits that many columns and the notes are wrapped to it.
+    """
     from rich import box
     from rich.console import Console
     from rich.table import Table
@@ -43,11 +47,16 @@ def render_table(
     for row in rows:
         table.add_row(*row)
     with open(os.devnull, "w") as sink:
-        console = Console(width=200, record=True, file=sink, color_system=None)
+        console = Console(width=width or 200, record=True, file=sink, color_system=None)
         console.print(table)
         text = console.export_text()
     lines = [line.rstrip() for line in text.splitlines()]
-    return "\n".join([*lines, *(notes or [])]).strip("\n") + "\n"
+    shown = list(notes or [])
+    if width is not None:
+        import textwrap
+
+        shown = [wrapped for note in shown for wrapped in textwrap.wrap(note, width) or [""]]
+    return "\n".join([*lines, *shown]).strip("\n") + "\n"
 
 
 def render_rich(renderable: Any, width: int = 200) -> str:

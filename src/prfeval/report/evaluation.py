@@ -11,6 +11,7 @@ import csv
 import io
 import json
 
+from prfeval.measures import Measure
 from prfeval.report._text import fmt_value, id_list, render_table
 from prfeval.retrieval.evaluate import Evaluation
 
@@ -45,33 +46,80 @@ def accounting_lines(e: Evaluation) -> list[str]:
         lines.append(
             f"Repeated documents: {a.duplicates} (policy: {e.settings.get('duplicates', 'keep')})"
         )
-    lines.append(f"Unjudged retrieved documents (counted non-relevant): {a.unjudged_retrieved}")
-    if a.dropped_unjudged:
-        lines.append(f"Unjudged documents removed (-J): {a.dropped_unjudged}")
+    rule = e.settings.get("unjudged", "nonrelevant")
+    if rule == "relevant":
+        lines.append(
+            f"Unjudged retrieved documents: {a.unjudged_retrieved}, counted relevant at grade "
+            f"{e.settings.get('unjudged_grade')} ({a.assumed_relevant} distinct documents "
+            "added to the relevant counts)."
+        )
+    elif rule == "drop":
+        lines.append(f"Unjudged documents removed before measuring (-J): {a.dropped_unjudged}")
+    else:
+        lines.append(
+            f"Unjudged retrieved documents (counted non-relevant): {a.unjudged_retrieved}"
+        )
     if a.truncated:
         lines.append(f"Documents beyond -M removed: {a.truncated}")
     return lines
 
 
+def _macro_cell(e: Evaluation, m: Measure, average: str) -> str:
+    """A cell of an average, with the value under the other unjudged rule beside it when
+    ``e`` has one: ``0.312 [0.312, 0.458]`` for a bounded measure, ``0.250 (0.310)`` else."""
+    label = str(m)
+    integer = m.definition.is_total
+    values = getattr(e, average)
+    if label not in values:
+        return ""
+    text = fmt_value(values[label], integer=integer)
+    if e.upper is None or label not in getattr(e.upper, average):
+        return text
+    other = fmt_value(getattr(e.upper, average)[label], integer=integer)
+    if m.definition.bounded:
+        return f"{text} [{text}, {other}]"
+    return f"{text} ({other})"
+
+
 def format_table(e: Evaluation) -> str:
+    """The averages of every measure, labelled, with the judged share at each cutoff and the
+    notes: how each average is made, which queries were averaged, what was set aside."""
+    judged = [e.judged_at(str(m)) for m in e.measures]
+    with_judged = any(j is not None for j in judged)
     rows = []
-    for m in e.measures:
+    for m, share in zip(e.measures, judged, strict=True):
         label = str(m)
         integer = m.definition.is_total
-        rows.append(
-            [
-                label + (" (total)" if integer else ""),
-                fmt_value(e.macro[label], integer=integer),
-                fmt_value(e.micro[label], integer=integer) if label in e.micro else "",
-                fmt_value(e.f_of_means[label]) if label in e.f_of_means else "",
-            ]
-        )
+        row = [
+            label + (" (total)" if integer else ""),
+            _macro_cell(e, m, "macro"),
+            _macro_cell(e, m, "micro"),
+            _macro_cell(e, m, "f_of_means"),
+        ]
+        if with_judged:
+            row.append("" if share is None else f"{share:.0%}")
+        rows.append(row)
     notes = [
         "macro: mean over queries; micro: the measure of the pooled counts; "
         "F of means: F of the macro P and macro R.",
-        *accounting_lines(e),
     ]
-    return render_table(None, ["measure", "macro", "micro", "F of means"], rows, notes)
+    if with_judged:
+        notes.append(
+            "judged: the mean share of judged documents in the top k of each query "
+            "(Judged@k at the measure's cutoff)."
+        )
+    if e.upper is not None:
+        notes.append(
+            "[a, b]: the value with the unjudged retrieved documents taken as non-relevant and "
+            "as relevant; with them all judged, it would lie between. (b): the value if they "
+            "were relevant, for a measure that also counts relevant documents never retrieved: "
+            "not a bound, since those are not all judged either."
+        )
+    if e.coverage is not None:
+        notes += e.coverage.thin(e.measures, e.settings.get("unjudged", "nonrelevant"))
+    notes += accounting_lines(e)
+    headers = ["measure", "macro", "micro", "F of means", *(["judged"] if with_judged else [])]
+    return render_table(None, headers, rows, notes)
 
 
 def format_trec_per_query_table(e: Evaluation) -> str:

@@ -37,7 +37,7 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
     # Ties need ordering only at the cutoffs read, unless rows move up the ranking (-J,
     # duplicates=first), which shifts every later cutoff.
     cutoffs: set[int] | None = None
-    if needs.cutoffs is not None and not options.judged_only and options.duplicates != "first":
+    if needs.cutoffs is not None and options.unjudged != "drop" and options.duplicates != "first":
         cutoffs = {*needs.cutoffs, *([] if options.max_results is None else [options.max_results])}
     exact_docs = enc.tie_ranks is None
     ranked = rank_order(
@@ -94,13 +94,14 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         keep &= within
 
     counts["dropped_unjudged"] = zeros
-    if options.judged_only:
+    if options.unjudged == "drop":
         # trec_eval -J keeps documents judged with a grade >= 0: a negative grade counts as
         # "not judged" there (it marks pool documents left unjudged).
         judged_here = found & (grades >= 0)
         counts["dropped_unjudged"] = per_query(keep & ~judged_here)
         keep &= judged_here
     counts["unjudged_retrieved"] = per_query(keep & ~found)
+    counts["assumed_relevant"] = zeros
 
     if not keep.all():
         pos_q, pos_d, grades, ranked, repeat = (
@@ -124,7 +125,7 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         valid = RankingNeeds.everything()
     else:
         valid = RankingNeeds(None if cutoffs is None else frozenset(cutoffs), doc_ids=has_ids)
-    return JudgedRanking(
+    ranking = JudgedRanking(
         query_ids=enc.query_ids,
         offsets=offsets,
         grades=grades.astype(np.int64),
@@ -140,3 +141,6 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         query_counts=counts,
         order=order,
     )
+    if options.unjudged == "relevant":
+        return ranking.assuming_relevant(options.assumed_grade)
+    return ranking

@@ -3,20 +3,86 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Unpack
 
 import numpy as np
 import numpy.typing as npt
 
 from prfeval.core import aggregate
+from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import QueryAccounting
 from prfeval.measures import Measure, parse_measures, ranking_needs
 from prfeval.retrieval.kernel import MeasuredQueries, check_measures
 from prfeval.retrieval.pipeline import MeasureSink, run_pipeline
 
-__all__ = ["Evaluation", "evaluate", "summarise"]
+__all__ = ["Coverage", "Evaluation", "evaluate", "summarise"]
+
+IntArray = npt.NDArray[np.int64]
+
+#: Below this share of judged documents in the top k, a measure at k is flagged.
+THIN_JUDGMENTS = 0.5
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much of the rankings the judgments cover, at the cutoffs the measures read.
+
+    Attributes
+    ----------
+    cutoffs
+        The k of the measures asked (P@10, R@100, ...), ascending.
+    judged
+        k -> the macro Judged@k: the mean over queries of the judged share of the first
+        min(k, n) retrieved documents.
+    unjudged
+        k -> unjudged places in the top k, over all queries.
+    per_query_unjudged
+        k -> per query (in ``Evaluation.query_ids`` order), unjudged places in its top k.
+    unjudged_retrieved
+        Per query, unjudged places in the whole ranking.
+    """
+
+    cutoffs: tuple[int, ...]
+    judged: dict[int, float]
+    unjudged: dict[int, int]
+    per_query_unjudged: dict[int, IntArray]
+    unjudged_retrieved: IntArray
+
+    def thin(self, measures: tuple[Measure, ...], rule: str = "nonrelevant") -> list[str]:
+        """A sentence for each measure that rests on less than half judged documents."""
+        counted = "relevant" if rule == "relevant" else "non-relevant"
+        notes = []
+        for m in measures:
+            share = self.judged.get(m.k) if m.k is not None else None
+            if share is not None and share < THIN_JUDGMENTS:
+                notes.append(
+                    f"{m} rests on {share:.0%} judged documents in the top {m.k} (macro "
+                    f"Judged@{m.k}): the unjudged ones count as {counted}."
+                )
+        return notes
+
+    def to_dict(self, query_ids: tuple[str, ...], *, per_query: bool = False) -> dict[str, Any]:
+        """The JSON form: per k, the macro Judged@k and the unjudged places (per query with
+        ``per_query``), and the unjudged places of the whole rankings."""
+        out: dict[str, Any] = {
+            "judged_at": {str(k): self.judged[k] for k in self.cutoffs},
+            "unjudged_at": {str(k): self.unjudged[k] for k in self.cutoffs},
+            "unjudged_retrieved": int(self.unjudged_retrieved.sum()),
+        }
+        if per_query:
+            out["per_query"] = {
+                q: {
+                    "unjudged_retrieved": int(self.unjudged_retrieved[i]),
+                    **{
+                        f"unjudged_at_{k}": int(self.per_query_unjudged[k][i])
+                        for k in self.cutoffs
+                    },
+                }
+                for i, q in enumerate(query_ids)
+            }
+        return out
 
 
 @dataclass(frozen=True)
@@ -42,6 +108,14 @@ class Evaluation:
         How many queries were evaluated and which were skipped, repeated or unjudged.
     settings
         The options used: relevance level, order, duplicates policy, and so on.
+    coverage
+        How much of the top k the judgments cover, for the cutoffs of the measures asked.
+    upper
+        With ``bounds=True``: the same measures with every unjudged retrieved document taken
+        as relevant (``e.upper.macro["P@10"]``). For measures whose declaration says
+        ``bounded`` (precision at k, ...), the value with every unjudged document judged lies
+        between the two; for the others (recall, ...) it is only the value under that
+        assumption, since the relevant documents never retrieved are not all judged either.
     """
 
     measures: tuple[Measure, ...]
@@ -52,6 +126,15 @@ class Evaluation:
     f_of_means: dict[str, float]
     accounting: QueryAccounting
     settings: dict[str, Any] = field(default_factory=dict)
+    coverage: Coverage | None = None
+    upper: Evaluation | None = None
+
+    def judged_at(self, label: str) -> float | None:
+        """The macro Judged@k at the cutoff of the measure ``label``, if it has one."""
+        m = self.measures[self.labels.index(label)]
+        if self.coverage is None or m.k is None:
+            return None
+        return self.coverage.judged.get(m.k)
 
     @property
     def labels(self) -> list[str]:
@@ -85,6 +168,19 @@ class Evaluation:
             queries=self.accounting.to_dict(),
             settings=dict(self.settings),
         )
+        if self.coverage is not None:
+            out["judgments"] = self.coverage.to_dict(self.query_ids, per_query=per_query)
+        if self.upper is not None:
+            up = self.upper
+            out["if_unjudged_relevant"] = {
+                "bounded": [str(m) for m in self.measures if m.definition.bounded],
+                "grade": up.settings.get("unjudged_grade"),
+                **({"per_query": up.per_query} if per_query else {}),
+                "macro": dict(up.macro),
+                "micro": dict(up.micro),
+                "f_of_means": dict(up.f_of_means),
+                "assumed_relevant": up.accounting.assumed_relevant,
+            }
         return out
 
     def to_frame(self) -> Any:
@@ -147,6 +243,7 @@ def evaluate(
     run: Any,
     measures: Any = None,
     *,
+    bounds: bool = False,
     stream: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
     options: EvalOptions | None = None,
@@ -166,6 +263,10 @@ def evaluate(
         Names such as ``"P@10 R@100 SetF(beta=2)"`` or trec_eval's (``P_10``, ``set_F``), a list
         of them, or ``None`` for the default set
         (:data:`~prfeval.measures.DEFAULT_MEASURES`).
+    bounds
+        Also measure every query with each unjudged retrieved document taken as relevant
+        (at grade ``unjudged_grade``, the level by default), in the same pass:
+        ``result.upper`` holds that evaluation. Needs the default ``unjudged`` rule.
     stream
         Read a TREC run file block by block in bounded memory (it must be grouped by query,
         as TREC runs are). ``None`` streams run files larger than 8 MiB. A run that cannot be
@@ -198,13 +299,55 @@ def evaluate(
     opts = EvalOptions.build(options, **option_values)
     parsed = parse_measures(measures)
     check_measures(parsed, opts.collection_size)
+    if bounds and opts.unjudged != "nonrelevant":
+        raise UsageError(
+            "bounds compare unjudged documents taken as non-relevant and as relevant; "
+            f"it cannot be combined with unjudged={opts.unjudged!r}"
+        )
+    # Measured beside the ones asked, for the judged share at each of their cutoffs.
+    cutoffs = sorted({m.k for m in parsed if m.k is not None})
+    hidden = parse_measures([*(f"Judged@{k}" for k in cutoffs), "NumRet"])
     sink, done = run_pipeline(
         qrels,
         run,
         opts,
         ranking_needs(parsed),
-        lambda: MeasureSink(parsed, opts),
+        lambda: MeasureSink(
+            [*parsed, *hidden], opts, upper_grade=opts.assumed_grade if bounds else None
+        ),
         stream=stream,
         progress=progress,
     )
-    return summarise(sink.result(), done.accounting, done.settings(opts))
+    asked = list(range(len(parsed)))
+    measured = sink.result()
+    settings = done.settings(opts)
+    upper = None
+    if bounds:
+        upper_settings = {**settings, "unjudged": "relevant", "unjudged_grade": opts.assumed_grade}
+        up = sink.upper()
+        upper = summarise(up.only(asked), up.accounted(
+            missing_from_run=done.accounting.missing_from_run,
+            not_in_qrels=done.accounting.not_in_qrels,
+            complete=opts.complete,
+        ), upper_settings)
+    return replace(
+        summarise(measured.only(asked), done.accounting, settings),
+        coverage=_coverage(measured, cutoffs, len(parsed)),
+        upper=upper,
+    )
+
+
+def _coverage(measured: MeasuredQueries, cutoffs: list[int], first: int) -> Coverage:
+    """The judged share at each cutoff, from the hidden Judged@k rows and NumRet."""
+    n_retrieved = measured.values[first + len(cutoffs)]
+    judged, unjudged, per_query = {}, {}, {}
+    for i, k in enumerate(cutoffs):
+        share = measured.values[first + i]
+        places = np.minimum(n_retrieved, k)
+        per_query[k] = np.rint(places - share * places).astype(np.int64)
+        judged[k] = aggregate.macro(share)
+        unjudged[k] = int(per_query[k].sum())
+    counts = measured.query_counts.get("unjudged_retrieved")
+    if counts is None:
+        counts = np.zeros(len(measured.query_ids), dtype=np.int64)
+    return Coverage(tuple(cutoffs), judged, unjudged, per_query, counts)

@@ -111,6 +111,16 @@ class MeasuredQueries:
             {name: values[order] for name, values in self.query_counts.items()},
         )
 
+    def only(self, rows: Sequence[int]) -> MeasuredQueries:
+        """The measures at positions ``rows`` (a split of measures measured together)."""
+        return MeasuredQueries(
+            tuple(self.measures[i] for i in rows),
+            self.query_ids,
+            self.values[list(rows)],
+            tuple(self.counts[i] for i in rows),
+            self.query_counts,
+        )
+
     def accounted(self, **ids: tuple[str, ...]) -> QueryAccounting:
         """The accounting of exactly these queries: their counts added up, and the id lists
         given (``missing_from_run``, ``not_in_qrels``, ``complete``)."""

@@ -228,30 +228,53 @@ def drain(
 
 
 class MeasureSink:
-    """Measures every block's queries, and joins them in output order at the end."""
+    """Measures every block's queries, and joins them in output order at the end.
 
-    def __init__(self, measures: Sequence[Measure], options: EvalOptions) -> None:
+    With ``upper_grade``, each block is measured twice in the one pass: as aligned, and with
+    every unjudged retrieved document taken as relevant at that grade (the ``--bounds`` view);
+    :meth:`upper` gives the second.
+    """
+
+    def __init__(
+        self,
+        measures: Sequence[Measure],
+        options: EvalOptions,
+        *,
+        upper_grade: int | None = None,
+    ) -> None:
         self.measures = tuple(measures)
         self.options = options
+        self.upper_grade = upper_grade
         self.parts: list[MeasuredQueries] = []
+        self.upper_parts: list[MeasuredQueries] = []
+
+    def _measure(self, ranking: JudgedRanking) -> MeasuredQueries:
+        return measure_queries(
+            ranking,
+            self.measures,
+            level=self.options.level,
+            collection_size=self.options.collection_size,
+        )
 
     def add(self, ranking: JudgedRanking) -> None:
         """Measure one block's queries."""
         if ranking.n_queries:
-            self.parts.append(
-                measure_queries(
-                    ranking,
-                    self.measures,
-                    level=self.options.level,
-                    collection_size=self.options.collection_size,
-                )
-            )
+            self.parts.append(self._measure(ranking))
+            if self.upper_grade is not None:
+                self.upper_parts.append(self._measure(ranking.assuming_relevant(self.upper_grade)))
+
+    def _joined(self, parts: list[MeasuredQueries]) -> MeasuredQueries:
+        if not parts:
+            return MeasuredQueries.empty(self.measures)
+        if len(parts) == 1:
+            return parts[0]  # one block is in output order already
+        joined = MeasuredQueries.concat(parts)
+        return joined.take(query_output_order(list(map(str, joined.query_ids))))
 
     def result(self) -> MeasuredQueries:
         """Every query's values, in output order."""
-        if not self.parts:
-            return MeasuredQueries.empty(self.measures)
-        if len(self.parts) == 1:
-            return self.parts[0]  # one block is in output order already
-        joined = MeasuredQueries.concat(self.parts)
-        return joined.take(query_output_order(list(map(str, joined.query_ids))))
+        return self._joined(self.parts)
+
+    def upper(self) -> MeasuredQueries:
+        """Every query's values with the unjudged documents taken as relevant."""
+        return self._joined(self.upper_parts)

@@ -1,0 +1,95 @@
+"""``prfeval explain QRELS RUN --query Q``: one query's ranking, read as a person would."""
+
+from __future__ import annotations
+
+import click
+
+from prfeval.cli.options import evaluation_options, output_option
+from prfeval.cli.output import emit, notes_from_warnings, progress_bar
+from prfeval.core.errors import UsageError
+from prfeval.core.options import EvalOptions
+from prfeval.report.explain import FORMATS, format_explanations
+from prfeval.retrieval.evaluate import evaluate
+from prfeval.retrieval.explain import explain_queries
+
+
+@click.command("explain")
+@click.argument("qrels", metavar="QRELS")
+@click.argument("run", metavar="RUN")
+@click.option(
+    "--query",
+    "query_ids",
+    multiple=True,
+    metavar="Q",
+    help="The query to explain (repeatable).",
+)
+@click.option(
+    "--worst",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="M",
+    help="Explain the M queries with the lowest value of the first measure.",
+)
+@click.option(
+    "-m",
+    "--measure",
+    "measures",
+    multiple=True,
+    metavar="M",
+    help='Measures to give the query\'s value of, e.g. -m "P@10 R@100"; their cutoffs say '
+    "which ties to name.  [default: P@10 R@100 SetF]",
+)
+@click.option(
+    "--depth",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Show the top N places.  [default: the deepest cutoff asked, or 20]",
+)
+@click.option(
+    "-b",
+    "--beta",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="F weight of the best cutoff.",
+)
+@evaluation_options(complete_help="Kept for symmetry: a judged query is always explained.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@output_option
+def command(
+    qrels: str,
+    run: str,
+    query_ids: tuple[str, ...],
+    worst: int | None,
+    measures: tuple[str, ...],
+    depth: int | None,
+    beta: float,
+    options: EvalOptions,
+    fmt: str,
+    output: str | None,
+) -> None:
+    """Explain queries of RUN against QRELS: each place with its judgment and P and R, the
+    relevant documents never retrieved, where recall gets to, the best cutoff, the ties a
+    cutoff cuts through and the query's values.
+
+    \b
+    Example:
+      prfeval explain prfeval-demo/qrels.trec prfeval-demo/run.trec --query 2 -m "P@10 R@100"
+    """
+    if not query_ids and worst is None:
+        raise UsageError("give --query Q (repeatable) or --worst M")
+    chosen = list(query_ids)
+    spec = list(measures) or None
+    if worst is not None:
+        with progress_bar("finding the worst queries") as progress, notes_from_warnings():
+            e = evaluate(qrels, run, spec or "P@10 R@100 SetF", progress=progress,
+                         options=options)
+        first = e.values[0]
+        order = sorted(range(len(e.query_ids)), key=lambda i: (first[i], i))
+        chosen += [e.query_ids[i] for i in order[:worst] if e.query_ids[i] not in chosen]
+    with progress_bar("explaining") as progress, notes_from_warnings():
+        explained = explain_queries(
+            qrels, run, chosen, spec, depth=depth, beta=beta, progress=progress, options=options
+        )
+    emit(format_explanations(explained, fmt), output)

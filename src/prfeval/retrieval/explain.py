@@ -1,0 +1,448 @@
+"""``explain``: one query's ranking, read as a person would read it.
+
+For a query: its ranking in the order the measures use (rank, doc id, score, grade, whether
+it counts as relevant, and precision and recall at that rank), the relevant documents it
+never retrieved, where recall first reaches 0.25, 0.5, 0.75 and 1, the cutoff with the best
+F, the query's value of each measure asked, and the tied documents that a cutoff cuts
+through, since their order (doc id descending, as trec_eval breaks ties) decides the value.
+
+It runs on the pipeline with the run restricted to the queries asked, so a large run is read
+once in bounded memory and only those queries are aligned.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Unpack
+
+import numpy as np
+import numpy.typing as npt
+
+from prfeval.core.counts import Counts, f_beta, precision, recall
+from prfeval.core.errors import UsageError
+from prfeval.core.ids import ordered_ids
+from prfeval.core.options import EvalOptions, OptionValues
+from prfeval.core.ranking import UNJUDGED, JudgedRanking, RankingNeeds
+from prfeval.io.blocks import load_judgments
+from prfeval.measures import Measure, parse_measures
+from prfeval.retrieval.kernel import check_measures, measure_queries
+from prfeval.retrieval.pipeline import run_pipeline
+
+__all__ = [
+    "RECALL_LEVELS",
+    "CutTie",
+    "Explanation",
+    "RankedDocument",
+    "explain",
+    "explain_queries",
+]
+
+#: Where recall is reported to first reach.
+RECALL_LEVELS: tuple[float, ...] = (0.25, 0.5, 0.75, 1.0)
+
+#: How deep the ranking is shown when no cutoff asks for more.
+DEFAULT_DEPTH = 20
+
+
+@dataclass(frozen=True)
+class RankedDocument:
+    """One place of the ranking: its document, judgment and the P and R of the top ``rank``."""
+
+    rank: int
+    doc_id: str
+    score: float | None
+    grade: int | None  # None: unjudged
+    relevant: bool  # counts as relevant here (a repeat never does)
+    repeat: bool
+    precision: float
+    recall: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "rank": self.rank,
+            "doc_id": self.doc_id,
+            "score": self.score,
+            "grade": self.grade,
+            "relevant": self.relevant,
+            "repeat": self.repeat,
+            "precision": self.precision,
+            "recall": self.recall,
+        }
+
+
+@dataclass(frozen=True)
+class CutTie:
+    """Tied documents that a cutoff cuts through: ranks ``first`` to ``last`` share a score,
+    and the cutoff ``k`` falls between them."""
+
+    k: int
+    measures: tuple[str, ...]
+    first: int
+    last: int
+    score: float | None
+    doc_ids: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "k": self.k,
+            "measures": list(self.measures),
+            "first_rank": self.first,
+            "last_rank": self.last,
+            "score": self.score,
+            "doc_ids": list(self.doc_ids),
+        }
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """One query, explained (see the module docstring).
+
+    Attributes
+    ----------
+    query
+        The query id.
+    ranking
+        The top ``depth`` places, in the order the measures use.
+    n_retrieved, n_relevant
+        Places retrieved (repeats included) and relevant documents judged.
+    missed
+        The relevant documents never retrieved, as (doc id, grade), in doc id order.
+    recall_reached
+        Recall level -> (rank, precision there) where recall first reaches it, or ``None``.
+    best
+        The first k with the highest F_beta over the whole ranking, as (k, P, R, F), or
+        ``None`` for an empty ranking.
+    values
+        Measure label -> the query's value.
+    cut_ties
+        Tie groups a cutoff of the measures asked cuts through.
+    depth
+        How many places ``ranking`` shows.
+    beta
+        The F weight of ``best``.
+    settings
+        The options used.
+    """
+
+    query: str
+    ranking: tuple[RankedDocument, ...]
+    n_retrieved: int
+    n_relevant: int
+    missed: tuple[tuple[str, int], ...]
+    recall_reached: dict[float, tuple[int, float] | None]
+    best: tuple[int, float, float, float] | None
+    values: dict[str, float]
+    cut_ties: tuple[CutTie, ...]
+    depth: int
+    beta: float = 1.0
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: ``query``, ``ranking``, ``missed``, ``values`` and the rest."""
+        return {
+            "query": self.query,
+            "n_retrieved": self.n_retrieved,
+            "n_relevant": self.n_relevant,
+            "depth": self.depth,
+            "ranking": [d.to_dict() for d in self.ranking],
+            "missed": [{"doc_id": d, "grade": g} for d, g in self.missed],
+            "recall_reached": {
+                f"{r:g}": None if hit is None else {"rank": hit[0], "precision": hit[1]}
+                for r, hit in self.recall_reached.items()
+            },
+            "best": None
+            if self.best is None
+            else dict(zip(("k", "precision", "recall", "f"), self.best, strict=True)),
+            "beta": self.beta,
+            "values": dict(self.values),
+            "cut_ties": [t.to_dict() for t in self.cut_ties],
+            "settings": dict(self.settings),
+        }
+
+    def to_frame(self) -> Any:
+        """The ranking as a pandas DataFrame: one row per place shown."""
+        import pandas as pd
+
+        columns = ("rank", "doc_id", "score", "grade", "relevant", "repeat", "precision", "recall")
+        return pd.DataFrame(
+            {c: [getattr(d, c) for d in self.ranking] for c in columns}, columns=list(columns)
+        )
+
+
+class _Collect:
+    """A sink keeping the (few) judged rankings of the queries explained."""
+
+    def __init__(self) -> None:
+        self.rankings: list[JudgedRanking] = []
+
+    def add(self, ranking: JudgedRanking) -> None:
+        if ranking.n_queries:
+            self.rankings.append(ranking)
+
+
+def explain(
+    qrels: Any,
+    run: Any,
+    query: str,
+    measures: Any = None,
+    *,
+    depth: int | None = None,
+    beta: float = 1.0,
+    stream: bool | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    options: EvalOptions | None = None,
+    **option_values: Unpack[OptionValues],
+) -> Explanation:
+    """Explain one query of ``run``: its ranking, judgments, misses and values.
+
+    Parameters
+    ----------
+    qrels, run
+        Anything :func:`prfeval.evaluate` reads.
+    query
+        The query id.
+    measures
+        Measures to give the query's value of, as :func:`prfeval.evaluate` takes them
+        (default: ``P@10 R@100 SetF``); their cutoffs say which ties to name.
+    depth
+        Places of the ranking to show: by default the deepest cutoff of the measures, or
+        20. The missed relevant documents are always listed.
+    beta
+        F weight of the best cutoff.
+    stream, progress, options, **option_values
+        As in :func:`prfeval.evaluate`.
+
+    Returns
+    -------
+    Explanation
+
+    Raises
+    ------
+    UsageError
+        When the query is not a judged query (the message suggests close ids). A judged
+        query with no results is explained as far as it can be: its missed documents.
+
+    Examples
+    --------
+    >>> qrels = {"q": {"a": 1, "b": 1, "c": 0}}
+    >>> run = {"q": {"x": 3.0, "a": 2.0, "c": 2.0, "y": 1.0}}
+    >>> e = explain(qrels, run, "q", "P@2 R@2", depth=4)
+    >>> [(d.rank, d.doc_id, d.grade, d.relevant) for d in e.ranking]
+    [(1, 'x', None, False), (2, 'c', 0, False), (3, 'a', 1, True), (4, 'y', None, False)]
+    >>> e.missed, e.values
+    ((('b', 1),), {'P@2': 0.0, 'R@2': 0.0})
+    >>> e.cut_ties[0].doc_ids  # tied at 2.0 across the cutoff 2: doc id descending
+    ('c', 'a')
+    """
+    (one,) = explain_queries(
+        qrels,
+        run,
+        [query],
+        measures,
+        depth=depth,
+        beta=beta,
+        stream=stream,
+        progress=progress,
+        options=options,
+        **option_values,
+    )
+    return one
+
+
+def explain_queries(
+    qrels: Any,
+    run: Any,
+    queries: Sequence[str],
+    measures: Any = None,
+    *,
+    depth: int | None = None,
+    beta: float = 1.0,
+    stream: bool | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    options: EvalOptions | None = None,
+    **option_values: Unpack[OptionValues],
+) -> tuple[Explanation, ...]:
+    """Explain several queries of ``run`` in one pass (see :func:`explain`), in the order
+    given."""
+    if isinstance(queries, str):
+        raise UsageError("queries must be a list of query ids; for one, use explain()")
+    wanted = [str(q) for q in dict.fromkeys(queries)]
+    if not wanted:
+        raise UsageError("no query to explain")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
+        raise UsageError(f"depth must be an integer >= 0, got {depth!r}")
+    if not (isinstance(beta, int | float) and beta >= 0 and np.isfinite(beta)):
+        raise UsageError(f"beta must be a finite number >= 0, got {beta!r}")
+    parsed = parse_measures("P@10 R@100 SetF" if measures is None else measures)
+    base = EvalOptions.build(options, **option_values)
+    check_measures(parsed, base.collection_size)
+    judgments = load_judgments(qrels)
+    # Only the queries asked, every judged one among them included (-c), so that a judged
+    # query with no results can still show what it missed.
+    restricted = EvalOptions.build(
+        base, queries=wanted, complete=True, exclude_queries=base.exclude_queries
+    )
+    sink, done = run_pipeline(
+        judgments,
+        run,
+        restricted,
+        RankingNeeds.everything(),
+        _Collect,
+        stream=stream,
+        progress=progress,
+    )
+    found: dict[str, tuple[JudgedRanking, int]] = {}
+    for ranking in sink.rankings:
+        for i, q in enumerate(ranking.query_ids):
+            found[str(q)] = (ranking, i)
+    unjudged = set(done.accounting.not_in_qrels)
+    missing = [q for q in wanted if q not in found]
+    if missing:
+        raise UsageError(_unknown(missing[0], unjudged, judgments))
+    k_max = max((m.k for m in parsed if m.k is not None), default=0)
+    shown = depth if depth is not None else (k_max or DEFAULT_DEPTH)
+    settings = {**done.settings(base), "depth": shown}
+    out = []
+    for q in wanted:
+        ranking, i = found[q]
+        values = measure_queries(
+            ranking, parsed, level=base.level, collection_size=base.collection_size
+        ).values[:, i]
+        out.append(
+            _explain_one(ranking, i, parsed, values, shown, base.level, float(beta), settings)
+        )
+    return tuple(out)
+
+
+def _unknown(query: str, unjudged: set[str], judgments: Any) -> str:
+    if query in unjudged:
+        return f"query {query!r} is in the run but has no judgments: nothing to explain"
+    known = list(ordered_ids(str(q) for q in _judged_ids(judgments)))
+    close = difflib.get_close_matches(query, known, n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
+    return f"query {query!r} has no judgments{hint} (judged queries: {shown})"
+
+
+def _judged_ids(judgments: Any) -> list[str]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    ids = judgments.query_ids
+    if not isinstance(ids, pa.ChunkedArray | pa.Array):
+        return [str(q) for q in ids]
+    return [str(q) for q in pc.unique(ids.cast(pa.string())).to_pylist()]
+
+
+def _explain_one(
+    jr: JudgedRanking,
+    i: int,
+    measures: Sequence[Measure],
+    values: npt.NDArray[np.float64],
+    depth: int,
+    level: int,
+    beta: float,
+    settings: dict[str, Any],
+) -> Explanation:
+    lo, hi = int(jr.offsets[i]), int(jr.offsets[i + 1])
+    n = hi - lo
+    grades = jr.grades[lo:hi]
+    judged = jr.is_judged[lo:hi]
+    first = jr.first[lo:hi]
+    relevant = (grades >= level) & first
+    n_rel = int(jr.n_relevant(level)[i])
+    tp = np.cumsum(relevant)
+    k = np.arange(1, n + 1)
+    c = Counts(tp, k - tp, n_rel - tp)
+    p, r, f = precision(c), recall(c), f_beta(c, beta)
+    ids = _ids(jr, jr.doc_codes[lo:hi])
+    scores = None if jr.scores is None else jr.scores[lo:hi]
+
+    def place(j: int) -> RankedDocument:
+        return RankedDocument(
+            rank=j + 1,
+            doc_id=ids[j],
+            score=None if scores is None else float(scores[j]),
+            grade=int(grades[j]) if judged[j] and grades[j] != UNJUDGED else None,
+            relevant=bool(relevant[j]),
+            repeat=not bool(first[j]),
+            precision=float(p[j]),
+            recall=float(r[j]),
+        )
+
+    reached: dict[float, tuple[int, float] | None] = {}
+    for level_r in RECALL_LEVELS:
+        hit = np.flatnonzero(r >= level_r) if n_rel else np.zeros(0, dtype=np.int64)
+        reached[level_r] = None if not hit.size else (int(hit[0]) + 1, float(p[hit[0]]))
+    best = None
+    if n:
+        b = int(np.argmax(f))
+        best = (b + 1, float(p[b]), float(r[b]), float(f[b]))
+    return Explanation(
+        query=str(jr.query_ids[i]),
+        ranking=tuple(place(j) for j in range(min(depth, n))),
+        n_retrieved=n,
+        n_relevant=n_rel,
+        missed=_missed(jr, i, level, set(ids[j] for j in range(n) if relevant[j])),
+        recall_reached=reached,
+        best=best,
+        values={str(m): float(v) for m, v in zip(measures, values, strict=True)},
+        cut_ties=_cut_ties(measures, scores, ids, n_rel),
+        depth=depth,
+        beta=beta,
+        settings=settings,
+    )
+
+
+def _ids(jr: JudgedRanking, codes: npt.NDArray[np.int64]) -> list[str]:
+    from prfeval.core.arrow import arrow_ints
+
+    if jr.doc_vocab is None or not codes.size:
+        return [str(c) for c in codes.tolist()]
+    return [str(x) for x in jr.doc_vocab.take(arrow_ints(codes)).to_pylist()]
+
+
+def _missed(
+    jr: JudgedRanking, i: int, level: int, retrieved_relevant: set[str]
+) -> tuple[tuple[str, int], ...]:
+    """The query's relevant judged documents not among the relevant ones retrieved."""
+    lo, hi = int(jr.judged_offsets[i]), int(jr.judged_offsets[i + 1])
+    grades = jr.judged_grades[lo:hi]
+    chosen = np.flatnonzero(grades >= level)
+    ids = _ids(jr, jr.judged_doc_codes[lo:hi][chosen])
+    pairs = [(d, int(g)) for d, g in zip(ids, grades[chosen].tolist(), strict=True)]
+    return tuple(sorted((d, g) for d, g in pairs if d not in retrieved_relevant))
+
+
+def _cut_ties(
+    measures: Sequence[Measure],
+    scores: npt.NDArray[np.float64] | None,
+    ids: list[str],
+    n_rel: int,
+) -> tuple[CutTie, ...]:
+    """Tie groups that a cutoff of the measures (k, or R for R-precision) cuts through."""
+    if scores is None:
+        return ()
+    by_k: dict[int, list[str]] = {}
+    for m in measures:
+        k = n_rel if m.definition.depth == "R" and m.definition.counts is not None else m.k
+        if k is not None:
+            by_k.setdefault(int(k), []).append(str(m))
+    ties = []
+    n = scores.size
+    for k, labels in sorted(by_k.items()):
+        if not 0 < k < n or scores[k - 1] != scores[k]:
+            continue
+        first = k - 1
+        while first > 0 and scores[first - 1] == scores[k]:
+            first -= 1
+        last = k
+        while last + 1 < n and scores[last + 1] == scores[k]:
+            last += 1
+        tied = tuple(ids[first : last + 1])
+        ties.append(CutTie(k, tuple(labels), first + 1, last + 1, float(scores[k]), tied))
+    return tuple(ties)

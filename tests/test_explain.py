@@ -1,0 +1,146 @@
+"""explain: one query's ranking read as a person would, against hand-computed rankings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from prfeval.cli import main
+from prfeval.core.errors import UsageError
+from prfeval.retrieval.explain import explain, explain_queries
+
+QRELS = {
+    "q1": {"a": 2, "b": 0, "c": 1, "d": -1, "e": 1, "m": 1},
+    "q2": {"x": 0},  # judged, nothing relevant
+    "q3": {"n": 1},  # judged, not in the run
+}
+# q1 in file order; ranked by score, ties by doc id descending: z(5) c(4) b(4) a(4) d(3)
+# then the repeat of c at 2 (a repeat takes a place, counts once) and y (1).
+RUN_LINES = [
+    "q1 Q0 a 1 4 t",
+    "q1 Q0 b 2 4 t",
+    "q1 Q0 z 3 5 t",
+    "q1 Q0 c 4 4 t",
+    "q1 Q0 d 5 3 t",
+    "q1 Q0 c 6 2 t",
+    "q1 Q0 y 7 1 t",
+    "q2 Q0 x 1 1 t",
+    "q2 Q0 w 2 0.5 t",
+]
+
+
+@pytest.fixture()
+def files(tmp_path):
+    (tmp_path / "qrels").write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in QRELS.items() for d, g in docs.items())
+    )
+    (tmp_path / "run").write_text("\n".join(RUN_LINES) + "\n")
+    return tmp_path / "qrels", tmp_path / "run"
+
+
+def test_ranking_with_ties_repeats_unjudged_and_negative_grades(files):
+    qrels, run = files
+    e = explain(qrels, run, "q1", "P@3 R@3 SetP", depth=10)
+    got = [(d.rank, d.doc_id, d.grade, d.relevant, d.repeat) for d in e.ranking]
+    assert got == [
+        (1, "z", None, False, False),
+        (2, "c", 1, True, False),
+        (3, "b", 0, False, False),
+        (4, "a", 2, True, False),
+        (5, "d", -1, False, False),
+        (6, "c", 1, False, True),
+        (7, "y", None, False, False),
+    ]
+    # 4 relevant (a, c, e, m): P and R at each rank, by hand.
+    expected_p = [0.0, 0.5, 0.3333, 0.5, 0.4, 0.3333, 0.2857]
+    assert [round(d.precision, 4) for d in e.ranking] == expected_p
+    assert [d.recall for d in e.ranking] == [0, 0.25, 0.25, 0.5, 0.5, 0.5, 0.5]
+    assert e.missed == (("e", 1), ("m", 1))
+    assert (e.n_retrieved, e.n_relevant) == (7, 4)
+    assert e.recall_reached == {0.25: (2, 0.5), 0.5: (4, 0.5), 0.75: None, 1.0: None}
+    # F1 = 2 TP / (k + R): 0, 2/6, 2/7, 4/8, 4/9, ...: best at k = 4.
+    assert e.best == (4, 0.5, 0.5, 0.5)
+    assert e.values == {"P@3": pytest.approx(1 / 3), "R@3": 0.25, "SetP": pytest.approx(2 / 7)}
+    # k = 3 cuts the tie at score 4 (ranks 2-4): its order decides P@3 and R@3.
+    (tie,) = e.cut_ties
+    assert (tie.k, tie.first, tie.last, tie.score, tie.doc_ids) == (3, 2, 4, 4.0, ("c", "b", "a"))
+    assert tie.measures == ("P@3", "R@3")
+
+
+def test_depth_defaults_to_the_deepest_cutoff_or_twenty(files):
+    qrels, run = files
+    assert explain(qrels, run, "q1", "P@2 R@5").depth == 5
+    assert len(explain(qrels, run, "q1", "P@2 R@5").ranking) == 5
+    assert explain(qrels, run, "q1", "SetP").depth == 20
+
+
+def test_a_query_with_no_relevant_and_one_with_no_results(files):
+    qrels, run = files
+    none, absent = explain_queries(qrels, run, ["q2", "q3"], "P@2 R@2")
+    assert [(d.doc_id, d.grade, d.relevant) for d in none.ranking] == [
+        ("x", 0, False),
+        ("w", None, False),
+    ]
+    assert none.n_relevant == 0 and none.missed == () and none.values["R@2"] == 0.0
+    assert none.recall_reached == {0.25: None, 0.5: None, 0.75: None, 1.0: None}
+    # A judged query with no results: what it can, the relevant documents it missed.
+    assert absent.ranking == () and absent.n_retrieved == 0 and absent.best is None
+    assert absent.missed == (("n", 1),)
+
+
+def test_unknown_queries_are_named_with_close_ids(files):
+    qrels, run = files
+    with pytest.raises(UsageError, match=r"'q11' has no judgments; did you mean q1"):
+        explain(qrels, run, "q11")
+    (qrels.parent / "run2").write_text("q9 Q0 a 1 1 t\n")
+    with pytest.raises(UsageError, match="in the run but has no judgments"):
+        explain(qrels, qrels.parent / "run2", "q9")
+
+
+def test_unjudged_taken_as_relevant_keeps_the_grade_unknown(files):
+    qrels, run = files
+    e = explain(qrels, run, "q1", "P@1", unjudged="relevant", depth=1)
+    (z,) = e.ranking
+    assert (z.doc_id, z.grade, z.relevant) == ("z", None, True)
+    assert e.n_relevant == 6  # a, c, e, m and the unjudged z and y
+
+
+def test_cli_json_has_the_fields_and_worst_picks_the_lowest(files, capsys):
+    qrels, run = files
+    with pytest.raises(SystemExit) as done:
+        main(["explain", str(qrels), str(run), "--query", "q1", "-m", "P@3", "--format", "json"])
+    assert done.value.code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["query"] == "q1"
+    assert data["ranking"][0] == {
+        "rank": 1,
+        "doc_id": "z",
+        "score": 5.0,
+        "grade": None,
+        "relevant": False,
+        "repeat": False,
+        "precision": 0.0,
+        "recall": 0.0,
+    }
+    assert data["missed"] == [{"doc_id": "e", "grade": 1}, {"doc_id": "m", "grade": 1}]
+    assert data["values"] == {"P@3": pytest.approx(1 / 3)}
+    with pytest.raises(SystemExit) as done:
+        main(["explain", str(qrels), str(run), "--worst", "1", "-m", "P@3", "--format", "json"])
+    assert done.value.code == 0
+    assert json.loads(capsys.readouterr().out)["query"] == "q2"  # P@3 = 0, the lowest
+
+
+def test_cli_table_fits_80_columns(files, capsys):
+    qrels, run = files
+    with pytest.raises(SystemExit) as done:
+        main(["explain", str(qrels), str(run), "--query", "q1", "-m", "P@3 R@3 SetF"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "Ranks 2-4 tie at score 4" in out
+    assert "Relevant, never retrieved (2): e (1), m (1)." in out
+    with pytest.raises(SystemExit) as done:
+        main(["explain", str(qrels), str(run)])
+    assert done.value.code == 2
+    assert "--query" in capsys.readouterr().err
