@@ -21,7 +21,7 @@ The tests themselves live in :mod:`prfeval.comparison.stats`; the Markdown and L
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Unpack
 
@@ -40,11 +40,12 @@ from prfeval.comparison.stats import (
 from prfeval.core.errors import UsageError
 from prfeval.core.ids import ordered_ids
 from prfeval.core.options import EvalOptions, OptionValues
+from prfeval.core.ranking import RankingNeeds
 from prfeval.io.blocks import load_judgments
 from prfeval.measures import Measure, parse_measures, ranking_needs
 from prfeval.retrieval.evaluate import Evaluation, summarise
 from prfeval.retrieval.kernel import MeasuredQueries, check_measures
-from prfeval.retrieval.pipeline import MeasureSink, PipelineRun, run_pipeline
+from prfeval.retrieval.pipeline import MeasureSink, PipelineRun, Sink, TeeSink, run_pipeline
 
 __all__ = [
     "COMPARE_MEASURES",
@@ -53,7 +54,10 @@ __all__ = [
     "Disagreement",
     "Missing",
     "QueryTreatment",
+    "RunPass",
     "compare",
+    "compare_passes",
+    "measure_runs",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -634,31 +638,102 @@ def compare(
     parsed = tuple(parse_measures(COMPARE_MEASURES if measures is None else measures))
     check_measures(parsed, opts.collection_size)
 
-    # One pass per run, over every judged query of the query set (-c): each query a run did
-    # not answer scores as an empty ranking, and the accounting says which those are. The
-    # compared queries are then chosen from what the runs answered, without reading again.
+    passes = measure_runs(
+        qrels, runs, names, parsed, opts, stream=stream, progress=progress
+    )
+    return compare_passes(
+        passes,
+        parsed,
+        opts,
+        baseline=baseline,
+        test=test,
+        alpha=alpha,
+        correction=correction,
+        n_permutations=n_permutations,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        missing=missing,
+        top=top,
+    )
+
+
+@dataclass(frozen=True)
+class RunPass:
+    """One run read once: its measures over every judged query of the query set, the pass's
+    accounting, and the extra sinks it fed (curves, explanations for a report)."""
+
+    name: str
+    measured: MeasuredQueries
+    done: PipelineRun
+    extras: tuple[Any, ...] = ()
+
+
+def measure_runs(
+    qrels: Any,
+    runs: Mapping[str, Any],
+    names: Sequence[str],
+    measures: Sequence[Measure],
+    options: EvalOptions,
+    *,
+    extras: Callable[[EvalOptions], Sequence[Sink]] | None = None,
+    needs: RankingNeeds | None = None,
+    stream: bool | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[RunPass]:
+    """Read each run once, over every judged query of the query set (``-c``): each query a
+    run did not answer scores as an empty ranking, and the accounting says which those are.
+
+    ``extras(options)`` gives more sinks to feed in the same pass (their results are the
+    pass's ``extras``); ``needs`` is then what they and the measures read of a ranking.
+    """
     qrels_table = load_judgments(qrels)
-    every_judged = replace(opts, complete=True)
-    needs = ranking_needs(parsed)
-    measured: dict[str, MeasuredQueries] = {}
-    passes: dict[str, PipelineRun] = {}
+    every_judged = replace(options, complete=True)
+    needs = ranking_needs(measures) if needs is None else needs
+    out = []
     for i, (name, source) in enumerate(zip(names, runs.values(), strict=True)):
-        sink, done = run_pipeline(
-            qrels_table,
-            source,
-            every_judged,
-            needs,
-            lambda: MeasureSink(parsed, every_judged),
-            stream=stream,
+
+        def make_sink() -> TeeSink:
+            return TeeSink(
+                MeasureSink(measures, every_judged),
+                *(extras(every_judged) if extras is not None else ()),
+            )
+
+        tee, done = run_pipeline(
+            qrels_table, source, every_judged, needs, make_sink, stream=stream
         )
-        measured[name], passes[name] = sink.result(), done
+        measure_sink, *more = tee.sinks
+        out.append(RunPass(name, measure_sink.result(), done, tuple(more)))  # type: ignore[attr-defined]
         if progress is not None:
             progress(i + 1, len(names))
+    return out
+
+
+def compare_passes(
+    passes: Sequence[RunPass],
+    parsed: Sequence[Measure],
+    opts: EvalOptions,
+    *,
+    baseline: str,
+    test: Test = "randomization",
+    alpha: float = 0.05,
+    correction: Correction = "holm",
+    n_permutations: int = 10_000,
+    n_bootstrap: int = 10_000,
+    seed: int = 0,
+    missing: Missing = "zero",
+    top: int = 5,
+) -> Comparison:
+    """The comparison of runs already measured by :func:`measure_runs`."""
+    parsed = tuple(parsed)
+    names = [p.name for p in passes]
+    measured = {p.name: p.measured for p in passes}
+    by_name = {p.name: p.done for p in passes}
+    every_judged = replace(opts, complete=True)
     judged = {str(q) for q in measured[names[0]].query_ids}
     answered = {
-        name: judged - set(done.accounting.missing_from_run) for name, done in passes.items()
+        name: judged - set(done.accounting.missing_from_run) for name, done in by_name.items()
     }
-    runs_all = {name: set(done.accounting.not_in_qrels) for name, done in passes.items()}
+    runs_all = {name: set(done.accounting.not_in_qrels) for name, done in by_name.items()}
     described = opts.describe_query_set()
     treatment = _choose_queries(
         judged,
@@ -689,7 +764,7 @@ def compare(
         accounting = part.accounted(
             missing_from_run=treatment.missing[name], not_in_qrels=(), complete=True
         )
-        settings = {**passes[name].settings(every_judged), "query_set": described}
+        settings = {**by_name[name].settings(every_judged), "query_set": described}
         evaluations[name] = summarise(part, accounting, settings)
     query_ids = treatment.compared
     position = {q: i for i, q in enumerate(query_ids)}
@@ -772,7 +847,7 @@ def compare(
         "seed": seed,
         "missing": missing,
         **opts.settings(),
-        "qrels": qrels_table.source.path,
+        "qrels": by_name[names[0]].qrels_name,
     }
     return Comparison(
         measures=parsed,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Unpack
 
@@ -17,7 +17,7 @@ from prfeval.measures import Measure, parse_measures, ranking_needs
 from prfeval.retrieval.kernel import MeasuredQueries, check_measures
 from prfeval.retrieval.pipeline import MeasureSink, run_pipeline
 
-__all__ = ["Coverage", "Evaluation", "evaluate", "summarise"]
+__all__ = ["Coverage", "Evaluation", "coverage_measures", "coverage_of", "evaluate", "summarise"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -305,8 +305,7 @@ def evaluate(
             f"it cannot be combined with unjudged={opts.unjudged!r}"
         )
     # Measured beside the ones asked, for the judged share at each of their cutoffs.
-    cutoffs = sorted({m.k for m in parsed if m.k is not None})
-    hidden = parse_measures([*(f"Judged@{k}" for k in cutoffs), "NumRet"])
+    cutoffs, hidden = coverage_measures(parsed)
     sink, done = run_pipeline(
         qrels,
         run,
@@ -332,13 +331,21 @@ def evaluate(
         ), upper_settings)
     return replace(
         summarise(measured.only(asked), done.accounting, settings),
-        coverage=_coverage(measured, cutoffs, len(parsed)),
+        coverage=coverage_of(measured, cutoffs, len(parsed)),
         upper=upper,
     )
 
 
-def _coverage(measured: MeasuredQueries, cutoffs: list[int], first: int) -> Coverage:
-    """The judged share at each cutoff, from the hidden Judged@k rows and NumRet."""
+def coverage_measures(measures: Sequence[Measure]) -> tuple[list[int], list[Measure]]:
+    """The cutoffs of ``measures``, and the measures that give the judged share at each:
+    ``Judged@k`` for each cutoff, then ``NumRet`` (see :func:`coverage_of`)."""
+    cutoffs = sorted({m.k for m in measures if m.k is not None})
+    return cutoffs, parse_measures([*(f"Judged@{k}" for k in cutoffs), "NumRet"])
+
+
+def coverage_of(measured: MeasuredQueries, cutoffs: list[int], first: int = 0) -> Coverage:
+    """The judged share at each cutoff, from ``Judged@k`` rows (one per cutoff, from row
+    ``first`` on) followed by a ``NumRet`` row, as :func:`coverage_measures` asks for them."""
     n_retrieved = measured.values[first + len(cutoffs)]
     judged, unjudged, per_query = {}, {}, {}
     for i, k in enumerate(cutoffs):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Unpack
 
 import numpy as np
@@ -33,6 +33,7 @@ from prfeval.retrieval.pipeline import run_pipeline
 __all__ = [
     "RECALL_LEVELS",
     "CutTie",
+    "ExplainSink",
     "Explanation",
     "RankedDocument",
     "explain",
@@ -173,15 +174,56 @@ class Explanation:
         )
 
 
-class _Collect:
-    """A sink keeping the (few) judged rankings of the queries explained."""
+class ExplainSink:
+    """Explains the queries of each block as it comes (all of them, or those in
+    ``queries``), keeping only the top ``depth`` of each ranking: what a report's drill-down
+    needs, in the memory of the explanations, not of the run."""
 
-    def __init__(self) -> None:
-        self.rankings: list[JudgedRanking] = []
+    def __init__(
+        self,
+        measures: Sequence[Measure],
+        options: EvalOptions,
+        *,
+        depth: int,
+        beta: float = 1.0,
+        queries: Sequence[str] | None = None,
+        settings: dict[str, Any] | None = None,
+    ) -> None:
+        self.measures = tuple(measures)
+        self.options = options
+        self.depth = depth
+        self.beta = beta
+        self.queries = None if queries is None else set(queries)
+        self.settings = settings or {}
+        self.explained: dict[str, Explanation] = {}
 
     def add(self, ranking: JudgedRanking) -> None:
-        if ranking.n_queries:
-            self.rankings.append(ranking)
+        """Explain one block's queries."""
+        if not ranking.n_queries:
+            return
+        wanted = self.queries
+        chosen = [
+            i for i, q in enumerate(ranking.query_ids) if wanted is None or str(q) in wanted
+        ]
+        if not chosen:
+            return
+        values = measure_queries(
+            ranking,
+            self.measures,
+            level=self.options.level,
+            collection_size=self.options.collection_size,
+        ).values
+        for i in chosen:
+            self.explained[str(ranking.query_ids[i])] = _explain_one(
+                ranking,
+                i,
+                self.measures,
+                values[:, i],
+                self.depth,
+                self.options.level,
+                self.beta,
+                {**self.settings, "depth": self.depth},
+            )
 
 
 def explain(
@@ -286,36 +328,22 @@ def explain_queries(
     restricted = EvalOptions.build(
         base, queries=wanted, complete=True, exclude_queries=base.exclude_queries
     )
+    k_max = max((m.k for m in parsed if m.k is not None), default=0)
+    shown = depth if depth is not None else (k_max or DEFAULT_DEPTH)
     sink, done = run_pipeline(
         judgments,
         run,
         restricted,
         RankingNeeds.everything(),
-        _Collect,
+        lambda: ExplainSink(parsed, base, depth=shown, beta=float(beta), queries=wanted),
         stream=stream,
         progress=progress,
     )
-    found: dict[str, tuple[JudgedRanking, int]] = {}
-    for ranking in sink.rankings:
-        for i, q in enumerate(ranking.query_ids):
-            found[str(q)] = (ranking, i)
-    unjudged = set(done.accounting.not_in_qrels)
-    missing = [q for q in wanted if q not in found]
+    missing = [q for q in wanted if q not in sink.explained]
     if missing:
-        raise UsageError(_unknown(missing[0], unjudged, judgments))
-    k_max = max((m.k for m in parsed if m.k is not None), default=0)
-    shown = depth if depth is not None else (k_max or DEFAULT_DEPTH)
+        raise UsageError(_unknown(missing[0], set(done.accounting.not_in_qrels), judgments))
     settings = {**done.settings(base), "depth": shown}
-    out = []
-    for q in wanted:
-        ranking, i = found[q]
-        values = measure_queries(
-            ranking, parsed, level=base.level, collection_size=base.collection_size
-        ).values[:, i]
-        out.append(
-            _explain_one(ranking, i, parsed, values, shown, base.level, float(beta), settings)
-        )
-    return tuple(out)
+    return tuple(replace(sink.explained[q], settings=settings) for q in wanted)
 
 
 def _unknown(query: str, unjudged: set[str], judgments: Any) -> str:

@@ -41,6 +41,7 @@ __all__ = [
     "MeasureSink",
     "PipelineRun",
     "Sink",
+    "TeeSink",
     "align",
     "align_block",
     "drain",
@@ -225,6 +226,19 @@ def drain(
         source.streamed,
         default_order,
     )
+
+
+class TeeSink:
+    """Hands each block's ranking to several sinks, so one pass over a run feeds them all
+    (measures, curves and explanations for a report)."""
+
+    def __init__(self, *sinks: Sink) -> None:
+        self.sinks = sinks
+
+    def add(self, ranking: JudgedRanking) -> None:
+        """Give one block's ranking to every sink."""
+        for sink in self.sinks:
+            sink.add(ranking)
 
 
 class MeasureSink:

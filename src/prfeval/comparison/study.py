@@ -1,0 +1,212 @@
+"""A study: everything a shared report shows about one or more runs, from one pass per run.
+
+Each run is read once (in bounded memory when it is large): the measures asked, the judged
+share at their cutoffs, the curves at every cutoff and each query's explanation (its top
+ranks) all come from that pass, through one sink each. The comparison of the runs, their
+bootstrap intervals and the provenance a reader needs to trust the numbers are then computed
+from what the passes kept. :mod:`prfeval.report.html` draws it as one HTML page.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any, Unpack
+
+import numpy as np
+
+from prfeval.comparison.compare import (
+    COMPARE_MEASURES,
+    Comparison,
+    Missing,
+    compare_passes,
+    measure_runs,
+)
+from prfeval.comparison.stats import Correction, Test, paired_bootstrap
+from prfeval.core.errors import UsageError
+from prfeval.core.options import EvalOptions, OptionValues
+from prfeval.core.ranking import RankingNeeds
+from prfeval.measures import parse_measures
+from prfeval.retrieval.curves import Curves, CurveSink
+from prfeval.retrieval.evaluate import Coverage, Evaluation, coverage_measures, coverage_of
+from prfeval.retrieval.explain import ExplainSink, Explanation
+from prfeval.retrieval.pipeline import MeasureSink
+
+__all__ = ["RunStudy", "Study", "study"]
+
+#: Places of each query's ranking kept for the drill-down.
+DEFAULT_DEPTH = 100
+
+
+@dataclass(frozen=True)
+class RunStudy:
+    """One run in a study.
+
+    Attributes
+    ----------
+    name
+        The run's name.
+    evaluation
+        The measures on the compared queries (macro, micro, F of means, per query).
+    intervals
+        Label -> the 95% (``1 - alpha``) bootstrap interval of the macro average, resampling
+        the compared queries.
+    coverage
+        The judged share of the top k at each cutoff, over the compared queries.
+    curves
+        P, R and F at every cutoff, averaged over every judged query of the query set (a
+        query the run did not answer counts as an empty ranking).
+    explanations
+        Query id -> its explanation: the top ``depth`` ranks with their judgments, the
+        relevant documents missed, the ties a cutoff cuts through.
+    """
+
+    name: str
+    evaluation: Evaluation
+    intervals: dict[str, tuple[float, float]]
+    coverage: Coverage
+    curves: Curves
+    explanations: dict[str, Explanation]
+
+
+@dataclass(frozen=True)
+class Study:
+    """The runs, their comparison (two runs or more) and how the study was made."""
+
+    runs: tuple[RunStudy, ...]
+    comparison: Comparison
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The runs' names, the baseline first."""
+        return tuple(r.name for r in self.runs)
+
+
+def study(
+    qrels: Any,
+    runs: Mapping[str, Any],
+    measures: Any = None,
+    *,
+    test: Test = "randomization",
+    alpha: float = 0.05,
+    correction: Correction = "holm",
+    n_permutations: int = 10_000,
+    n_bootstrap: int = 10_000,
+    seed: int = 0,
+    missing: Missing = "zero",
+    beta: float = 1.0,
+    depth: int = DEFAULT_DEPTH,
+    stream: bool | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    options: EvalOptions | None = None,
+    **option_values: Unpack[OptionValues],
+) -> Study:
+    """Measure, compare and explain ``runs`` for a report, one pass per run.
+
+    The parameters are :func:`prfeval.compare`'s (the first run is the baseline); ``beta`` is
+    the F weight of the curves and explanations, ``depth`` the ranks kept per query for the
+    drill-down.
+    """
+    if not isinstance(runs, Mapping) or not runs:
+        raise UsageError("runs must be a mapping of run name -> run, with at least one run")
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+        raise UsageError(f"depth must be an integer >= 0, got {depth!r}")
+    names = [str(n) for n in runs]
+    if len(set(names)) != len(names):
+        raise UsageError(f"run names must be distinct, got {names}")
+    opts = EvalOptions.build(options, **option_values)
+    parsed = parse_measures(COMPARE_MEASURES if measures is None else measures)
+    cutoffs, hidden = coverage_measures(parsed)
+
+    def extras(every_judged: EvalOptions) -> tuple[Any, ...]:
+        return (
+            MeasureSink(hidden, every_judged),
+            CurveSink(
+                beta=beta,
+                level=every_judged.level,
+                collection_size=every_judged.collection_size,
+                keep=(),
+            ),
+            ExplainSink(parsed, every_judged, depth=depth, beta=float(beta)),
+        )
+
+    passes = measure_runs(
+        qrels,
+        runs,
+        names,
+        parsed,
+        opts,
+        extras=extras,
+        needs=RankingNeeds.everything(),  # the drill-down shows each document at its rank
+        stream=stream,
+        progress=progress,
+    )
+    comparison = compare_passes(
+        passes,
+        parsed,
+        opts,
+        baseline=names[0],
+        test=test,
+        alpha=alpha,
+        correction=correction,
+        n_permutations=n_permutations,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        missing=missing,
+    )
+    compared = comparison.query_ids
+    studied = []
+    for p in passes:
+        judged_sink, curve_sink, explain_sink = p.extras
+        hidden_measured = judged_sink.result()
+        at = {str(q): i for i, q in enumerate(hidden_measured.query_ids)}
+        rows = np.array([at[q] for q in compared], dtype=np.int64)
+        evaluation = comparison.evaluations[p.name]
+        studied.append(
+            RunStudy(
+                name=p.name,
+                evaluation=evaluation,
+                intervals=_intervals(evaluation, alpha, n_bootstrap, seed),
+                coverage=coverage_of(hidden_measured.take(rows), cutoffs),
+                curves=curve_sink.result(
+                    name=p.name,
+                    accounting=p.done.accounting,
+                    settings=p.done.settings(opts),
+                ),
+                explanations={q: explain_sink.explained[q] for q in compared},
+            )
+        )
+    try:
+        version = metadata.version("prfeval")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    provenance = {
+        "prfeval": version,
+        "created": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "qrels": passes[0].done.qrels_name,
+        "runs": {p.name: p.done.run_name for p in passes},
+        "depth": depth,
+        "beta": beta,
+        **comparison.settings,
+    }
+    return Study(tuple(studied), comparison, provenance)
+
+
+def _intervals(
+    e: Evaluation, alpha: float, n_bootstrap: int, seed: int
+) -> dict[str, tuple[float, float]]:
+    """The bootstrap interval of each macro average (the mean over the queries)."""
+    means = [i for i, m in enumerate(e.measures) if m.definition.aggregation == "mean"]
+    if not means or not e.query_ids:
+        return {}
+    boot = paired_bootstrap(
+        e.values[means].T, confidence=1.0 - alpha, n_resamples=n_bootstrap, seed=seed
+    )
+    low, high = np.atleast_1d(boot.low), np.atleast_1d(boot.high)
+    return {
+        str(e.measures[i]): (float(lo), float(hi))
+        for i, lo, hi in zip(means, low, high, strict=True)
+    }
