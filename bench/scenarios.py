@@ -108,6 +108,27 @@ def _module_missing(module: str, dist: str) -> Callable[[], str | None]:
 
 
 SCENARIOS: dict[str, Scenario] = {
+    "report": Scenario(
+        "report",
+        "`prfeval report QRELS RUN RUN_B -o report.html`: two runs, one self-contained page",
+        (
+            Contender(
+                "prfeval report",
+                _prfeval(
+                    "report", "{qrels}", "{run}", "{run_b}", "-m", "P@10 R@100",
+                    "-o", "{scratch}/report.html",
+                ),
+                note="drill-down depth 100; the page's size is in the scratch folder",
+            ),
+        ),
+        (
+            Target(
+                "report of two runs <= 3x evaluating both (6x one evaluate)",
+                "prfeval report",
+                6.0,
+            ),
+        ),
+    ),
     "bounds": Scenario(
         "bounds",
         "`prfeval evaluate --bounds`: every measure under both unjudged rules, in one pass",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from prfeval.cli import main
-from prfeval.cli.compare_cmd import resolve_baseline, run_names
+from prfeval.cli.shared import resolve_baseline, run_names
 
 FAST = ["--permutations", "499", "--bootstrap", "499"]
 

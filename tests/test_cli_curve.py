@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from prfeval.cli import main
-from prfeval.cli.curve_cmd import run_names
+from prfeval.cli.shared import distinct_run_names as run_names
 
 # Query A ranks a x b d y c by score (y and c tie at 0: doc id descending puts y first);
 # relevant a, b, c, z (z never retrieved). Query B ranks f g e; relevant e and f.

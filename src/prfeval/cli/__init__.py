@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("prfeval.cli.demo_cmd", "Cranfield ranked by BM25, evaluated end to end (seed 000)."),
     "curve": ("prfeval.cli.curve_cmd", "P, R and F_beta at every cutoff; best k; PR curves."),
     "compare": ("prfeval.cli.compare_cmd", "Compare runs: differences, intervals, paired tests."),
+    "report": ("prfeval.cli.report_cmd", "One self-contained HTML page of runs, to share."),
     "split": ("prfeval.cli.split_cmd", "Split judged queries into dev and held-out sets."),
 }
 

@@ -7,7 +7,6 @@ import warnings
 from typing import Any
 
 import click
-import numpy as np
 
 from prfeval.classification.classify import (
     AVERAGE_CHOICES,
@@ -17,6 +16,7 @@ from prfeval.classification.classify import (
 from prfeval.classification.thresholds import ThresholdSweep, threshold_sweep
 from prfeval.cli.options import output_option
 from prfeval.cli.output import emit, note
+from prfeval.cli.shared import coerce_label
 from prfeval.core.counts import UndefinedMetricWarning
 from prfeval.core.errors import UsageError
 from prfeval.io.labels import LabelColumns, read_label_files, read_label_table
@@ -26,21 +26,6 @@ __all__ = ["command"]
 
 
 
-def _coerce_label(text: str, like: Any) -> Any:
-    """``--pos-label`` as the type of the labels read (int, float, bool or str)."""
-    kind = np.asarray(like).dtype.kind
-    try:
-        if kind in "iu":
-            return int(text)
-        if kind == "f":
-            return float(text)
-    except ValueError:
-        raise UsageError(f"--pos-label {text!r} is not a number, and the labels are") from None
-    if kind == "b":
-        if text.lower() not in ("true", "false", "1", "0"):
-            raise UsageError(f"--pos-label {text!r}: the labels are true/false")
-        return text.lower() in ("true", "1")
-    return text
 
 
 
@@ -204,7 +189,7 @@ def command(
     sweep: ThresholdSweep | None = None
     positive: Any = pos_label
     if pos_label is not None and not cols.multilabel:
-        positive = _coerce_label(pos_label, cols.y_true)
+        positive = coerce_label(pos_label, cols.y_true)
     if cols.y_pred is not None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UndefinedMetricWarning)

@@ -2,50 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from prfeval.cli.options import evaluation_options, output_option
 from prfeval.cli.output import emit, note
+from prfeval.cli.shared import resolve_baseline, run_names
 from prfeval.comparison.compare import compare
 from prfeval.comparison.stats import CORRECTIONS, TESTS
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
 from prfeval.report.comparison import FORMATS, format_comparison, notes
-
-
-def run_names(paths: tuple[str, ...]) -> list[str]:
-    """A name per run: its file name; the path as given where file names collide; a
-    ``#n`` suffix where even those do."""
-    names = [Path(p).name or p for p in paths]
-    names = [p if names.count(n) > 1 else n for p, n in zip(paths, names, strict=True)]
-    seen: dict[str, int] = {}
-    out = []
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        out.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
-    return out
-
-
-def resolve_baseline(baseline: str | None, paths: tuple[str, ...], names: list[str]) -> str:
-    """The baseline's run name, from a name, the path as given, or the file name."""
-    if baseline is None:
-        return names[0]
-    for candidates in (names, list(paths), [Path(p).name for p in paths]):
-        if candidates.count(baseline) == 1:
-            return names[candidates.index(baseline)]
-    raise UsageError(f"--baseline {baseline!r} is not one of the runs: {', '.join(names)}")
-
-
-
-
-
-
-
-
-
-
 
 
 @click.command("compare")

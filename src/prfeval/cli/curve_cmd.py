@@ -9,32 +9,23 @@ the trade-off plot and/or the precision-recall curve of every RUN, overlaid.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from contextlib import ExitStack
-from pathlib import Path
 
 import click
 
 from prfeval.cli.options import evaluation_options, output_option
 from prfeval.cli.output import emit, note, notes_from_warnings, output_file, progress_bar
+from prfeval.cli.shared import distinct_run_names
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
 from prfeval.report.curves import FORMATS, CurveCsvWriter, format_json, format_table
 from prfeval.retrieval.curves import Curves, curve
 
-__all__ = ["command", "run_names"]
+__all__ = ["command"]
 
 PLOT_KINDS = ("tradeoff", "pr", "both")
 
 
-def run_names(paths: Sequence[str]) -> list[str]:
-    """Short names for the runs: file names, or the paths as given when two share a name."""
-    short = [Path(p).name or p for p in paths]
-    if len(set(short)) == len(short):
-        return short
-    if len(set(paths)) != len(paths):
-        raise UsageError("the same RUN is given twice")
-    return list(paths)
 
 
 def _recall_levels(values: tuple[float, ...]) -> tuple[float, ...]:
@@ -150,7 +141,7 @@ def command(
     keep: tuple[str, ...] | None = tuple(selected)
     if fmt == "json" and not selected:
         keep = None
-    names = run_names(runs)
+    names = distinct_run_names(runs)
     results: dict[str, Curves] = {}
     with ExitStack() as stack:
         csv_writer = None

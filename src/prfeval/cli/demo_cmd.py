@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import click
 
@@ -41,5 +42,19 @@ def command(out_dir: str, no_plots: bool) -> None:
 
     with _steps() as step:
         report = run_demo(out_dir, plots=not no_plots, step=step)  # type: ignore[arg-type]
+        step("writing the report to share")  # type: ignore[operator]
+        report.files["report"] = _write_report(report.files, plots=not no_plots)
 
     emit(format_demo(report), None)
+
+
+def _write_report(files: dict[str, Path], *, plots: bool) -> Path:
+    """The demo's run as the page ``prfeval report`` writes, beside the other files."""
+    from prfeval.comparison.study import study
+    from prfeval.io.atomic import write_atomic
+    from prfeval.report.html import render_study
+
+    s = study(files["qrels"], {"bm25": files["run"]}, "P@10 R@100 Rprec SetF")
+    path = files["run"].parent / "report.html"
+    write_atomic(path, render_study(s, figures=plots))
+    return path

@@ -52,6 +52,8 @@ _POINT_STYLES = (
     ("tab:cyan", "*"),
 )
 _CONTOUR_COLOR = "#35618f"
+# Points closer than this (in the unit square) are named in the legend only.
+_CROWDED = 0.12
 _PANEL_SIZE = 4.0  # inches per panel: readable at the default dpi with 9 labelled contours
 
 
@@ -187,7 +189,12 @@ def _draw_panel(
         linewidth=1.2,
         label=panel.guide_label,
     )
-    for (name, (pp, rr)), (color, marker) in zip(points.items(), itertools.cycle(_POINT_STYLES)):
+    coords = np.array(list(points.values()), dtype=np.float64).reshape(-1, 2)
+    gaps = np.hypot(*(coords[:, None, :] - coords[None, :, :]).transpose(2, 0, 1))
+    np.fill_diagonal(gaps, np.inf)
+    for i, ((name, (pp, rr)), (color, marker)) in enumerate(
+        zip(points.items(), itertools.cycle(_POINT_STYLES))
+    ):
         value = float(panel.value(np.float64(pp), np.float64(rr)))
         ax.plot(
             [pp],
@@ -202,6 +209,8 @@ def _draw_panel(
             clip_on=False,
             label=f"{name} ({pp:.3g}, {rr:.3g}): {panel.value_name} = {value:.3f}",
         )
+        if gaps[i].min() < _CROWDED:
+            continue  # names of points this close would overlap: the legend names them
         # Keep each name inside the square: left of a point near the right edge, below a
         # point near the top (where it would otherwise run into the title).
         dx = -6 if pp > 0.75 else 6

@@ -18,7 +18,7 @@ from prfeval.core.errors import UsageError
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["f_label", "figure_format", "pyplot", "save_figure"]
+__all__ = ["f_label", "figure_format", "pyplot", "save_figure", "svg_text"]
 
 _FORMATS = {".png": "png", ".svg": "svg"}
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
@@ -124,3 +124,24 @@ def f_label(beta: float) -> str:
     if all(ch.isdigit() or ch == "." for ch in text):
         return "F" + text.translate(_SUBSCRIPTS)
     return f"F(β={text})"
+
+
+def svg_text(fig: Figure, *, salt: str, close: bool = True) -> str:
+    """``fig`` as an SVG element to put inside an HTML page.
+
+    Text stays text (searchable, selectable, sharp at any size); ``salt`` makes the element
+    ids of this figure differ from another's on the same page (matplotlib derives them from
+    a hash), and the XML prolog goes, since the element is embedded.
+    """
+    import io
+
+    plt = pyplot()
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"prfeval-{salt}"}):
+        fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    if close:
+        plt.close(fig)
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]

@@ -1,0 +1,198 @@
+"""``prfeval report QRELS RUN [RUN ...] -o report.html``: one self-contained page to share."""
+
+from __future__ import annotations
+
+import datetime as dt
+from importlib import metadata
+
+import click
+
+from prfeval.cli.options import evaluation_options, output_option
+from prfeval.cli.output import emit, note, notes_from_warnings, progress_bar
+from prfeval.cli.shared import coerce_label, resolve_baseline, run_names
+from prfeval.comparison.stats import CORRECTIONS, TESTS
+from prfeval.core.errors import UsageError
+from prfeval.core.options import EvalOptions
+
+
+@click.command("report")
+@click.argument("files", nargs=-1, required=True, metavar="QRELS RUN [RUN ...]")
+@click.option(
+    "-m",
+    "--measure",
+    "measures",
+    multiple=True,
+    metavar="M",
+    help='Measures, e.g. -m "P@10 R@100". Repeatable.  [default: P@10 R@100 F@10 Rprec SetP '
+    "SetR SetF]",
+)
+@click.option(
+    "--baseline", default=None, metavar="RUN", help="The run compared with (default: the first)."
+)
+@click.option(
+    "--test",
+    type=click.Choice(TESTS),
+    default="randomization",
+    show_default=True,
+    help="Paired two-sided test of each run against the baseline.",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="Significance level after correction; intervals are at 1 - alpha.",
+)
+@click.option("--correction", type=click.Choice(CORRECTIONS), default="holm", show_default=True)
+@click.option(
+    "-b",
+    "--beta",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="F weight of the curves and contours.",
+)
+@click.option(
+    "--depth",
+    type=click.IntRange(min=0),
+    default=100,
+    show_default=True,
+    help="Ranks of each query kept for the drill-down (the page grows with it).",
+)
+@click.option(
+    "--classify",
+    "classify_file",
+    default=None,
+    metavar="FILE",
+    help="Report a classifier instead: FILE with --true COL and --pred COL (and --score COL).",
+)
+@click.option("--true", "true_col", default=None, metavar="COL", help="With --classify.")
+@click.option("--pred", "pred_col", default=None, metavar="COL", help="With --classify.")
+@click.option("--score", "score_col", default=None, metavar="COL", help="With --classify.")
+@click.option("--pos-label", default=None, metavar="LABEL", help="With --classify --score.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--no-figures", is_flag=True, help="Leave the figures out (no matplotlib needed).")
+@evaluation_options(
+    complete_help="Compare on every judged query, even those no run answered (all score 0)."
+)
+@output_option
+def command(
+    files: tuple[str, ...],
+    measures: tuple[str, ...],
+    baseline: str | None,
+    test: str,
+    alpha: float,
+    correction: str,
+    beta: float,
+    depth: int,
+    classify_file: str | None,
+    true_col: str | None,
+    pred_col: str | None,
+    score_col: str | None,
+    pos_label: str | None,
+    seed: int,
+    no_figures: bool,
+    options: EvalOptions,
+    output: str | None,
+) -> None:
+    """Write one self-contained HTML page of RUN(s) against QRELS, to open from disk and
+    share: the settings, the averages with their intervals, the comparison with the first
+    run, every query's values with its ranking a click away, and the figures.
+
+    \b
+    Example:
+      prfeval report prfeval-demo/qrels.trec prfeval-demo/run.trec -o report.html
+    """
+    if output is None:
+        raise UsageError("give the page's file name with -o FILE.html")
+    if not (beta >= 0 and beta != float("inf")):
+        raise UsageError(f"--beta must be a finite number >= 0, got {beta:g}")
+    if classify_file is not None:
+        _classifier(
+            classify_file, files, true_col, pred_col, score_col, pos_label, beta, no_figures,
+            output,
+        )
+        return
+    if len(files) < 2:
+        raise UsageError("give QRELS and at least one RUN")
+    qrels, runs = files[0], files[1:]
+    names = run_names(runs)
+    chosen = resolve_baseline(baseline, runs, names)
+    ordered = [chosen, *(n for n in names if n != chosen)]
+    by_name = dict(zip(names, runs, strict=True))
+    from prfeval.comparison.study import study
+    from prfeval.report.html import render_study
+
+    with progress_bar("reading the runs") as progress, notes_from_warnings():
+        s = study(
+            qrels,
+            {name: by_name[name] for name in ordered},
+            list(measures) or None,
+            test=test,  # type: ignore[arg-type]
+            alpha=alpha,
+            correction=correction,  # type: ignore[arg-type]
+            seed=seed,
+            beta=beta,
+            depth=depth,
+            progress=progress,
+            options=options,
+        )
+        page = render_study(s, figures=not no_figures)
+    emit(page, output)
+    note(f"wrote {output} ({len(page.encode()) / 2**20:.1f} MiB, {len(s.runs)} run(s), "
+         f"{len(s.comparison.query_ids)} queries)")
+
+
+def _classifier(
+    path: str,
+    extra: tuple[str, ...],
+    true_col: str | None,
+    pred_col: str | None,
+    score_col: str | None,
+    pos_label: str | None,
+    beta: float,
+    no_figures: bool,
+    output: str,
+) -> None:
+    from prfeval.classification.classify import classify
+    from prfeval.classification.thresholds import threshold_sweep
+    from prfeval.io.labels import read_label_table
+    from prfeval.report.html import render_classification
+
+    if extra:
+        raise UsageError("with --classify, give no QRELS or RUN")
+    if pred_col is None and score_col is None:
+        pred_col = "pred"
+    cols = read_label_table(path, true_col=true_col or "true", pred_col=pred_col,
+                            score_col=score_col)
+    with notes_from_warnings():
+        result = None if cols.y_pred is None else classify(cols.y_true, cols.y_pred, beta=beta)
+        sweep = None
+        if cols.scores is not None:
+            positive = pos_label
+            if positive is not None and result is not None:
+                positive = coerce_label(positive, cols.y_true)
+            sweep = threshold_sweep(cols.y_true, cols.scores, pos_label=positive, beta=beta)
+    try:
+        version = metadata.version("prfeval")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    page = render_classification(
+        result,
+        sweep,
+        {
+            "file": path,
+            "columns": ", ".join(
+                f"{what} {col}"
+                for what, col in (("true", true_col or "true"), ("pred", pred_col),
+                                  ("score", score_col))
+                if col
+            ),
+            "created": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "prfeval": version,
+            "beta": beta,
+        },
+        figures=not no_figures,
+    )
+    emit(page, output)
+    note(f"wrote {output} ({len(page.encode()) / 2**20:.1f} MiB)")

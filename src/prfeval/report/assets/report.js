@@ -1,0 +1,170 @@
+// prfeval report: sorting, filtering and the per-query drill-down. Everything works on the
+// page's own tables and on the JSON in <script id="drilldown-data">; nothing is fetched.
+(function () {
+  "use strict";
+
+  function cellValue(cell) {
+    var raw = cell.getAttribute("data-value");
+    if (raw !== null && raw !== "") {
+      var number = Number(raw);
+      if (!Number.isNaN(number)) return number;
+    }
+    return cell.textContent.trim();
+  }
+
+  function compare(a, b) {
+    var na = typeof a === "number", nb = typeof b === "number";
+    if (na && nb) return a - b;
+    if (na) return -1; // numbers before text (blank cells)
+    if (nb) return 1;
+    return String(a).localeCompare(String(b), undefined, { numeric: true });
+  }
+
+  function sortBy(table, column, direction) {
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (r1, r2) {
+      var order = compare(cellValue(r1.cells[column]), cellValue(r2.cells[column]));
+      return direction === "ascending" ? order : -order;
+    });
+    rows.forEach(function (row) { body.appendChild(row); });
+    Array.prototype.forEach.call(table.tHead.rows[table.tHead.rows.length - 1].cells, function (th, i) {
+      if (i === column) th.setAttribute("aria-sort", direction);
+      else th.removeAttribute("aria-sort");
+    });
+  }
+
+  function makeSortable(table) {
+    var header = table.tHead.rows[table.tHead.rows.length - 1];
+    Array.prototype.forEach.call(header.cells, function (th, i) {
+      th.setAttribute("title", "Sort by this column");
+      th.addEventListener("click", function () {
+        var next = th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
+        sortBy(table, i, next);
+      });
+    });
+  }
+
+  Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
+
+  var perQuery = document.getElementById("per-query");
+  if (!perQuery) return;
+
+  var filter = document.getElementById("query-filter");
+  if (filter) {
+    filter.addEventListener("input", function () {
+      var wanted = filter.value.trim().toLowerCase();
+      Array.prototype.forEach.call(perQuery.tBodies[0].rows, function (row) {
+        var id = row.getAttribute("data-query").toLowerCase();
+        row.hidden = wanted !== "" && id.indexOf(wanted) === -1;
+      });
+    });
+  }
+
+  var largest = document.getElementById("largest-differences");
+  if (largest) {
+    largest.addEventListener("click", function () {
+      var column = Number(largest.getAttribute("data-column"));
+      var body = perQuery.tBodies[0];
+      var rows = Array.prototype.slice.call(body.rows);
+      rows.sort(function (a, b) {
+        return Math.abs(cellValue(b.cells[column])) - Math.abs(cellValue(a.cells[column]));
+      });
+      rows.forEach(function (row) { body.appendChild(row); });
+      largest.setAttribute("aria-pressed", "true");
+    });
+  }
+
+  var dataNode = document.getElementById("drilldown-data");
+  var panel = document.getElementById("drilldown");
+  if (!dataNode || !panel) return;
+  var data = JSON.parse(dataNode.textContent);
+
+  function el(tag, text, className) {
+    var node = document.createElement(tag);
+    if (text !== undefined && text !== null) node.textContent = text;
+    if (className) node.className = className;
+    return node;
+  }
+
+  function fmt(value, digits) {
+    return value === null || value === undefined ? "" : Number(value).toFixed(digits);
+  }
+
+  function rankingTable(rows) {
+    var table = el("table");
+    var head = table.createTHead().insertRow();
+    ["rank", "doc", "score", "grade", "rel", "P", "R"].forEach(function (h, i) {
+      var th = el("th", h);
+      if (i === 1) th.className = "text";
+      head.appendChild(th);
+    });
+    var body = table.createTBody();
+    rows.forEach(function (r) {
+      // [rank, doc id, score, grade, relevant, repeat, precision, recall]
+      var tr = body.insertRow();
+      if (r[4]) tr.className = "rel";
+      var cells = [r[0], r[1], r[2] === null ? "" : Number(r[2]).toPrecision(4),
+        r[3] === null ? "-" : r[3], r[4] ? "*" : (r[5] ? "repeat" : ""), fmt(r[6], 3), fmt(r[7], 3)];
+      cells.forEach(function (c, i) {
+        var td = el("td", c);
+        if (i === 1) td.className = "text";
+        tr.appendChild(td);
+      });
+    });
+    return table;
+  }
+
+  function showQuery(query) {
+    var entry = data.queries[query];
+    panel.innerHTML = "";
+    panel.hidden = false;
+    panel.appendChild(el("h3", "Query " + query));
+    var close = el("button", "Close");
+    close.addEventListener("click", function () { panel.hidden = true; });
+    panel.appendChild(close);
+    var runs = el("div", null, "runs");
+    data.runs.forEach(function (run) {
+      var e = entry[run];
+      var box = el("div");
+      box.appendChild(el("h3", run));
+      if (!e) {
+        box.appendChild(el("p", "Not evaluated.", "muted"));
+        runs.appendChild(box);
+        return;
+      }
+      box.appendChild(el("p", e.n_relevant + " relevant, " + e.n_retrieved + " retrieved" +
+        (e.ranking.length < e.n_retrieved ? "; the top " + e.ranking.length + " shown" : "") +
+        ". * counts as relevant; - not judged.", "muted"));
+      var values = Object.keys(e.values).map(function (k) { return k + " = " + fmt(e.values[k], 4); });
+      if (values.length) box.appendChild(el("p", values.join("; ")));
+      if (e.best) {
+        box.appendChild(el("p", "Best F: " + fmt(e.best[3], 4) + " at k = " + e.best[0] +
+          " (P = " + fmt(e.best[1], 4) + ", R = " + fmt(e.best[2], 4) + ")."));
+      }
+      var scroll = el("div", null, "scroll");
+      scroll.appendChild(rankingTable(e.ranking));
+      box.appendChild(scroll);
+      box.appendChild(el("p", e.missed.length ?
+        "Relevant, never retrieved (" + e.missed.length + "): " +
+          e.missed.map(function (m) { return m[0] + " (" + m[1] + ")"; }).join(", ") + "." :
+        (e.n_relevant ? "Every relevant document was retrieved." : "No relevant documents.")));
+      e.ties.forEach(function (t) {
+        box.appendChild(el("p", "Ranks " + t[1] + "-" + t[2] + " tie at score " +
+          Number(t[3]).toPrecision(4) + " and k = " + t[0] + " cuts through them; in doc id order, " +
+          "descending: " + t[4].join(", ") + ".", "note"));
+      });
+      runs.appendChild(box);
+    });
+    panel.appendChild(runs);
+    panel.scrollIntoView({ block: "nearest" });
+  }
+
+  Array.prototype.forEach.call(perQuery.tBodies[0].rows, function (row) {
+    row.addEventListener("click", function () {
+      Array.prototype.forEach.call(perQuery.tBodies[0].rows, function (r) { r.classList.remove("open"); });
+      row.classList.add("open");
+      showQuery(row.getAttribute("data-query"));
+    });
+  });
+})();

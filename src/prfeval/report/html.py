@@ -1,0 +1,576 @@
+"""The shared report: one self-contained HTML file of a study or of a classifier.
+
+Everything the page needs is inside it: styles, scripts, figures (inline SVG, text kept as
+text) and data, with a Content-Security-Policy that forbids the page from loading anything
+else, so it opens from disk with no network, today and in ten years. Every number of the
+summary, the comparison and the per-query table is in the HTML as text, readable, searchable
+and printable with scripts off; the small inline script adds sorting, filtering and the
+per-query drill-down, whose data (each query's top ranks in each run) sits in the page as JSON.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections.abc import Iterable, Sequence
+from importlib import resources
+from typing import Any
+
+from prfeval.classification.classify import ClassificationResult
+from prfeval.classification.thresholds import ThresholdSweep
+from prfeval.comparison.study import Study
+from prfeval.comparison.tables import describe_test, disagreement_lines
+from prfeval.retrieval.explain import Explanation
+
+__all__ = ["render_classification", "render_study"]
+
+_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+    "img-src data:; font-src data:"
+)
+
+#: The cutoff at which each run is placed on the F contours (its macro P@k and R@k).
+CONTOUR_K = 10
+
+
+def _asset(name: str) -> str:
+    return resources.files("prfeval.report").joinpath("assets", name).read_text("utf-8")
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _num(value: float | None, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.{digits}f}"
+
+
+def _td(text: str, value: float | None = None, cls: str = "") -> str:
+    data = "" if value is None or math.isnan(value) else f' data-value="{value!r}"'
+    klass = f' class="{cls}"' if cls else ""
+    return f"<td{klass}{data}>{text}</td>"
+
+
+def _page(title: str, header: str, sections: Sequence[str], data: Any | None = None) -> str:
+    payload = ""
+    if data is not None:
+        # </script> must not appear inside the JSON: escape the slash of every "</".
+        text = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+        payload = f'<script type="application/json" id="drilldown-data">{text}</script>\n'
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
+        f"<title>{_e(title)}</title>\n<style>\n{_asset('report.css')}</style>\n</head>\n<body>\n"
+        f"{header}\n" + "\n".join(sections) + "\n" + payload
+        + f"<script>\n{_asset('report.js')}</script>\n</body>\n</html>\n"
+    )
+
+
+def _provenance(items: Iterable[tuple[str, object]]) -> str:
+    rows = "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in items if v not in (None, ""))
+    return f'<dl class="provenance">{rows}</dl>'
+
+
+# --------------------------------------------------------------------------------------------
+# Retrieval
+
+
+def render_study(s: Study, *, figures: bool = True) -> str:
+    """The HTML page of a :class:`~prfeval.comparison.study.Study`."""
+    names = s.names
+    p = s.provenance
+    title = "prfeval report: " + " vs ".join(names)
+    settings = s.comparison.settings
+    header = (
+        f"<header><h1>{_e(title)}</h1>"
+        + _provenance(
+            [
+                ("runs", "; ".join(f"{n}: {path}" for n, path in p["runs"].items())),
+                ("judgments", p["qrels"]),
+                ("made", f"{p['created']} by prfeval {p['prfeval']}"),
+                ("queries", _queries_line(s)),
+                ("query set", settings.get("query_set")),
+                ("ranking", _ranking_line(settings)),
+                ("relevant", f"grade >= {settings.get('level')}"),
+                ("duplicates", _duplicates_line(settings.get("duplicates"))),
+                ("unjudged", _unjudged_line(settings)),
+            ]
+        )
+        + '<nav><a href="#summary">Summary</a>'
+        + ('<a href="#comparison">Comparison</a>' if len(names) > 1 else "")
+        + '<a href="#queries">Per query</a>'
+        + ('<a href="#figures">Figures</a>' if figures else "")
+        + "</nav></header>"
+    )
+    sections = [_summary(s)]
+    if len(names) > 1:
+        sections.append(_comparison(s))
+    sections.append(_per_query(s))
+    if figures:
+        sections.append(_figures(s))
+    return _page(title, header, sections, _drilldown_data(s))
+
+
+def _queries_line(s: Study) -> str:
+    q = s.comparison.queries
+    more = " ".join(q.describe()[1:3])
+    return f"{len(q.compared)} compared, paired by query id" + (f"; {more}" if more else "")
+
+
+def _ranking_line(settings: dict[str, Any]) -> str:
+    order = settings.get("order") or "score"
+    rule = {
+        "score": "by score, ties broken by doc id descending (as trec_eval)",
+        "rank": "by the rank column",
+        "file": "in file order",
+    }.get(order, order)
+    extra = []
+    if settings.get("max_results"):
+        extra.append(f"at most {settings['max_results']} per query (-M)")
+    return ", ".join([rule, *extra])
+
+
+def _duplicates_line(policy: object) -> str:
+    return {
+        "keep": "a repeated document takes a place each time and counts once",
+        "first": "repeats removed, the first kept",
+        "error": "a repeated document is an error",
+    }.get(str(policy), str(policy))
+
+
+def _unjudged_line(settings: dict[str, Any]) -> str:
+    rule = settings.get("unjudged", "nonrelevant")
+    if rule == "relevant":
+        return f"counted relevant, at grade {settings.get('unjudged_grade')}"
+    if rule == "drop":
+        return "removed before measuring (-J)"
+    return "counted non-relevant (as trec_eval)"
+
+
+def _best_runs(s: Study, label: str) -> set[str]:
+    from prfeval.comparison.tables import best_runs
+
+    return best_runs(s.comparison, label) if len(s.runs) > 1 else set()
+
+
+def _summary(s: Study) -> str:
+    c = s.comparison
+    confidence = c.settings["confidence"]
+    rows = []
+    for label in c.labels:
+        best = _best_runs(s, label)
+        for i, r in enumerate(s.runs):
+            m = c.measures[c.labels.index(label)]
+            e = r.evaluation
+            total = m.definition.is_total
+            macro = e.macro[label]
+            interval = r.intervals.get(label)
+            judged = r.coverage.judged.get(m.k) if m.k is not None else None
+            cls = "best" if r.name in best else ""
+            rows.append(
+                f'<tr class="{"group-start" if i == 0 else ""}">'
+                + _td(_e(label) if i == 0 else "", None, "text")
+                + _td(_e(r.name), None, "text")
+                + _td(_num(macro, 0 if total else 4) + (" (total)" if total else ""), macro, cls)
+                + _td(
+                    "" if interval is None else f"[{_num(interval[0])}, {_num(interval[1])}]",
+                    None if interval is None else interval[0],
+                )
+                + _td(_num(e.micro[label]) if label in e.micro else "", e.micro.get(label))
+                + _td(
+                    _num(e.f_of_means[label]) if label in e.f_of_means else "",
+                    e.f_of_means.get(label),
+                )
+                + _td("" if judged is None else f"{judged:.0%}", judged)
+                + "</tr>"
+            )
+    rule = c.settings.get("unjudged", "nonrelevant")
+    thin = [f"{r.name}: {note}" for r in s.runs for note in r.coverage.thin(c.measures, rule)]
+    return (
+        '<section id="summary"><h2>Summary</h2>'
+        '<div class="scroll"><table class="summary"><thead><tr>'
+        '<th class="text">measure</th><th class="text">run</th><th>macro</th>'
+        f"<th>{confidence:.0%} interval of the macro</th><th>micro</th><th>F of means</th>"
+        "<th>judged in the top k</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table></div>"
+        + '<p class="legend">macro: the mean over queries (for a count, the total); interval: '
+        f"a bootstrap of the queries, {c.settings['n_bootstrap']:,} resamples; micro: the "
+        "measure of the counts pooled over queries; F of means: F of the macro precision and "
+        "the macro recall; judged: the mean share of judged documents in the top k of each "
+        "query (Judged@k)." + (" \u2605 the best run for the measure." if len(s.runs) > 1 else "")
+        + "</p>"
+        + "".join(f'<p class="note">{_e(n)}</p>' for n in dict.fromkeys(thin))
+        + "</section>"
+    )
+
+
+def _signed(value: float, digits: int = 4) -> str:
+    return "n/a" if math.isnan(value) else f"{value:+.{digits}f}"
+
+
+def _p(value: float) -> str:
+    if math.isnan(value):
+        return "n/a"
+    return "&lt;0.0001" if value < 1e-4 else f"{value:.4f}"
+
+
+def _comparison(s: Study) -> str:
+    c = s.comparison
+    confidence = f"{c.settings['confidence']:.0%} interval"
+    rows = []
+    for label in c.labels:
+        for i, run in enumerate(c.runs):
+            r = c.row(label, run)
+            total = r.aggregation == "sum"
+            tested = r.wins is not None
+            delta_cls = "" if r.is_baseline or math.isnan(r.delta) else (
+                "pos" if r.delta > 0 else "neg" if r.delta < 0 else ""
+            )
+            rows.append(
+                f'<tr class="{"group-start" if i == 0 else ""}">'
+                + _td(_e(label) if i == 0 else "", None, "text")
+                + _td(_e(run) + (" (baseline)" if r.is_baseline else ""), None, "text")
+                + _td(_num(r.macro, 0 if total else 4), r.macro)
+                + _td("" if total else _num(r.micro), None if total else r.micro)
+                + _td("" if r.is_baseline else _signed(r.delta, 0 if total else 4),
+                      None if r.is_baseline else r.delta, delta_cls)
+                + _td(f"[{_signed(r.ci_low)}, {_signed(r.ci_high)}]" if tested else "")
+                + _td(_p(r.p_value) if tested else "", r.p_value if tested else None)
+                + _td(_p(r.p_adjusted) if tested else "", r.p_adjusted if tested else None)
+                + _td("\u2020" if r.significant else "", None, "sig")
+                + _td(f"{r.wins}/{r.ties}/{r.losses}" if tested else "")
+                + "</tr>"
+            )
+    notes = [
+        f"\u0394: the run's macro minus the baseline {c.baseline}'s, paired by query; "
+        f"{confidence}: a paired bootstrap of the differences, {c.settings['n_bootstrap']:,} "
+        f"resamples. p: {describe_test(c)}; \u2020: p adj. \u2264 {c.settings['alpha']:g}. "
+        "W/T/L: queries won, tied and lost.",
+        *disagreement_lines(c),
+        *c.queries.describe(),
+    ]
+    return (
+        '<section id="comparison"><h2>Comparison with the baseline</h2>'
+        '<div class="scroll"><table class="comparison"><thead><tr>'
+        '<th class="text">measure</th><th class="text">run</th><th>macro</th><th>micro</th>'
+        f"<th>\u0394 macro</th><th>{confidence}</th><th>p</th><th>p adj.</th><th>sig.</th>"
+        "<th>W/T/L</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table></div>"
+        + "".join(f'<p class="legend">{_e(n)}</p>' for n in notes)
+        + "</section>"
+    )
+
+
+def _per_query(s: Study) -> str:
+    c = s.comparison
+    labels = c.labels
+    others = [i for i, n in enumerate(c.runs) if n != c.baseline]
+    base = c.runs.index(c.baseline)
+    testable = [k for k, m in enumerate(c.measures) if m.definition.direction != 0]
+    diff_k = testable[0] if testable and others else None
+    headers = ['<th class="text">query</th>']
+    for label in labels:
+        headers += [f"<th>{_e(label)}<br>{_e(run)}</th>" for run in c.runs]
+    if diff_k is not None:
+        headers += [
+            f"<th>\u0394 {_e(labels[diff_k])}<br>{_e(c.runs[i])} \u2212 {_e(c.baseline)}</th>"
+            for i in others
+        ]
+    rows = []
+    for j, q in enumerate(c.query_ids):
+        cells = [f'<td class="text">{_e(q)}</td>']
+        for k, m in enumerate(c.measures):
+            total = m.definition.is_total
+            for i in range(len(c.runs)):
+                v = float(c.values[i, k, j])
+                cells.append(_td(_num(v, 0 if total else 4), v))
+        if diff_k is not None:
+            for i in others:
+                d = float(c.values[i, diff_k, j] - c.values[base, diff_k, j])
+                cls = "pos" if d > 0 else "neg" if d < 0 else ""
+                cells.append(_td(_signed(d), d, cls))
+        rows.append(f'<tr data-query="{_e(q)}">' + "".join(cells) + "</tr>")
+    largest = ""
+    if diff_k is not None:
+        column = 1 + len(labels) * len(c.runs)  # the first difference column
+        largest = (
+            f'<button id="largest-differences" data-column="{column}" aria-pressed="false">'
+            f"Largest differences first (\u0394 {_e(labels[diff_k])})</button>"
+        )
+    return (
+        '<section id="queries"><h2>Per query</h2>'
+        f'<p class="muted">{len(c.query_ids)} queries, one row each. Click a column header to '
+        "sort by it; click a query to see its ranking in each run, with its judgments, the "
+        "relevant documents it missed and the ties a cutoff cuts through.</p>"
+        '<div class="controls"><input id="query-filter" type="search" '
+        'placeholder="Filter by query id" aria-label="Filter by query id">'
+        + largest
+        + "</div>"
+        + '<div id="drilldown" hidden></div>'
+        + '<noscript><p class="note">The drill-down needs scripts; its data is in the page '
+        "as JSON.</p></noscript>"
+        + '<div class="scroll tall"><table id="per-query" class="sortable"><thead><tr>'
+        + "".join(headers)
+        + "</tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table></div></section>"
+    )
+
+
+def _explanation_data(e: Explanation) -> dict[str, Any]:
+    return {
+        "n_retrieved": e.n_retrieved,
+        "n_relevant": e.n_relevant,
+        "ranking": [
+            [d.rank, d.doc_id, d.score, d.grade, int(d.relevant), int(d.repeat),
+             round(d.precision, 6), round(d.recall, 6)]
+            for d in e.ranking
+        ],
+        "missed": [[d, g] for d, g in e.missed],
+        "ties": [[t.k, t.first, t.last, t.score, list(t.doc_ids)] for t in e.cut_ties],
+        "values": {k: (None if math.isnan(v) else v) for k, v in e.values.items()},
+        "best": None if e.best is None else list(e.best),
+    }
+
+
+def _drilldown_data(s: Study) -> dict[str, Any]:
+    return {
+        "runs": list(s.names),
+        "queries": {
+            q: {r.name: _explanation_data(r.explanations[q]) for r in s.runs if q in r.explanations}
+            for q in s.comparison.query_ids
+        },
+    }
+
+
+def _figures(s: Study) -> str:
+    from prfeval.plots.compare import difference_figure
+    from prfeval.plots.contours import contour_figure
+    from prfeval.plots.curves import pr_curve_figure, tradeoff_figure
+    from prfeval.plots.figures import svg_text
+
+    c = s.comparison
+    curves = {r.name: r.curves for r in s.runs}
+    n_curve = s.runs[0].curves.macro.n_queries
+    beta = float(s.provenance.get("beta", 1.0))
+    f_name = "F" if beta == 1 else f"F{beta:g}"
+    parts = []
+    fig = tradeoff_figure(curves)
+    parts.append(
+        _figure(
+            svg_text(fig, salt="tradeoff"),
+            f"Precision, recall and {f_name} at every cutoff k (log axis), the mean over the "
+            f"{n_curve} judged queries at each k (macro; a query shorter than k keeps its last "
+            f"TP, and a query a run did not answer counts as empty): mean {f_name}, not the F "
+            "of mean P, R. The best k of each run is marked.",
+        )
+    )
+    fig = pr_curve_figure(curves, collection_size=c.settings.get("collection_size"))
+    parts.append(
+        _figure(
+            svg_text(fig, salt="pr"),
+            "Precision against recall, the mean over queries at each k (macro), and the "
+            "11-point interpolated precision (the mean over queries of trec_eval's "
+            "iprec_at_recall).",
+            small=True,
+        )
+    )
+    points = {}
+    for r in s.runs:
+        m = r.curves.macro
+        if m.k.size >= CONTOUR_K:
+            points[r.name] = (float(m.precision[CONTOUR_K - 1]), float(m.recall[CONTOUR_K - 1]))
+    if points:
+        fig = contour_figure([beta], points=points)
+        parts.append(
+            _figure(
+                svg_text(fig, salt="contours"),
+                f"Contours of {f_name} over precision and recall, each run placed at its macro "
+                f"P@{CONTOUR_K} and R@{CONTOUR_K}; its legend value is the {f_name} of those "
+                f"mean P and R, not the mean {f_name} over queries.",
+                small=True,
+            )
+        )
+    testable = [label for label, m in zip(c.labels, c.measures, strict=True)
+                if m.definition.direction != 0]
+    if len(c.runs) > 1 and testable:
+        fig = difference_figure(c, testable[0])
+        # Drawn for a page, not a wide terminal plot: taller, so its text stays legible.
+        fig.set_size_inches(10.0, 3.8 * (len(c.runs) - 1))
+        fig.tight_layout()
+        parts.append(
+            _figure(
+                svg_text(fig, salt="differences"),
+                f"Per-query differences in {testable[0]} from the baseline {c.baseline}, "
+                "sorted; each bar is one query's value in the run minus the baseline's.",
+            )
+        )
+    return '<section id="figures"><h2>Figures</h2>' + "".join(parts) + "</section>"
+
+
+def _figure(svg: str, caption: str, *, small: bool = False) -> str:
+    klass = ' class="small"' if small else ""
+    return f"<figure{klass}>{svg}<figcaption>{_e(caption)}</figcaption></figure>"
+
+
+# --------------------------------------------------------------------------------------------
+# Classification
+
+
+def render_classification(
+    result: ClassificationResult | None,
+    sweep: ThresholdSweep | None,
+    provenance: dict[str, Any],
+    *,
+    figures: bool = True,
+) -> str:
+    """The HTML page of a classifier's results (labels and/or a threshold sweep)."""
+    title = f"prfeval report: classifier {provenance.get('file', '')}".strip()
+    header = (
+        f"<header><h1>{_e(title)}</h1>"
+        + _provenance(
+            [
+                ("file", provenance.get("file")),
+                ("columns", provenance.get("columns")),
+                ("made", f"{provenance.get('created')} by prfeval {provenance.get('prfeval')}"),
+                ("items", None if result is None else result.n_items),
+                ("F weight", f"beta = {provenance.get('beta', 1.0):g}"),
+            ]
+        )
+        + "</header>"
+    )
+    sections = []
+    if result is not None:
+        sections += [_confusion(result), _classes(result)]
+    if sweep is not None:
+        sections.append(_sweep(sweep, figures))
+    return _page(title, header, sections)
+
+
+def _confusion(r: ClassificationResult) -> str:
+    labels = [str(x) for x in r.labels]
+    if r.multilabel:
+        head = "<tr><th class='text'>label</th><th>TP</th><th>FP</th><th>FN</th><th>TN</th></tr>"
+        body = "".join(
+            f'<tr><td class="text">{_e(label)}</td>'
+            + "".join(_td(str(int(v)), float(v)) for v in (m[1, 1], m[0, 1], m[1, 0], m[0, 0]))
+            + "</tr>"
+            for label, m in zip(labels, r.confusion_matrix, strict=True)
+        )
+        title = "Per-label counts"
+    else:
+        head = (
+            "<tr><th class='text'>true \\ predicted</th>"
+            + "".join(f"<th>{_e(x)}</th>" for x in labels)
+            + "</tr>"
+        )
+        body = "".join(
+            f'<tr><td class="text">{_e(label)}</td>'
+            + "".join(_td(str(int(v)), float(v)) for v in row)
+            + "</tr>"
+            for label, row in zip(labels, r.confusion_matrix, strict=True)
+        )
+        title = "Confusion matrix (rows: true class, columns: predicted)"
+    return (
+        f'<section id="confusion"><h2>{title}</h2><div class="scroll"><table>'
+        f"<thead>{head}</thead><tbody>{body}</tbody></table></div></section>"
+    )
+
+
+def _classes(r: ClassificationResult) -> str:
+    f = f"F{r.beta:g}"
+    shown = [("precision", "precision"), ("recall", "recall"), ("f", f),
+             ("specificity", "specificity")]
+    head = (
+        "<tr><th class='text'>class or average</th><th>support</th>"
+        + "".join(f"<th>{_e(name)}</th>" for _, name in shown)
+        + "".join(f"<th>no-skill {_e(name)}</th>" for _, name in shown[:3])
+        + "</tr>"
+    )
+    rows = []
+    for label, values in r.per_class.items():
+        base = r.no_skill.per_class[label]
+        rows.append(
+            f'<tr><td class="text">{_e(label)}</td>'
+            + _td(str(values["support"]), float(values["support"]))
+            + "".join(_td(_num(values[k]), values[k]) for k, _ in shown)
+            + "".join(_td(_num(base[k]), base[k]) for k, _ in shown[:3])
+            + "</tr>"
+        )
+    averages = (
+        ("micro", "micro average (pooled counts)"),
+        ("macro", "macro average (mean over classes)"),
+        ("weighted", "weighted average (by support)"),
+        ("samples", "samples average"),
+        ("f_of_means", f"{f} of the macro P and R"),
+    )
+    for name, title in averages:
+        values = getattr(r, name)
+        if values is None:
+            continue
+        base = getattr(r.no_skill, name) or {}
+        rows.append(
+            f'<tr class="group-start"><td class="text">{_e(title)}</td><td></td>'
+            + "".join(_td(_num(values[k]) if k in values else "", values.get(k)) for k, _ in shown)
+            + "".join(_td(_num(base[k]) if k in base else "", base.get(k)) for k, _ in shown[:3])
+            + "</tr>"
+        )
+    what = "exact-match accuracy" if r.multilabel else "accuracy"
+    return (
+        '<section id="classes"><h2>Per class, and the averages</h2>'
+        f'<div class="scroll"><table class="sortable"><thead>{head}</thead><tbody>'
+        + "".join(rows)
+        + "</tbody></table></div>"
+        f'<p class="legend">{_e(what)}: {_num(r.accuracy)} (no-skill '
+        f"{_num(r.no_skill.accuracy)}); balanced accuracy (scikit-learn's: the mean recall over "
+        f"classes): {_num(r.balanced_accuracy)}. No-skill: a classifier independent of the "
+        "truth that predicts each class as often as this one does (precision = prevalence, "
+        "recall = the share predicted).</p></section>"
+    )
+
+
+def _sweep(s: ThresholdSweep, figures: bool) -> str:
+    f = f"F{s.beta:g}"
+    best = s.best
+    figure = ""
+    if figures:
+        from prfeval.plots.curves import sweep_figure
+        from prfeval.plots.figures import svg_text
+
+        figure = _figure(
+            svg_text(sweep_figure(s), salt="sweep"),
+            f"Precision against recall as the threshold falls (raw and interpolated, with the "
+            f"no-skill precision at the prevalence), and precision, recall and {f} against the "
+            "threshold; the best threshold is marked.",
+        )
+    n = len(s.thresholds)
+    shown = range(n) if n <= 40 else sorted({*range(0, n, max(1, n // 30)), s.best_index, n - 1})
+    rows = "".join(
+        "<tr>"
+        + _td(_num(float(s.thresholds[i])), float(s.thresholds[i]))
+        + _td(str(int(s.counts.tp[i])), float(s.counts.tp[i]))
+        + _td(str(int(s.counts.fp[i])), float(s.counts.fp[i]))
+        + _td(_num(float(s.precision[i])), float(s.precision[i]))
+        + _td(_num(float(s.recall[i])), float(s.recall[i]))
+        + _td(_num(float(s.f[i])), float(s.f[i]), "best" if i == s.best_index else "")
+        + "</tr>"
+        for i in shown
+    )
+    return (
+        f'<section id="sweep"><h2>Threshold sweep, positive class {_e(s.pos_label)}</h2>'
+        f'<p>Best {f}: {_num(best["f"])} at threshold {_num(best["threshold"])}. '
+        f"{n} distinct thresholds" + ("" if n <= 40 else f", {len(list(shown))} shown") + ".</p>"
+        + figure
+        + '<div class="scroll"><table class="sortable"><thead><tr><th>threshold</th><th>TP</th>'
+        f"<th>FP</th><th>precision</th><th>recall</th><th>{f}</th></tr></thead><tbody>"
+        + rows
+        + "</tbody></table></div></section>"
+    )
+

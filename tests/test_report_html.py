@@ -1,0 +1,185 @@
+"""The shared report's page, read as data: its numbers equal the API's, it names nothing outside
+itself, and a classifier's page carries scikit-learn's counts.
+
+The browser tests (tests/test_report_browser.py) drive the same page in Chromium.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+pytest.importorskip("matplotlib")
+
+from prfeval import compare, evaluate, explain
+from prfeval.cli import main
+from prfeval.comparison.study import study
+from prfeval.report.html import render_classification, render_study
+
+
+def _files(tmp_path, seed=0):
+    rng = np.random.default_rng(seed)
+    qrels, a, b = [], [], []
+    for q in range(1, 13):
+        judged = rng.choice(60, size=20, replace=False)
+        qrels += [f"{q} 0 d{d} {int(rng.integers(0, 3))}" for d in judged]
+        docs = rng.choice(60, size=30, replace=False)
+        scores = np.round(rng.random(30), 2)
+        a += [f"{q} Q0 d{d} 0 {s} a" for d, s in zip(docs, scores, strict=True)]
+        b += [f"{q} Q0 d{d} 0 {s + rng.normal(0, 0.2):.3f} b" for d, s in
+              zip(docs, scores, strict=True)]
+    (tmp_path / "qrels.trec").write_text("\n".join(qrels) + "\n")
+    (tmp_path / "a.run").write_text("\n".join(a) + "\n")
+    (tmp_path / "b.run").write_text("\n".join(b) + "\n")
+    return tmp_path / "qrels.trec", tmp_path / "a.run", tmp_path / "b.run"
+
+
+class Tables(HTMLParser):
+    """Every table of a page: id -> rows of cell texts (and each cell's data-value)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[tuple[str | None, list[list[tuple[str, str | None]]]]] = []
+        self._cell: list[str] | None = None
+        self._value: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table":
+            self.tables.append((a.get("id"), []))
+        elif tag == "tr" and self.tables:
+            self.tables[-1][1].append([])
+        elif tag in ("td", "th") and self.tables:
+            self._cell, self._value = [], a.get("data-value")
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self.tables[-1][1][-1].append(("".join(self._cell).strip(), self._value))
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def _tables(page: str) -> dict[str | None, list[list[tuple[str, str | None]]]]:
+    parser = Tables()
+    parser.feed(page)
+    return {i if i else f"table{n}": rows for n, (i, rows) in enumerate(parser.tables)}
+
+
+@pytest.fixture()
+def page(tmp_path):
+    qrels, a, b = _files(tmp_path)
+    s = study(qrels, {"a.run": a, "b.run": b}, "P@5 R@10 SetF", n_permutations=500,
+              n_bootstrap=500, depth=8)
+    return s, render_study(s), (qrels, a, b)
+
+
+def test_summary_holds_the_macro_and_micro_that_evaluate_gives(page):
+    _, text, (qrels, a, b) = page
+    rows, label = {}, None
+    for r in _tables(text)["table0"][1:]:
+        label = r[0][0] or label  # the measure is named on its first row only
+        rows[(label, r[1][0])] = r
+    for name, path in (("a.run", a), ("b.run", b)):
+        e = evaluate(qrels, path, "P@5 R@10 SetF")
+        for measure in e.labels:
+            row = rows[(measure, name)]
+            assert float(row[2][1]) == pytest.approx(e.macro[measure], abs=1e-12)
+            assert row[2][0].startswith(f"{e.macro[measure]:.4f}")
+            assert row[4][0] == f"{e.micro[measure]:.4f}"
+
+
+def test_per_query_table_has_a_row_per_query_with_the_values(page):
+    _, text, (qrels, a, _) = page
+    rows = _tables(text)["per-query"]
+    header, body = rows[0], rows[1:]
+    e = evaluate(qrels, a, "P@5 R@10 SetF")
+    assert [r[0][0] for r in body] == list(e.query_ids)
+    column = [h[0] for h in header].index("P@5a.run")
+    for r, q in zip(body, e.query_ids, strict=True):
+        assert float(r[column][1]) == pytest.approx(e.per_query[q]["P@5"], abs=1e-12)
+
+
+def test_comparison_matches_compare(page):
+    _, text, (qrels, a, b) = page
+    c = compare(qrels, {"a.run": a, "b.run": b}, "P@5 R@10 SetF", n_permutations=500,
+                n_bootstrap=500)
+    table = _tables(text)["table1"]
+    delta_rows = [r for r in table[1:] if r[1][0] == "b.run"]
+    for r, label in zip(delta_rows, c.labels, strict=True):
+        row = c.row(label, "b.run")
+        assert float(r[4][1]) == pytest.approx(row.delta, abs=1e-12)
+        assert r[9][0] == f"{row.wins}/{row.ties}/{row.losses}"
+
+
+def test_drilldown_data_is_explain_for_each_query(page):
+    _, text, (qrels, a, _) = page
+    data = json.loads(
+        re.search(r'<script type="application/json" id="drilldown-data">(.*?)</script>', text,
+                  re.S).group(1).replace("<\\/", "</")
+    )
+    assert data["runs"] == ["a.run", "b.run"]
+    for q in ("1", "7"):
+        e = explain(qrels, a, q, "P@5 R@10 SetF", depth=8)
+        got = data["queries"][q]["a.run"]
+        assert [r[:5] for r in got["ranking"]] == [
+            [d.rank, d.doc_id, d.score, d.grade, int(d.relevant)] for d in e.ranking
+        ]
+        assert got["missed"] == [list(m) for m in e.missed]
+        assert got["values"] == pytest.approx(e.values)
+
+
+def test_the_page_names_nothing_outside_itself(page):
+    _, text, _ = page
+    assert 'http-equiv="Content-Security-Policy"' in text and "default-src 'none'" in text
+    for pattern in (r"""(?:src|href)\s*=\s*["']?(?!#)[a-z]+:""", r"url\((?!#)", r"@import",
+                    r"""(?:src|href)\s*=\s*["']//"""):
+        found = re.findall(pattern, text, re.I)
+        assert not found, (pattern, found[:3])
+    assert "<svg" in text and text.count("<figure") == 4
+    # Each figure's element ids are its own (salted), so no two SVGs share one.
+    ids = re.findall(r'<clipPath id="([^"]+)"', text)
+    assert len(ids) == len(set(ids))
+
+
+def test_cli_writes_the_page_and_demo_size_is_small(tmp_path, capsys):
+    qrels, a, b = _files(tmp_path)
+    out = tmp_path / "report.html"
+    with pytest.raises(SystemExit) as done:
+        main(["report", str(qrels), str(a), str(b), "-o", str(out), "-m", "P@5 R@10",
+              "--depth", "5"])
+    assert done.value.code == 0
+    text = out.read_text()
+    assert text.startswith("<!DOCTYPE html>") and "a.run" in text and "b.run" in text
+    assert "wrote" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as done:
+        main(["report", str(qrels), str(a)])  # no -o
+    assert done.value.code == 2
+
+
+def test_classifier_page_has_scikit_learns_confusion_matrix(tmp_path):
+    sklearn = pytest.importorskip("sklearn.metrics")
+    from prfeval import classify, threshold_sweep
+
+    rng = np.random.default_rng(4)
+    y_true = rng.choice(["cat", "dog", "eel"], size=300)
+    y_pred = np.where(rng.random(300) < 0.7, y_true, rng.choice(["cat", "dog", "eel"], 300))
+    r = classify(y_true, y_pred)
+    scores = rng.random(300) + (y_true == "dog")
+    sweep = threshold_sweep(y_true, scores, pos_label="dog")
+    text = render_classification(r, sweep, {"file": "labels.csv", "prfeval": "x"}, figures=False)
+    matrix = _tables(text)["table0"]
+    expected = sklearn.confusion_matrix(y_true, y_pred, labels=["cat", "dog", "eel"])
+    assert [[int(c[0]) for c in row[1:]] for row in matrix[1:]] == expected.tolist()
+    classes = _tables(text)["table1"]
+    macro = next(row for row in classes if row[0][0].startswith("macro"))
+    assert float(macro[2][1]) == pytest.approx(
+        sklearn.precision_score(y_true, y_pred, average="macro"), abs=1e-12
+    )
+    assert "Threshold sweep, positive class dog" in text
