@@ -183,3 +183,19 @@ def test_classifier_page_has_scikit_learns_confusion_matrix(tmp_path):
         sklearn.precision_score(y_true, y_pred, average="macro"), abs=1e-12
     )
     assert "Threshold sweep, positive class dog" in text
+
+
+def test_cli_writes_a_classifier_page(tmp_path, capsys):
+    rows = ["true,pred,score", *(f"{t},{p},{s}" for t, p, s in (
+        ("a", "a", 0.9), ("a", "b", 0.4), ("b", "b", 0.2), ("b", "a", 0.7), ("a", "a", 0.8),
+    ))]
+    (tmp_path / "labels.csv").write_text("\n".join(rows) + "\n")
+    out = tmp_path / "page.html"
+    with pytest.raises(SystemExit) as done:
+        main(["report", "--classify", str(tmp_path / "labels.csv"), "--true", "true", "--pred",
+              "pred", "--score", "score", "--pos-label", "a", "-o", str(out), "--no-figures"])
+    assert done.value.code == 0
+    tables = _tables(out.read_text())
+    # rows: true a -> predicted a twice, b once; true b -> a once, b once
+    assert [[int(c[0]) for c in r[1:]] for r in tables["table0"][1:]] == [[2, 1], [1, 1]]
+    assert "Threshold sweep, positive class a" in out.read_text()

@@ -16,7 +16,7 @@ from prfeval.core.options import EvalOptions
 
 
 @click.command("report")
-@click.argument("files", nargs=-1, required=True, metavar="QRELS RUN [RUN ...]")
+@click.argument("files", nargs=-1, metavar="QRELS RUN [RUN ...]")
 @click.option(
     "-m",
     "--measure",
