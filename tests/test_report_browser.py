@@ -205,6 +205,14 @@ def test_report_loads_alone_shows_the_numbers_and_responds(guarded, report, tmp_
     assert "Query 7" in text and "bm25.run" in text and "rerank.run" in text
     assert panel.locator("table").count() == 2
     assert panel.locator("table").first.locator("tbody tr").count() == 15  # --depth 15
+    # P and R by rank, computed in the page from the relevant flags, are explain's.
+    from prfeval import explain
+
+    e = explain(paths["qrels.trec"], paths["bm25.run"], "7", "P@10 R@20 SetF", depth=15)
+    cells = panel.locator("table").first.locator("tbody tr").nth(14).locator("td")
+    assert cells.nth(1).inner_text() == e.ranking[14].doc_id
+    assert cells.nth(5).inner_text() == f"{e.ranking[14].precision:.3f}"
+    assert cells.nth(6).inner_text() == f"{e.ranking[14].recall:.3f}"
 
     # The figures are there, and drawn at a real size.
     figures = page.locator("#figures figure svg")

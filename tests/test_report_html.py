@@ -128,9 +128,10 @@ def test_drilldown_data_is_explain_for_each_query(page):
     for q in ("1", "7"):
         e = explain(qrels, a, q, "P@5 R@10 SetF", depth=8)
         got = data["queries"][q]["a.run"]
-        assert [r[:5] for r in got["ranking"]] == [
-            [d.rank, d.doc_id, d.score, d.grade, int(d.relevant)] for d in e.ranking
-        ]
+        assert got["docs"] == [d.doc_id for d in e.ranking]
+        assert got["scores"] == pytest.approx([d.score for d in e.ranking])
+        assert got["grades"] == [d.grade for d in e.ranking]
+        assert got["flags"] == "".join("r" if d.relevant else "." for d in e.ranking)
         assert got["missed"] == [list(m) for m in e.missed]
         assert got["values"] == pytest.approx(e.values)
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["difference_figure"]
 
 _COLORS = {"win": "tab:green", "tie": "0.6", "loss": "tab:red"}
+_BARS = 300  # beyond this many queries the differences are drawn as filled steps
 _LABELLED_QUERIES = 40  # above this many bars, query ids on the axis would overlap
 
 
@@ -99,10 +100,22 @@ def difference_figure(
             np.where(better < -1e-12, _COLORS["loss"], _COLORS["tie"]),
         )
         x = np.arange(n_q)
-        ax.bar(x, d_sorted, width=0.85, color=colors, linewidth=0)
-        # A tie is a bar of height 0: a dot on the axis keeps it visible and countable.
         tied = np.abs(d_sorted) <= 1e-12
-        ax.plot(x[tied], np.zeros(int(tied.sum())), "o", color=_COLORS["tie"], markersize=3)
+        if n_q <= _BARS:
+            ax.bar(x, d_sorted, width=0.85, color=colors, linewidth=0)
+            # A tie is a bar of height 0: a dot on the axis keeps it visible and countable.
+            ax.plot(x[tied], np.zeros(int(tied.sum())), "o", color=_COLORS["tie"], markersize=3)
+        else:
+            # Too many queries for a bar each (and thousands of patches to draw): the same
+            # sorted values as filled steps, wins and losses in their colours.
+            edges = np.arange(n_q + 1) - 0.5
+            heights = np.append(d_sorted, d_sorted[-1])
+            sides = ((better > 1e-12, _COLORS["win"]), (better < -1e-12, _COLORS["loss"]))
+            for where, color in sides:
+                ax.fill_between(
+                    edges, heights, 0.0, where=np.append(where, where[-1]), step="post",
+                    color=color, linewidth=0,
+                )
         ax.axhline(0.0, color="black", linewidth=0.8)
         row = comparison.row(measure, run)
         interval = (

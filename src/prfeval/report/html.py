@@ -325,14 +325,17 @@ def _per_query(s: Study) -> str:
 
 
 def _explanation_data(e: Explanation) -> dict[str, Any]:
+    """One query's drill-down, column by column (the page computes P and R at each rank from
+    the relevant flags, which keeps the page small): ``flags`` has ``r`` for a place that
+    counts as relevant, ``d`` for a repeated document and ``.`` for the others."""
+    ranking = e.ranking
     return {
         "n_retrieved": e.n_retrieved,
         "n_relevant": e.n_relevant,
-        "ranking": [
-            [d.rank, d.doc_id, d.score, d.grade, int(d.relevant), int(d.repeat),
-             round(d.precision, 6), round(d.recall, 6)]
-            for d in e.ranking
-        ],
+        "docs": [d.doc_id for d in ranking],
+        "scores": [None if d.score is None else float(f"{d.score:.6g}") for d in ranking],
+        "grades": [d.grade for d in ranking],
+        "flags": "".join("r" if d.relevant else "d" if d.repeat else "." for d in ranking),
         "missed": [[d, g] for d, g in e.missed],
         "ties": [[t.k, t.first, t.last, t.score, list(t.doc_ids)] for t in e.cut_ties],
         "values": {k: (None if math.isnan(v) else v) for k, v in e.values.items()},

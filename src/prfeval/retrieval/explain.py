@@ -379,7 +379,6 @@ def _explain_one(
     lo, hi = int(jr.offsets[i]), int(jr.offsets[i + 1])
     n = hi - lo
     grades = jr.grades[lo:hi]
-    judged = jr.is_judged[lo:hi]
     first = jr.first[lo:hi]
     relevant = (grades >= level) & first
     n_rel = int(jr.n_relevant(level)[i])
@@ -387,21 +386,34 @@ def _explain_one(
     k = np.arange(1, n + 1)
     c = Counts(tp, k - tp, n_rel - tp)
     p, r, f = precision(c), recall(c), f_beta(c, beta)
-    ids = _ids(jr, jr.doc_codes[lo:hi])
+    codes = jr.doc_codes[lo:hi]
     scores = None if jr.scores is None else jr.scores[lo:hi]
-
-    def place(j: int) -> RankedDocument:
-        return RankedDocument(
-            rank=j + 1,
-            doc_id=ids[j],
-            score=None if scores is None else float(scores[j]),
-            grade=int(grades[j]) if judged[j] and grades[j] != UNJUDGED else None,
-            relevant=bool(relevant[j]),
-            repeat=not bool(first[j]),
-            precision=float(p[j]),
-            recall=float(r[j]),
+    ties = _cut_ties(measures, scores, n_rel)
+    # Ids only where they are shown: the top ``depth`` and the tie groups named.
+    shown = min(depth, n)
+    ids = _ids(jr, codes[:shown])
+    cut = tuple(
+        CutTie(k_, labels, a, b, score, tuple(_ids(jr, codes[a - 1 : b])))
+        for k_, labels, a, b, score in ties
+    )
+    top = slice(0, shown)
+    shown_grades = np.where(jr.is_judged[lo:hi][top] & (grades[top] != UNJUDGED), grades[top], 0)
+    graded = (jr.is_judged[lo:hi][top] & (grades[top] != UNJUDGED)).tolist()
+    ranking = tuple(
+        RankedDocument(rank, doc, score, grade if has else None, rel, not fst, pr, rc)
+        for rank, doc, score, grade, has, rel, fst, pr, rc in zip(
+            range(1, shown + 1),
+            ids,
+            [None] * shown if scores is None else scores[top].tolist(),
+            shown_grades.tolist(),
+            graded,
+            relevant[top].tolist(),
+            first[top].tolist(),
+            p[top].tolist(),
+            r[top].tolist(),
+            strict=True,
         )
-
+    )
     reached: dict[float, tuple[int, float] | None] = {}
     for level_r in RECALL_LEVELS:
         hit = np.flatnonzero(r >= level_r) if n_rel else np.zeros(0, dtype=np.int64)
@@ -412,14 +424,14 @@ def _explain_one(
         best = (b + 1, float(p[b]), float(r[b]), float(f[b]))
     return Explanation(
         query=str(jr.query_ids[i]),
-        ranking=tuple(place(j) for j in range(min(depth, n))),
+        ranking=ranking,
         n_retrieved=n,
         n_relevant=n_rel,
-        missed=_missed(jr, i, level, set(ids[j] for j in range(n) if relevant[j])),
+        missed=_missed(jr, i, level, codes[relevant]),
         recall_reached=reached,
         best=best,
         values={str(m): float(v) for m, v in zip(measures, values, strict=True)},
-        cut_ties=_cut_ties(measures, scores, ids, n_rel),
+        cut_ties=cut,
         depth=depth,
         beta=beta,
         settings=settings,
@@ -435,26 +447,27 @@ def _ids(jr: JudgedRanking, codes: npt.NDArray[np.int64]) -> list[str]:
 
 
 def _missed(
-    jr: JudgedRanking, i: int, level: int, retrieved_relevant: set[str]
+    jr: JudgedRanking, i: int, level: int, retrieved_relevant: npt.NDArray[np.int64]
 ) -> tuple[tuple[str, int], ...]:
-    """The query's relevant judged documents not among the relevant ones retrieved."""
+    """The query's relevant judged documents whose codes are not among the relevant ones
+    retrieved, by doc id."""
     lo, hi = int(jr.judged_offsets[i]), int(jr.judged_offsets[i + 1])
     grades = jr.judged_grades[lo:hi]
-    chosen = np.flatnonzero(grades >= level)
-    ids = _ids(jr, jr.judged_doc_codes[lo:hi][chosen])
-    pairs = [(d, int(g)) for d, g in zip(ids, grades[chosen].tolist(), strict=True)]
-    return tuple(sorted((d, g) for d, g in pairs if d not in retrieved_relevant))
+    codes = jr.judged_doc_codes[lo:hi]
+    chosen = np.flatnonzero((grades >= level) & ~np.isin(codes, retrieved_relevant))
+    ids = _ids(jr, codes[chosen])
+    return tuple(sorted(zip(ids, grades[chosen].tolist(), strict=True)))
 
 
 def _cut_ties(
     measures: Sequence[Measure],
     scores: npt.NDArray[np.float64] | None,
-    ids: list[str],
     n_rel: int,
-) -> tuple[CutTie, ...]:
-    """Tie groups that a cutoff of the measures (k, or R for R-precision) cuts through."""
+) -> list[tuple[int, tuple[str, ...], int, int, float]]:
+    """Tie groups that a cutoff of the measures (k, or R for R-precision) cuts through, as
+    (k, the measures cut there, first rank, last rank, score)."""
     if scores is None:
-        return ()
+        return []
     by_k: dict[int, list[str]] = {}
     for m in measures:
         k = n_rel if m.definition.depth == "R" and m.definition.counts is not None else m.k
@@ -471,6 +484,5 @@ def _cut_ties(
         last = k
         while last + 1 < n and scores[last + 1] == scores[k]:
             last += 1
-        tied = tuple(ids[first : last + 1])
-        ties.append(CutTie(k, tuple(labels), first + 1, last + 1, float(scores[k]), tied))
-    return tuple(ties)
+        ties.append((k, tuple(labels), first + 1, last + 1, float(scores[k])))
+    return ties

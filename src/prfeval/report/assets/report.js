@@ -91,7 +91,7 @@
     return value === null || value === undefined ? "" : Number(value).toFixed(digits);
   }
 
-  function rankingTable(rows) {
+  function rankingTable(e) {
     var table = el("table");
     var head = table.createTHead().insertRow();
     ["rank", "doc", "score", "grade", "rel", "P", "R"].forEach(function (h, i) {
@@ -100,12 +100,16 @@
       head.appendChild(th);
     });
     var body = table.createTBody();
-    rows.forEach(function (r) {
-      // [rank, doc id, score, grade, relevant, repeat, precision, recall]
+    var tp = 0;
+    e.docs.forEach(function (doc, j) {
+      var flag = e.flags.charAt(j);
+      if (flag === "r") tp += 1;
       var tr = body.insertRow();
-      if (r[4]) tr.className = "rel";
-      var cells = [r[0], r[1], r[2] === null ? "" : Number(r[2]).toPrecision(4),
-        r[3] === null ? "-" : r[3], r[4] ? "*" : (r[5] ? "repeat" : ""), fmt(r[6], 3), fmt(r[7], 3)];
+      if (flag === "r") tr.className = "rel";
+      var score = e.scores[j], grade = e.grades[j];
+      var cells = [j + 1, doc, score === null ? "" : Number(score).toPrecision(4),
+        grade === null ? "-" : grade, flag === "r" ? "*" : (flag === "d" ? "repeat" : ""),
+        fmt(tp / (j + 1), 3), fmt(e.n_relevant ? tp / e.n_relevant : 0, 3)];
       cells.forEach(function (c, i) {
         var td = el("td", c);
         if (i === 1) td.className = "text";
@@ -134,7 +138,7 @@
         return;
       }
       box.appendChild(el("p", e.n_relevant + " relevant, " + e.n_retrieved + " retrieved" +
-        (e.ranking.length < e.n_retrieved ? "; the top " + e.ranking.length + " shown" : "") +
+        (e.docs.length < e.n_retrieved ? "; the top " + e.docs.length + " shown" : "") +
         ". * counts as relevant; - not judged.", "muted"));
       var values = Object.keys(e.values).map(function (k) { return k + " = " + fmt(e.values[k], 4); });
       if (values.length) box.appendChild(el("p", values.join("; ")));
@@ -143,7 +147,7 @@
           " (P = " + fmt(e.best[1], 4) + ", R = " + fmt(e.best[2], 4) + ")."));
       }
       var scroll = el("div", null, "scroll");
-      scroll.appendChild(rankingTable(e.ranking));
+      scroll.appendChild(rankingTable(e));
       box.appendChild(scroll);
       box.appendChild(el("p", e.missed.length ?
         "Relevant, never retrieved (" + e.missed.length + "): " +
