@@ -27,3 +27,11 @@ def test_measures_table_is_current():
 def test_readme_names_the_two_setup_commands():
     readme = (ROOT / "README.md").read_text()
     assert "make demo" in readme and "make test" in readme
+
+
+def test_make_demo_installs_only_what_the_demo_needs():
+    """`make demo` installs the `all` extra; the test toolchain comes with `make test`."""
+    makefile = (ROOT / "Makefile").read_text()
+    demo_install = next(line for line in makefile.splitlines() if "pip install --quiet" in line)
+    assert "'.[all]'" in demo_install
+    assert "'.[test]'" in makefile
