@@ -8,6 +8,7 @@ or chooses exit codes: 0 on success, 2 for a user's mistake (one line on stderr,
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import sys
 
@@ -23,7 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "measures": ("prfeval.cli.measures_cmd", "List every measure, its formula and conventions."),
     "means": ("prfeval.cli.means_cmd", "Arithmetic, geometric and harmonic means of P,R pairs."),
     "contours": ("prfeval.cli.contours_cmd", "Plot F_beta contours over the P-R square."),
-    "demo": ("prfeval.cli.demo_cmd", "Cranfield ranked by BM25, evaluated end to end (seed 000)."),
+    "demo": ("prfeval.cli.demo_cmd", "Cranfield ranked by BM25, evaluated end to end."),
     "curve": ("prfeval.cli.curve_cmd", "P, R and F_beta at every cutoff; best k; PR curves."),
     "compare": ("prfeval.cli.compare_cmd", "Compare runs: differences, intervals, paired tests."),
     "report": ("prfeval.cli.report_cmd", "One self-contained HTML page of runs, to share."),
@@ -36,6 +37,20 @@ class LazyGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """As click's, but an unknown command gets the closest one suggested, as a misspelt
+        measure does: ``prfeval evalute`` -> did you mean 'evaluate'?"""
+        name = args[0] if args else None
+        if name is not None and name not in COMMANDS and not name.startswith("-"):
+            close = difflib.get_close_matches(name, sorted(COMMANDS), n=1, cutoff=0.6)
+            if not close:  # a prefix is a close match too: `prfeval cl` -> classify
+                close = [c for c in sorted(COMMANDS) if c.startswith(name.lower())][:1]
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise click.UsageError(f"No such command {name!r}.{hint}", ctx)
+        return super().resolve_command(ctx, args)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in COMMANDS:
@@ -76,7 +91,8 @@ def main(argv: list[str] | None = None) -> None:
         # One line, like every other user error; `--help` has the full usage.
         path = exc.ctx.command_path.removeprefix("prfeval").strip() if exc.ctx else ""
         where = f"{path}: " if path else ""
-        fail(f"{where}{exc.format_message()} (see --help)")
+        command = f"prfeval {path}" if path else "prfeval"
+        fail(f"{where}{exc.format_message()} Run '{command} --help' for help.")
     except click.ClickException as exc:
         fail(exc.format_message(), exc.exit_code)
     except PrfevalError as exc:

@@ -207,10 +207,10 @@ class EvalOptions:
             import difflib
 
             close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = f"; did you mean {close[0]!r}?" if close else ""
             raise UsageError(
-                f"unknown option {unknown[0]!r}{hint}; the options are "
-                f"{', '.join(sorted(known))}"
+                f"unknown option {unknown[0]!r}{hint} The options are "
+                f"{', '.join(sorted(known))}."
             )
         if "unjudged" in values and "judged_only" not in values:
             values["judged_only"] = False  # the rule given replaces the base's -J

@@ -338,7 +338,7 @@ class Registry:
         return sorted(out)
 
     def suggest(self, name: str) -> str:
-        """``; did you mean X or Y?`` for a misspelt name, and where the list is."""
+        """``; did you mean X or Y?`` for a misspelt name, then where the list is."""
         candidates = self.names()
         close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.5)
         if not close:
@@ -348,7 +348,7 @@ class Registry:
                 for c in difflib.get_close_matches(name.lower(), lowered, n=3, cutoff=0.5)
             ]
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
-        return hint + " (`prfeval measures` lists them all)"
+        return hint + " `prfeval measures` lists them all."
 
     # ------------------------------------------------------------------ parsing
 
