@@ -3,6 +3,7 @@
 Usage::
 
     python bench/peer_jobs.py JOB QRELS RUN RUN_B
+    python bench/peer_jobs.py sklearn-classify LABELS_CSV
 
 Each job imports only its own libraries, reads the files itself (as its users would), does
 the job and prints one line of JSON with the values it found, so that ``bench/run.py`` can time
@@ -44,15 +45,40 @@ def ranx_compare(qrels: str, run: str, run_b: str) -> dict[str, Any]:
     }
 
 
-JOBS: dict[str, Callable[[str, str, str], dict[str, Any]]] = {"ranx-compare": ranx_compare}
+def sklearn_classify(labels: str) -> dict[str, Any]:
+    """pandas and scikit-learn: the labels file read with ``pandas.read_csv(engine="pyarrow")``
+    (Arrow's multi-threaded CSV reader), then ``classification_report``: per-class precision,
+    recall, F1 and support with the macro and weighted averages and accuracy."""
+    t0 = time.perf_counter()
+    import pandas as pd
+    from sklearn.metrics import classification_report
+
+    frame = pd.read_csv(labels, engine="pyarrow")
+    t1 = time.perf_counter()
+    report = classification_report(frame["true"], frame["pred"], output_dict=True, digits=4)
+    t2 = time.perf_counter()
+    return {
+        "values": {"macro": report["macro avg"], "accuracy": report["accuracy"]},
+        "phases": {"read_s": t1 - t0, "eval_s": t2 - t1},
+    }
+
+
+#: Job name -> (function, the files it reads, by name).
+JOBS: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
+    "ranx-compare": (ranx_compare, ("QRELS", "RUN", "RUN_B")),
+    "sklearn-classify": (sklearn_classify, ("LABELS_CSV",)),
+}
 
 
 def main(argv: list[str]) -> int:
     """Run one job and print its JSON report; return the exit status."""
-    if len(argv) < 4 or argv[0] not in JOBS:
-        print(f"usage: peer_jobs.py {{{','.join(JOBS)}}} QRELS RUN RUN_B", file=sys.stderr)
+    job = JOBS.get(argv[0]) if argv else None
+    if job is None or len(argv) - 1 < len(job[1]):
+        usage = " | ".join(f"{name} {' '.join(files)}" for name, (_, files) in JOBS.items())
+        print(f"usage: peer_jobs.py {usage}", file=sys.stderr)
         return 2
-    report = JOBS[argv[0]](*argv[1:4])
+    function, files = job
+    report = function(*argv[1 : 1 + len(files)])
     json.dump({"job": argv[0], **report}, sys.stdout, default=float)
     sys.stdout.write("\n")
     return 0

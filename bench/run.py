@@ -4,6 +4,7 @@ Usage::
 
     python bench/run.py [--size {tiny,small,1m,10m,20m}] [--reps 3] [--warmup 1]
                         [--tools polars,prfeval,...] [--no-loop] [--loop-only]
+                        [--scenarios curve,compare,classify,...] [--label-items 5000000]
 
 What it does, for the chosen size:
 
@@ -54,7 +55,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from peers import MEASURES, TREC_EVAL_NAMES, normalise
-from scenarios import SCENARIOS, Files, bench_scenarios, render_scenarios
+from scenarios import LABEL_SCENARIOS, SCENARIOS, Files, bench_scenarios, render_scenarios
 
 BENCH = Path(__file__).resolve().parent
 
@@ -162,6 +163,19 @@ def ensure_data(size: str, seed: int, data_dir: Path, timeout_s: float) -> dict[
         raise SystemExit(f"run.py: generating {folder} failed: {tail(sample.stderr)}")
     meta: dict[str, Any] = json.loads((folder / "meta.json").read_text())
     return meta
+
+
+def ensure_labels(items: int, seed: int, data_dir: Path, timeout_s: float) -> Path:
+    """The classify benchmark's labels file (``items`` labels of 10 classes), generated
+    under ``data_dir/labels-ITEMS`` unless it is current; generated in a child, as
+    :func:`ensure_data` does, so that this process stays small."""
+    folder = data_dir / f"labels-{items}"
+    cmd = [sys.executable, str(BENCH / "generate_labels.py"), "--items", str(items)]
+    cmd += ["--classes", "10", "--seed", str(seed), "--out", str(folder), "--reuse"]
+    sample = run_child(cmd, timeout_s)
+    if sample.returncode != 0:
+        raise SystemExit(f"run.py: generating {folder} failed: {tail(sample.stderr)}")
+    return folder / "labels.csv"
 
 
 def tail(text: str, lines: int = 5) -> str:
@@ -765,6 +779,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=",".join(SCENARIOS),
         help=f"comma-separated subset of {','.join(SCENARIOS)} (other commands), or 'none'",
     )
+    p.add_argument(
+        "--label-items",
+        type=int,
+        default=5_000_000,
+        help="labels in the classify scenario's file (10 classes)",
+    )
     p.add_argument("--data-dir", type=Path, default=BENCH / "data")
     p.add_argument("--results-dir", type=Path, default=BENCH / "results")
     args = p.parse_args(argv)
@@ -813,7 +833,11 @@ def main(argv: list[str] | None = None) -> int:
     if meta and args.scenarios:
         print("scenarios: " + ", ".join(args.scenarios), file=sys.stderr)
         with tempfile.TemporaryDirectory(prefix="prfeval-bench-") as tmp:
-            files = Files(qrels, run, folder / "run_b.trec", Path(tmp))
+            labels = None
+            if LABEL_SCENARIOS & set(args.scenarios):
+                labels = ensure_labels(args.label_items, args.seed, args.data_dir, args.timeout)
+                warm_cache(labels)
+            files = Files(qrels, run, folder / "run_b.trec", Path(tmp), labels)
             scenario_results = bench_scenarios(
                 args.scenarios, files, args.reps, args.warmup, run_child, args.timeout
             )

@@ -58,13 +58,12 @@ def test_seed_003_all_negative_accuracy_095_balanced_05():
     """95 negatives and 5 positives, everything called negative."""
     y_true = [0] * 95 + [1] * 5
     y_pred = [0] * 100
-    with pytest.warns(UndefinedMetricWarning, match=r"class 1 \(precision"):
+    with pytest.warns(UndefinedMetricWarning, match="class 1, its precision"):
         r = classify(y_true, y_pred)
     assert r.accuracy == pytest.approx(0.95)
     assert r.balanced_accuracy == pytest.approx(0.5)
     assert r.per_class[1]["recall"] == 0.0
     assert r.per_class[1]["specificity"] == 1.0
-    assert r.per_class[1]["balanced_accuracy"] == pytest.approx(0.5)
     assert r.per_class[1]["youden_j"] == pytest.approx(0.0)
     assert r.undefined["precision"] == (1,)
     # The negative class: all 95 found, 95 of the 100 flagged are right.
@@ -77,11 +76,26 @@ def test_seed_003_all_negative_accuracy_095_balanced_05():
 
 
 def test_seed_003_balanced_accuracy_is_a_linear_function_of_youden_j():
+    """Two classes: balanced accuracy (TPR + TNR) / 2 = (J + 1) / 2, J of either class."""
     rng = np.random.default_rng(3)
-    y_true, y_pred = rng.integers(0, 4, 300), rng.integers(0, 4, 300)
+    y_true, y_pred = rng.integers(0, 2, 300), rng.integers(0, 2, 300)
     r = classify(y_true, y_pred)
+    assert r.balanced_accuracy == pytest.approx(balanced_accuracy_score(y_true, y_pred))
     for values in r.per_class.values():
-        assert values["balanced_accuracy"] == pytest.approx((values["youden_j"] + 1) / 2)
+        assert r.balanced_accuracy == pytest.approx((values["youden_j"] + 1) / 2)
+
+
+def test_one_balanced_accuracy_scikit_learns():
+    """One number under the name, scikit-learn's (the mean recall over the classes): no
+    per-class or averaged one-vs-rest "balanced accuracy" beside it."""
+    rng = np.random.default_rng(5)
+    y_true, y_pred = rng.integers(0, 4, 400), rng.integers(0, 4, 400)
+    r = classify(y_true, y_pred)
+    assert r.balanced_accuracy == pytest.approx(balanced_accuracy_score(y_true, y_pred))
+    d = r.to_dict()
+    for section in (*d["per_class"].values(), d["micro"], d["macro"], d["weighted"]):
+        assert "balanced_accuracy" not in section
+    assert "balanced_accuracy" not in r.to_frame().columns
 
 
 def test_seed_003_accuracy_is_prevalence_weighted_sensitivity_and_specificity():
@@ -186,8 +200,8 @@ def test_warn_is_one_warning_naming_every_undefined_class():
     ours = [w for w in caught if issubclass(w.category, UndefinedMetricWarning)]
     assert len(ours) == 1
     message = str(ours[0].message)
-    assert "'b' (precision" in message and "'c' (precision" in message
-    assert "'d' (recall" in message
+    assert "'b', its precision" in message and "'c', its precision" in message
+    assert "'d', its recall" in message
     assert ours[0].filename == __file__  # points at the caller
     assert r.undefined == {"precision": ("b", "c"), "recall": ("d",)}
     with warnings.catch_warnings():
@@ -456,3 +470,67 @@ def test_import_prfeval_classification_stays_light():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+# -- labels coded once: integer tables, Arrow dictionaries, hashed strings -------------------
+
+
+@pytest.mark.parametrize("offset", [0, -5, 10**12])
+def test_integer_labels_coded_by_a_table_agree_with_sklearn(offset):
+    rng = np.random.default_rng(21)
+    y_true = rng.integers(0, 6, 2000) + offset
+    y_pred = np.where(rng.random(2000) < 0.6, y_true, rng.integers(0, 7, 2000) + offset)
+    r = classify(y_true, y_pred, zero_division=0)  # class 6 is never true
+    labels = np.unique(np.concatenate([y_true, y_pred]))
+    assert list(r.labels) == labels.tolist()
+    assert r.confusion_matrix.tolist() == confusion_matrix(y_true, y_pred).tolist()
+    p, rec, f, _ = precision_recall_fscore_support(y_true, y_pred, zero_division=0)
+    np.testing.assert_allclose([r.per_class[c]["precision"] for c in r.labels], p)
+    np.testing.assert_allclose([r.per_class[c]["recall"] for c in r.labels], rec)
+    np.testing.assert_allclose([r.per_class[c]["f"] for c in r.labels], f)
+    assert r.accuracy == pytest.approx(accuracy_score(y_true, y_pred))
+
+
+def test_sparse_integer_labels_fall_back_to_sorting():
+    y_true = np.array([0, 10**15, 5, 0])
+    y_pred = np.array([0, 5, 5, 10**15])
+    r = classify(y_true, y_pred)
+    assert r.labels == (0, 5, 10**15)
+    assert r.confusion_matrix.tolist() == confusion_matrix(y_true, y_pred).tolist()
+
+
+def test_boolean_labels():
+    r = classify([True, False, True, True], [True, True, False, True])
+    assert r.labels == (False, True)
+    assert r.confusion_matrix.tolist() == [[0, 1], [1, 2]]
+
+
+def test_arrow_columns_are_coded_without_decoding():
+    pa = pytest.importorskip("pyarrow")
+    y_true = ["b", "a", "c", "a", "b", "b"]
+    y_pred = ["b", "b", "c", "a", "a", "c"]
+    plain = classify(y_true, y_pred)
+    # A dictionary with an unused entry and a repeated one, split over two chunks.
+    dictionary = pa.array(["c", "b", "a", "zz", "a"])
+    true_arrow = pa.chunked_array([
+        pa.DictionaryArray.from_arrays(pa.array([1, 2, 0], pa.int32()), dictionary),
+        pa.DictionaryArray.from_arrays(pa.array([4, 1, 1], pa.int32()), dictionary),
+    ])
+    for t, p in [(pa.array(y_true), pa.array(y_pred)),
+                 (true_arrow, pa.array(y_pred).dictionary_encode())]:
+        r = classify(t, p)
+        assert r.labels == ("a", "b", "c")
+        assert r.confusion_matrix.tolist() == plain.confusion_matrix.tolist()
+        assert r.macro == plain.macro and r.balanced_accuracy == plain.balanced_accuracy
+    with pytest.raises(UsageError, match="missing label"):
+        classify(pa.array(["a", None]), pa.array(["a", "b"]))
+
+
+def test_long_string_arrays_are_hashed_like_sorted():
+    rng = np.random.default_rng(9)
+    names = np.array(["zebra", "ant", "ému", "Bee", "cat"])
+    y_true = names[rng.integers(0, 5, 150_000)]
+    y_pred = np.where(rng.random(150_000) < 0.5, y_true, names[rng.integers(0, 5, 150_000)])
+    r = classify(y_true, y_pred)
+    assert list(r.labels) == sorted(names.tolist())  # code point order, as np.unique
+    assert r.confusion_matrix.tolist() == confusion_matrix(y_true, y_pred).tolist()

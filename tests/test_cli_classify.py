@@ -14,11 +14,14 @@ import numpy as np
 import pytest
 from sklearn.metrics import (
     accuracy_score,
+    average_precision_score,
     balanced_accuracy_score,
     confusion_matrix,
     precision_recall_curve,
     precision_recall_fscore_support,
+    roc_auc_score,
 )
+from sklearn.preprocessing import label_binarize
 
 from prfeval.cli import main
 
@@ -49,16 +52,22 @@ def animals(tmp_path: Path) -> Path:
 def test_table_shows_matrix_per_class_and_labelled_averages(animals, capsys):
     code, out, err = run(["classify", str(animals)], capsys)
     assert code == 0 and err == ""
-    assert "Confusion matrix (rows: true, columns: predicted)" in out
+    assert "Confusion matrix: a row per true class, a column per predicted class" in out
     # hand counts: cat 2 right, 1 called dog; dog 1 right, 1 called fish; fish 1 right
     matrix_rows = [line.split() for line in out.splitlines()
                    if line.split()[:1] in (["cat"], ["dog"], ["fish"])][:3]
     assert matrix_rows == [["cat", "2", "1", "0"], ["dog", "0", "1", "1"],
                            ["fish", "0", "0", "1"]]
-    for label in ("micro avg", "macro avg", "weighted avg", "F of macro P,R", "no-skill P"):
-        assert label in out
-    assert "accuracy: 0.6667" in out  # 4 of 6
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.split()}
+    # cat: P 2/2, R 2/3, F1 0.8; dog: P 1/2, R 1/2; fish: P 1/2, R 1
+    # mean F1 (0.8 + 0.5 + 2/3) / 3
+    assert rows["macro"][1:4] == ["0.6667", "0.7222", "0.6556"]  # P, R, mean F1
+    assert "F1 of mean P, R" in out  # 2 (2/3)(13/18) / (2/3 + 13/18) = 0.6933
+    f_of_means = next(line for line in out.splitlines() if "F1 of mean P, R" in line)
+    assert f_of_means.split()[-2] == "0.6933"
+    assert "Accuracy: 0.6667" in out  # 4 of 6
     assert "micro precision = micro recall = micro F1 = accuracy" in out
+    assert "bal. acc" not in out and "no-skill P" not in out
 
 
 def test_json_agrees_with_sklearn(animals, capsys):
@@ -114,7 +123,7 @@ def test_score_and_pred_in_the_table(animals, capsys):
                         "--pos-label", "cat"], capsys)
     assert code == 0
     assert "Confusion matrix" in out and "Threshold sweep, positive class 'cat'" in out
-    assert "best F1 1.0000 at threshold 0.4000" in out
+    assert "the best F1, 1.0000, is at threshold 0.4000" in out
 
 
 def test_score_sweep_csv_with_integer_labels(tmp_path, capsys):
@@ -170,7 +179,7 @@ def test_label_sep_and_table_for_multilabel(tmp_path, capsys):
     code, out, _ = run(["classify", str(path), "--label-sep", "|", "--zero-division", "0"],
                        capsys)
     assert code == 0
-    assert "Per-label counts" in out and "samples avg" in out
+    assert "Per-label counts" in out and "samples" in out
 
 
 def test_parquet(tmp_path, capsys):
@@ -190,7 +199,7 @@ def test_undefined_precision_is_one_warning_line(tmp_path, capsys):
     code, out, err = run(["classify", str(path)], capsys)
     assert code == 0 and "Per class" in out
     assert err.count("\n") == 1 and err.startswith("prfeval: warning: ")
-    assert "class 1 (precision" in err
+    assert "class 1, its precision" in err
 
 
 def test_zero_division_nan_is_null_in_json(tmp_path, capsys):
@@ -264,7 +273,7 @@ def test_blank_line_in_a_label_file(tmp_path, capsys):
     [
         (["classify", "missing.csv"], "missing.csv: no such file"),
         (["classify", "a.csv", "b.txt", "c.txt"], "expected FILE, or TRUE_FILE PRED_FILE"),
-        (["classify", "t.txt", "p.txt", "--true", "x"], "--true: with two files"),
+        (["classify", "t.txt", "p.txt", "--true", "x"], "--true: two files hold"),
         (["classify", "{animals}", "--beta", "-1"], "beta must be"),
         (["classify", "{animals}", "--score", "score", "--pred", "pred", "--format", "csv"],
          "--format csv writes one table"),
@@ -292,3 +301,107 @@ def test_installed_command_exits_2_on_bad_input(tmp_path, animals):
                             text=True)
     assert failed.returncode == 2 and failed.stdout == ""
     assert failed.stderr.count("\n") == 1 and failed.stderr.startswith("prfeval: ")
+
+
+# -- scores: average precision and ROC AUC, as scikit-learn -------------------------------
+
+
+def test_score_json_has_average_precision_and_roc_auc_of_sklearn(animals, capsys):
+    code, out, _ = run(["classify", str(animals), "--score", "score", "--pos-label", "cat",
+                        "--format", "json"], capsys)
+    assert code == 0
+    d = json.loads(out)
+    positive = np.array(TRUE) == "cat"
+    assert d["average_precision"] == pytest.approx(average_precision_score(positive, SCORE))
+    assert d["roc_auc"] == pytest.approx(roc_auc_score(positive, SCORE))
+    assert d["scores"]["binary"] is True
+    assert d["sweep"]["average_precision"] == d["average_precision"]
+
+
+def test_score_with_binary_labels_needs_no_pos_label(tmp_path, capsys):
+    y = [0, 1, 1, 0, 1, 0, 0, 1]
+    s = [0.2, 0.9, 0.5, 0.5, 0.4, 0.1, 0.6, 0.6]  # ties across the classes
+    path = write_csv(tmp_path / "b.csv", [list(r) for r in zip(y, s, strict=True)],
+                     ["true", "p"])
+    code, out, _ = run(["classify", str(path), "--score", "p", "--format", "json"], capsys)
+    assert code == 0
+    d = json.loads(out)
+    assert d["average_precision"] == pytest.approx(average_precision_score(y, s), abs=1e-12)
+    assert d["roc_auc"] == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+    code, out, _ = run(["classify", str(path), "--score", "p"], capsys)
+    assert code == 0
+    assert f"Average precision: {average_precision_score(y, s):.4f}" in out
+    assert f"ROC AUC: {roc_auc_score(y, s):.4f}" in out
+
+
+def test_multiclass_scores_one_vs_rest(tmp_path, capsys):
+    rng = np.random.default_rng(11)
+    y = rng.choice(["a", "b", "c"], 120)
+    proba = rng.dirichlet([1, 1, 1], 120).round(2)
+    proba[:, 2] = 1 - proba[:, :2].sum(axis=1)
+    rows = [[t, *p] for t, p in zip(y, proba.tolist(), strict=True)]
+    path = write_csv(tmp_path / "m.csv", rows, ["true", "pa", "pb", "pc"])
+    code, out, _ = run(["classify", str(path), "--score", "a=pa", "--score", "b=pb",
+                        "--score", "c=pc", "--format", "json"], capsys)
+    assert code == 0
+    d = json.loads(out)
+    onehot = label_binarize(y, classes=["a", "b", "c"])
+    for i, label in enumerate("abc"):
+        row = d["scores"]["per_class"][label]
+        assert row["average_precision"] == pytest.approx(
+            average_precision_score(onehot[:, i], proba[:, i]), abs=1e-12)
+        assert row["roc_auc"] == pytest.approx(roc_auc_score(onehot[:, i], proba[:, i]),
+                                               abs=1e-12)
+    for average in ("macro", "weighted"):
+        assert d["scores"][average]["roc_auc"] == pytest.approx(
+            roc_auc_score(y, proba, multi_class="ovr", average=average), abs=1e-12)
+        assert d["scores"][average]["average_precision"] == pytest.approx(
+            average_precision_score(onehot, proba, average=average), abs=1e-12)
+    assert d["roc_auc"] == pytest.approx(roc_auc_score(y, proba, multi_class="ovr"))
+    code, _, err = run(["classify", str(path), "--score", "a=pa", "--score", "pb"], capsys)
+    assert code == 2 and "give each as LABEL=COL" in err
+
+
+def test_plot_draws_roc_beside_pr(animals, tmp_path, capsys):
+    out_png = tmp_path / "s.png"
+    code, _, _ = run(["classify", str(animals), "--score", "score", "--pos-label", "cat",
+                      "--plot", str(out_png)], capsys)
+    assert code == 0 and out_png.read_bytes()[:4] == b"\x89PNG"
+
+
+# -- fitting an 80-column terminal ---------------------------------------------------------
+
+
+def _widths(argv: list[str], columns: int = 80) -> list[int]:
+    """Run the installed command as a user would, with COLUMNS set; each line's width."""
+    exe = Path(sys.executable).with_name("prfeval")
+    env = {**os.environ, "COLUMNS": str(columns)}
+    done = subprocess.run([str(exe), *argv], capture_output=True, text=True, env=env,
+                          check=True)
+    return [len(line) for line in (done.stdout + done.stderr).splitlines()]
+
+
+@pytest.mark.parametrize("extra", [[], ["-v"], ["--score", "score", "--pos-label", "cat"],
+                                   ["--average", "weighted", "--beta", "0.5", "-v"]])
+def test_three_classes_fit_80_columns(animals, extra):
+    widths = _widths(["classify", str(animals), "--pred", "pred", *extra])
+    assert widths and max(widths) <= 80
+
+
+def test_multiclass_scores_fit_80_columns(tmp_path):
+    rows = [[t, 0.5, 0.3, 0.2] for t in ("cat", "dog", "fish", "cat")]
+    path = write_csv(tmp_path / "m.csv", rows, ["true", "p_cat", "p_dog", "p_fish"])
+    widths = _widths(["classify", str(path), "--score", "cat=p_cat", "--score", "dog=p_dog",
+                      "--score", "fish=p_fish"])
+    assert max(widths) <= 80
+
+
+def test_verbose_moves_the_rare_columns_in(animals, capsys):
+    _, plain, _ = run(["classify", str(animals)], capsys)
+    _, verbose, _ = run(["classify", str(animals), "-v"], capsys)
+    for rare in ("FPR", "Youden's J", "PPCR", "prevalence", "TN "):
+        assert rare not in plain and rare in verbose
+    # cat: TP 2, FP 0, FN 1, TN 3 by hand
+    counts = verbose[verbose.index("Per class: counts and rates"):]
+    cat = next(line.split() for line in counts.splitlines() if line.split()[:1] == ["cat"])
+    assert cat[:5] == ["cat", "2", "0", "1", "3"]

@@ -196,7 +196,7 @@ def test_sweep_figure_draws_the_sweep_data(tmp_path):
     s = [0.9, 0.8, 0.7, 0.7, 0.4, 0.3, 0.2, 0.1]
     sweep = threshold_sweep(y, s)
     fig = sweep_figure(sweep)
-    pr_ax, t_ax = fig.axes[:2]
+    pr_ax, roc_ax, t_ax = fig.axes[:3]
     raw = pr_ax.get_lines()[0]
     np.testing.assert_array_equal(raw.get_xdata(), sweep.recall)
     np.testing.assert_array_equal(raw.get_ydata(), sweep.precision)
@@ -206,6 +206,11 @@ def test_sweep_figure_draws_the_sweep_data(tmp_path):
     assert pr_ax.get_xlabel() == "Recall" and pr_ax.get_ylabel() == "Precision"
     assert "no skill" in " ".join(t.get_text() for t in pr_ax.get_legend().get_texts())
     assert t_ax.get_title().startswith("Precision, recall")
+    # The ROC curve beside it: (FPR, TPR) from (0, 0), hand counts at each threshold.
+    roc = roc_ax.get_lines()[0]
+    np.testing.assert_allclose(roc.get_xdata(), [0, 0, 1 / 4, 1 / 4, 2 / 4, 3 / 4, 3 / 4, 1])
+    np.testing.assert_allclose(roc.get_ydata(), [0, 1 / 4, 1 / 4, 3 / 4, 3 / 4, 3 / 4, 1, 1])
+    assert roc_ax.get_title() == "ROC curve"
     save_figure(fig, tmp_path / "s.png", close=True)
     assert (tmp_path / "s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

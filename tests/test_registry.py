@@ -297,13 +297,12 @@ def test_classification_keys():
         "SetF": "f",
         "Specificity": "specificity",
         "Fallout": "fallout",
-        "BalancedAccuracy": "balanced_accuracy",
         "YoudenJ": "youden_j",
     }
     in_order = tuple(d.classification for d in REGISTRY.values() if d.classification)
     assert in_order == CLASSIFICATION_MEASURES
     assert CLASSIFICATION_MEASURES == (
-        "precision", "recall", "f", "specificity", "fallout", "balanced_accuracy", "youden_j",
+        "precision", "recall", "f", "specificity", "fallout", "youden_j",
     )
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -29,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core import aggregate
+from prfeval.core.arrow import numpy_of
 from prfeval.core.counts import (
     Counts,
     balanced_accuracy,
@@ -82,8 +84,33 @@ _MAX_SET_PAIRS = 4_000_000
 # Reading labels
 
 
+def _arrow_types() -> tuple[type, ...]:
+    """pyarrow's array types, if pyarrow is loaded (an Arrow input means it is)."""
+    pa = sys.modules.get("pyarrow")
+    return () if pa is None else (pa.Array, pa.ChunkedArray)
+
+
+def _arrow_numpy(values: Any, name: str) -> np.ndarray:
+    """An Arrow array of labels as numpy: a dictionary array by a take from its (few)
+    decoded values, numbers through their buffers, anything else through Python objects.
+    Not ``to_numpy``, which imports pandas."""
+    import pyarrow as pa
+
+    if values.null_count:
+        return np.array(values.to_pylist(), dtype=object)  # scalar_labels names the None
+    if pa.types.is_dictionary(values.type):
+        distinct, codes = _arrow_codes(values, name)
+        return distinct[codes]
+    if pa.types.is_integer(values.type) or pa.types.is_floating(values.type):
+        return numpy_of(values)
+    return np.array(values.to_pylist(), dtype=object)
+
+
 def scalar_labels(values: Any, name: str) -> np.ndarray:
     """A 1-D array of labels that are all numbers or all strings; missing labels refused."""
+    arrow = _arrow_types()
+    if arrow and isinstance(values, arrow):
+        values = _arrow_numpy(values, name)
     if hasattr(values, "__array__"):
         a = np.asarray(values)
     else:
@@ -161,7 +188,15 @@ def _label_sets(y: Any, name: str) -> tuple[list[Any], IntArray]:
 
 
 def _sequence(y: Any, name: str) -> Any:
-    """``y`` itself if it has a length (list, array, Series), else its items as a list."""
+    """``y`` itself if it has a length (list, array, Series), else its items as a list; an
+    Arrow list array as Python lists (label sets)."""
+    arrow = _arrow_types()
+    if arrow and isinstance(y, arrow):
+        import pyarrow as pa
+
+        if pa.types.is_list(y.type) or pa.types.is_large_list(y.type):
+            return y.to_pylist()
+        return y
     if isinstance(y, str | bytes) or not hasattr(y, "__iter__"):
         raise UsageError(f"{name} must be a sequence of labels, got {type(y).__name__}")
     return y if hasattr(y, "__len__") else list(y)
@@ -196,21 +231,107 @@ def _requested(labels: Iterable[Label] | None) -> np.ndarray | None:
     return lab
 
 
-def _union(parts: list[tuple[str, np.ndarray]]) -> tuple[np.ndarray, list[IntArray]]:
-    """Sorted union of the arrays' labels and each array's codes into it."""
-    _check_same_family(parts)
-    arrays = [a for _, a in parts]
-    # Empty arrays are left out of the concatenation so that they cannot change its dtype.
-    present = [a for a in arrays if a.size]
+#: Integer labels spanning at most this many values more than twice the item count are coded
+#: by a lookup table (O(n)) rather than by sorting.
+_TABLE_SLACK = 1024
+#: String arrays longer than this are coded by Arrow's hash table rather than by a sort.
+_HASH_STRINGS_FROM = 100_000
+
+
+def _unique_codes(a: np.ndarray) -> tuple[np.ndarray, IntArray]:
+    """``np.unique(a, return_inverse=True)``: the sorted distinct labels and each item's code,
+    in O(n) where it can be: integers of a small range by a table, long string arrays by
+    Arrow's dictionary encoding (the distinct values alone are sorted)."""
+    if a.size == 0:
+        return a[:0], np.zeros(0, dtype=np.intp)
+    kind = a.dtype.kind
+    if kind in "iub":
+        ints = a.view(np.uint8) if kind == "b" else a
+        lo, hi = int(ints.min()), int(ints.max())
+        span = hi - lo + 1
+        if span <= 2 * a.size + _TABLE_SLACK:
+            offset = (ints - lo).astype(np.intp, copy=False) if lo else ints.astype(np.intp)
+            present = np.zeros(span, dtype=bool)
+            present[offset] = True
+            table = np.cumsum(present, dtype=np.intp) - 1
+            values = (np.flatnonzero(present) + lo).astype(a.dtype)
+            return values, table[offset]
+    if kind == "U" and a.size > _HASH_STRINGS_FROM:
+        import pyarrow as pa
+
+        encoded = pa.array(a).dictionary_encode()
+        return _sorted_dictionary(
+            np.array(encoded.dictionary.to_pylist(), dtype=a.dtype),
+            encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp),
+        )
+    values, inverse = np.unique(a, return_inverse=True)
+    return values, inverse.reshape(-1).astype(np.intp)
+
+
+def _sorted_dictionary(values: np.ndarray, codes: IntArray) -> tuple[np.ndarray, IntArray]:
+    """Codes into a dictionary of values (unsorted, maybe with repeats or unused entries) as
+    codes into its sorted distinct used values."""
+    used = np.bincount(codes, minlength=len(values)) > 0
+    distinct, inverse = np.unique(values[used], return_inverse=True)
+    table = np.full(len(values), -1, dtype=np.intp)
+    table[used] = inverse.reshape(-1)
+    return distinct, table[codes]
+
+
+def _numeric(arrow_type: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_integer(arrow_type) or pa.types.is_floating(arrow_type))
+
+
+def _arrow_codes(y: Any, name: str) -> tuple[np.ndarray, IntArray]:
+    """An Arrow array's labels as codes without decoding it: its dictionary (encoded first if
+    it is not dictionary-encoded), checked as labels, and one code per item."""
+    import pyarrow as pa
+
+    chunked = y if isinstance(y, pa.ChunkedArray) else pa.chunked_array([y])
+    if chunked.null_count:
+        first = int(np.flatnonzero(chunked.is_null().to_numpy(zero_copy_only=False))[0])
+        raise UsageError(f"{name} has a missing label (null) at position {first}")
+    if not pa.types.is_dictionary(chunked.type):
+        chunked = chunked.dictionary_encode()
+    chunked = chunked.unify_dictionaries()
+    if chunked.num_chunks == 0 or len(chunked) == 0:
+        return scalar_labels(np.array([], dtype=str), name), np.zeros(0, dtype=np.intp)
+    dictionary = chunked.chunk(0).dictionary
+    values = scalar_labels(
+        numpy_of(dictionary) if _numeric(dictionary.type)
+        else np.array(dictionary.to_pylist(), dtype=object),
+        name,
+    )
+    codes = np.concatenate([numpy_of(c.indices) for c in chunked.chunks]).astype(
+        np.intp, copy=False
+    )
+    return _sorted_dictionary(values, codes)
+
+
+def _factorize(y: Any, name: str) -> tuple[str, np.ndarray, IntArray]:
+    """(name, sorted distinct labels, each item's code) of a column of single labels."""
+    arrow = _arrow_types()
+    if arrow and isinstance(y, arrow):
+        return (name, *_arrow_codes(y, name))
+    return (name, *_unique_codes(scalar_labels(y, name)))
+
+
+def _union(parts: list[tuple[str, np.ndarray, IntArray]]) -> tuple[np.ndarray, list[IntArray]]:
+    """The sorted union of the parts' labels, and each part's codes into it.
+
+    Each part is (name, its distinct labels, its items' codes into them): the union is taken
+    over the few distinct labels, and each item is recoded by one lookup.
+    """
+    _check_same_family([(name, values) for name, values, _ in parts])
+    present = [values for _, values, _ in parts if values.size]
     if not present:
         raise UsageError("y_true and y_pred hold no labels at all")
-    classes, inverse = np.unique(np.concatenate(present), return_inverse=True)
-    inverse = inverse.reshape(-1).astype(np.int64)
-    codes: list[IntArray] = []
-    start = 0
-    for a in arrays:
-        codes.append(inverse[start:start + a.size])
-        start += a.size
+    # Empty arrays are left out of the concatenation so that they cannot change its dtype.
+    classes = np.unique(np.concatenate(present))
+    codes = [np.searchsorted(classes, values).astype(np.intp)[c] if values.size else c
+             for _, values, c in parts]
     return classes, codes
 
 
@@ -231,20 +352,18 @@ def _encode(y_true: Any, y_pred: Any, labels: Iterable[Label] | None,
     n = len(y_true)
     if n == 0:
         raise UsageError("y_true and y_pred are empty: nothing to measure")
-    parts: list[tuple[str, np.ndarray]]
+    parts: list[tuple[str, np.ndarray, IntArray]]
     if sets_true:
         flat_true, item_true = _label_sets(y_true, "y_true")
         flat_pred, item_pred = _label_sets(y_pred, "y_pred")
-        parts = [("y_true", scalar_labels(np.array(flat_true, dtype=object), "y_true")),
-                 ("y_pred", scalar_labels(np.array(flat_pred, dtype=object), "y_pred"))]
+        parts = [_factorize(np.array(flat_true, dtype=object), "y_true"),
+                 _factorize(np.array(flat_pred, dtype=object), "y_pred")]
     else:
-        parts = [("y_true", scalar_labels(y_true, "y_true")),
-                 ("y_pred", scalar_labels(y_pred, "y_pred"))]
+        parts = [_factorize(y_true, "y_true"), _factorize(y_pred, "y_pred")]
     if requested is not None:
-        parts.append(("labels", requested))
+        parts.append(("labels", requested, np.arange(requested.size, dtype=np.intp)))
     if extra:
-        parts.append(("pos_label", scalar_labels(np.array(list(extra), dtype=object),
-                                                  "pos_label")))
+        parts.append(_factorize(np.array(list(extra), dtype=object), "pos_label"))
     classes, codes = _union(parts)
     selected = codes[2] if requested is not None else np.arange(len(classes), dtype=np.int64)
     if not sets_true:
@@ -313,9 +432,29 @@ class _Tallies:
                         self.n)
 
 
-def _tallies(enc: _Encoded) -> _Tallies:
+#: The confusion matrix of every class is counted whole, by one bincount, up to this many
+#: cells (2,048 classes); past it, the sums per class are counted apart.
+_MAX_MATRIX_CELLS = 1 << 22
+
+
+def _full_matrix(enc: _Encoded) -> IntArray | None:
+    """Single-label: the k x k confusion matrix over every class, true rows, predicted
+    columns, as one bincount of ``true * k + pred``; ``None`` for multi-label or too many
+    classes. Every count of every class and average is read from it."""
     k = len(enc.classes)
-    if enc.multilabel:
+    if enc.multilabel or k * k > _MAX_MATRIX_CELLS:
+        return None
+    assert enc.true_codes is not None and enc.pred_codes is not None
+    cell = np.multiply(enc.true_codes, k, dtype=np.intp)
+    cell += enc.pred_codes
+    return np.bincount(cell, minlength=k * k).reshape(k, k)
+
+
+def _tallies(enc: _Encoded, full: IntArray | None) -> _Tallies:
+    k = len(enc.classes)
+    if full is not None:
+        tp, true_sum, pred_sum = np.diagonal(full), full.sum(axis=1), full.sum(axis=0)
+    elif enc.multilabel:
         t, p = enc.true_matrix, enc.pred_matrix
         assert t is not None and p is not None
         tp = (t & p).sum(axis=0)
@@ -330,11 +469,13 @@ def _tallies(enc: _Encoded) -> _Tallies:
     return _Tallies(*as_float, n=enc.n)
 
 
-def _confusion_matrix(enc: _Encoded) -> IntArray:
+def _confusion_matrix(enc: _Encoded, full: IntArray | None) -> IntArray:
     """k x k (true rows, predicted columns) over the selected labels, or k x 2 x 2 for
     multi-label (``[[TN, FP], [FN, TP]]`` per label, scikit-learn's layout)."""
     sel = enc.selected
     k = len(sel)
+    if full is not None:
+        return full[np.ix_(sel, sel)].astype(np.int64)
     if enc.multilabel:
         assert enc.true_matrix is not None and enc.pred_matrix is not None
         t, p = enc.true_matrix[:, sel], enc.pred_matrix[:, sel]
@@ -795,7 +936,8 @@ def classify(
                          "item)")
 
     report = tuple(_native(v) for v in enc.classes[enc.selected].tolist())
-    tallies = _tallies(enc)
+    full = _full_matrix(enc)
+    tallies = _tallies(enc, full)
     counts = tallies.counts(enc.selected)
     values = _measures(counts, beta, zd)
     averages = _averages(counts, values, beta, zd)
@@ -820,7 +962,8 @@ def classify(
         undefined_items = tuple(int(i) for i in np.flatnonzero(empty))
     else:
         assert enc.true_codes is not None and enc.pred_codes is not None
-        accuracy = float(np.mean(enc.true_codes == enc.pred_codes))
+        accuracy = (float(np.trace(full)) / enc.n if full is not None
+                    else float(np.mean(enc.true_codes == enc.pred_codes)))
         base_accuracy = float((tallies.true_sum * tallies.pred_sum).sum() / enc.n ** 2)
 
     undefined = _undefined(report, counts, undefined_items)
@@ -841,7 +984,7 @@ def classify(
         samples=samples,
         accuracy=accuracy,
         balanced_accuracy=_overall_balanced_accuracy(tallies, enc.multilabel),
-        confusion_matrix=_confusion_matrix(enc),
+        confusion_matrix=_confusion_matrix(enc, full),
         multilabel=enc.multilabel,
         n_items=enc.n,
         no_skill=no_skill,
@@ -901,8 +1044,12 @@ def _warning(undefined: dict[str, tuple[Label, ...]]) -> tuple[str, list[str]]:
             continue
         for label in labels:
             which.setdefault(label, []).append(_SHOWN[measure])
-    units = [f"class {label!r} ({', '.join(ms)})" for label, ms in which.items()]
-    units += [f"item {i} (samples average)" for i in undefined.get("samples", ())]
-    kinds = [_SHOWN[m] for m in undefined]
-    kind = kinds[0] if len(kinds) == 1 else ", ".join(kinds[:-1]) + " or " + kinds[-1]
+    units = [f"class {label!r}, its {_and(ms)}" for label, ms in which.items()]
+    units += [f"item {i}, in the samples average" for i in undefined.get("samples", ())]
+    kind = _and([_SHOWN[m] for m in undefined], "or")
     return kind[0].upper() + kind[1:], units
+
+
+def _and(words: list[str], conjunction: str = "and") -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {conjunction} {words[-1]}"

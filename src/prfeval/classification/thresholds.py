@@ -10,6 +10,7 @@ the ratios come from :mod:`prfeval.core.counts`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +63,37 @@ class ThresholdSweep:
     pos_label: Any
 
     @property
+    def fpr(self) -> FloatArray:
+        """The false positive rate (fallout) at each threshold, ``FP / (FP + TN)``; NaN when
+        no item is negative."""
+        negatives = self.counts.fp + self.counts.require_tn()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(negatives > 0, self.counts.fp / negatives, np.nan)
+
+    @property
+    def average_precision(self) -> float:
+        """The area under the precision-recall step curve: ``sum_i (R_i - R_(i-1)) P_i``
+        over the thresholds, highest first, from ``R = 0``.
+
+        This is scikit-learn's ``average_precision_score``: tied scores are one threshold,
+        so a tie's items enter together, at the tie's precision; no interpolation.
+        """
+        steps = np.diff(self.recall, prepend=0.0)
+        return float(max(0.0, np.sum(steps * self.precision)))
+
+    @property
+    def roc_auc(self) -> float:
+        """The area under the ROC curve (TPR against FPR), by the trapezoidal rule from
+        ``(0, 0)``: scikit-learn's ``roc_auc_score``. A tie of positive and negative items
+        is one diagonal step, so it counts half. NaN when no item is negative."""
+        fpr = self.fpr
+        if np.isnan(fpr).any():
+            return math.nan
+        x = np.concatenate([[0.0], fpr])
+        y = np.concatenate([[0.0], self.recall])
+        return float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2.0))
+
+    @property
     def best_index(self) -> int:
         """The point with the highest F_beta (the highest threshold among ties)."""
         return int(np.argmax(self.f))
@@ -92,6 +124,8 @@ class ThresholdSweep:
             "no_skill_precision": self.no_skill_precision,
             "no_skill_f": self.no_skill_f.tolist(),
             "best": self.best,
+            "average_precision": self.average_precision,
+            "roc_auc": self.roc_auc,
         }
 
     def to_frame(self) -> pd.DataFrame:

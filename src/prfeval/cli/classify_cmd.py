@@ -13,9 +13,10 @@ from prfeval.classification.classify import (
     ClassificationResult,
     classify,
 )
+from prfeval.classification.scores import ScoreMeasures, score_measures
 from prfeval.classification.thresholds import ThresholdSweep, threshold_sweep
 from prfeval.cli.options import output_option
-from prfeval.cli.output import emit, note
+from prfeval.cli.output import emit, note, terminal_width
 from prfeval.cli.shared import coerce_label
 from prfeval.core.counts import UndefinedMetricWarning
 from prfeval.core.errors import UsageError
@@ -25,61 +26,53 @@ from prfeval.report.classification import FORMATS, format_classification
 __all__ = ["command"]
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 # --------------------------------------------------------------------------------------------
 # The command
+
+
+def _score_columns(given: tuple[str, ...]) -> tuple[list[str], list[str] | None]:
+    """``--score COL`` once, or ``--score LABEL=COL`` per class: (columns, labels or None)."""
+    if len(given) <= 1:
+        return list(given), None
+    pairs = [g.partition("=") for g in given]
+    bad = [g for g, (_, eq, col) in zip(given, pairs, strict=True) if not eq or not col]
+    if bad:
+        raise UsageError(
+            f"--score {bad[0]!r}: with several --score options, give each as LABEL=COL, "
+            "the class and the column of its scores"
+        )
+    return [col for _, _, col in pairs], [label for label, _, _ in pairs]
 
 
 def _read(
     files: tuple[str, ...],
     true_col: str | None,
     pred_col: str | None,
-    score_col: str | None,
+    score_cols: list[str],
     label_sep: str | None,
 ) -> LabelColumns:
     if len(files) == 2:
         given = [
             flag
-            for flag, value in (("--true", true_col), ("--pred", pred_col), ("--score", score_col))
+            for flag, value in (("--true", true_col), ("--pred", pred_col),
+                                ("--score", score_cols or None))
             if value is not None
         ]
         if given:
             raise UsageError(
-                f"{', '.join(given)}: with two files (true labels, predicted "
-                "labels; one per line) there are no columns to choose"
+                f"{', '.join(given)}: two files hold a true and a predicted label per line, "
+                "so there are no columns to choose"
             )
         return read_label_files(files[0], files[1], label_sep=label_sep)
     if len(files) != 1:
         raise UsageError(f"expected FILE, or TRUE_FILE PRED_FILE; got {len(files)} files")
-    if pred_col is None and score_col is None:
+    if pred_col is None and not score_cols:
         pred_col = "pred"
     return read_label_table(
         files[0],
         true_col=true_col or "true",
         pred_col=pred_col,
-        score_col=score_col,
+        score_col=score_cols[0] if len(score_cols) == 1 else (score_cols or None),
         label_sep=label_sep,
     )
 
@@ -102,17 +95,19 @@ def _read(
 )
 @click.option(
     "--score",
-    "score_col",
-    default=None,
+    "score_cols",
+    multiple=True,
     metavar="COL",
-    help="Column of scores: precision, recall and F at every threshold, and the "
-    "best-F threshold (the PR curve).",
+    help="Column of scores: precision, recall and F at every threshold, the best-F "
+    "threshold, average precision and ROC AUC. For several classes, repeat as "
+    "--score LABEL=COL, one per class.",
 )
 @click.option(
     "--pos-label",
     default=None,
     metavar="LABEL",
-    help="The positive class for --score and --average binary (default 1 for 0/1 or -1/1 labels).",
+    help="The positive class for one --score column and for --average binary. "
+    "Default: 1, for 0/1 or -1/1 labels.",
 )
 @click.option(
     "--beta",
@@ -126,7 +121,7 @@ def _read(
     type=click.Choice(AVERAGE_CHOICES),
     default="macro",
     show_default=True,
-    help="The average marked (and returned as 'summary' in JSON); all are shown.",
+    help="The average marked, and returned as 'summary' in JSON; all are shown.",
 )
 @click.option(
     "--zero-division",
@@ -140,7 +135,14 @@ def _read(
     "--label-sep",
     default=None,
     metavar="SEP",
-    help="Multi-label: split label cells (or lines) on SEP.",
+    help="Multi-label: split label cells, or lines, on SEP.",
+)
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Also show the rarely read columns: the counts, fallout, Youden's J, TNR of the "
+    "averages, and each class's no-skill baseline.",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option(
@@ -148,19 +150,21 @@ def _read(
     "plot_file",
     default=None,
     metavar="FILE",
-    help="With --score: draw the PR curve and P/R/F by threshold (PNG or SVG).",
+    help="With --score: draw the precision-recall curve, the ROC curve and P, R and F by "
+    "threshold, to a .png or .svg file.",
 )
 @output_option
 def command(
     files: tuple[str, ...],
     true_col: str | None,
     pred_col: str | None,
-    score_col: str | None,
+    score_cols: tuple[str, ...],
     pos_label: str | None,
     beta: float,
     average: str,
     zero_division: str,
     label_sep: str | None,
+    verbose: bool,
     fmt: str,
     plot_file: str | None,
     output: str | None,
@@ -169,24 +173,29 @@ def command(
     true labels and one of predicted labels and/or scores, or from TRUE_FILE and PRED_FILE
     with one label per line.
 
-    Shows the confusion matrix, per-class precision, recall, F, specificity and balanced
-    accuracy, the micro, macro, weighted (and samples) averages and the F of the macro P and
-    R, each beside what a no-skill classifier flagging as often would score.
+    Shows the confusion matrix, each class's precision, recall, F and specificity, the
+    micro, macro and weighted averages (and samples, for multi-label) and the F of the macro
+    P and R, beside what a no-skill classifier flagging each class as often would score;
+    accuracy and balanced accuracy as scikit-learn defines them. With --score: the
+    threshold sweep, average precision and ROC AUC.
     """
+    columns, score_labels = _score_columns(score_cols)
     if plot_file is not None:
         from prfeval.plots.figures import figure_format
 
         figure_format(plot_file)  # a bad extension fails before any work
-        if score_col is None:
-            raise UsageError("--plot draws the threshold sweep: give --score COL")
-    cols = _read(files, true_col, pred_col, score_col, label_sep)
+        if not columns:
+            raise UsageError("--plot draws the curves of the scores: give --score COL")
+    cols = _read(files, true_col, pred_col, columns, label_sep)
     if fmt == "csv" and cols.y_pred is not None and cols.scores is not None:
         raise UsageError(
-            "--format csv writes one table: give --pred or --score, not both (or use --format json)"
+            "--format csv writes one table: give --pred or --score, not both, or use "
+            "--format json"
         )
     zd: str | float = zero_division if zero_division == "warn" else float(zero_division)
     result: ClassificationResult | None = None
     sweep: ThresholdSweep | None = None
+    scores: ScoreMeasures | None = None
     positive: Any = pos_label
     if pos_label is not None and not cols.multilabel:
         positive = coerce_label(pos_label, cols.y_true)
@@ -206,12 +215,25 @@ def command(
     if cols.scores is not None:
         if cols.multilabel:
             raise UsageError("--score needs one true label per item, not label sets")
-        sweep = threshold_sweep(cols.y_true, cols.scores, pos_label=positive, beta=beta)
+        if score_labels is None:
+            sweep = threshold_sweep(cols.y_true, cols.scores, pos_label=positive, beta=beta)
+            scores = score_measures(cols.y_true, cols.scores, pos_label=sweep.pos_label)
+        else:
+            if fmt == "csv":
+                raise UsageError("--format csv writes one table: with several --score "
+                                 "columns, use --format json or table")
+            labels = [coerce_label(label, cols.y_true, "--score") for label in score_labels]
+            scores = score_measures(cols.y_true, cols.scores, labels=labels)
 
-    emit(format_classification(result, sweep, fmt), output)
-    if plot_file is not None and sweep is not None:
-        from prfeval.plots.curves import sweep_figure
+    emit(
+        format_classification(result, sweep, fmt, scores, verbose=verbose,
+                              width=terminal_width()),
+        output,
+    )
+    if plot_file is not None and scores is not None:
+        from prfeval.plots.curves import scores_figure, sweep_figure
         from prfeval.plots.figures import save_figure
 
-        save_figure(sweep_figure(sweep), plot_file, close=True)
+        figure = sweep_figure(sweep) if sweep is not None else scores_figure(scores)
+        save_figure(figure, plot_file, close=True)
         note(f"wrote {plot_file}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 import warnings
@@ -15,7 +16,14 @@ import click
 from prfeval.core.errors import UsageError
 from prfeval.io.atomic import open_atomic, write_atomic
 
-__all__ = ["emit", "note", "notes_from_warnings", "output_file", "progress_bar"]
+__all__ = [
+    "emit",
+    "note",
+    "notes_from_warnings",
+    "output_file",
+    "progress_bar",
+    "terminal_width",
+]
 
 
 @contextmanager
@@ -102,6 +110,11 @@ def progress_bar(description: str) -> Iterator[Callable[[int, int], None] | None
     finally:
         if live:
             progress.stop()
+
+
+def terminal_width() -> int:
+    """The width to fit tables to: ``COLUMNS`` if set, else the terminal's, else 80."""
+    return shutil.get_terminal_size((80, 24)).columns
 
 
 def note(message: str) -> None:

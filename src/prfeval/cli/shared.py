@@ -47,18 +47,20 @@ def resolve_baseline(baseline: str | None, paths: tuple[str, ...], names: list[s
     raise UsageError(f"--baseline {baseline!r} is not one of the runs: {', '.join(names)}")
 
 
-def coerce_label(text: str, like: Any) -> Any:
-    """``--pos-label`` as the type of the labels read (int, float, bool or str)."""
-    kind = np.asarray(like).dtype.kind
+def coerce_label(text: str, like: Any, flag: str = "--pos-label") -> Any:
+    """A label typed on the command line (``--pos-label``, ``--score LABEL=COL``) as the type
+    of the labels read (int, float, bool or str). ``like`` may be a numpy or an Arrow array:
+    only its first item is looked at."""
+    kind = np.asarray(like[:1]).dtype.kind
     try:
         if kind in "iu":
             return int(text)
         if kind == "f":
             return float(text)
     except ValueError:
-        raise UsageError(f"--pos-label {text!r} is not a number, and the labels are") from None
+        raise UsageError(f"{flag} {text!r} is not a number, but the labels are") from None
     if kind == "b":
         if text.lower() not in ("true", "false", "1", "0"):
-            raise UsageError(f"--pos-label {text!r}: the labels are true/false")
+            raise UsageError(f"{flag} {text!r}: the labels are true or false")
         return text.lower() in ("true", "1")
     return text

@@ -264,12 +264,13 @@ def prevalence(c: Counts, *, zero_division: float = 0.0) -> FloatArray:
 
 
 def warn_undefined(kind: str, units: list[str]) -> None:
-    """Warn once that a ratio was undefined (0/0) for the named units."""
+    """Warn once that a ratio was undefined, 0/0, for the named units."""
     if units:
-        shown = ", ".join(units[:10]) + (" ..." if len(units) > 10 else "")
+        shown = "; ".join(units[:10]) + ("; ..." if len(units) > 10 else "")
+        noun = "unit" if len(units) == 1 else "units"
         warnings.warn(
-            f"{kind} is undefined (0/0) for {len(units)} unit(s): {shown}; set zero_division "
-            "to choose the value and silence this warning",
+            f"{kind} is undefined, a ratio 0/0, for {len(units)} {noun}: {shown}. Set "
+            "zero_division to choose the value and silence this warning.",
             UndefinedMetricWarning,
             stacklevel=3,
         )

@@ -7,6 +7,9 @@ formats), read with pyarrow, which is imported only here. Conventions:
 * Label cells are trimmed of surrounding white space. In CSV, TSV and one-label-per-line
   files, labels are text unless every true and predicted label is an integer (``0``, ``-1``,
   ``42``), in which case they are read as integers; JSON Lines and Parquet keep their types.
+* Single labels are read dictionary-encoded, as Arrow reads them: the checks (missing,
+  integer) run over the distinct labels only, and the columns reach :func:`prfeval.classify`
+  as integer codes, never decoded to one Python object per item.
 * Multi-label: a JSON or Parquet list column, or text cells split on ``label_sep`` (an empty
   cell is then the empty set).
 * Scores must be numbers (text that parses as one is accepted); no missing values.
@@ -19,6 +22,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from prfeval.core.arrow import arrow_ints, arrow_strings, numpy_of
 from prfeval.core.errors import InputFormatError
 from prfeval.io.source import read_bytes
 from prfeval.io.tabular import tabular_kind
@@ -43,8 +48,10 @@ class LabelColumns:
     """What a label file holds, ready for :func:`prfeval.classify` and
     :func:`prfeval.threshold_sweep`.
 
-    ``y_true`` and ``y_pred`` are numpy arrays of labels, or lists of frozensets for
-    multi-label input; ``y_pred`` is ``None`` when not asked for, ``scores`` likewise.
+    ``y_true`` and ``y_pred`` are Arrow dictionary-encoded arrays (text columns), numpy
+    arrays (typed numeric columns), or lists of frozensets for multi-label input; ``y_pred``
+    is ``None`` when not asked for, ``scores`` likewise: one column, or one per score column
+    asked for (``n x k``).
     """
 
     y_true: Any
@@ -139,11 +146,15 @@ def _read_table(path: str, kind: str, columns: list[str]) -> pa.Table:
         if kind in ("csv", "tsv"):
             import pyarrow.csv as pacsv
 
+            # Label columns dictionary-encoded as they are parsed: a label is hashed once,
+            # and nothing downstream holds a string per item.
             table = pacsv.read_csv(
                 path,
                 parse_options=pacsv.ParseOptions(delimiter=_delimiter(kind)),
                 convert_options=pacsv.ConvertOptions(
-                    column_types={name: pa.string() for name in columns}
+                    column_types={
+                        name: pa.dictionary(pa.int32(), pa.string()) for name in columns
+                    }
                 ),
             )
         elif kind == "jsonl":
@@ -185,36 +196,77 @@ def _split(values: list[str], sep: str) -> list[list[str]]:
     return [[part.strip() for part in v.split(sep) if part.strip()] for v in values]
 
 
+def _dictionary(col: pa.ChunkedArray) -> pa.ChunkedArray:
+    """The column dictionary-encoded, with one dictionary for all its chunks."""
+    import pyarrow as pa
+
+    if not pa.types.is_dictionary(col.type):
+        col = col.cast(pa.string()).dictionary_encode()
+    return col.unify_dictionaries()
+
+
+def _codes(col: pa.ChunkedArray) -> npt.NDArray[np.int32]:
+    """The dictionary code of every item of a unified dictionary column."""
+    if col.num_chunks == 0:
+        return np.zeros(0, dtype=np.int32)
+    # Through the buffers: Arrow's to_numpy imports pandas, 0.15 s of a command's start.
+    return np.concatenate([numpy_of(c.indices) for c in col.chunks])
+
+
 def _text_labels(cols: dict[str, pa.ChunkedArray], locators: dict[str, _Locator],
-                 label_sep: str | None) -> dict[str, Any]:
-    """Trimmed text labels -> numpy arrays (or lists of frozensets); integers if every label
-    of every column is one."""
+                 label_sep: str | None, *, integers: bool = True) -> dict[str, Any]:
+    """Trimmed text labels -> Arrow dictionary arrays (or lists of frozensets); integers if
+    every label of every column is one, unless ``integers`` is false (typed files)."""
+    import pyarrow as pa
+
+    if label_sep is not None:
+        return _label_sets(cols, locators, label_sep)
+    encoded: dict[str, tuple[list[str], npt.NDArray[np.int32]]] = {}
+    for what, col in cols.items():
+        col = _dictionary(col)
+        if col.null_count:
+            raise locators[what].error(_first(col.is_null().to_numpy(zero_copy_only=False)),
+                                       f"missing {what} label")
+        values = [v.strip() for v in (col.chunk(0).dictionary.to_pylist()
+                                      if col.num_chunks else [])]
+        codes = _codes(col)
+        blank = [i for i, v in enumerate(values) if not v]
+        if blank:
+            missing = np.isin(codes, blank)
+            if missing.any():
+                raise locators[what].error(_first(missing), f"missing {what} label")
+        encoded[what] = (values, codes)
+    flat = [v for values, _ in encoded.values() for v in values]
+    integers = integers and bool(flat) and all(_INTEGER.fullmatch(v) for v in flat)
+    out: dict[str, Any] = {}
+    for what, (values, codes) in encoded.items():
+        dictionary = (arrow_ints([int(v) for v in values]) if integers
+                      else arrow_strings(values))
+        out[what] = pa.chunked_array(
+            [pa.DictionaryArray.from_arrays(arrow_ints(codes, bits=32), dictionary)]
+        )
+    return out
+
+
+def _label_sets(cols: dict[str, pa.ChunkedArray], locators: dict[str, _Locator],
+                label_sep: str) -> dict[str, Any]:
+    """Text cells split on ``label_sep`` -> lists of frozensets (an empty cell is the empty
+    set); integers if every label of every column is one."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    cleaned: dict[str, list[Any]] = {}
+    cleaned: dict[str, list[list[str]]] = {}
     for what, col in cols.items():
         col = pc.utf8_trim_whitespace(col.cast(pa.string()))
         missing = pc.is_null(col)
-        if label_sep is None:
-            missing = pc.or_(missing, pc.equal(col, ""))
         if pc.any(missing).as_py():
             raise locators[what].error(_first(missing.to_numpy(zero_copy_only=False)),
                                        f"missing {what} label")
-        values = col.to_pylist()
-        cleaned[what] = values if label_sep is None else _split(values, label_sep)
-    flat = [v for values in cleaned.values()
-            for v in (values if label_sep is None else (x for s in values for x in s))]
+        cleaned[what] = _split(col.to_pylist(), label_sep)
+    flat = [x for values in cleaned.values() for s in values for x in s]
     integers = bool(flat) and all(_INTEGER.fullmatch(v) for v in flat)
-    out: dict[str, Any] = {}
-    for what, values in cleaned.items():
-        if label_sep is not None:
-            out[what] = [frozenset(int(x) if integers else x for x in s) for s in values]
-        elif integers:
-            out[what] = np.array([int(v) for v in values], dtype=np.int64)
-        else:
-            out[what] = np.array(values, dtype=str)
-    return out
+    return {what: [frozenset(int(x) if integers else x for x in s) for s in values]
+            for what, values in cleaned.items()}
 
 
 def _typed_labels(col: pa.ChunkedArray, what: str, locate: _Locator) -> Any:
@@ -231,15 +283,11 @@ def _typed_labels(col: pa.ChunkedArray, what: str, locate: _Locator) -> Any:
             if any(v is None for v in labels):
                 raise locate.error(i, f"missing label in the {what} labels list")
         return [frozenset(v) for v in values]
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
-        import pyarrow.compute as pc
-
-        col = pc.utf8_trim_whitespace(col)
-        empty = pc.equal(col, "")
-        if pc.any(empty).as_py():
-            raise locate.error(_first(empty.to_numpy(zero_copy_only=False)),
-                               f"missing {what} label")
-        return np.array(col.to_pylist(), dtype=str)
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or (
+        pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type)
+    ):
+        # Trimmed and checked on the distinct labels, as text columns are.
+        return _text_labels({what: col}, {what: locate}, None, integers=False)[what]
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
         return col.to_numpy()
     raise InputFormatError(f"the {what} column has type {kind}; labels must be strings, "
@@ -253,6 +301,9 @@ def _score_values(col: pa.ChunkedArray, locate: _Locator) -> npt.NDArray[np.floa
         raise locate.error(_first(col.is_null().to_numpy(zero_copy_only=False)),
                            "missing score")
     kind = col.type
+    if pa.types.is_dictionary(kind):  # a column read as labels too
+        col = col.cast(kind.value_type)
+        kind = col.type
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
         scores = col.to_numpy().astype(np.float64)
     elif pa.types.is_string(kind) or pa.types.is_large_string(kind):
@@ -281,7 +332,7 @@ def read_label_table(
     *,
     true_col: str = "true",
     pred_col: str | None = "pred",
-    score_col: str | None = None,
+    score_col: str | Sequence[str] | None = None,
     label_sep: str | None = None,
 ) -> LabelColumns:
     """Read true labels and predicted labels and/or scores from a tabular file.
@@ -292,6 +343,8 @@ def read_label_table(
         A ``.csv``, ``.tsv`` (with a header), ``.jsonl`` / ``.ndjson`` or ``.parquet`` file.
     true_col, pred_col, score_col
         Column names; ``pred_col`` or ``score_col`` may be ``None`` (not read).
+        ``score_col`` may list several columns (one per class): ``scores`` is then
+        ``n x k``, in their order.
     label_sep
         Split text label cells on this separator (multi-label).
 
@@ -311,11 +364,14 @@ def read_label_table(
     if pred_col is not None:
         wanted["predicted"] = pred_col
     text_columns = kind in ("csv", "tsv")
-    table = _read_table(name, kind, list(wanted.values()) + ([score_col] if score_col else []))
+    score_cols = [score_col] if isinstance(score_col, str) else list(score_col or ())
+    table = _read_table(name, kind, list(wanted.values()))
     cols = {what: _column(table, col, f"{what} labels", name) for what, col in wanted.items()}
     scores = None
-    if score_col is not None:
-        scores = _score_values(_column(table, score_col, "scores", name), _Locator(name, kind))
+    if score_cols:
+        columns = [_score_values(_column(table, c, "scores", name), _Locator(name, kind))
+                   for c in score_cols]
+        scores = columns[0] if isinstance(score_col, str) else np.column_stack(columns)
     locate = _Locator(name, kind)
     if text_columns or label_sep is not None:
         labels = _text_labels(cols, dict.fromkeys(cols, locate), label_sep)

@@ -214,7 +214,9 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         counts=_ratio(C.balanced_accuracy),
         needs_tn=True,
         aliases=("BAcc",),
-        classification="balanced_accuracy",
+        # Not a per-class classification column: a class's one-vs-rest (TPR + TNR) / 2 is a
+        # second "balanced accuracy" beside scikit-learn's (the mean recall over classes),
+        # which classify reports under that name. Youden's J carries the same per class.
     ),
     MeasureDef(
         "YoudenJ",

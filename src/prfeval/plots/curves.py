@@ -33,9 +33,17 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+    from prfeval.classification.scores import ScoreMeasures
     from prfeval.classification.thresholds import ThresholdSweep
 
-__all__ = ["PlotKind", "curves_figure", "pr_curve_figure", "sweep_figure", "tradeoff_figure"]
+__all__ = [
+    "PlotKind",
+    "curves_figure",
+    "pr_curve_figure",
+    "scores_figure",
+    "sweep_figure",
+    "tradeoff_figure",
+]
 
 PlotKind = Literal["tradeoff", "pr", "both"]
 
@@ -444,21 +452,40 @@ def curves_figure(
     return fig
 
 
+def _roc_axes(ax: Axes, curves: Mapping[str, ThresholdSweep]) -> None:
+    """ROC curves (TPR against FPR, from (0, 0)) with the chance diagonal."""
+    for i, (name, sweep) in enumerate(curves.items()):
+        fpr = np.concatenate([[0.0], sweep.fpr])
+        tpr = np.concatenate([[0.0], sweep.recall])
+        label = f"{name}: AUC = {sweep.roc_auc:.3f}" if name else f"AUC = {sweep.roc_auc:.3f}"
+        ax.plot(fpr, tpr, color=_RUN_COLORS[i % len(_RUN_COLORS)], lw=1.4, label=label)
+    ax.plot([0, 1], [0, 1], color=_NO_SKILL_COLOR, ls=":", lw=1.2, label="no skill: AUC = 0.5")
+    ax.set(xlim=(0, 1.02), ylim=(0, 1.02), xlabel="False positive rate (fallout)",
+           ylabel="True positive rate (recall)", title="ROC curve")
+    ax.set_aspect("equal")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+
+
 def sweep_figure(sweep: ThresholdSweep, *, title: str | None = None) -> Figure:
     """A classifier's threshold sweep (:func:`prfeval.threshold_sweep`), drawn as the curves
     of a ranking are: the precision-recall curve (raw and interpolated) with the no-skill line
-    at the prevalence, and precision, recall and F_beta against the threshold.
+    at the prevalence, the ROC curve beside it, and precision, recall and F_beta against the
+    threshold.
 
-    The best-F_beta threshold is marked in both panels. Interpolated precision at a point is
-    the highest precision at any threshold whose recall is at least as high (as IPrec).
+    The best-F_beta threshold is marked in the PR and threshold panels. Interpolated
+    precision at a point is the highest precision at any threshold whose recall is at least
+    as high (as IPrec). The legends give average precision and ROC AUC, as scikit-learn's
+    ``average_precision_score`` and ``roc_auc_score`` compute them.
     """
     plt = pyplot()
-    fig, (pr_ax, t_ax) = plt.subplots(1, 2, figsize=(11.5, 4.8), layout="constrained")
+    fig, (pr_ax, roc_ax, t_ax) = plt.subplots(1, 3, figsize=(16.5, 5.0), layout="constrained")
     best = sweep.best_index
     flabel = f_label(sweep.beta)
     # Running maximum from the low-threshold end: recall only grows as the threshold falls.
     interpolated = np.maximum.accumulate(sweep.precision[::-1])[::-1]
-    pr_ax.plot(sweep.recall, sweep.precision, color=_RUN_COLORS[0], lw=1.2, label="raw")
+    pr_ax.plot(sweep.recall, sweep.precision, color=_RUN_COLORS[0], lw=1.2,
+               label=f"raw: AP = {sweep.average_precision:.3f}")
     pr_ax.step(sweep.recall, interpolated, where="post", color=_RUN_COLORS[0], lw=1.2,
                ls="--", label="interpolated")
     pr_ax.axhline(sweep.no_skill_precision, color=_NO_SKILL_COLOR, ls=":", lw=1.2,
@@ -470,16 +497,42 @@ def sweep_figure(sweep: ThresholdSweep, *, title: str | None = None) -> Figure:
               title="Precision-recall curve")
     pr_ax.grid(alpha=0.3)
     pr_ax.legend(fontsize=8, loc="lower left")
+    _roc_axes(roc_ax, {"": sweep})
     for name, values in (("precision", sweep.precision), ("recall", sweep.recall),
                          ("f", sweep.f)):
         label = flabel if name == "f" else name.capitalize()
         t_ax.plot(sweep.thresholds, values, color=_MEASURE_COLORS[name], lw=1.4, label=label)
     t_ax.axvline(sweep.thresholds[best], color="0.3", ls="--", lw=1,
                  label=f"best threshold = {sweep.thresholds[best]:.4g}")
-    t_ax.set(xlabel="Threshold (positive when score >= threshold)", ylabel="Value",
+    t_ax.set(xlabel="Threshold: positive when score >= threshold", ylabel="Value",
              ylim=(0, 1.02), title=f"Precision, recall and {flabel} by threshold")
     t_ax.invert_xaxis()  # high thresholds first: the order a ranking is read in
     t_ax.grid(alpha=0.3)
     t_ax.legend(fontsize=8, loc="best")
-    fig.suptitle(title or f"Threshold sweep (positive class {sweep.pos_label!r})")
+    fig.suptitle(title or f"Threshold sweep, positive class {sweep.pos_label!r}")
+    return fig
+
+
+def scores_figure(scores: ScoreMeasures, *, title: str | None = None) -> Figure:
+    """Each class's precision-recall and ROC curves, the class against the rest, side by side
+    (:func:`prfeval.classification.scores.score_measures` with several classes)."""
+    plt = pyplot()
+    fig, (pr_ax, roc_ax) = plt.subplots(1, 2, figsize=(11.5, 5.4), layout="constrained")
+    for i, (label, sweep) in enumerate(scores.sweeps.items()):
+        color = _RUN_COLORS[i % len(_RUN_COLORS)]
+        pr_ax.plot(sweep.recall, sweep.precision, color=color, lw=1.3,
+                   label=f"{label}: AP = {sweep.average_precision:.3f}")
+    pr_ax.set(xlim=(0, 1.02), ylim=(0, 1.02), xlabel="Recall", ylabel="Precision",
+              title="Precision-recall curves, each class against the rest")
+    pr_ax.set_aspect("equal")
+    pr_ax.grid(alpha=0.3)
+    pr_ax.legend(fontsize=8, loc="lower left")
+    _roc_axes(roc_ax, {str(k): v for k, v in scores.sweeps.items()})
+    roc_ax.set_title("ROC curves, each class against the rest")
+    macro = scores.macro or {}
+    fig.suptitle(
+        title
+        or f"{len(scores.labels)} classes: macro AP = {macro.get('average_precision', 0):.3f}, "
+        f"macro ROC AUC = {macro.get('roc_auc', 0):.3f}"
+    )
     return fig

@@ -1,0 +1,216 @@
+"""Average precision and ROC AUC of a classifier's scores, as scikit-learn computes them.
+
+A binary task has one score per item (higher: more likely positive). A task of several classes
+has one score per item and class; each class's scores rank it against the rest (one-vs-rest),
+and the per-class values are averaged over the classes (macro) and weighted by support, as
+``average_precision_score`` and ``roc_auc_score(multi_class="ovr")`` average them.
+
+Both come from the threshold sweep (:func:`~prfeval.classification.thresholds.threshold_sweep`):
+one point per distinct score, so tied scores enter together, as in scikit-learn.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from prfeval.classification.classify import scalar_labels
+from prfeval.classification.thresholds import ThresholdSweep, threshold_sweep
+from prfeval.core.errors import UsageError
+
+__all__ = ["ScoreMeasures", "score_measures"]
+
+_KEYS = ("average_precision", "roc_auc")
+
+
+def _native(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+@dataclass(frozen=True)
+class ScoreMeasures:
+    """Average precision and ROC AUC, per class and averaged.
+
+    Attributes
+    ----------
+    binary
+        One score column, for ``pos_label`` against the rest.
+    labels
+        The scored classes: the positive class alone for a binary task.
+    per_class
+        ``label -> {"support", "average_precision", "roc_auc"}``.
+    macro, weighted
+        The means over the classes, unweighted and weighted by support (``None`` for a
+        binary task).
+    average_precision, roc_auc
+        What scikit-learn returns for the same call with its defaults: the positive class's
+        values for a binary task, the macro averages for several classes.
+    no_skill_average_precision
+        Binary: the prevalence, the precision of a classifier that ignores the item, at
+        every threshold (the chance line of the PR plot).
+    n_items
+        The number of items.
+    sweeps
+        ``label -> ThresholdSweep``: the curves the values come from (for plotting).
+    """
+
+    binary: bool
+    labels: tuple[Any, ...]
+    per_class: dict[Any, dict[str, Any]]
+    macro: dict[str, float] | None
+    weighted: dict[str, float] | None
+    average_precision: float
+    roc_auc: float
+    no_skill_average_precision: float
+    n_items: int
+    sweeps: dict[Any, ThresholdSweep] = field(repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"average_precision": ..., "roc_auc": ..., "scores": {"per_class": {...},
+        "macro": {...} or None, "weighted": {...} or None}}``; class labels as string keys,
+        NaN (an undefined ROC AUC) as NaN."""
+        return {
+            "average_precision": self.average_precision,
+            "roc_auc": self.roc_auc,
+            "scores": {
+                "binary": self.binary,
+                "per_class": {str(k): dict(v) for k, v in self.per_class.items()},
+                "macro": self.macro,
+                "weighted": self.weighted,
+            },
+        }
+
+
+def _mean(values: Sequence[float], weights: Sequence[float] | None = None) -> float:
+    a = np.asarray(values, dtype=np.float64)
+    if np.isnan(a).any():
+        return math.nan
+    if weights is None:
+        return float(a.mean())
+    return float(np.average(a, weights=np.asarray(weights, dtype=np.float64)))
+
+
+def _entry(sweep: ThresholdSweep) -> dict[str, Any]:
+    return {
+        "support": int(sweep.counts.relevant[0]),
+        "average_precision": sweep.average_precision,
+        "roc_auc": sweep.roc_auc,
+    }
+
+
+def score_measures(
+    y_true: Any,
+    scores: Any,
+    *,
+    pos_label: Any = None,
+    labels: Sequence[Any] | None = None,
+) -> ScoreMeasures:
+    """Average precision and ROC AUC of ``scores``, equal to scikit-learn's.
+
+    Parameters
+    ----------
+    y_true
+        The true label of each item.
+    scores
+        One number per item (a binary task: higher means ``pos_label``), or one per item and
+        class: a 2-D array whose columns are ``labels``, or a mapping ``label -> scores``.
+    pos_label
+        The positive class of one score column (default 1 for 0/1 or -1/1 labels).
+    labels
+        The classes of a 2-D array's columns, in order. Default: the sorted classes of
+        ``y_true``, as scikit-learn assumes.
+
+    Returns
+    -------
+    ScoreMeasures
+
+    Raises
+    ------
+    UsageError
+        For inputs of different lengths, NaN scores, an item whose class has no score
+        column, or a scored class with no item.
+
+    Notes
+    -----
+    Average precision ``AP = sum_i (R_i - R_(i-1)) P_i`` over the distinct thresholds, from
+    the highest, with ``R_(-1) = 0``: scikit-learn's ``average_precision_score``, which does
+    not interpolate. ROC AUC is the trapezoidal area under (FPR, TPR) from (0, 0):
+    ``roc_auc_score``. Tied scores are one threshold, so a tie between a positive and a
+    negative item counts half towards the AUC. ROC AUC is undefined (NaN) for a class that
+    every item has. For several classes, ``average_precision`` and ``roc_auc`` are the macro
+    averages, scikit-learn's defaults (``roc_auc_score`` with ``multi_class="ovr"``, which
+    also asks the scores to be probabilities; here any scores do).
+
+    Examples
+    --------
+    >>> m = score_measures([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> round(m.average_precision, 4), m.roc_auc
+    (0.8333, 0.75)
+    """
+    if isinstance(scores, Mapping):
+        if not scores:
+            raise UsageError("scores is an empty mapping: give each class's scores")
+        labels = list(scores)
+        scores = np.column_stack([np.asarray(scores[k], dtype=np.float64) for k in labels])
+    s = np.asarray(scores, dtype=np.float64) if not isinstance(scores, np.ndarray) else scores
+    if s.ndim == 1 and labels is None:
+        sweep = threshold_sweep(y_true, s, pos_label=pos_label)
+        entry = _entry(sweep)
+        label = _native(sweep.pos_label)
+        return ScoreMeasures(
+            binary=True,
+            labels=(label,),
+            per_class={label: entry},
+            macro=None,
+            weighted=None,
+            average_precision=entry["average_precision"],
+            roc_auc=entry["roc_auc"],
+            no_skill_average_precision=sweep.no_skill_precision,
+            n_items=int(sweep.counts.total[0]),
+            sweeps={label: sweep},
+        )
+    if s.ndim == 1:
+        s = s.reshape(-1, 1)
+    if s.ndim != 2:
+        raise UsageError(f"scores must be one or two dimensional, got shape {s.shape}")
+    y = scalar_labels(y_true, "y_true")
+    if len(y) != s.shape[0]:
+        raise UsageError(f"y_true and scores differ in length: {len(y)} vs {s.shape[0]}")
+    if labels is None:
+        labels = [_native(v) for v in np.unique(y)]
+    columns = [_native(v) for v in labels]
+    if len(columns) != s.shape[1]:
+        raise UsageError(
+            f"scores has {s.shape[1]} columns but there are {len(columns)} classes: give "
+            "one column per class, in the order of labels"
+        )
+    if len(set(columns)) != len(columns):
+        raise UsageError("labels repeats a class: give each class's scores once")
+    unscored = sorted({_native(v) for v in np.unique(y)} - set(columns), key=str)
+    if unscored:
+        raise UsageError(
+            f"items of class {unscored[0]!r} have no score column: give a column for every "
+            "class of y_true"
+        )
+    sweeps = {label: threshold_sweep(y, s[:, i], pos_label=label)
+              for i, label in enumerate(columns)}
+    per_class = {label: _entry(sw) for label, sw in sweeps.items()}
+    support = [per_class[label]["support"] for label in columns]
+    macro = {k: _mean([per_class[c][k] for c in columns]) for k in _KEYS}
+    weighted = {k: _mean([per_class[c][k] for c in columns], support) for k in _KEYS}
+    return ScoreMeasures(
+        binary=False,
+        labels=tuple(columns),
+        per_class=per_class,
+        macro=macro,
+        weighted=weighted,
+        average_precision=macro["average_precision"],
+        roc_auc=macro["roc_auc"],
+        no_skill_average_precision=math.nan,
+        n_items=len(y),
+        sweeps=sweeps,
+    )
