@@ -405,3 +405,15 @@ def test_verbose_moves_the_rare_columns_in(animals, capsys):
     counts = verbose[verbose.index("Per class: counts and rates"):]
     cat = next(line.split() for line in counts.splitlines() if line.split()[:1] == ["cat"])
     assert cat[:5] == ["cat", "2", "0", "1", "3"]
+
+
+def test_labels_trimmed_to_the_same_class_are_one_class(tmp_path, capsys):
+    """Checked on the distinct labels: ' cat ' and 'cat' are one class, ' 1' and '+1' the
+    integer 1 (hand counts: cat right once, called dog once; dog right)."""
+    for rows, labels in (([["cat", " cat"], [" cat ", "dog"], ["dog", "dog"]], ["cat", "dog"]),
+                         ([["1", " 1"], [" 1 ", "2"], ["2", "+2"]], [1, 2])):
+        path = write_csv(tmp_path / "ws.csv", rows, ["true", "pred"])
+        code, out, _ = run(["classify", str(path), "--format", "json"], capsys)
+        assert code == 0
+        assert json.loads(out)["confusion_matrix"] == {"labels": labels,
+                                                       "matrix": [[1, 1], [0, 1]]}

@@ -104,19 +104,35 @@ def test_json_format(files, capsys) -> None:
 
 
 def test_csv_format(files, capsys) -> None:
-    """CSV rows ``query_id,measure,value``: per query, then macro, micro and f_of_means rows."""
+    """A long, tidy CSV, ``query_id,aggregate,measure,value``: a query's rows have an empty
+    aggregate, an average's rows an empty query id; hand-counted values."""
     code, out, _ = run_cli(capsys, "evaluate", *files, "-m", MEASURES, "--format", "csv", "-q")
     assert code == 0
     rows = list(csv.reader(io.StringIO(out)))
-    assert rows[0] == ["query_id", "measure", "value"]
-    got = {(q, m): float(v) for q, m, v in rows[1:]}
-    expected = {(q, m): v for q, values in PER_QUERY.items() for m, v in values.items()}
-    expected |= {("macro", m): v for m, v in MACRO.items()}
-    expected |= {("micro", m): v for m, v in MICRO.items()}
-    expected[("f_of_means", "SetF")] = F_OF_MEANS
+    assert rows[0] == ["query_id", "aggregate", "measure", "value"]
+    got = {(q, a, m): float(v) for q, a, m, v in rows[1:]}
+    expected = {(q, "", m): v for q, values in PER_QUERY.items() for m, v in values.items()}
+    expected |= {("", "macro", m): v for m, v in MACRO.items()}
+    expected |= {("", "micro", m): v for m, v in MICRO.items()}
+    expected[("", "f_of_means", "SetF")] = F_OF_MEANS
     assert set(got) == set(expected)
     for key, value in expected.items():
         assert got[key] == pytest.approx(value, abs=1e-12), key
+
+
+def test_csv_and_json_carry_the_same_values(files, capsys) -> None:
+    """Every CSV row is a JSON value under the same names, and every JSON value a CSV row."""
+    argv = ["evaluate", *files, "-m", MEASURES, "-q"]
+    _, csv_text, _ = run_cli(capsys, *argv, "--format", "csv")
+    _, json_text, _ = run_cli(capsys, *argv, "--format", "json")
+    data = json.loads(json_text)
+    from_json = {(q, "", m): v for q, values in data["per_query"].items()
+                 for m, v in values.items()}
+    for average in ("macro", "micro", "f_of_means"):
+        from_json |= {("", average, m): v for m, v in data[average].items()}
+    from_csv = {(r["query_id"], r["aggregate"], r["measure"]): float(r["value"])
+                for r in csv.DictReader(io.StringIO(csv_text))}
+    assert from_csv == from_json
 
 
 def test_complete_flag_counts_the_missing_query(files, capsys) -> None:

@@ -53,7 +53,7 @@ def test_seed_003_parenthetical_recall_100_precision_0_breaks_the_constraint():
     assert min_precision(1.0, 0.05) == pytest.approx(0.05)
     with pytest.raises(UsageError, match="precision is 0"):
         accuracy_from_precision_recall(0.0, 1.0, 0.05)
-    with pytest.raises(UsageError, match=r"Prec >= p R / \(1 - p \+ p R\)"):
+    with pytest.raises(UsageError, match=r"at least p R / \(1 - p \+ p R\)"):
         accuracy_from_precision_recall(0.04, 1.0, 0.05)
 
 

@@ -8,7 +8,7 @@ import pytest
 from prfeval.core.counts import f_from_pr
 from prfeval.core.errors import UsageError
 from prfeval.core.means import (
-    SEED_SYSTEMS,
+    EXAMPLE_SYSTEMS,
     arithmetic_mean,
     contour_asymptotes,
     contour_endpoints,
@@ -45,8 +45,8 @@ def test_seed_000_means_to_three_decimals(
 
 
 def test_means_table_reproduces_the_seed_table() -> None:
-    table = means_table(SEED_SYSTEMS)
-    assert table.labels == tuple(SEED_SYSTEMS)
+    table = means_table(EXAMPLE_SYSTEMS)
+    assert table.labels == tuple(EXAMPLE_SYSTEMS)
     got = np.column_stack(
         [table.precision, table.recall, table.arithmetic, table.geometric, table.harmonic]
     )

@@ -83,20 +83,20 @@ def test_tradeoff_macro_and_several_runs(base: Curves, other: Curves) -> None:
     fig = tradeoff_figure({"base": base, "other": other}, log_x=False)
     (ax,) = fig.axes
     assert ax.get_xscale() == "linear"
-    assert ax.get_title() == "Precision, recall and F₁ by cutoff: macro average over 2 queries"
+    assert ax.get_title() == "Precision, recall and mean F₁ by cutoff: macro average over 2 queries"
     lines = _lines(ax)
     for name, c in (("base", base), ("other", other)):
-        np.testing.assert_array_equal(lines[f"{name}: F₁"].get_xdata(), c.macro.k)  # type: ignore[attr-defined]
-        np.testing.assert_array_equal(lines[f"{name}: F₁"].get_ydata(), c.macro.f)  # type: ignore[attr-defined]
+        np.testing.assert_array_equal(lines[f"{name}: mean F₁"].get_xdata(), c.macro.k)  # type: ignore[attr-defined]
+        np.testing.assert_array_equal(lines[f"{name}: mean F₁"].get_ydata(), c.macro.f)  # type: ignore[attr-defined]
         np.testing.assert_array_equal(  # type: ignore[attr-defined]
             lines[f"{name}: precision"].get_ydata(), c.macro.precision
         )
     # Runs differ by line style, measures by colour.
-    assert lines["base: F₁"].get_linestyle() != lines["other: F₁"].get_linestyle()  # type: ignore[attr-defined]
-    assert lines["base: F₁"].get_color() == lines["other: F₁"].get_color()  # type: ignore[attr-defined]
+    assert lines["base: mean F₁"].get_linestyle() != lines["other: mean F₁"].get_linestyle()  # type: ignore[attr-defined]
+    assert lines["base: mean F₁"].get_color() == lines["other: mean F₁"].get_color()  # type: ignore[attr-defined]
     legend = _legend(ax)
     assert {"base", "other"} <= set(legend)
-    assert f"best F₁ = {base.macro.best.f:.3f} at k = {base.macro.best.k}" in legend
+    assert f"best mean F₁ = {base.macro.best.f:.3f} at k = {base.macro.best.k}" in legend
 
 
 def test_pr_curve_for_a_query(base: Curves) -> None:
@@ -177,7 +177,7 @@ def test_svg_file_keeps_title_and_axis_labels(tmp_path: Path, base: Curves) -> N
     assert root.tag.endswith("svg")
     text = " ".join("".join(el.itertext()) for el in root.iter() if el.tag.endswith("text"))
     for expected in (
-        "Precision, recall and F₁ by cutoff: macro average over 2 queries",
+        "Precision, recall and mean F₁ by cutoff: macro average over 2 queries",
         "Precision-recall curve: macro average over 2 queries",
         "k, documents retrieved (log scale)",
         "Recall",

@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
         min_precision,
         precision_from_rates,
     )
+    from prfeval.classification.scores import ScoreMeasures, score_measures
     from prfeval.classification.thresholds import ThresholdSweep, threshold_sweep
     from prfeval.comparison.compare import Comparison, compare
     from prfeval.comparison.split import split_queries
@@ -89,6 +90,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(["Explanation", "explain"], "prfeval.retrieval.explain"),
     **dict.fromkeys(["load_qrels", "load_run"], "prfeval.io"),
     **dict.fromkeys(["Measure", "parse_measures"], "prfeval.measures"),
+    **dict.fromkeys(["ScoreMeasures", "score_measures"], "prfeval.classification.scores"),
     "split_queries": "prfeval.comparison.split",
     **dict.fromkeys(["ThresholdSweep", "threshold_sweep"], "prfeval.classification.thresholds"),
     **dict.fromkeys(["f_at_k", "precision_at_k", "recall_at_k"], "prfeval.retrieval.topk"),
@@ -107,6 +109,7 @@ __all__ = [
     "Measure",
     "MeasureError",
     "PrfevalError",
+    "ScoreMeasures",
     "ThresholdSweep",
     "UndefinedMetricWarning",
     "UsageError",
@@ -137,6 +140,7 @@ __all__ = [
     "recall",
     "recall_at_k",
     "safe_divide",
+    "score_measures",
     "specificity",
     "split_queries",
     "threshold_sweep",

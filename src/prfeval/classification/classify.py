@@ -11,7 +11,7 @@ the confusion matrix is one ``bincount`` of ``true * k + pred``. Multi-label inp
 labels per item, or a 0/1 indicator matrix) become boolean indicator matrices and are counted
 by column sums.
 
-Beside every result stands the no-skill baseline of seed 003: a classifier whose predictions
+Beside every result stands the no-skill baseline: a classifier whose predictions
 are independent of the truth but flag each class as often as this one does. Its expected
 table for class ``c`` is ``TP = n * prevalence * PPCR``, so its precision is the prevalence
 and its recall the PPCR, and it is measured and averaged by the same code.
@@ -638,8 +638,9 @@ def _clean(value: Any) -> Any:
 class NoSkill:
     """What a classifier independent of the truth, flagging each class as often, would score.
 
-    For class ``c`` its precision is the prevalence of ``c`` and its recall the PPCR of ``c``
-    (seed 003); the other fields are measured and averaged exactly as the real result's.
+    For class ``c`` its precision is the prevalence of ``c`` and its recall the PPCR of
+    ``c``, since its predictions are independent of the truth; the other fields are measured
+    and averaged exactly as the real result's.
 
     Attributes
     ----------
@@ -697,8 +698,10 @@ class ClassificationResult:
         The share of items whose prediction is exactly right (subset accuracy for multi-label),
         over every item whatever ``labels`` selects.
     balanced_accuracy
-        Single-label: the mean recall of the classes that occur in ``y_true`` (seed 003's
-        (TPR + TNR) / 2 for two classes). Multi-label: the mean per-label (TPR + TNR) / 2.
+        Single-label: the mean recall of the classes that occur in ``y_true``,
+        scikit-learn's ``balanced_accuracy_score``; for two classes, (TPR + TNR) / 2.
+        Multi-label: the mean per-label (TPR + TNR) / 2. The one balanced accuracy of the
+        result: no per-class one-vs-rest value is reported under that name.
     confusion_matrix
         Single-label: ``k x k``, rows true, columns predicted, over :attr:`labels` (items
         with a label outside them are left out). Multi-label: ``k x 2 x 2``, each
@@ -908,7 +911,7 @@ def classify(
 
     Examples
     --------
-    Seed 003: 95 negatives and 5 positives, all called negative.
+    95 negatives and 5 positives, all called negative: accurate, and no better than chance.
 
     >>> r = classify([0] * 95 + [1] * 5, [0] * 100, zero_division=0)
     >>> r.accuracy, r.balanced_accuracy

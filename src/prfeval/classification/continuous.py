@@ -1,5 +1,5 @@
-"""Precision, recall and F for real-valued signals (seed 003, "Generalisation to continuous
-distributions").
+"""Precision, recall and F for real-valued signals: the generalisation of the binary
+definitions to continuous ones, which they reduce to when every value is 0 or 1.
 
 With ``x`` the expected (ground-truth) signal and ``y`` the observed (predicted) one, each point
 gets the agreement weight ``w = 2 x y / (x^2 + y^2)``, which is 1 where ``y = x``, 0 where one

@@ -1,4 +1,4 @@
-"""Seed 003's conversions between rates, precision, recall, prevalence and accuracy.
+"""Conversions between rates, precision, recall, prevalence and accuracy.
 
 A classifier's TPR and FPR do not depend on how many positives the data hold; precision and
 accuracy do. These functions turn one description into the other:
@@ -76,7 +76,7 @@ def precision_from_rates(
     Returns
     -------
     float or numpy.ndarray
-        ``Precision = P TPR / (P TPR + N FPR) = TPR / (TPR + FPR / r)`` (seed 003).
+        ``Precision = P TPR / (P TPR + N FPR) = TPR / (TPR + FPR / r)``, Bayes' rule.
 
     Notes
     -----
@@ -106,12 +106,12 @@ def accuracy_from_rates(
 ) -> float | FloatArray:
     """Accuracy as the prevalence-weighted mean of sensitivity and specificity.
 
-    ``Accuracy = p * Sensitivity + (1 - p) * Specificity`` (seed 003), with ``p`` the share of
+    ``Accuracy = p * Sensitivity + (1 - p) * Specificity``, with ``p`` the share of
     positives. It is bounded by the two rates for every prevalence.
 
     Examples
     --------
-    Seed 003's 95 negatives and 5 positives, everything called negative (TPR 0, TNR 1):
+    95 negatives and 5 positives, everything called negative (TPR 0, TNR 1):
 
     >>> accuracy_from_rates(0.0, 1.0, 0.05)
     0.95
@@ -127,7 +127,7 @@ def min_precision(recall: npt.ArrayLike, prevalence: npt.ArrayLike) -> float | F
 
     A classifier that finds a share ``R`` of the positives with precision ``Prec`` makes
     ``FP = TP (1 - Prec) / Prec`` false positives, and FP cannot exceed the number of negatives.
-    Solving ``p R (1 - Prec) / Prec <= 1 - p`` for ``Prec`` gives this bound (seed 003). It is
+    Solving ``p R (1 - Prec) / Prec <= 1 - p`` for ``Prec`` gives this bound. It is
     reached by flagging every negative; with ``p = 1`` (no negatives) it is 1, with ``R = 0``
     or ``p = 0`` it is 0.
 
@@ -161,7 +161,7 @@ def accuracy_from_precision_recall(
     Returns
     -------
     float or numpy.ndarray
-        ``Accuracy = 1 - p [(1 - R) + R (1 - Prec) / Prec]`` (seed 003): one minus the missed
+        ``Accuracy = 1 - p [(1 - R) + R (1 - Prec) / Prec]``: one minus the missed
         positives ``p (1 - R)`` and the false positives they bring, ``p R (1 - Prec) / Prec``,
         both as shares of all items.
 
@@ -176,10 +176,11 @@ def accuracy_from_precision_recall(
     -----
     The same precision and recall give very different accuracies at different prevalences:
     90% precision and 50% recall is 83.3% accurate at prevalence 30% and 50% accurate at
-    prevalence 90% (seed 003). Seed 003's parenthetical for the all-negative classifier on
-    95 negatives and 5 positives, "100% recall and 0% precision", is not a valid input: 0%
-    precision at 100% recall breaks the constraint (the minimum is 5%). For the positive class
-    that classifier has recall 0 and precision 0/0, which gives the seed's 0.95.
+    prevalence 90%. The all-negative classifier on 95 negatives and 5 positives is sometimes
+    described as "100% recall and 0% precision"; that is not a valid input, since 0%
+    precision at 100% recall breaks the constraint, whose minimum there is 5%. For the
+    positive class that classifier has recall 0 and precision 0/0, which gives accuracy
+    0.95.
 
     Examples
     --------
@@ -200,7 +201,7 @@ def accuracy_from_precision_recall(
     if np.any(prec == 0):
         raise UsageError(
             "precision is 0: the number of false positives is then not determined by "
-            "precision and recall (seed 003's formula divides by precision)"
+            "precision and recall, since the formula divides by precision"
         )
     bound = safe_divide(p * r, 1 - p + p * r)
     broken = ~undefined & (prec < bound - _TOLERANCE)
@@ -208,8 +209,8 @@ def accuracy_from_precision_recall(
         i = np.flatnonzero(broken.ravel())[0]
         raise UsageError(
             f"precision {prec.flat[i]:g} is impossible at recall {r.flat[i]:g} and prevalence "
-            f"{p.flat[i]:g}: seed 003's constraint Prec >= p R / (1 - p + p R) = "
-            f"{bound.flat[i]:.6g} (more false positives than negatives otherwise)"
+            f"{p.flat[i]:g}: it must be at least p R / (1 - p + p R) = "
+            f"{bound.flat[i]:.6g}, or there would be more false positives than negatives"
         )
     # With R = 0 the false-positive term is 0 whatever the precision (none was found).
     fp_share = np.where(r > 0, r * safe_divide(1 - prec, prec), 0.0)

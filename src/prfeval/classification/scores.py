@@ -6,7 +6,9 @@ and the per-class values are averaged over the classes (macro) and weighted by s
 ``average_precision_score`` and ``roc_auc_score(multi_class="ovr")`` average them.
 
 Both come from the threshold sweep (:func:`~prfeval.classification.thresholds.threshold_sweep`):
-one point per distinct score, so tied scores enter together, as in scikit-learn.
+one point per distinct score, so tied scores enter together, as in scikit-learn. On imbalanced
+data the precision-recall curve, and so average precision, is the more informative of the two
+(Saito and Rehmsmeier 2015); both are given.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from prfeval.cli.options import evaluation_options, output_option
-from prfeval.cli.output import emit, note
+from prfeval.cli.output import emit, note, progress_bar
 from prfeval.cli.shared import resolve_baseline, run_names
 from prfeval.comparison.compare import compare
 from prfeval.comparison.stats import CORRECTIONS, TESTS
@@ -142,21 +142,24 @@ def command(
 
         figure_format(plot_file)  # a bad extension fails before the work, not after
     names = run_names(runs)
-    result = compare(
-        qrels,
-        dict(zip(names, runs, strict=True)),
-        list(measures) or None,
-        baseline=resolve_baseline(baseline, runs, names),
-        test=test,  # type: ignore[arg-type]
-        alpha=alpha,
-        correction=correction,  # type: ignore[arg-type]
-        n_permutations=permutations,
-        n_bootstrap=n_bootstrap,
-        seed=seed,
-        missing=missing,  # type: ignore[arg-type]
-        options=options,
-        top=top,
-    )
+    # A bar on stderr, when it is a terminal, as each run is read and measured.
+    with progress_bar("comparing", unit="runs", total=len(runs)) as progress:
+        result = compare(
+            qrels,
+            dict(zip(names, runs, strict=True)),
+            list(measures) or None,
+            baseline=resolve_baseline(baseline, runs, names),
+            test=test,  # type: ignore[arg-type]
+            alpha=alpha,
+            correction=correction,  # type: ignore[arg-type]
+            n_permutations=permutations,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+            missing=missing,  # type: ignore[arg-type]
+            options=options,
+            top=top,
+            progress=progress,
+        )
     text = format_comparison(result, fmt, per_query=per_query)
     for line in notes(result, fmt):
         note(line)

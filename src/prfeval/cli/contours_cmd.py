@@ -1,4 +1,4 @@
-"""``prfeval contours``: draw F_beta contours over the precision-recall square (seed 000).
+"""``prfeval contours``: draw F_beta contours over the precision-recall square.
 
 Writes the figure of :func:`prfeval.plots.contours.contour_figure` to a PNG or SVG file and prints
 each marked system's F_beta (and, with ``--means``, its arithmetic and geometric means).
@@ -59,7 +59,7 @@ def _beta_name(beta: float) -> str:
 @click.option(
     "--means",
     is_flag=True,
-    help="Also draw the arithmetic and geometric means' contours (seed 000's comparison).",
+    help="Also draw the arithmetic and geometric means' contours, to compare them with F's.",
 )
 @click.option(
     "-p",
@@ -87,7 +87,7 @@ def command(
     """Contours of F_beta over the precision-recall square, with systems as points.
 
     \b
-    Example (seed 004's two systems, precision- and recall-weighted F):
+    Example, two systems under a precision- and a recall-weighted F:
       prfeval contours --beta 0.5 2 --point A=0.48,0.80 --point B=0.75,0.40
     """
     # `--beta 0.5 1 2`: click gives --beta its first value; the rest arrive as arguments.

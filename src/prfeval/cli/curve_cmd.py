@@ -2,7 +2,8 @@
 
 Prints, per query asked for (``--query``) or for the averages over queries, a compact table at
 informative cutoffs, the best cutoff, the rank at which recall first reaches each
-``--recall-at`` level, the scored / never-retrieved / only-unscored accounting of seed 000 and
+``--recall-at`` level, the accounting of the relevant documents (scored, never retrieved,
+retrieved only among unscored documents) and
 the 11-point interpolated precision; ``--format json|csv`` gives every k. ``--plot FILE`` draws
 the trade-off plot and/or the precision-recall curve of every RUN, overlaid.
 """
@@ -120,8 +121,9 @@ def command(
     (use --queries FILE to evaluate fewer).
 
     \b
-    Example (seed 000's Cranfield query 2):
-      prfeval curve cranqrels bm25.run --query 2 --recall-at 0.5 --plot q2.png
+    Example, the Cranfield query 2 trade-off of the demo:
+      prfeval curve prfeval-demo/qrels.trec prfeval-demo/run.trec --query 2 \
+        --recall-at 0.5 --plot q2.png
     """
     if not (beta >= 0.0 and beta != float("inf")):
         raise UsageError(f"--beta must be a finite number >= 0, got {beta:g}")

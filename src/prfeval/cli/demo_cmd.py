@@ -1,4 +1,4 @@
-"""``prfeval demo``: Cranfield ranked by BM25 and evaluated end to end (seed 000)."""
+"""``prfeval demo``: Cranfield ranked by BM25 and evaluated end to end."""
 
 from __future__ import annotations
 
@@ -36,7 +36,8 @@ def _steps() -> Iterator[object]:
 )
 @click.option("--no-plots", is_flag=True, help="Skip the figures (no matplotlib needed).")
 def command(out_dir: str, no_plots: bool) -> None:
-    """Rank Cranfield with BM25, evaluate it and reproduce seed 000's trade-off table."""
+    """Rank Cranfield with BM25, evaluate it and show the precision-recall trade-off on
+    Cranfield query 2, as Manning, Raghavan and Schütze (2008, §8.3) describe it."""
     from prfeval.demo.run import run_demo
     from prfeval.report.demo import format_demo
 

@@ -1,7 +1,8 @@
 """``prfeval means``: the arithmetic, geometric and harmonic means of (P, R) pairs.
 
-With no pairs it prints seed 000's table of five systems, the argument for F being a
-harmonic mean: retrieving everything scores 0.501 on the arithmetic mean but 0.004 on F1.
+With no pairs it prints a table of five example systems, the argument for F being a
+harmonic mean: retrieving everything scores 0.501 on the arithmetic mean but 0.004 on F1
+(Manning, Raghavan and Schütze 2008, §8.3).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import click
 
 from prfeval.cli.output import emit
 from prfeval.core.errors import UsageError
-from prfeval.core.means import SEED_SYSTEMS, means_table
+from prfeval.core.means import EXAMPLE_SYSTEMS, means_table
 from prfeval.report.means import FORMATS, format_means
 
 __all__ = ["command", "parse_pair"]
@@ -65,12 +66,13 @@ def command(pairs: tuple[str, ...], fmt: str) -> None:
     \b
     Each PAIR is P,R or NAME=P,R with P and R in [0, 1], e.g.
       prfeval means 0.4,0.8 everything=0.002,1
-    With no pairs, print seed 000's five systems. Always harmonic <= geometric <=
+    With no pairs, print five example systems, among them one that retrieves everything
+    (Manning, Raghavan and Schütze 2008, §8.3). Always harmonic <= geometric <=
     arithmetic, all three equal when P = R.
     """
     if pairs:
         parsed = [parse_pair(text) for text in pairs]
         table = means_table([(p, r) for _, p, r in parsed], labels=[n for n, _, _ in parsed])
     else:
-        table = means_table(SEED_SYSTEMS)
+        table = means_table(EXAMPLE_SYSTEMS)
     emit(format_means(table, fmt), None)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 import sys
-import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -76,40 +75,71 @@ def notes_from_warnings() -> Iterator[None]:
 
 
 @contextmanager
-def progress_bar(description: str) -> Iterator[Callable[[int, int], None] | None]:
+def progress_bar(
+    description: str, *, unit: str = "bytes", total: int | None = None, delay: float = 1.0
+) -> Iterator[Callable[[int, int], None] | None]:
     """A progress callback drawing a bar on stderr, only when stderr is a terminal.
 
-    The bar appears after a second, so quick runs print nothing extra.
+    The callback takes ``(done, total)``: bytes read (``unit="bytes"``, as ``evaluate`` and
+    ``curve`` report a streamed run) or items done (``unit="runs"``, as ``compare`` reports
+    its runs), out of ``total`` until the first report says. The bar appears after ``delay``
+    seconds, whether or not progress has been reported yet, so quick commands print nothing
+    extra; it is cleared when the work ends. Stdout is never touched, so the output can be
+    piped while the bar shows.
     """
     if not sys.stderr.isatty():
         yield None
         return
-    from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+    import threading
 
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    amount = DownloadColumn() if unit == "bytes" else MofNCompleteColumn()
     progress = Progress(
-        "[progress.description]{task.description}",
+        TextColumn("[progress.description]{task.description}"),
         BarColumn(),
-        DownloadColumn(),
+        amount,
+        TextColumn(unit if unit != "bytes" else ""),
+        TimeElapsedColumn(),
         TimeRemainingColumn(),
         transient=True,
-        console=None,
+        # stderr, and a terminal: checked above (rich would otherwise draw on stdout).
+        console=Console(stderr=True, force_terminal=True),
     )
-    task = progress.add_task(description, total=None)
-    started = time.monotonic()
-    live = False
+    task = progress.add_task(description, total=total)
+    lock = threading.Lock()
+    state = {"live": False, "done": False}
+
+    def show() -> None:
+        with lock:
+            if not state["done"] and not state["live"]:
+                progress.start()
+                state["live"] = True
+
+    timer = threading.Timer(delay, show)
+    timer.daemon = True
+    timer.start()
 
     def update(done: int, total: int) -> None:
-        nonlocal live
-        if not live and time.monotonic() - started > 1.0:
-            progress.start()
-            live = True
         progress.update(task, completed=done, total=total)
 
     try:
         yield update
     finally:
-        if live:
-            progress.stop()
+        timer.cancel()
+        with lock:
+            state["done"] = True
+            if state["live"]:
+                progress.stop()
 
 
 def terminal_width() -> int:

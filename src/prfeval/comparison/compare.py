@@ -244,7 +244,7 @@ class ComparisonRow:
 
 @dataclass(frozen=True)
 class Disagreement:
-    """Macro and micro averaging rank two runs in opposite orders on one measure (seed 004).
+    """Macro and micro averaging rank two runs in opposite orders on one measure.
 
     ``macro_better`` is the run the macro average prefers, ``micro_better`` the one the micro
     average prefers.
@@ -608,14 +608,15 @@ def compare(
     so ``delta = mean(d) = macro(x) - macro(b)``. A win is a query where the run is better
     (higher, or lower for SetE and Fallout), a tie one where both are equal.
 
-    Macro and micro can disagree on which run is better (seed 004): macro weighs every query
-    equally, micro every relevant document. Each such (measure, pair of runs) is listed in
-    ``disagreements``. The tests and intervals are about the macro difference.
+    Macro and micro can disagree on which run is better: macro weighs every query equally,
+    micro every relevant document (Manning, Raghavan and Schütze 2008, §13.6, describe the
+    two averages). Each such (measure, pair of runs) is listed in ``disagreements``. The
+    tests and intervals are about the macro difference.
 
     Examples
     --------
-    Seed 004's three needs; System A retrieved more relevant books overall, B did better on
-    the smallest need:
+    Two systems on three information needs; System A retrieved more relevant books overall,
+    B did better on the smallest need:
 
     >>> qrels = {"cs": {f"c{i}": 1 for i in range(15)}, "plays": {f"p{i}": 1 for i in range(5)},
     ...          "russian": {"r0": 1}}

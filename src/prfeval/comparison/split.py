@@ -1,7 +1,7 @@
 """Held-out questions: split the judged queries into a development set and a held-out set.
 
-Tune on the development queries; evaluate on the held-out ones once, at the end (seed 002:
-"do not adjust the search on the same questions you report"). The split is **stable**: a
+Tune on the development queries; evaluate on the held-out ones once, at the end: a search
+tuned on the questions it is reported on looks better than it is. The split is **stable**: a
 query's side depends only on its id and the seed, never on the other queries, so adding
 queries to the collection later never moves an old query from one side to the other, and the
 same seed always gives the same split on any machine.

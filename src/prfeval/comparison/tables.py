@@ -38,13 +38,13 @@ _CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni"}
 
 def describe_test(c: Comparison) -> str:
     """The test in words: ``two-sided paired randomization test with 10,000 random sign flips
-    (seed 0), Holm-corrected over 6 tests``."""
+    from random seed 0, Holm-corrected over 6 tests``."""
     s = c.settings
     text = f"two-sided {_TEST_NAMES[s['test']]}"
     if s["test"] == "randomization":
-        text += f" with {s['n_permutations']:,} random sign flips (seed {s['seed']})"
+        text += f" with {s['n_permutations']:,} random sign flips from random seed {s['seed']}"
     elif s["test"] == "bootstrap":
-        text += f" with {s['n_bootstrap']:,} resamples (seed {s['seed']})"
+        text += f" with {s['n_bootstrap']:,} resamples from random seed {s['seed']}"
     if s["correction"] == "none":
         return text + ", not corrected for many tests"
     plural = "s" if s["n_tests"] != 1 else ""
@@ -57,8 +57,8 @@ def legend(c: Comparison) -> str:
     """What the marks mean, what the values are and which queries they cover."""
     s = c.settings
     return (
-        f"Macro averages over {len(c.query_ids)} queries "
-        f"(query set: {s['query_set']}). Bold: the best value of each measure. "
+        f"Macro averages over {len(c.query_ids)} queries of the query set "
+        f"{s['query_set']}. Bold: the best value of each measure. "
         f"†: significantly different from the baseline {c.baseline} at alpha = {s['alpha']:g}: "
         f"{describe_test(c)}."
     )
@@ -172,9 +172,9 @@ def markdown(c: Comparison, *, digits: int = 4, details: bool = True) -> str:
         confidence = c.settings["confidence"]
         lines += [
             "",
-            f"Differences from the baseline {c.baseline} (CI: {confidence:.0%} paired bootstrap "
-            f"interval, {c.settings['n_bootstrap']:,} resamples; W/T/L: queries won, tied, "
-            "lost):",
+            f"Differences from the baseline {c.baseline}. CI: the {confidence:.0%} paired "
+            f"bootstrap interval, {c.settings['n_bootstrap']:,} resamples; W/T/L: queries won, "
+            "tied, lost.",
             "",
             *_markdown_table(DETAIL_HEADERS, detail_rows(c, digits), left=2),
         ]
@@ -188,8 +188,8 @@ def disagreement_lines(c: Comparison) -> list[str]:
     if not c.disagreements:
         return ["Macro and micro averages agree on which run is better for every measure."]
     return [
-        "Macro and micro averages disagree on which run is better (macro weighs every query "
-        "equally, micro every relevant document):",
+        "Macro and micro averages disagree on which run is better; macro weighs every query "
+        "equally, micro every relevant document:",
         *(f"- {d.describe()}" for d in c.disagreements),
     ]
 

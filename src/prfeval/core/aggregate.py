@@ -4,11 +4,13 @@
 macro         the mean of the per-unit values: every query (class) counts equally
 micro         the measure of the pooled counts: every document decision counts equally
 weighted      the mean of the per-unit values weighted by support (relevant / true count)
-f_of_means    F_beta of the macro precision and the macro recall (seed 000's third number)
+f_of_means    F_beta of the macro precision and the macro recall: neither of the others
 ============  =======================================================================
 
-Seed 000's two queries: macro P/R/F1 = .250/.650/.350, micro = .340/.773/.472, and the F of
-the macro P and R = .361, which is neither.
+Two queries, one retrieving 16 relevant of 40 with 20 relevant, the other 1 of 10 with 2
+relevant: macro P/R/F1 = .250/.650/.350, micro = .340/.773/.472, and the F of the macro P and
+R = .361, which is neither. Manning, Raghavan and Schütze (2008, §13.6) describe macro and micro
+averaging.
 """
 
 from __future__ import annotations

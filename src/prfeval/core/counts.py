@@ -73,7 +73,7 @@ class Counts:
 
     Examples
     --------
-    Seed 000's example query (16 of 40 retrieved relevant, 20 relevant, 10,000 documents):
+    A retrieved set of 40 documents, 16 of them relevant, of 20 relevant in 10,000:
 
     >>> c = Counts.from_totals(tp=16, retrieved=40, relevant=20, collection_size=10_000)
     >>> float(precision(c)[0]), float(recall(c)[0]), int(c.tn[0])
@@ -181,7 +181,8 @@ def _check_beta(beta: float) -> float:
 
 
 def beta_from_alpha(alpha: float) -> float:
-    """The beta of seed 000's alpha form: ``beta^2 = (1 - alpha) / alpha``, 0 < alpha <= 1."""
+    """The beta of van Rijsbergen's (1979) alpha form of F, the weighted harmonic mean
+    ``1 / (alpha / P + (1 - alpha) / R)``: ``beta^2 = (1 - alpha) / alpha``, 0 < alpha <= 1."""
     alpha = float(alpha)
     if not 0 < alpha <= 1:
         raise UsageError(f"alpha must be in (0, 1], got {alpha}")
@@ -192,9 +193,9 @@ def f_beta(c: Counts, beta: float = 1.0, *, zero_division: float = 0.0) -> Float
     """The F measure, the weighted harmonic mean of precision and recall, from counts.
 
     ``F_beta = (1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP)``, which equals
-    ``(1 + b^2) P R / (b^2 P + R)`` (seed 000). ``beta`` > 1 weights recall more, < 1 precision;
-    ``beta = 0`` is precision. F is 0 whenever TP is 0 and something was retrieved or is
-    relevant; with TP = FP = FN = 0 it is ``zero_division``.
+    ``(1 + b^2) P R / (b^2 P + R)`` (van Rijsbergen 1979, ch. 7, as 1 - E). ``beta`` > 1
+    weights recall more, < 1 precision; ``beta = 0`` is precision. F is 0 whenever TP is 0
+    and something was retrieved or is relevant; with TP = FP = FN = 0 it is ``zero_division``.
     """
     b2 = _check_beta(beta) ** 2
     num = (1 + b2) * c.tp
@@ -229,13 +230,14 @@ def specificity(c: Counts, *, zero_division: float = 0.0) -> FloatArray:
 
 
 def accuracy(c: Counts, *, zero_division: float = 0.0) -> FloatArray:
-    """Accuracy, (TP + TN) / (TP + FP + FN + TN). Dominated by TN on skewed data (seed 000)."""
+    """Accuracy, (TP + TN) / (TP + FP + FN + TN). Dominated by TN on skewed data, which is
+    why retrieval is not measured by it (Manning, Raghavan and Schütze 2008, §8.3)."""
     tn = c.require_tn("Accuracy")
     return safe_divide(c.tp + tn, c.tp + c.fp + c.fn + tn, zero_division=zero_division)
 
 
 def balanced_accuracy(c: Counts, *, zero_division: float = 0.0) -> FloatArray:
-    """Balanced accuracy, (TPR + TNR) / 2 (seed 003); 0.5 for a no-skill classifier.
+    """Balanced accuracy, (TPR + TNR) / 2; 0.5 for a no-skill classifier.
 
     ``zero_division`` is passed to recall and specificity (``nan`` makes the result ``nan``).
     """

@@ -1,6 +1,7 @@
 """Means of precision and recall, and the geometry of the F_beta contours.
 
-Seed 000 ("Why a harmonic mean") compares three ways to make one number of P and R:
+Why F is a harmonic mean (Manning, Raghavan and Schütze 2008, §8.3): three ways to make one
+number of P and R:
 
 ==========  ==================  ==================================================
 arithmetic  ``(P + R) / 2``     easy to game: retrieving everything scores ~0.5
@@ -24,7 +25,7 @@ indifference line ``R = beta P`` where a gain in P is worth the same as a gain i
 
 Examples
 --------
-Seed 000's F2 = 0.5 contour runs from P = 1/6 at perfect recall to R = 4/9 at perfect
+The F2 = 0.5 contour runs from P = 1/6 at perfect recall to R = 4/9 at perfect
 precision:
 
 >>> p_full_recall, r_full_precision = contour_endpoints(0.5, beta=2.0)
@@ -45,8 +46,8 @@ from prfeval.core.counts import f_from_pr
 from prfeval.core.errors import UsageError
 
 __all__ = [
+    "EXAMPLE_SYSTEMS",
     "MEANS",
-    "SEED_SYSTEMS",
     "Mean",
     "MeansTable",
     "arithmetic_mean",
@@ -67,8 +68,10 @@ FloatArray = npt.NDArray[np.float64]
 Mean = Literal["arithmetic", "geometric", "harmonic"]
 MEANS: tuple[Mean, ...] = ("arithmetic", "geometric", "harmonic")
 
-# Seed 000's table of the three means, in its order and with its names.
-SEED_SYSTEMS: dict[str, tuple[float, float]] = {
+#: Five example systems for the table of the three means: a worked example (P 0.4, R 0.8),
+#: a balanced one, one that retrieves everything, one that retrieves a single relevant
+#: document of 20, and a lopsided one.
+EXAMPLE_SYSTEMS: dict[str, tuple[float, float]] = {
     "The example": (0.4, 0.8),
     "Balanced": (0.5, 0.5),
     "Retrieve everything": (0.002, 1.0),
@@ -114,7 +117,7 @@ def arithmetic_mean(p: npt.ArrayLike, r: npt.ArrayLike) -> FloatArray:
     -----
     Its contours are the lines ``R = 2c - P``: a unit of precision always buys a unit of
     recall, so retrieving everything (P = 0.002, R = 1) scores 0.501, as well as a balanced
-    system (seed 000).
+    system (Manning, Raghavan and Schütze 2008, §8.3, make the point).
 
     Examples
     --------
@@ -179,7 +182,7 @@ def harmonic_mean(p: npt.ArrayLike, r: npt.ArrayLike) -> FloatArray:
     Notes
     -----
     Computed by :func:`prfeval.core.counts.f_from_pr` with ``beta = 1``. It is dominated by the
-    smaller value: retrieving everything (P = 0.002, R = 1) scores 0.004 (seed 000).
+    smaller value: retrieving everything (P = 0.002, R = 1) scores 0.004.
 
     Examples
     --------
@@ -232,7 +235,7 @@ def means_table(
     *,
     labels: Sequence[str | None] | None = None,
 ) -> MeansTable:
-    """The arithmetic, geometric and harmonic means of each (P, R) pair: seed 000's table.
+    """The arithmetic, geometric and harmonic means of each (P, R) pair, as a table.
 
     Parameters
     ----------
@@ -261,7 +264,7 @@ def means_table(
 
     Examples
     --------
-    >>> t = means_table(SEED_SYSTEMS)
+    >>> t = means_table(EXAMPLE_SYSTEMS)
     >>> [round(float(v), 3) for v in (t.arithmetic[2], t.geometric[2], t.harmonic[2])]
     [0.501, 0.045, 0.004]
     """
@@ -466,7 +469,7 @@ def contour_vertex(c: float, beta: float = 1.0) -> tuple[float, float]:
     -----
     Writing the contour as ``(P - a)(R - b) = ab``, the vertex is on the symmetry axis of
     the hyperbola through its centre ``(a, b)``; its ratio ``R / P = sqrt(b / a) = beta``
-    puts it on the indifference line ``R = beta P`` (seed 000).
+    puts it on the indifference line ``R = beta P``.
 
     Examples
     --------
@@ -482,7 +485,8 @@ def contour_vertex(c: float, beta: float = 1.0) -> tuple[float, float]:
 def indifference_line(p: npt.ArrayLike, beta: float = 1.0) -> FloatArray:
     """The line ``R = beta P`` on which a gain in P is worth the same as a gain in R.
 
-    There ``dF/dP = dF/dR`` (seed 000, "What beta means"); below it raising recall raises
+    There ``dF/dP = dF/dR``, van Rijsbergen's (1979, ch. 7) definition of beta as the
+    user's relative importance of recall; below it raising recall raises
     F_beta more, above it raising precision does. The values are not clipped: R exceeds 1
     for ``P > 1 / beta``.
 

@@ -4,8 +4,9 @@ One :class:`JudgedRanking` serves every measure. Positions are stored query afte
 rank order; ``offsets[i]:offsets[i + 1]`` are query ``i``'s positions. For each position we keep
 the judged grade (``UNJUDGED`` when there is none) and whether it is the first occurrence of its
 document in that ranking, since a repeated document takes a place but counts once as relevant
-(seed 002). The judgments themselves are kept in the same CSR layout, so the number of
-relevant documents at any grade threshold is one ``bincount``.
+(the recall@k rule where a repeated result takes a place). The judgments themselves are kept in
+the same CSR layout, so the number of relevant documents at any grade threshold is one
+``bincount``.
 """
 
 from __future__ import annotations

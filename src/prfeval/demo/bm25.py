@@ -1,9 +1,9 @@
-"""BM25 rankings of a document collection, the configuration seed 000 uses on Cranfield.
+"""BM25 rankings of a document collection, in the configuration the demo uses on Cranfield.
 
 This module needs the optional ``demo`` extra (``bm25s`` and ``PyStemmer``); both are imported
 inside the functions that use them, so ``import prfeval`` never loads them.
 
-The configuration reproduces seed 000's numbers for Cranfield (query 2: 5 relevant in the
+The configuration gives the demo's numbers for Cranfield (query 2: 5 relevant in the
 top 9, recall 0.5 first reached at rank 173, 783 documents scored; all 225 queries: mean
 P_10 = 0.2342, mean recall_100 = 0.7373 with trec_eval). Each of the first four points below
 was checked to matter: indexing ``.W`` alone, keeping digits out of tokens, dropping the stop
@@ -185,8 +185,8 @@ class Bm25Index:
 
     Ranking order: score descending, then doc id ascending, numerically when every doc id
     is a decimal integer (Cranfield: 1 < 2 < 10) and by code point otherwise. Documents that
-    score 0 therefore come last, in doc id order. (On Cranfield the choice of tie rule does
-    not change seed 000's numbers; it is fixed so that results never depend on input order.)
+    score 0 therefore come last, in doc id order. On Cranfield the choice of tie rule does
+    not change the demo's numbers; it is fixed so that results never depend on input order.
     """
 
     def __init__(self, documents: Sequence[Document], *, k1: float = 1.2, b: float = 0.75):
@@ -251,7 +251,7 @@ def rank_bm25(
     queries
         The queries; their ``qid`` keys the result.
     k1, b
-        BM25 parameters; the defaults are seed 000's.
+        BM25 parameters; the defaults are Lucene's (and the demo's).
 
     Returns
     -------

@@ -1,14 +1,16 @@
 """The main job on the bundled default: Cranfield ranked by BM25, evaluated end to end.
 
-Seed 000 traces the precision-recall trade-off on Cranfield query 2 ranked by BM25. The demo
-reproduces it from real data, a real ranker and prfeval's own evaluation of the written files:
+The trade-off between precision and recall (Manning, Raghavan and Schütze 2008, §8.3), traced
+on Cranfield query 2 ranked by BM25, from real data, a real ranker and prfeval's own evaluation
+of the written files:
 
 1. load the bundled Cranfield collection and rank all 1,400 documents for each of the 225
-   queries with BM25 (:mod:`prfeval.demo.bm25`, the seed's configuration);
-2. write ``run.trec`` and ``qrels.trec``;
+   queries with BM25 (:mod:`prfeval.demo.bm25`, Lucene's configuration);
+2. write ``run.trec`` and ``qrels.trec``, and ``run2.trec``, BM25 with k1 = 0.9 and b = 0.4,
+   a second run to compare the first with;
 3. read them back and evaluate the whole run (the default measures, macro and micro), writing
    ``evaluation.json``, and compute the curves at every cutoff;
-4. draw the seed's pictures: query 2's trade-off, the macro-average trade-off and the F1 /
+4. draw the figures: query 2's trade-off, the macro-average trade-off and the F1 /
    F_beta contours with this run's point on them.
 
 Needs the ``demo`` extra (bm25s, PyStemmer, matplotlib).
@@ -24,16 +26,18 @@ from pathlib import Path
 from prfeval.retrieval.curves import Curves, curve
 from prfeval.retrieval.evaluate import Evaluation, evaluate
 
-__all__ = ["SEED_CUTOFFS", "DemoReport", "QueryRow", "run_demo"]
+__all__ = ["TABLE_CUTOFFS", "DemoReport", "QueryRow", "run_demo"]
 
-#: The cutoffs of seed 000's table for query 2.
-SEED_CUTOFFS = (9, 10, 50, 200, 1400)
+#: The cutoffs of the demo's table for query 2: the best F1, a page of ten, and deeper.
+TABLE_CUTOFFS = (9, 10, 50, 200, 1400)
 COLLECTION_SIZE = 1400
+#: The BM25 parameters of the second run the demo writes, ``run2.trec``.
+SECOND_RUN = {"k1": 0.9, "b": 0.4}
 
 
 @dataclass(frozen=True)
 class QueryRow:
-    """One row of seed 000's table: the top k and what is in it."""
+    """One row of the demo's table for one query: the top k and what is in it."""
 
     k: int
     relevant_retrieved: int
@@ -49,9 +53,9 @@ class DemoReport:
     Attributes
     ----------
     query_id
-        The query of seed 000's table ("2").
+        The query of the table ("2").
     rows
-        The table at :data:`SEED_CUTOFFS`.
+        The table at :data:`TABLE_CUTOFFS`.
     n_relevant
         Relevant documents for the query (24).
     best
@@ -102,9 +106,10 @@ def run_demo(
     Parameters
     ----------
     out_dir
-        Where ``run.trec``, ``qrels.trec``, ``evaluation.json`` and the plots go (created).
+        Where ``run.trec``, ``qrels.trec``, ``run2.trec``, ``evaluation.json`` and the plots
+        go (created).
     query_id
-        The query of the seed's table.
+        The query of the trade-off table.
     plots
         Draw the figures (needs matplotlib).
     step
@@ -118,7 +123,7 @@ def run_demo(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     files: dict[str, Path] = {"run": out / "run.trec", "qrels": out / "qrels.trec",
-                              "evaluation": out / "evaluation.json"}
+                              "run2": out / "run2.trec", "evaluation": out / "evaluation.json"}
 
     say("loading Cranfield (1,400 documents, 225 queries)")
     cranfield = load_cranfield()
@@ -126,6 +131,10 @@ def run_demo(
     ranking = rank_bm25(cranfield.documents, cranfield.queries)
     write_run(files["run"], ranking)
     write_qrels(files["qrels"], cranfield.qrels)
+    # A second run to compare with (`prfeval compare`): BM25 with weaker length normalisation.
+    write_run(files["run2"], rank_bm25(cranfield.documents, cranfield.queries,
+                                       k1=SECOND_RUN["k1"], b=SECOND_RUN["b"]),
+              tag="prfeval-bm25-k1-0.9-b-0.4")
 
     say("evaluating the written run")
     evaluation = evaluate(files["qrels"], files["run"], collection_size=COLLECTION_SIZE,
@@ -138,7 +147,7 @@ def run_demo(
     reached = q.recall_reached.get(0.5)
     report = DemoReport(
         query_id=query_id,
-        rows=tuple(_row(curves, query_id, k) for k in SEED_CUTOFFS),
+        rows=tuple(_row(curves, query_id, k) for k in TABLE_CUTOFFS),
         n_relevant=q.n_relevant,
         best=_row(curves, query_id, q.best.k),
         recall_half=None if reached is None else _row(curves, query_id, reached.k),
@@ -155,7 +164,7 @@ def run_demo(
 
 
 def _draw(curves: Curves, query_id: str, out: Path) -> dict[str, Path]:
-    """Seed 000's figures, from this run."""
+    """The demo's figures, from this run."""
     from prfeval.plots.contours import contour_figure
     from prfeval.plots.curves import tradeoff_figure
     from prfeval.plots.figures import save_figure
@@ -173,9 +182,11 @@ def _draw(curves: Curves, query_id: str, out: Path) -> dict[str, Path]:
                                 f"{len(curves)} queries"),
                 written["macro_tradeoff"], close=True)
     best = curves.macro.best
-    points = {f"BM25, top {best.k} (macro)": (best.precision, best.recall)}
-    save_figure(contour_figure((1.0,), means=True, points=points), written["f1_contours"],
-                close=True)
-    save_figure(contour_figure((0.5, 2.0), points=points), written["fbeta_contours"],
-                close=True)
+    # The point is the mean P and mean R at the cutoff with the best mean F1: its F1 (the F1
+    # of the mean P and R) is not the mean F1 the trade-off figure marks, and says so.
+    points = {f"BM25, top {best.k}": (best.precision, best.recall)}
+    save_figure(contour_figure((1.0,), means=True, points=points, of_means=True),
+                written["f1_contours"], close=True)
+    save_figure(contour_figure((0.5, 2.0), points=points, of_means=True),
+                written["fbeta_contours"], close=True)
     return written

@@ -6,7 +6,8 @@ Every figure function returns a :class:`matplotlib.figure.Figure`;
 Figures so far:
 
 * :func:`contour_figure` -- contours of F_beta (and optionally of the arithmetic and geometric
-  means) over the precision-recall square, as seed 000 draws them, with systems as points.
+  means) over the precision-recall square, with systems as points: as contours, the
+  comparison of F with the other means that Manning, Raghavan and Schütze (2008, §8.3) make.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ __all__ = ["DEFAULT_LEVELS", "contour_figure"]
 
 FloatArray = npt.NDArray[np.float64]
 
-#: The contour levels drawn by default, as in seed 000's figures.
+#: The contour levels drawn by default: 0.1 to 0.9.
 DEFAULT_LEVELS: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 # Points cycle through these; blue is left out so they stand apart from the contours.
@@ -160,6 +161,7 @@ def _draw_panel(
     panel: _Panel,
     levels: Sequence[float],
     points: Mapping[str, tuple[float, float]],
+    of_means: bool = False,
 ) -> None:
     for i, c in enumerate(levels):
         p, r = _contour_path(panel, c)
@@ -207,7 +209,8 @@ def _draw_panel(
             markeredgewidth=0.6,
             zorder=5,
             clip_on=False,
-            label=f"{name} ({pp:.3g}, {rr:.3g}): {panel.value_name} = {value:.3f}",
+            label=f"{name} ({pp:.3g}, {rr:.3g}): {panel.value_name}"
+            f"{' of mean P, R' if of_means else ''} = {value:.3f}",
         )
         if gaps[i].min() < _CROWDED:
             continue  # names of points this close would overlap: the legend names them
@@ -245,8 +248,9 @@ def contour_figure(
     means: bool = False,
     points: Mapping[str, tuple[float, float]] | None = None,
     levels: Sequence[float] = DEFAULT_LEVELS,
+    of_means: bool = False,
 ) -> Figure:
-    """Contours of F_beta over the precision-recall square, one panel per beta (seed 000).
+    """Contours of F_beta over the precision-recall square, one panel per beta.
 
     Parameters
     ----------
@@ -256,14 +260,19 @@ def contour_figure(
         the points.
     means
         Put panels for the arithmetic mean ``(P + R)/2`` and the geometric mean
-        ``sqrt(P R)`` first, as seed 000's "arithmetic mean vs F1" figure, with the dotted
+        ``sqrt(P R)`` first, to show why F is a harmonic mean (Manning, Raghavan and
+        Schütze 2008, §8.3: the arithmetic mean rewards retrieving everything), with the dotted
         diagonal ``R = P`` on which every mean takes the same value.
     points
         Systems to mark, ``name -> (precision, recall)``, e.g.
-        ``{"System A": (0.48, 0.80), "System B": (0.75, 0.40)}`` (seed 004). Each panel's
+        ``{"System A": (0.48, 0.80), "System B": (0.75, 0.40)}``. Each panel's
         legend gives each system's value of that panel's measure.
     levels
         The contour levels, each in (0, 1]; 0.1 to 0.9 by default.
+    of_means
+        The points are averages (mean precision and mean recall over queries or classes):
+        the legends then say that a point's F is the "F₁ of mean P, R", which is neither the
+        mean F₁ nor the micro F₁.
 
     Returns
     -------
@@ -320,5 +329,5 @@ def contour_figure(
         figsize=(_PANEL_SIZE * len(panels), _PANEL_SIZE + 0.45 + 0.19 * n_legend),
     )
     for ax, panel in zip(axes[0], panels, strict=True):
-        _draw_panel(ax, panel, level_values, checked)
+        _draw_panel(ax, panel, level_values, checked, of_means and panel.value_name[0] == "F")
     return fig

@@ -1,4 +1,4 @@
-"""Figures of curves: seed 000's trade-off plot and the precision-recall curve.
+"""Figures of curves: the precision-recall trade-off by cutoff, and the precision-recall curve.
 
 matplotlib is imported only when a figure is drawn (through :func:`prfeval.plots.figures.pyplot`);
 :func:`prfeval.plots.contours.save_figure` writes a figure as PNG or SVG. Each function takes one
@@ -161,7 +161,8 @@ def tradeoff_figure(
     title: str | None = None,
     ax: Axes | None = None,
 ) -> Figure:
-    """Precision, recall and F_beta against the cutoff k: seed 000's trade-off figure.
+    """Precision, recall and F_beta against the cutoff k: the trade-off as a user reads down
+    the ranking (Manning, Raghavan and Schütze 2008, §8.3).
 
     Parameters
     ----------
@@ -175,7 +176,7 @@ def tradeoff_figure(
     average
         ``"macro"`` (mean over queries at each k) or ``"micro"`` (pooled counts).
     log_x
-        A logarithmic k axis, as the seed draws it: the first few ranks, where precision
+        A logarithmic k axis: the first few ranks, where precision
         changes fastest, get as much room as the last thousand.
     recall_level
         Mark the first k at which recall reaches this level (one of the curves'
@@ -192,16 +193,22 @@ def tradeoff_figure(
     Notes
     -----
     Each run's best cutoff (the first k with the highest F_beta) is a star on its F curve,
-    annotated with k and F there. On a single query with scores, a grey dotted vertical line
-    marks the last document with a positive score, past which the ranking is in no useful
-    order (seed 000: the last three relevant documents of Cranfield query 2 come after it).
-    A query's lines end at its last retrieved document; the averages run on to the longest
-    ranking (or ``max_k``).
+    annotated with k and F there. For the macro average the F curve is the mean F_beta over
+    queries at each k, labelled "mean F₁", not the F of the mean P and R; for the micro
+    average it is the F of the pooled counts, "micro F₁". On a single query with scores, a
+    grey dotted vertical line marks the last document with a positive score, past which the
+    ranking is in no useful order (on Cranfield query 2 ranked by BM25, the last three
+    relevant documents come after it). A query's lines end at its last retrieved document;
+    the averages run on to the longest ranking (or ``max_k``).
     """
     runs = _as_runs(curves_by_run)
     series = _series(runs, query, average)
     first = next(iter(runs.values()))
+    # Which F: a query's own, the mean over queries (macro), or of the pooled counts (micro).
+    # The F of the mean P and R is another number again, and is not drawn here.
     f_name = f_label(first.beta)
+    if query is None:
+        f_name = f"{'mean' if average == 'macro' else 'micro'} {f_name}"
     fig, ax = _new_axes(ax, (7.5, 5.6))
     if recall_level is None and first.recall_levels:
         recall_level = first.recall_levels[0]

@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["fmt_value", "id_list", "render_rich", "render_table"]
+__all__ = ["fmt_value", "id_list", "render_rich", "render_table", "wrap_lines"]
 
 
 def fmt_value(value: float, *, integer: bool = False, digits: int = 4) -> str:
@@ -20,9 +20,21 @@ def fmt_value(value: float, *, integer: bool = False, digits: int = 4) -> str:
 
 
 def id_list(ids: Sequence[str], limit: int = 8) -> str:
-    """``a, b, c`` or, past ``limit`` ids, ``a, b, ... (12 in all)``."""
+    """``a, b, c`` or, past ``limit`` ids, ``a, b, ... and 4 more``."""
     shown = ", ".join(ids[:limit])
-    return shown + (f", ... ({len(ids)} in all)" if len(ids) > limit else "")
+    return shown + (f", ... and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def wrap_lines(lines: Sequence[str], width: int = 80) -> list[str]:
+    """Each line wrapped to ``width`` columns, continuation lines indented by two spaces, so
+    that notes under a table read on an 80-column terminal."""
+    import textwrap
+
+    out: list[str] = []
+    for line in lines:
+        out += textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False,
+                             break_long_words=False) or [""]
+    return out
 
 
 def render_table(

@@ -10,7 +10,7 @@ import math
 
 from prfeval.comparison.compare import Comparison
 from prfeval.comparison.tables import describe_test, disagreement_lines, latex, markdown
-from prfeval.report._text import fmt_value, render_table
+from prfeval.report._text import fmt_value, render_table, wrap_lines
 
 __all__ = ["FORMATS", "format_comparison", "format_csv", "format_table", "mover_lines", "notes"]
 
@@ -64,16 +64,17 @@ def format_table(c: Comparison) -> str:
             )
     s = c.settings
     notes = [
-        f"macro: mean over queries; micro: the measure of the pooled counts. Δ: run − "
-        f"{c.baseline}, paired by query; {confidence}: paired bootstrap, "
-        f"{s['n_bootstrap']:,} resamples.",
+        f"macro: the mean over queries, so for an F it is the mean F; micro: the measure of "
+        f"the pooled counts. Δ: run − {c.baseline}, paired by query; {confidence}: paired "
+        f"bootstrap, {s['n_bootstrap']:,} resamples.",
         f"p: {describe_test(c)}; †: p adj. <= {s['alpha']:g}. W/T/L: queries won, tied, lost.",
         *disagreement_lines(c),
         *c.queries.describe(),
     ]
     movers = mover_lines(c)
+    notes = wrap_lines(notes)
     if movers:
-        notes += ["Queries that moved most (run − baseline):", *movers]
+        notes += ["Queries that moved most, run − baseline:", *movers]
     return render_table(None, headers, rows, notes, right_align_from=2)
 
 

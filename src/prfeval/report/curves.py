@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from prfeval.core.ids import query_output_order
-from prfeval.report._text import fmt_value, render_table
+from prfeval.report._text import fmt_value, render_table, wrap_lines
 from prfeval.report.evaluation import accounting_lines
 from prfeval.retrieval.curves import AverageCurve, BlockRows, Curves, QueryCurve, level_key
 
@@ -33,7 +33,7 @@ _LIST_LIMIT = 10
 
 def _ids(ids: Sequence[str]) -> str:
     shown = ", ".join(ids[:_LIST_LIMIT])
-    return shown + (f", ... ({len(ids)} in all)" if len(ids) > _LIST_LIMIT else "")
+    return shown + (f", ... and {len(ids) - _LIST_LIMIT} more" if len(ids) > _LIST_LIMIT else "")
 
 
 def _cutoffs(last: int, extra: Sequence[int]) -> list[int]:
@@ -76,8 +76,8 @@ def _query_table(c: Curves, q: QueryCurve) -> str:
     if q.k.size:
         b = q.best
         notes.append(
-            f"Best cutoff: k = {b.k} (P = {b.precision:.4f}, R = {b.recall:.4f}, "
-            f"{f_name} = {b.f:.4f}), the first k with the highest {f_name}."
+            f"Best cutoff: k = {b.k}, the first k with the highest {f_name}: "
+            f"P = {b.precision:.4f}, R = {b.recall:.4f}, {f_name} = {b.f:.4f}."
         )
     else:
         notes.append("Nothing retrieved: no cutoff to choose.")
@@ -85,7 +85,7 @@ def _query_table(c: Curves, q: QueryCurve) -> str:
         if hit is None:
             top = float(q.recall[-1]) if q.k.size else 0.0
             notes.append(
-                f"Recall {level:g} is never reached (recall of the whole ranking: {top:.4f})."
+                f"Recall {level:g} is never reached; the whole ranking's recall is {top:.4f}."
             )
         else:
             notes.append(
@@ -94,18 +94,19 @@ def _query_table(c: Curves, q: QueryCurve) -> str:
     if q.n_scored is not None:
         notes.append(f"Documents with a positive score: {q.n_scored} of {q.n_retrieved} retrieved.")
     missing = q.relevant_not_retrieved
-    notes.append(f"Relevant never retrieved ({len(missing)}): {_ids(missing) or 'none'}.")
+    notes.append(f"Relevant documents never retrieved: {len(missing)}"
+                 + (f": {_ids(missing)}." if missing else "."))
     if q.relevant_only_unscored is not None:
         only = q.relevant_only_unscored
         notes.append(
-            f"Relevant retrieved only among documents scored <= 0 ({len(only)}): "
-            f"{_ids(only) or 'none'}."
+            f"Relevant documents retrieved only among those scored <= 0: {len(only)}"
+            + (f": {_ids(only)}." if only else ".")
         )
     headers = ["k", "TP", "P", "R", f_name, ""]
     # The title on its own line: rich would wrap it to the table's width.
     return (
         f"{title}\n"
-        + render_table(None, headers, rows, notes)
+        + render_table(None, headers, rows, wrap_lines(notes))
         + "\n"
         + _iprec_table(c, q.iprec, "IPrec")
     )
@@ -121,7 +122,7 @@ def _iprec_table(c: Curves, values: Sequence[float], label: str) -> str:
 def _average_table(c: Curves) -> str:
     f_name = _f_name(c.beta)
     m, u = c.macro, c.micro
-    title = f"Averages over {m.n_queries} queries at each k: macro (mean) and micro (pooled)"
+    title = f"Averages over {m.n_queries} queries at each k: the mean, and of the pooled counts"
     last = int(m.k[-1]) if m.k.size else 0
     reached = {r: hit.k for r, hit in m.recall_reached.items() if hit is not None}
     rows = []
@@ -129,10 +130,10 @@ def _average_table(c: Curves) -> str:
         i = k - 1
         marks = []
         if k == m.best.k:
-            marks.append(f"best macro {f_name}")
+            marks.append(f"best mean {f_name}")
         if k == u.best.k:
             marks.append(f"best micro {f_name}")
-        marks += [f"macro recall >= {r:g}" for r, at in reached.items() if at == k]
+        marks += [f"mean recall >= {r:g}" for r, at in reached.items() if at == k]
         if k == last:
             marks.append("last")
         rows.append(
@@ -143,10 +144,12 @@ def _average_table(c: Curves) -> str:
                 ", ".join(marks),
             ]
         )
-    headers = ["k", "P", "macro R", f"macro {f_name}", "micro R", f"micro {f_name}", ""]
+    headers = ["k", "P", "mean R", f"mean {f_name}", "micro R", f"micro {f_name}", ""]
     notes = [
-        "P is both the macro and the micro precision: every query has k places at k "
-        "(a query with fewer than k documents keeps its TP; P@k divides by k, as trec_eval).",
+        f"mean: the mean over queries; micro: of the counts pooled over queries. The mean "
+        f"{f_name} is not the {f_name} of the mean P and R.",
+        "P is both the mean and the micro precision: every query has k places at k. A query "
+        "with fewer than k documents keeps its TP, and P@k divides by k, as trec_eval does.",
         *_average_notes(c, m, "macro"),
         *_average_notes(c, u, "micro"),
     ]
@@ -159,21 +162,21 @@ def _average_table(c: Curves) -> str:
         )
     missing = [q for q in queries if q.relevant_not_retrieved]
     notes.append(
-        f"Relevant never retrieved: {sum(len(q.relevant_not_retrieved) for q in missing)} "
-        f"documents in {len(missing)} queries."
+        f"Relevant documents never retrieved: "
+        f"{sum(len(q.relevant_not_retrieved) for q in missing)}, in {len(missing)} queries."
     )
     if scored:
         only = [q for q in queries if q.relevant_only_unscored]
         n_only = sum(len(q.relevant_only_unscored or ()) for q in only)
         notes.append(
-            f"Relevant retrieved only among documents scored <= 0: {n_only} documents in "
+            f"Relevant documents retrieved only among those scored <= 0: {n_only}, in "
             f"{len(only)} queries."
         )
     notes += accounting_lines(c)
     iprec = m.iprec if m.iprec is not None else []
     return (
         f"{title}\n"
-        + render_table(None, headers, rows, notes)
+        + render_table(None, headers, rows, wrap_lines(notes))
         + "\n"
         + _iprec_table(c, iprec, "mean IPrec")
     )
@@ -182,20 +185,21 @@ def _average_table(c: Curves) -> str:
 def _average_notes(c: Curves, a: AverageCurve, kind: str) -> list[str]:
     f_name = _f_name(c.beta)
     lines = []
+    name = "mean" if kind == "macro" else kind
     if a.k.size:
         b = a.best
-        deployed = " (one cutoff for every query)" if kind == "macro" else ""
+        deployed = ", one k for every query" if kind == "macro" else ""
         lines.append(
-            f"Best {kind} cutoff{deployed}: k = {b.k} (P = {b.precision:.4f}, "
-            f"R = {b.recall:.4f}, {f_name} = {b.f:.4f})."
+            f"Best cutoff by the {name} {f_name}{deployed}: k = {b.k}, where P = "
+            f"{b.precision:.4f}, R = {b.recall:.4f} and the {name} {f_name} = {b.f:.4f}."
         )
     for level, hit in a.recall_reached.items():
         if hit is None:
             last = int(a.k[-1]) if a.k.size else 0
-            lines.append(f"{kind.capitalize()} recall {level:g} is not reached by k = {last}.")
+            lines.append(f"{name.capitalize()} recall {level:g} is not reached by k = {last}.")
         else:
             lines.append(
-                f"{kind.capitalize()} recall {level:g} first reached at k = {hit.k}, "
+                f"{name.capitalize()} recall {level:g} first reached at k = {hit.k}, "
                 f"P there = {hit.precision:.4f}."
             )
     return lines

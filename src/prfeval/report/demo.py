@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from prfeval.core.counts import f_from_pr
 from prfeval.demo.run import DemoReport
 from prfeval.report._text import render_table
 from prfeval.report.evaluation import format_evaluation
@@ -34,17 +35,20 @@ def format_demo(report: DemoReport) -> str:
             f"P = {report.recall_half.precision:.3f}."
         )
     if report.n_scored is not None:
-        lines.append(
-            f"Documents with a positive score: {report.n_scored}; relevant documents "
-            f"sharing no term with the query (reached only after them): "
-            f"{len(report.relevant_unscored)}."
-        )
+        lines += [
+            f"Documents with a positive score: {report.n_scored}.",
+            f"Relevant documents sharing no term with the query: "
+            f"{len(report.relevant_unscored)}; the ranking reaches them only after those.",
+        ]
     best = report.curves.macro.best
     lines += [
         "",
         f"All {report.evaluation.accounting.evaluated} queries, default measures:",
         format_evaluation(report.evaluation).rstrip(),
-        f"The single cutoff with the best macro F1: k = {best.k} (F1 = {best.f:.3f}).",
+        f"The single cutoff with the best mean F1 over queries: k = {best.k}, mean F1 = "
+        f"{best.f:.3f}.",
+        f"There the mean P is {best.precision:.3f} and the mean R {best.recall:.3f}: their "
+        f"F1, the F1 of mean P, R, is {f_from_pr(best.precision, best.recall, 1.0):.3f}.",
         "",
         "Wrote:",
         *(f"  {path}" for path in report.files.values()),

@@ -12,10 +12,17 @@ import io
 import json
 
 from prfeval.measures import Measure
-from prfeval.report._text import fmt_value, id_list, render_table
+from prfeval.report._text import fmt_value, id_list, render_table, wrap_lines
 from prfeval.retrieval.evaluate import Evaluation
 
-__all__ = ["FORMATS", "accounting_lines", "format_evaluation", "notes"]
+__all__ = [
+    "AVERAGES_LEGEND",
+    "CSV_COLUMNS",
+    "FORMATS",
+    "accounting_lines",
+    "format_evaluation",
+    "notes",
+]
 
 FORMATS = ("table", "trec", "json", "csv")
 
@@ -24,43 +31,48 @@ def accounting_lines(e: Evaluation) -> list[str]:
     """What was evaluated and what was set aside, in words."""
     a = e.accounting
     over = (
-        "every judged query (-c: missing ones score as empty rankings)"
+        "every judged query; with -c, those without results score as empty rankings"
         if a.complete
-        else "queries in both the run and the judgments"
+        else "the queries in both the run and the judgments"
     )
     lines = [f"Queries evaluated: {a.evaluated}, averaged over {over}."]
     if e.settings.get("query_set", "all") != "all":
         lines.append(f"Query set: {e.settings['query_set']}.")
     if a.missing_from_run:
-        verb = "scored as empty" if a.complete else "skipped (use -c to count them)"
+        what = (
+            "They score as empty rankings."
+            if a.complete
+            else "They were skipped; -c scores them as empty rankings."
+        )
         lines.append(
-            f"Judged queries with no results ({len(a.missing_from_run)}, {verb}): "
-            f"{id_list(a.missing_from_run)}"
+            f"Judged queries with no results: {len(a.missing_from_run)}, "
+            f"{id_list(a.missing_from_run)}. {what}"
         )
     if a.not_in_qrels:
         lines.append(
-            f"Run queries with no judgments ({len(a.not_in_qrels)}, skipped): "
-            f"{id_list(a.not_in_qrels)}"
+            f"Run queries with no judgments: {len(a.not_in_qrels)}, "
+            f"{id_list(a.not_in_qrels)}. They were skipped."
         )
     if a.duplicates:
         lines.append(
-            f"Repeated documents: {a.duplicates} (policy: {e.settings.get('duplicates', 'keep')})"
+            f"Repeated documents: {a.duplicates}, handled by --duplicates "
+            f"{e.settings.get('duplicates', 'keep')}."
         )
     rule = e.settings.get("unjudged", "nonrelevant")
     if rule == "relevant":
         lines.append(
-            f"Unjudged retrieved documents: {a.unjudged_retrieved}, counted relevant at grade "
-            f"{e.settings.get('unjudged_grade')} ({a.assumed_relevant} distinct documents "
-            "added to the relevant counts)."
+            f"Unjudged retrieved documents: {a.unjudged_retrieved}, counted as relevant at "
+            f"grade {e.settings.get('unjudged_grade')}; {a.assumed_relevant} distinct documents "
+            "were added to the relevant counts."
         )
     elif rule == "drop":
-        lines.append(f"Unjudged documents removed before measuring (-J): {a.dropped_unjudged}")
+        lines.append(f"Unjudged documents removed before measuring by -J: {a.dropped_unjudged}.")
     else:
         lines.append(
-            f"Unjudged retrieved documents (counted non-relevant): {a.unjudged_retrieved}"
+            f"Unjudged retrieved documents, counted as non-relevant: {a.unjudged_retrieved}."
         )
     if a.truncated:
-        lines.append(f"Documents beyond -M removed: {a.truncated}")
+        lines.append(f"Documents past -M removed: {a.truncated}.")
     return lines
 
 
@@ -81,6 +93,13 @@ def _macro_cell(e: Evaluation, m: Measure, average: str) -> str:
     return f"{text} ({other})"
 
 
+#: The legend of the averages, shared by every table that shows them.
+AVERAGES_LEGEND = (
+    "macro: the mean over queries, so for an F it is the mean F; micro: the measure of the "
+    "pooled counts; F of mean P, R: the F of the macro P and the macro R."
+)
+
+
 def format_table(e: Evaluation) -> str:
     """The averages of every measure, labelled, with the judged share at each cutoff and the
     notes: how each average is made, which queries were averaged, what was set aside."""
@@ -99,27 +118,25 @@ def format_table(e: Evaluation) -> str:
         if with_judged:
             row.append("" if share is None else f"{share:.0%}")
         rows.append(row)
-    notes = [
-        "macro: mean over queries; micro: the measure of the pooled counts; "
-        "F of means: F of the macro P and macro R.",
-    ]
+    notes = [AVERAGES_LEGEND]
     if with_judged:
         notes.append(
-            "judged: the mean share of judged documents in the top k of each query "
-            "(Judged@k at the measure's cutoff)."
+            "judged: the mean share of judged documents in the top k of each query, Judged@k "
+            "at the measure's cutoff."
         )
     if e.upper is not None:
         notes.append(
             "[a, b]: the value with the unjudged retrieved documents taken as non-relevant and "
             "as relevant; with them all judged, it would lie between. (b): the value if they "
-            "were relevant, for a measure that also counts relevant documents never retrieved: "
-            "not a bound, since those are not all judged either."
+            "were relevant, for a measure that also counts relevant documents never retrieved; "
+            "it is not a bound, since those are not all judged either."
         )
     if e.coverage is not None:
         notes += e.coverage.thin(e.measures, e.settings.get("unjudged", "nonrelevant"))
     notes += accounting_lines(e)
-    headers = ["measure", "macro", "micro", "F of means", *(["judged"] if with_judged else [])]
-    return render_table(None, headers, rows, notes)
+    headers = ["measure", "macro", "micro", "F of mean P, R",
+               *(["judged"] if with_judged else [])]
+    return render_table(None, headers, rows, wrap_lines(notes))
 
 
 def format_trec_per_query_table(e: Evaluation) -> str:
@@ -156,20 +173,28 @@ def format_trec(e: Evaluation, per_query: bool) -> str:
     return "\n".join(lines)
 
 
+#: The columns of ``--format csv``: one value a row (a long, tidy layout).
+CSV_COLUMNS = ("query_id", "aggregate", "measure", "value")
+
+
 def format_csv(e: Evaluation, per_query: bool) -> str:
+    """One value a row, :data:`CSV_COLUMNS`: a query's value has its ``query_id`` and an empty
+    ``aggregate``; an average has an empty ``query_id`` and its name in ``aggregate``
+    (``macro``, ``micro``, ``f_of_means``), the keys JSON files them under. The same values
+    as JSON's ``per_query`` (with ``per_query``), ``macro``, ``micro`` and ``f_of_means``."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["query_id", "measure", "value"])
+    writer.writerow(CSV_COLUMNS)
     labels = e.labels
     if per_query:
         for j, qid in enumerate(e.query_ids):
             for i, label in enumerate(labels):
-                writer.writerow([qid, label, repr(float(e.values[i, j]))])
+                writer.writerow([qid, "", label, repr(float(e.values[i, j]))])
     for average in ("macro", "micro", "f_of_means"):
         values = getattr(e, average)
         for label in labels:
             if label in values:
-                writer.writerow([average, label, repr(values[label])])
+                writer.writerow(["", average, label, repr(values[label])])
     return buffer.getvalue()
 
 
@@ -195,14 +220,12 @@ def notes(e: Evaluation, fmt: str) -> list[str]:
     if fmt == "table":
         return []
     a = e.accounting
-    lines = [
-        f"{a.evaluated} queries evaluated"
-        + (
-            " (every judged query, -c)"
-            if a.complete
-            else " (queries in both the run and the judgments)"
-        )
-    ]
+    over = (
+        "every judged query, as -c asks"
+        if a.complete
+        else "the queries in both the run and the judgments"
+    )
+    lines = [f"{a.evaluated} queries evaluated: {over}"]
     if a.not_in_qrels:
         lines.append(
             f"{len(a.not_in_qrels)} run queries have no judgments and were skipped: "
@@ -211,6 +234,6 @@ def notes(e: Evaluation, fmt: str) -> list[str]:
     if a.missing_from_run and not a.complete:
         lines.append(
             f"{len(a.missing_from_run)} judged queries have no results and were not "
-            f"averaged (use -c to count them): {id_list(a.missing_from_run)}"
+            f"averaged; -c counts them: {id_list(a.missing_from_run)}"
         )
     return lines

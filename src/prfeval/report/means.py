@@ -19,7 +19,7 @@ def format_table(table: MeansTable) -> str:
     from rich.table import Table
 
     named = any(label is not None for label in table.labels)
-    # No outer edge: seed 000's longest name still fits an 80-column terminal unwrapped.
+    # No outer edge: the example table's longest name still fits 80 columns unwrapped.
     out = Table(
         title="Means of precision and recall", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False
     )

@@ -1,6 +1,7 @@
-"""Precision, recall and F at k for one ranked list: the RAG engineer's functions (seed 002).
+"""Precision, recall and F at k for one ranked list: the RAG engineer's functions.
 
-These take plain Python sequences. Semantics, exactly as seed 002 states them:
+These take plain Python sequences. Semantics, the recall@k rule of a retrieval test where a
+repeated result takes a place:
 
 * only the first ``k`` results count, and a repeated result still uses up a place;
 * each relevant id counts once, however often it was retrieved or listed as relevant;

@@ -1,8 +1,8 @@
 """The Cranfield 1400 test collection, shipped with prfeval as package data.
 
 1,400 aeronautics abstracts, 225 queries and graded relevance judgments (Cleverdon, 1960s),
-in the standard SMART distribution (``prfeval/data/cranfield``). It is the collection seed 000
-traces the precision-recall trade-off on.
+in the standard SMART distribution (``prfeval/data/cranfield``). The demo traces the
+precision-recall trade-off on it.
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ def load_cranfield(directory: str | os.PathLike[str] | None = None) -> Collectio
 
     Relevance codes are kept as given (1-4 relevant to some degree, -1 of no interest).
     Counting codes 1-4 as relevant, i.e. grade >= 1, query ``"2"`` has 24 relevant
-    documents, as in seed 000.
+    documents, as in the demo.
 
     Documents 471 and 995 have empty fields, and documents 240, 576 and 578 repeat a field
     marker; repeated fields are concatenated (see :mod:`prfeval.demo.datasets.smart`).
