@@ -406,3 +406,19 @@ def test_command_line_stays_light(tmp_path) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=120)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_notes_are_plain_sentences(files, capsys) -> None:
+    """No parenthesised asides such as "(1, skipped (use -c to count them))"; every note line
+    fits 80 columns."""
+    code, out, _ = run_cli(capsys, "evaluate", *files, "-m", MEASURES)
+    assert code == 0
+    notes = out[out.index("macro: the mean over queries"):]
+    assert "(" not in notes.replace("(total)", "")
+    text = " ".join(notes.split())
+    assert "Judged queries with no results: 1, 3. They were skipped; -c scores them as " \
+        "empty rankings." in text
+    assert max(len(line) for line in out.splitlines()) <= 80
+    _, _, err = run_cli(capsys, "evaluate", *files, "-m", MEASURES, "--format", "json")
+    assert "(" not in err
+    assert "1 judged query has no results and was not averaged; -c counts it: 3" in err

@@ -141,6 +141,6 @@ def test_contours_betas_as_the_issue_writes_them(
                 "--plot", str(target)])
     out = capsys.readouterr().out
     assert code == 0
-    assert "3 panel(s): F0.5, F1, F2" in out
+    assert "3 panels, F0.5, F1, F2" in out
     assert "F0.5=0.522  F1=0.600  F2=0.706" in out
     assert run(["contours", "0.5"]) == 2

@@ -224,7 +224,7 @@ def test_cli_contours(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     ]
     assert _run(argv) == 0
     stdout = capsys.readouterr().out.splitlines()
-    assert stdout[0] == f"wrote {out} (3 panel(s): F0.5, F1, F2)"
+    assert stdout[0] == f"wrote {out}: 3 panels, F0.5, F1, F2"
     assert stdout[1] == "System A  P=0.480  R=0.800  F0.5=0.522  F1=0.600  F2=0.706"
     assert stdout[2] == "B         P=0.750  R=0.400  F0.5=0.638  F1=0.522  F2=0.441"
     assert out.read_bytes().startswith(PNG_MAGIC)
@@ -236,7 +236,7 @@ def test_cli_contours_defaults_and_means(
     monkeypatch.chdir(tmp_path)
     assert _run(["contours", "--means", "--point", "0.4,0.8"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "wrote contours.png (3 panel(s): arithmetic, geometric, F1)"
+    assert lines[0] == "wrote contours.png: 3 panels, arithmetic, geometric, F1"
     assert lines[1] == "0.4,0.8  P=0.400  R=0.800  arithmetic=0.600  geometric=0.566  F1=0.533"
     assert (tmp_path / "contours.png").read_bytes().startswith(PNG_MAGIC)
 

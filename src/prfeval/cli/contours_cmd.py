@@ -110,7 +110,8 @@ def command(
     fig = contour_figure(betas, means=means, points=points)
     written = save_figure(fig, plot_path, close=True)
     panels = (["arithmetic", "geometric"] if means else []) + [_beta_name(b) for b in betas]
-    click.echo(f"wrote {written} ({len(panels)} panel(s): {', '.join(panels)})")
+    noun = "panel" if len(panels) == 1 else "panels"
+    click.echo(f"wrote {written}: {len(panels)} {noun}, {', '.join(panels)}")
 
     width = max((len(name) for name in points), default=0)
     for name, (p, r) in points.items():

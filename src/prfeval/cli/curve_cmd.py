@@ -194,4 +194,5 @@ def command(
         )
         written = save_figure(fig, plot_path, close=True)
         what = f"query {selected[0]}" if selected else "the macro average"
-        note(f"wrote {written} ({plot_kind}, {what}, {len(results)} run(s))")
+        runs_drawn = f"{len(results)} run" + ("s" if len(results) != 1 else "")
+        note(f"wrote {written}: the {plot_kind} plot of {what}, {runs_drawn}")

@@ -56,7 +56,7 @@ def command(qrels: str, holdout: float, seed: int, out_dir: str, fmt: str) -> No
     n = len(split.dev) + len(split.heldout)
     for side, ids in (("development", split.dev), ("held-out", split.heldout)):
         if not ids:
-            note(f"warning: the {side} set is empty ({n} queries, holdout {split.holdout:g})")
+            note(f"warning: the {side} set is empty: {n} queries, holdout {split.holdout:g}")
     if fmt == "json":
         summary = {
             "out": str(out),

@@ -227,13 +227,16 @@ def notes(e: Evaluation, fmt: str) -> list[str]:
     )
     lines = [f"{a.evaluated} queries evaluated: {over}"]
     if a.not_in_qrels:
+        n = len(a.not_in_qrels)
         lines.append(
-            f"{len(a.not_in_qrels)} run queries have no judgments and were skipped: "
-            f"{id_list(a.not_in_qrels)}"
+            f"{n} run {'query has' if n == 1 else 'queries have'} no judgments and "
+            f"{'was' if n == 1 else 'were'} skipped: {id_list(a.not_in_qrels)}"
         )
     if a.missing_from_run and not a.complete:
+        n = len(a.missing_from_run)
         lines.append(
-            f"{len(a.missing_from_run)} judged queries have no results and were not "
-            f"averaged; -c counts them: {id_list(a.missing_from_run)}"
+            f"{n} judged {'query has' if n == 1 else 'queries have'} no results and "
+            f"{'was' if n == 1 else 'were'} not averaged; -c counts "
+            f"{'it' if n == 1 else 'them'}: {id_list(a.missing_from_run)}"
         )
     return lines
