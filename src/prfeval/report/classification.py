@@ -137,14 +137,16 @@ def _class_table(r: ClassificationResult, width: int) -> str:
             ]
         )
     notes = [
-        f"P: precision; R: recall; {f}: the class's {f}; TNR: specificity, the true "
-        "negative rate. Support: the items of the class.",
+        f"P: precision; R: recall; {f}: the {'label' if r.multilabel else 'class'}'s {f}; "
+        "TNR: specificity, the true negative rate. Support: the items of the "
+        f"{'label' if r.multilabel else 'class'}.",
     ]
     if r.average == "binary":
         notes.append(f"*: the positive class of --average binary, here {r.pos_label!r}.")
+    unit = "label" if r.multilabel else "class"
     return _titled(
-        "Per class, each against the rest",
-        ["class", "support", "P", "R", f, "TNR"],
+        f"Per {unit}, each against the rest",
+        [unit, "support", "P", "R", f, "TNR"],
         rows,
         notes,
         width,
