@@ -123,7 +123,9 @@ def command(
     from prfeval.comparison.study import study
     from prfeval.report.html import render_study
 
-    with progress_bar("reading the runs") as progress, notes_from_warnings():
+    # study() reports runs done of all, not bytes.
+    with progress_bar("reading the runs", unit="runs", total=len(ordered)) as progress, \
+            notes_from_warnings():
         s = study(
             qrels,
             {name: by_name[name] for name in ordered},

@@ -195,15 +195,17 @@ def _summary(s: Study) -> str:
         '<section id="summary"><h2>Summary</h2>'
         '<div class="scroll"><table class="summary"><thead><tr>'
         '<th class="text">measure</th><th class="text">run</th><th>macro</th>'
-        f"<th>{confidence:.0%} interval of the macro</th><th>micro</th><th>F of means</th>"
+        f"<th>{confidence:.0%} interval of the macro</th><th>micro</th><th>F of mean P, R</th>"
         "<th>judged in the top k</th></tr></thead><tbody>"
         + "".join(rows)
         + "</tbody></table></div>"
-        + '<p class="legend">macro: the mean over queries (for a count, the total); interval: '
+        + '<p class="legend">macro: the mean over queries, so for an F the mean F, and for a '
+        "count the total; interval: "
         f"a bootstrap of the queries, {c.settings['n_bootstrap']:,} resamples; micro: the "
-        "measure of the counts pooled over queries; F of means: F of the macro precision and "
-        "the macro recall; judged: the mean share of judged documents in the top k of each "
-        "query (Judged@k)." + (" \u2605 the best run for the measure." if len(s.runs) > 1 else "")
+        "measure of the counts pooled over queries; F of mean P, R: the F of the macro "
+        "precision and the macro recall; judged: the mean share of judged documents in the top "
+        "k of each query, Judged@k."
+        + (" \u2605 the best run for the measure." if len(s.runs) > 1 else "")
         + "</p>"
         + "".join(f'<p class="note">{_e(n)}</p>' for n in dict.fromkeys(thin))
         + "</section>"
@@ -508,11 +510,11 @@ def _classes(r: ClassificationResult) -> str:
             + "</tr>"
         )
     averages = (
-        ("micro", "micro average (pooled counts)"),
-        ("macro", "macro average (mean over classes)"),
-        ("weighted", "weighted average (by support)"),
+        ("micro", "micro average: of the pooled counts"),
+        ("macro", f"macro average: the mean over classes, so the mean {f}"),
+        ("weighted", "weighted average: by support"),
         ("samples", "samples average"),
-        ("f_of_means", f"{f} of the macro P and R"),
+        ("f_of_means", f"{f} of mean P, R"),
     )
     for name, title in averages:
         values = getattr(r, name)
