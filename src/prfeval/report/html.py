@@ -393,7 +393,7 @@ def _figures(s: Study) -> str:
         if m.k.size >= CONTOUR_K:
             points[r.name] = (float(m.precision[CONTOUR_K - 1]), float(m.recall[CONTOUR_K - 1]))
     if points:
-        fig = contour_figure([beta], points=points)
+        fig = contour_figure([beta], points=points, of_means=True)
         parts.append(
             _figure(
                 svg_text(fig, salt="contours"),
