@@ -141,8 +141,9 @@ def command(
         )
         page = render_study(s, figures=not no_figures)
     emit(page, output)
-    note(f"wrote {output} ({len(page.encode()) / 2**20:.1f} MiB, {len(s.runs)} run(s), "
-         f"{len(s.comparison.query_ids)} queries)")
+    runs = f"{len(s.runs)} run" + ("s" if len(s.runs) != 1 else "")
+    note(f"wrote {output}: {len(page.encode()) / 2**20:.1f} MiB, {runs}, "
+         f"{len(s.comparison.query_ids)} queries")
 
 
 def _classifier(
@@ -197,4 +198,4 @@ def _classifier(
         figures=not no_figures,
     )
     emit(page, output)
-    note(f"wrote {output} ({len(page.encode()) / 2**20:.1f} MiB)")
+    note(f"wrote {output}: {len(page.encode()) / 2**20:.1f} MiB")
