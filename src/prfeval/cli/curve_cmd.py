@@ -195,4 +195,6 @@ def command(
         written = save_figure(fig, plot_path, close=True)
         what = f"query {selected[0]}" if selected else "the macro average"
         runs_drawn = f"{len(results)} run" + ("s" if len(results) != 1 else "")
-        note(f"wrote {written}: the {plot_kind} plot of {what}, {runs_drawn}")
+        drawn = {"tradeoff": "trade-off plot", "pr": "precision-recall curve",
+                 "both": "trade-off plot and precision-recall curve"}[plot_kind]
+        note(f"wrote {written}: the {drawn} of {what}, {runs_drawn}")
