@@ -206,3 +206,26 @@ def test_cli_table_flags_thin_judgments_and_shows_bounds(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["macro"]["P@3"] == 1.0 and data["settings"]["unjudged"] == "relevant"
     assert data["judgments"]["judged_at"] == {"3": pytest.approx(1 / 3)}
+
+
+def test_bounds_in_csv_and_json_carry_both_values(tmp_path, capsys):
+    import csv
+    import io
+    import json
+
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    (tmp_path / "r").write_text("1 Q0 x 1 3 t\n1 Q0 a 2 2 t\n2 Q0 c 1 1 t\n2 Q0 y 2 0.5 t\n")
+    base = ["evaluate", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "P@2 SetR", "--bounds",
+            "-q"]
+    with pytest.raises(SystemExit):
+        main([*base, "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    with pytest.raises(SystemExit):
+        main([*base, "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    upper = data["if_unjudged_relevant"]
+    got = {(r["query_id"], r["aggregate"], r["measure"]): float(r["value"]) for r in rows}
+    assert got[("", "macro", "P@2")] == data["macro"]["P@2"] == 0.5
+    assert got[("", "if_unjudged_relevant.macro", "P@2")] == upper["macro"]["P@2"] == 1.0
+    assert got[("1", "if_unjudged_relevant", "SetR")] == upper["per_query"]["1"]["SetR"]
+    assert upper["bounded"] == ["P@2"]  # recall is not a bound: JSON says which are

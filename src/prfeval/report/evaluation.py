@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from typing import Any
 
 from prfeval.measures import Measure
 from prfeval.report._text import fmt_value, id_list, render_table, wrap_lines
@@ -181,21 +182,31 @@ def format_csv(e: Evaluation, per_query: bool) -> str:
     """One value a row, :data:`CSV_COLUMNS`: a query's value has its ``query_id`` and an empty
     ``aggregate``; an average has an empty ``query_id`` and its name in ``aggregate``
     (``macro``, ``micro``, ``f_of_means``), the keys JSON files them under. The same values
-    as JSON's ``per_query`` (with ``per_query``), ``macro``, ``micro`` and ``f_of_means``."""
+    as JSON's ``per_query`` (with ``per_query``), ``macro``, ``micro`` and ``f_of_means``.
+    With bounds, the values with the unjudged documents taken as relevant follow, under
+    JSON's key for them: ``aggregate`` is ``if_unjudged_relevant`` for a query's value and
+    ``if_unjudged_relevant.macro`` (``.micro``, ``.f_of_means``) for an average."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
+    _csv_rows(writer, e, per_query, "")
+    if e.upper is not None:
+        _csv_rows(writer, e.upper, per_query, "if_unjudged_relevant")
+    return buffer.getvalue()
+
+
+def _csv_rows(writer: Any, e: Evaluation, per_query: bool, prefix: str) -> None:
     labels = e.labels
     if per_query:
         for j, qid in enumerate(e.query_ids):
             for i, label in enumerate(labels):
-                writer.writerow([qid, "", label, repr(float(e.values[i, j]))])
+                writer.writerow([qid, prefix, label, repr(float(e.values[i, j]))])
     for average in ("macro", "micro", "f_of_means"):
         values = getattr(e, average)
+        name = f"{prefix}.{average}" if prefix else average
         for label in labels:
             if label in values:
-                writer.writerow(["", average, label, repr(values[label])])
-    return buffer.getvalue()
+                writer.writerow(["", name, label, repr(values[label])])
 
 
 def format_evaluation(e: Evaluation, fmt: str = "table", *, per_query: bool = False) -> str:
