@@ -173,6 +173,7 @@ def test_settings():
         "order": None,
         "duplicates": "keep",
         "query_set": "2 listed queries",
+        "trec_eval_version": 9,
     }
     assumed = EvalOptions(level=2, unjudged="relevant").settings()
     assert (assumed["unjudged"], assumed["unjudged_grade"]) == ("relevant", 2)

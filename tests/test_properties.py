@@ -21,6 +21,7 @@ from prfeval.measures import REGISTRY, MeasureDef, parse_measures
 
 N_DOCS = 400  # collection size for the measures that need TN
 SIGNED = {"YoudenJ"}  # TPR + TNR - 1 lies in [-1, 1]; every other ratio measure in [0, 1]
+UNBOUNDED = {"Utility"}  # a weighted sum of counts, not a ratio
 
 
 def spec_of(d: MeasureDef, k: int = 10) -> str:
@@ -75,6 +76,8 @@ def test_ratio_measures_in_unit_interval(seed: int) -> None:
     for i, m in enumerate(e.measures):
         if m.definition.is_total:
             assert np.all(e.values[i] >= 0), str(m)
+            continue
+        if m.definition.name in UNBOUNDED:
             continue
         low = -1.0 if m.definition.name in SIGNED else 0.0
         values = [*e.values[i], e.macro[str(m)]]
@@ -231,10 +234,21 @@ def test_every_registered_measure_has_its_declaration() -> None:
         assert d.summary and d.formula, d.name
         assert set(d.params) <= set(PARAMS), d.name
         assert d.cutoff in ("none", "required", "optional", "level"), d.name
-        assert d.aggregation in ("mean", "sum", "gmean"), d.name
-        # A measure is computed from a contingency table or from the ranking, never neither.
-        assert (d.counts is None) != (d.ranked is None), d.name
+        assert d.aggregation in ("mean", "sum", "gmean", "none", "shared"), d.name
+        # A measure is computed from a contingency table, from the ranking or as text: one.
+        assert [d.counts, d.ranked, d.text].count(None) == 2, d.name
+        assert d.is_text == (d.aggregation in ("none", "shared")), d.name
 
+
+def test_text_measures_are_kept_apart_from_the_numbers() -> None:
+    """runid and relstring come back as text per query, never in the values array."""
+    qrels, run = random_data(0)
+    e = evaluate(qrels, run, "P@10 RunId RelString@5 relstring")
+    assert e.labels == ["P@10"] and e.values.shape == (1, len(e.query_ids))
+    assert set(e.text) == {"RunId", "RelString@5", "relstring"}
+    assert all(len(t) == len(e.query_ids) for t in e.text.values())
+    assert all(len(s) <= 5 for s in e.text["RelString@5"])
+    assert e.text_summary == {"RunId": "run"}  # a dict run has no tag: its name
 
 def test_import_is_light() -> None:
     """``import prfeval`` imports neither pandas, matplotlib, scipy nor pyarrow (STYLE rule 10)."""

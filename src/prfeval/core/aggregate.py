@@ -110,13 +110,22 @@ def summarise(measure: Measure, values: npt.ArrayLike, counts: Counts | None) ->
     geometric mean; ``"mean"`` the mean. A measure of a contingency table also gets its micro
     average, the same function of the pooled table (``counts``), and an F-like one the F of
     the macro precision and recall of those tables.
+
+    A measure of the ranking itself is averaged as trec_eval averages: a query whose value
+    is undefined (IPrec@0 of a ranking -J left empty: 0/0) makes the mean undefined too,
+    where :func:`macro` would leave it out.
     """
     d = measure.definition
     v = np.asarray(values, dtype=np.float64)
     if d.aggregation == "sum":
         total = float(v.sum())
         return Summary(total, total)
-    value = geometric(v) if d.aggregation == "gmean" else macro(v)
+    if d.aggregation == "gmean":
+        value = geometric(v)
+    elif d.ranked is not None:
+        value = float(v.mean()) if v.size else 0.0
+    else:
+        value = macro(v)
     if d.counts is None or counts is None:
         return Summary(value)
     micro_value = float(d.counts(counts.pooled(), measure, 0.0)[0])

@@ -189,17 +189,34 @@ def beta_from_alpha(alpha: float) -> float:
     return float(np.sqrt((1 - alpha) / alpha))
 
 
-def f_beta(c: Counts, beta: float = 1.0, *, zero_division: float = 0.0) -> FloatArray:
+def f_beta(
+    c: Counts,
+    beta: float = 1.0,
+    *,
+    zero_division: float = 0.0,
+    beta_squared: float | None = None,
+) -> FloatArray:
     """The F measure, the weighted harmonic mean of precision and recall, from counts.
 
-    ``F_beta = (1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP)``, which equals
-    ``(1 + b^2) P R / (b^2 P + R)`` (van Rijsbergen 1979, ch. 7, as 1 - E). ``beta`` > 1
-    weights recall more, < 1 precision; ``beta = 0`` is precision. F is 0 whenever TP is 0
-    and something was retrieved or is relevant; with TP = FP = FN = 0 it is ``zero_division``.
+    ``F_beta = (1 + b^2) P R / (b^2 P + R)``, which equals
+    ``(1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP)`` (van Rijsbergen 1979, ch. 7, as 1 - E).
+    ``beta`` > 1 weights recall more, < 1 precision; ``beta = 0`` is precision. F is 0
+    whenever TP is 0 and something was retrieved or is relevant; with TP = FP = FN = 0 it is
+    ``zero_division``. ``beta_squared`` gives b^2 itself (trec_eval's ``set_F.x``).
+
+    It is computed as trec_eval computes it, ``(x + 1) P R / (x P + R)`` with x = b^2, so
+    that the last digit agrees with trec_eval's (the count form rounds differently: 0.2188
+    where trec_eval prints 0.2187).
     """
-    b2 = _check_beta(beta) ** 2
-    num = (1 + b2) * c.tp
-    return safe_divide(num, num + b2 * c.fn + c.fp, zero_division=zero_division)
+    b2 = _check_beta(beta) ** 2 if beta_squared is None else float(beta_squared)
+    p = safe_divide(c.tp, c.retrieved)
+    r = safe_divide(c.tp, c.relevant)
+    out = np.full(p.shape, float(zero_division), dtype=np.float64)
+    defined = ((1 + b2) * c.tp + b2 * c.fn + c.fp) > 0  # else 0/0 in the count form
+    out[defined] = 0.0
+    hit = c.tp > 0
+    out[hit] = (b2 + 1.0) * p[hit] * r[hit] / (b2 * p[hit] + r[hit])
+    return out
 
 
 def f_from_pr(p: ArrayLike, r: ArrayLike, beta: float = 1.0) -> FloatArray:

@@ -89,6 +89,7 @@ class OptionValues(TypedDict, total=False):
     exclude_queries: Collection[Any] | None
     query_set: str | None
     collection_size: int | None
+    trec_eval_version: int
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,11 @@ class EvalOptions:
     collection_size
         Documents in the collection, N (trec_eval ``-N``): needed for TN and the measures
         built on it.
+    trec_eval_version
+        Whose numbers to give where trec_eval 9.0.8 (9, the default: the version inside
+        pytrec_eval-terrier) and 10.0 (10) differ: 9 ranks by scores rounded to single
+        precision (scores equal as floats tie) and turns a recall level r into
+        floor(r R + 0.9) relevant documents; 10 ranks by the scores as read and rounds r R.
     """
 
     level: int = 1
@@ -150,6 +156,7 @@ class EvalOptions:
     exclude_queries: frozenset[str] | None = None
     query_set: str | None = None
     collection_size: int | None = None
+    trec_eval_version: int = 9
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__  # frozen: normalise in place once, here
@@ -184,6 +191,10 @@ class EvalOptions:
             "collection_size",
             _integer("collection_size", self.collection_size, minimum=0, optional=True),
         )
+        if self.trec_eval_version not in (9, 10) or isinstance(self.trec_eval_version, bool):
+            raise UsageError(
+                f"trec_eval_version must be 9 or 10, got {self.trec_eval_version!r}"
+            )
         set_(self, "queries", _ids("queries", self.queries))
         set_(self, "exclude_queries", _ids("exclude_queries", self.exclude_queries) or None)
         if self.query_set is not None and not isinstance(self.query_set, str):
@@ -259,5 +270,6 @@ class EvalOptions:
             "order": self.order or order,
             "duplicates": self.duplicates,
             "query_set": self.describe_query_set(),
+            "trec_eval_version": self.trec_eval_version,
         }
 

@@ -11,7 +11,7 @@ the same CSR layout, so the number of relevant documents at any grade threshold 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -197,6 +197,15 @@ class JudgedRanking:
     judged
         Whether each position's document has a judgment; ``None``: those graded other than
         :data:`UNJUDGED` (it differs only when unjudged documents were given a grade).
+    present
+        Per query, whether the run has results for it (``None``: every query). With
+        ``complete``, a judged query the run never named is evaluated as an empty ranking;
+        a query whose results ``-M`` or ``-J`` removed is present but empty.
+    run_source
+        The run's id (the tag of a TREC run's last line, else its name), or a function
+        that reads it when first asked (a compressed run read in blocks).
+    trec_eval_version
+        Whose semantics the measures follow where trec_eval 9.0.8 and 10.0 differ.
     """
 
     query_ids: npt.NDArray[np.object_]
@@ -214,7 +223,23 @@ class JudgedRanking:
     query_counts: Mapping[str, IntArray] = field(default_factory=dict)
     order: str = "score"
     judged: npt.NDArray[np.bool_] | None = None
+    present: npt.NDArray[np.bool_] | None = None
+    run_source: str | Callable[[], str] = ""
+    trec_eval_version: int = 9
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def in_run(self) -> npt.NDArray[np.bool_]:
+        """Per query, whether the run has results for it (see ``present``)."""
+        if self.present is None:
+            return np.ones(self.n_queries, dtype=bool)
+        return self.present
+
+    @property
+    def run_id(self) -> str:
+        """The run's id: the tag of a TREC run's last line, else the run's name."""
+        source = self.run_source
+        return source() if callable(source) else source
 
     @property
     def n_queries(self) -> int:

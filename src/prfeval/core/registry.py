@@ -29,6 +29,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -62,7 +63,13 @@ Depth = Literal["set", "k", "R"]
 #: top k, or the order of every rank. Ties need ordering only where a measure can see them.
 Reads = Literal["set", "top_k", "ranks"]
 #: How per-query values are averaged: the mean, a total, or a geometric mean (trec_eval's gm_).
-Aggregation = Literal["mean", "sum", "gmean"]
+#: Text measures are not averaged: ``"none"`` has per-query text only (trec_eval's relstring),
+#: ``"shared"`` one text for the whole run (its runid).
+Aggregation = Literal["mean", "sum", "gmean", "none", "shared"]
+#: How trec_eval spells the parameters after ``name.``: cutoffs (``P.5,10``), levels
+#: (``iprec_at_recall.0.1,0.5``), x = beta squared (``set_F.0.5``), gain pairs
+#: (``ndcg.1=3,2=9``) or a list of numbers bound to named parameters (``utility.2,-1,0,0``).
+TrecParam = Literal["cutoffs", "levels", "beta_squared", "gains", "values"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,13 @@ class Param:
     doc: str
     check: Callable[[Any], bool]
     valid: str
+    #: How a value is written back in a name (``{1:3,2:9}``, ``'exp-log2'``); it must parse
+    #: back through ``type`` to the same value.
+    show: Callable[[Any], str] | None = None
+
+    def render(self, value: Any) -> str:
+        """``value`` as written in a name."""
+        return self.show(value) if self.show is not None else _fmt(value)
 
 
 @dataclass(frozen=True)
@@ -87,24 +101,41 @@ class TrecName:
         The name as typed: ``P``, ``recall``, ``set_F``, ``iprec_at_recall``, ``num_q``.
     param
         What may follow ``name.``: ``None`` (nothing), ``"cutoffs"`` (``P.5,10``; the
-        printed form ``P_10`` is accepted too), ``"levels"`` (recall levels,
-        ``iprec_at_recall.0.5``) or ``"beta_squared"`` (``set_F.x``, x = beta squared).
+        printed form ``P_10`` is accepted too), ``"levels"`` (recall levels or multiples,
+        ``iprec_at_recall.0.5``), ``"beta_squared"`` (``set_F.x``, x = beta squared),
+        ``"gains"`` (``ndcg.1=3,2=9``: grade = gain pairs) or ``"values"`` (numbers that
+        ``bind`` turns into the measure's parameters, ``utility.2,-1,0,0``).
     defaults
         The values trec_eval uses when ``name`` comes alone (``P``: 5, 10, ..., 1000).
     printed
-        How trec_eval prints it, with ``{}`` for one value of the parameter (``P_{}``).
+        How trec_eval prints it, with ``{}`` for one value of the parameter (``P_{}``). A
+        measure with ``"beta_squared"``, ``"gains"`` or ``"values"`` parameters is printed
+        ``name_<parameters as typed>`` (``set_F_0.5``), or ``name`` without them.
+    bind
+        For ``"values"``: the typed values (strings) to keyword parameters of the measure
+        (``k`` for a cutoff), or a MeasureError naming what is expected.
+    per_query, summary
+        Whether trec_eval prints a row for each query (``-q``) and the ``all`` row.
     """
 
     name: str
-    param: Literal["cutoffs", "levels", "beta_squared"] | None = None
+    param: TrecParam | None = None
     defaults: tuple[float, ...] = ()
     printed: str = ""
+    bind: Callable[[list[str], str], dict[str, Any]] | None = None
+    per_query: bool = True
+    summary: bool = True
 
     def describe(self) -> str:
         """The name for ``prfeval measures``: ``P_k (P.5,10 ...; P alone: 5, 10, ...)``."""
         shown = self.printed.replace("{}", self._placeholder()) if self.printed else self.name
         if self.param == "beta_squared":
             return f"{self.name}, {self.name}.x with x = beta^2"
+        if self.param == "gains":
+            return f"{self.name}, {self.name}.grade=gain,..."
+        if self.param == "values":
+            values = ",".join(_fmt(v) for v in self.defaults)
+            return f"{self.name}, {self.name}.{values}"
         if self.defaults:
             values = ", ".join(_fmt(v) for v in self.defaults)
             return f"{shown} ({self.name} alone: {values})"
@@ -133,28 +164,41 @@ class MeasureDef:
     ranked
         For a measure of the ranking itself: per-query values from a
         :class:`~prfeval.core.ranking.JudgedRanking`, the parsed measure and the relevance
-        level. Exactly one of ``counts`` and ``ranked`` is given.
+        level.
+    text
+        For a measure whose value is text (trec_eval's runid and relstring): per-query
+        strings from the ranking, the parsed measure and the relevance level. Exactly one of
+        ``counts``, ``ranked`` and ``text`` is given.
     depth
         For ``counts``: the table of the whole retrieved set, of the top k, or of the top R.
     cutoff
         What follows ``@``: nothing (``"none"``), a cutoff k (``"required"`` or
-        ``"optional"``) or a recall level (``"level"``, IPrec@0.5).
+        ``"optional"``) or a level (``"level"``: a recall level, IPrec@0.5, or a multiple of
+        R, RprecMult@1.5).
+    level_max
+        For ``"level"``: the largest level accepted (``None``: no bound).
     reads
         What the measure reads of a ranking, so that tied documents are put in order only
         where it can tell (``"set"``, ``"top_k"`` or ``"ranks"``).
     aggregation
-        ``"mean"`` over queries, ``"sum"`` (counts, reported as totals) or ``"gmean"``.
+        ``"mean"`` over queries, ``"sum"`` (counts, reported as totals), ``"gmean"``, or for
+        text ``"none"`` (per query only) and ``"shared"`` (one text for the run).
     params
         Parameter names it accepts (keys of the registry's parameters).
     needs_tn
         Whether it needs true negatives (the collection size).
+    micro
+        Whether a measure of a contingency table also gets a micro average (the same
+        function of the pooled table); ``False`` where that would not be an average
+        (Utility, a weighted sum).
     of_means
         For F-like measures: the value computed from the macro precision and macro recall
         of the same tables (``f_of_means``), as ``of_means(p, r, measure)``.
     aliases
         Other names accepted (matched case-insensitively).
     trec_eval
-        trec_eval's name for it, if trec_eval has it.
+        trec_eval's name(s) for it, if trec_eval has it: one :class:`TrecName`, or several
+        (``map`` and ``map_cut`` are both AP).
     conventions
         Edge cases: what it is when nothing is retrieved, nothing is relevant, ...
     higher_is_better
@@ -175,23 +219,36 @@ class MeasureDef:
     formula: str
     counts: Callable[[Counts, Measure, float], FloatArray] | None = None
     ranked: Callable[[JudgedRanking, Measure, int], FloatArray] | None = None
+    text: Callable[[JudgedRanking, Measure, int], npt.NDArray[np.object_]] | None = None
     depth: Depth = "set"
     cutoff: Cutoff = "none"
+    level_max: float | None = 1.0
     reads: Reads = "set"
     aggregation: Aggregation = "mean"
     params: tuple[str, ...] = ("rel",)
     needs_tn: bool = False
+    micro: bool = True
     of_means: Callable[[float, float, Measure], float] | None = None
     aliases: tuple[str, ...] = ()
-    trec_eval: TrecName | None = None
+    trec_eval: TrecName | tuple[TrecName, ...] | None = None
     conventions: str = ""
     higher_is_better: bool = True
     classification: str | None = None
     bounded: bool = False
 
     def __post_init__(self) -> None:
-        if (self.counts is None) == (self.ranked is None):
-            raise TypeError(f"{self.name}: declare exactly one of counts= and ranked=")
+        given = sum(f is not None for f in (self.counts, self.ranked, self.text))
+        if given != 1:
+            raise TypeError(f"{self.name}: declare exactly one of counts=, ranked= and text=")
+        if (self.text is not None) != (self.aggregation in ("none", "shared")):
+            raise TypeError(f"{self.name}: text measures, and only they, aggregate as text")
+
+    @property
+    def trec_names(self) -> tuple[TrecName, ...]:
+        """trec_eval's names for it (none, one or several)."""
+        if self.trec_eval is None:
+            return ()
+        return self.trec_eval if isinstance(self.trec_eval, tuple) else (self.trec_eval,)
 
     @property
     def is_total(self) -> bool:
@@ -199,17 +256,22 @@ class MeasureDef:
         return self.aggregation == "sum"
 
     @property
+    def is_text(self) -> bool:
+        """Whether its values are text (runid, relstring), kept apart from the numbers."""
+        return self.text is not None
+
+    @property
     def direction(self) -> int:
-        """+1 when higher is better, -1 when lower is better, 0 for totals (no better or
-        worse): what comparisons read the sign of a difference from."""
-        if self.is_total:
+        """+1 when higher is better, -1 when lower is better, 0 for totals and text (no
+        better or worse): what comparisons read the sign of a difference from."""
+        if self.is_total or self.is_text:
             return 0
         return 1 if self.higher_is_better else -1
 
     @property
     def has_micro(self) -> bool:
         """Whether it has a micro average: the measure of the pooled contingency tables."""
-        return self.counts is not None and not self.is_total
+        return self.counts is not None and not self.is_total and self.micro
 
     @property
     def usage(self) -> str:
@@ -223,7 +285,8 @@ class MeasureDef:
     def example(self, k: float = 10) -> str:
         """A valid name for it: ``P@10``, ``IPrec@0.5``, ``SetP``."""
         if self.cutoff == "level":
-            return f"{self.name}@{_fmt(k if 0 <= k <= 1 else 0.5)}"
+            top = 1.0 if self.level_max is None else self.level_max
+            return f"{self.name}@{_fmt(k if 0 <= k <= top else 0.5)}"
         return f"{self.name}@{_fmt(k)}" if self.cutoff == "required" else self.name
 
     @property
@@ -231,6 +294,8 @@ class MeasureDef:
         """The averages reported for it, in words: ``total``, ``macro, micro, f_of_means``."""
         if self.is_total:
             return "total"
+        if self.is_text:
+            return "text, per query" if self.aggregation == "none" else "text, for the run"
         first = "geometric mean" if self.aggregation == "gmean" else "macro"
         extra = ["micro"] if self.has_micro else []
         extra += ["f_of_means"] if self.of_means else []
@@ -239,7 +304,14 @@ class MeasureDef:
 
 @dataclass(frozen=True)
 class Measure:
-    """A measure as asked for: definition, parameters, cutoff and the label the user typed."""
+    """A measure as asked for: definition, parameters, cutoff and the label the user typed.
+
+    ``params`` holds the values of the definition's other parameters (gains, p, ...) that
+    differ from their defaults, as ``(name, value)`` pairs sorted by name, so that equal
+    measures compare and hash equal; ``rendered`` is how each is written in ``name``.
+    ``printed`` is trec_eval's printed name when the measure was asked by its trec_eval
+    name (``P.10`` prints ``P_10``).
+    """
 
     definition: MeasureDef
     k: int | None = None
@@ -248,18 +320,41 @@ class Measure:
     label: str = ""
     explicit: dict[str, object] = field(default_factory=dict, compare=False)
     recall_level: float | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+    printed: str | None = field(default=None, compare=False)
+    rendered: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """The value of parameter ``name``, or ``default`` when it was not given."""
+        for key, value in self.params:
+            if key == name:
+                return value
+        return default
 
     @property
     def name(self) -> str:
         """The canonical form, which parses back to the same measure: ``P(rel=2)@10``."""
-        shown = {k: v for k, v in self.explicit.items() if k in ("rel", "beta")}
+        shown: dict[str, str] = {
+            k: _fmt(v) for k, v in self.explicit.items() if k in ("rel", "beta")
+        }
         if "alpha" in self.explicit:
-            shown["beta"] = self.beta
-        params = ",".join(f"{k}={_fmt(v)}" for k, v in sorted(shown.items()))
+            shown["beta"] = _fmt(self.beta)
+        if "beta" in shown:
+            shown["beta"] = _fmt(self.beta)
+        rendered = dict(self.rendered)
+        for key, value in self.params:
+            if key in self.definition.params:  # beta2 (set_F.x) is internal
+                shown[key] = rendered.get(key, _fmt(value))
+        params = ",".join(f"{k}={v}" for k, v in sorted(shown.items()))
         text = self.definition.name + (f"({params})" if params else "")
         if self.recall_level is not None:
             return f"{text}@{_fmt(self.recall_level)}"
         return text + (f"@{self.k}" if self.k is not None else "")
+
+    @property
+    def trec_label(self) -> str:
+        """trec_eval's printed name when asked by a trec_eval name, else the label."""
+        return self.printed or str(self)
 
     def __str__(self) -> str:
         return self.label or self.name
@@ -311,9 +406,11 @@ class Registry:
                 if taken is not None and taken is not d:
                     raise TypeError(f"{d.name}: the name {n!r} is {taken.name}'s already")
                 self._by_lower[n.lower()] = d
-            if d.trec_eval is not None:
-                self._trec.append((d.trec_eval, d))
-        # Longest first: num_rel_ret before num_rel, iprec_at_recall before anything shorter.
+            for t in d.trec_names:
+                if any(t.name == other.name for other, _ in self._trec):
+                    raise TypeError(f"{d.name}: the trec_eval name {t.name!r} is taken")
+                self._trec.append((t, d))
+        # Longest first: num_rel_ret before num_rel, map_cut before map.
         self._trec.sort(key=lambda item: -len(item[0].name))
 
     # ------------------------------------------------------------------ lookup and hints
@@ -325,16 +422,23 @@ class Registry:
             raise MeasureError(f"unknown measure {name!r}{self.suggest(name)}")
         return found
 
+    def trec_name(self, name: str) -> tuple[TrecName, MeasureDef] | None:
+        """trec_eval's measure called ``name`` exactly (``P``, ``ndcg_cut``), or ``None``."""
+        for t, d in self._trec:
+            if t.name == name:
+                return t, d
+        return None
+
     def names(self) -> list[str]:
         """Every name a user may type: canonical, aliases, trec_eval's and examples."""
         out: set[str] = set()
         for d in self.definitions.values():
             out.update((d.name, *d.aliases, d.example()))
-            if d.trec_eval is not None:
-                t = d.trec_eval
+            for t in d.trec_names:
                 out.add(t.name)
-                if t.printed and t.defaults:
-                    out.add(t.printed.format(_fmt(t.defaults[1 if len(t.defaults) > 1 else 0])))
+                if t.printed and t.defaults and t.param in ("cutoffs", "levels"):
+                    value = t.defaults[1 if len(t.defaults) > 1 else 0]
+                    out.add(t.printed.format(_printed_value(value, t)))
         return sorted(out)
 
     def suggest(self, name: str) -> str:
@@ -394,12 +498,27 @@ class Registry:
         at = match["k"]
         if definition.cutoff == "level":
             if at is None:
+                what = "a recall level" if definition.level_max == 1.0 else "a level"
                 raise MeasureError(
-                    f"{token}: {definition.name} needs a recall level, e.g. {definition.example()}"
+                    f"{token}: {definition.name} needs {what}, e.g. {definition.example()}"
                 )
-            return [self.build(definition, token, params, level=_recall_level(at, token))]
+            level = _level(at, token, definition.level_max)
+            return [self.build(definition, token, params, level=level)]
         k = None if at is None else _cutoff(at, token)
         return [self.build(definition, token, params, k=k)]
+
+    def parse_trec(self, name: str, params: str | None) -> list[Measure]:
+        """trec_eval's measure ``name`` with the parameter text after its first ``.``
+        (``None``: none given): the measures it stands for, labelled as trec_eval prints
+        them. A MeasureError for a name trec_eval does not have."""
+        found = self.trec_name(name)
+        if found is None:
+            raise MeasureError(f"unknown trec_eval measure {name!r}{self.suggest(name)}")
+        t, d = found
+        if params is not None and t.param is None:
+            raise MeasureError(f"{name}.{params}: {name} takes no parameters")
+        token = name if params is None else f"{name}.{params}"
+        return self._trec_measures(t, d, token, params, printed_labels=True)
 
     def _parse_trec(self, token: str) -> list[Measure] | None:
         """trec_eval's spelling of a measure, or ``None`` when ``token`` is not one."""
@@ -420,48 +539,64 @@ class Registry:
         return None
 
     def _trec_measures(
-        self, t: TrecName, d: MeasureDef, token: str, rest: str | None
+        self,
+        t: TrecName,
+        d: MeasureDef,
+        token: str,
+        rest: str | None,
+        *,
+        printed_labels: bool = False,
     ) -> list[Measure]:
-        if t.param == "beta_squared":
-            params: dict[str, object] = {}
-            if rest is not None:
-                try:
-                    x = float(rest)
-                except ValueError:
-                    raise MeasureError(
-                        f"{token}: {t.name}.x takes a number x (= beta^2)"
-                    ) from None
-                if not (math.isfinite(x) and x >= 0):
-                    raise MeasureError(f"{token}: {t.name}.x takes x = beta^2 >= 0, got {x:g}")
-                params["beta"] = math.sqrt(x)
-            return [self.build(d, token, params)]
+        """The measures of ``t`` with parameter text ``rest``. Labels are ``token`` for one
+        measure (``P.10``) and the printed names for several (or with ``printed_labels``)."""
         if t.param is None:
-            return [self.build(d, token, {})]
+            return [self.build(d, token, {}, printed=t.name)]
+        if t.param in ("beta_squared", "gains", "values"):
+            printed = t.name if rest is None else f"{t.name}_{rest}"
+            label = printed if printed_labels else token
+            if rest is None:
+                values = [_fmt(v) for v in t.defaults] if t.param == "values" else []
+                params = t.bind(values, token) if t.bind is not None and values else {}
+                return [self.build(d, label, _without_k(params), k=params.get("k"),
+                                   printed=printed)]
+            if t.param == "beta_squared":
+                return [self.build(d, label, _beta_squared(rest, t, token), printed=printed)]
+            if t.param == "gains":
+                return [self.build(d, label, {"gains": trec_gains(rest, token)},
+                                   printed=printed)]
+            if t.bind is None:  # a declaration error, not the user's
+                raise TypeError(f"{t.name}: a 'values' trec_eval name needs bind=")
+            params = t.bind([v for v in rest.split(",") if v], token)
+            return [self.build(d, label, _without_k(params), k=params.get("k"),
+                               printed=printed)]
         if rest is None:
             values: list[str] = [_fmt(v) for v in t.defaults]
-            labels = [t.printed.format(_printed_value(v, t)) for v in t.defaults]
         else:
             values = [v for v in rest.split(",") if v]
             if not values:
                 raise MeasureError(f"{token}: expected values after {t.name}.")
-            labels = (
-                [token]
-                if len(values) == 1
-                else [t.printed.format(_printed_value(v, t)) for v in values]
-            )
         if t.param == "levels":
+            levels = sorted(_level(v, token, d.level_max) for v in values)
+            _no_repeats(levels, token)
+            printed = [t.printed.format(_printed_value(v, t)) for v in levels]
+            labels = [token] if len(levels) == 1 and not printed_labels else printed
             return [
-                self.build(d, label, {}, level=_recall_level(v, token))
-                for v, label in zip(values, labels, strict=True)
+                self.build(d, label, {}, level=v, printed=shown)
+                for v, label, shown in zip(levels, labels, printed, strict=True)
             ]
+        # trec_eval sorts cutoffs and refuses repeated ones.
+        ks = sorted(_cutoff(v, token) for v in values)
+        _no_repeats(ks, token)
+        printed = [t.printed.format(k) for k in ks]
+        labels = [token] if len(ks) == 1 and not printed_labels else printed
         return [
-            self.build(d, label, {}, k=_cutoff(v, token))
-            for v, label in zip(values, labels, strict=True)
+            self.build(d, label, {}, k=k, printed=shown)
+            for k, label, shown in zip(ks, labels, printed, strict=True)
         ]
 
     def _parse_params(self, text: str, definition: MeasureDef, label: str) -> dict[str, object]:
         values: dict[str, object] = {}
-        for item in filter(None, (part.strip() for part in text.split(","))):
+        for item in filter(None, (part.strip() for part in _split_params(text))):
             key, sep, raw = item.partition("=")
             key = key.strip()
             if not sep:
@@ -472,7 +607,7 @@ class Registry:
             spec = self.params[key]
             try:
                 value = spec.type(raw.strip())
-            except ValueError:
+            except (ValueError, TypeError):
                 raise MeasureError(
                     f"{label}: {key} must be {spec.valid}, got {raw.strip()!r}"
                 ) from None
@@ -491,6 +626,7 @@ class Registry:
         *,
         k: int | None = None,
         level: float | None = None,
+        printed: str | None = None,
     ) -> Measure:
         """A :class:`Measure` of ``definition`` with checked parameters and cutoff."""
         if definition.cutoff == "required" and k is None:
@@ -505,15 +641,80 @@ class Registry:
         elif "beta" in params:
             beta = float(params["beta"])  # type: ignore[arg-type]
         rel = params.get("rel")
+        # The other parameters, kept only where they differ from the default, so that
+        # RBP(p=0.8) and RBP are one measure.
+        others = []
+        for key, value in sorted(params.items()):
+            if key in ("rel", "beta", "alpha"):
+                continue
+            spec = self.params.get(key)
+            if spec is not None and value == spec.default:
+                continue
+            others.append((key, value))
+        rendered = tuple(
+            (key, self.params[key].render(value)) for key, value in others if key in self.params
+        )
         return Measure(
             definition,
             k=k,
             rel=None if rel is None else int(rel),  # type: ignore[call-overload]
             beta=beta,
             label=label,
-            explicit=dict(params),
+            explicit={key: v for key, v in params.items() if key in ("rel", "beta", "alpha")},
             recall_level=level,
+            params=tuple(others),
+            printed=printed,
+            rendered=rendered,
         )
+
+
+def trec_gains(text: str, label: str) -> tuple[tuple[int, float], ...]:
+    """trec_eval's gain pairs ``1=3,2=9,4=4.5`` as ``((1, 3.0), (2, 9.0), (4, 4.5))``.
+
+    The grade is an integer (trec_eval reads it with ``atol``: -1 stands for unjudged
+    documents, -2 for documents judged with a negative grade), the gain a number. The order
+    is kept: trec_eval's ideal ranking depends on it when gains differ by less than 1.
+    """
+    pairs = []
+    for item in filter(None, text.split(",")):
+        grade, sep, gain = item.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            pair = (int(grade), float(gain))
+        except ValueError:
+            raise MeasureError(
+                f"{label}: gains are grade=gain pairs such as 1=3,2=9; got {item!r}"
+            ) from None
+        if not math.isfinite(pair[1]):
+            raise MeasureError(f"{label}: a gain must be a finite number, got {gain!r}")
+        if any(pair[0] == seen for seen, _ in pairs):
+            raise MeasureError(f"{label}: grade {pair[0]} is given two gains")
+        pairs.append(pair)
+    if not pairs:
+        raise MeasureError(f"{label}: expected grade=gain pairs, e.g. 1=3,2=9")
+    return tuple(pairs)
+
+
+def _without_k(params: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in params.items() if key != "k"}
+
+
+def _beta_squared(rest: str, t: TrecName, token: str) -> dict[str, object]:
+    try:
+        x = float(rest)
+    except ValueError:
+        raise MeasureError(f"{token}: {t.name}.x takes a number x (= beta^2)") from None
+    if not (math.isfinite(x) and x >= 0):
+        raise MeasureError(f"{token}: {t.name}.x takes x = beta^2 >= 0, got {x:g}")
+    # beta2 keeps x itself: sqrt(x)^2 is not always x, and trec_eval computes with x.
+    return {"beta": math.sqrt(x), "beta2": x}
+
+
+def _no_repeats(values: Sequence[float], token: str) -> None:
+    repeated = [a for a, b in pairwise(values) if a == b]
+    if repeated:
+        raise MeasureError(f"{token}: {_fmt(repeated[0])} is given twice (trec_eval refuses it)")
 
 
 def _printed_value(value: float | str, t: TrecName) -> str:
@@ -533,13 +734,16 @@ def _cutoff(text: str, label: str) -> int:
     return k
 
 
-def _recall_level(text: str, label: str) -> float:
+def _level(text: str, label: str, top: float | None = 1.0) -> float:
+    """A level after ``@``: a recall level in [0, 1], or a number >= 0 when ``top`` is None."""
+    bounds = "[0, 1]" if top == 1.0 else (f"[0, {_fmt(top)}]" if top is not None else ">= 0")
+    what = "the recall level" if top == 1.0 else "the level"
     try:
         r = float(text)
     except ValueError:
-        raise MeasureError(f"{label}: the recall level must be a number in [0, 1]") from None
-    if not 0.0 <= r <= 1.0:
-        raise MeasureError(f"{label}: the recall level must be in [0, 1], got {r:g}")
+        raise MeasureError(f"{label}: {what} must be a number {bounds}") from None
+    if not (r >= 0.0 and (top is None or r <= top) and math.isfinite(r)):
+        raise MeasureError(f"{label}: {what} must be in {bounds}, got {r:g}")
     return r
 
 
@@ -557,3 +761,24 @@ def _split(text: str) -> list[str]:
     if current:
         tokens.append("".join(current))
     return tokens
+
+
+def _split_params(text: str) -> list[str]:
+    """Split ``a=1, gains={0:0,1:1}, levels=[0.1,0.5]`` on the commas outside brackets."""
+    parts, depth, current, quote = [], 0, [], ""
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(ch)
+    parts.append("".join(current))
+    return parts

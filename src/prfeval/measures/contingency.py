@@ -16,14 +16,22 @@ import numpy.typing as npt
 
 from prfeval.core import counts as C
 from prfeval.core.counts import Counts
+from prfeval.core.errors import MeasureError
 from prfeval.core.registry import Measure, MeasureDef, TrecName
 
-__all__ = ["DEFINITIONS", "TREC_EVAL_CUTOFFS"]
+__all__ = ["DEFINITIONS", "TREC_EVAL_CUTOFFS", "UTILITY_DEFAULTS"]
 
 FloatArray = npt.NDArray[np.float64]
 
 #: The cutoffs trec_eval reports for P and recall when none are given.
 TREC_EVAL_CUTOFFS: tuple[int, ...] = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+#: The weights of TP, FP, FN and TN in trec_eval's utility when none are given.
+UTILITY_DEFAULTS: tuple[tuple[str, float], ...] = (
+    ("tp", 1.0),
+    ("fp", -1.0),
+    ("fn", 0.0),
+    ("tn", 0.0),
+)
 
 Ratio = Callable[..., FloatArray]
 
@@ -40,12 +48,47 @@ def _total(
     return lambda c, m, zd: getter(c)
 
 
+def _beta_squared(m: Measure) -> float:
+    """beta^2: x itself for trec_eval's set_F.x (sqrt(x)^2 is not always x)."""
+    return float(m.get("beta2", m.beta * m.beta))
+
+
 def _f(c: Counts, m: Measure, zd: float) -> FloatArray:
-    return C.f_beta(c, m.beta, zero_division=zd)
+    return C.f_beta(c, m.beta, zero_division=zd, beta_squared=_beta_squared(m))
 
 
 def _e(c: Counts, m: Measure, zd: float) -> FloatArray:
-    return 1.0 - C.f_beta(c, m.beta, zero_division=zd)
+    return 1.0 - C.f_beta(c, m.beta, zero_division=zd, beta_squared=_beta_squared(m))
+
+
+def _set_relative_p(c: Counts, m: Measure, zd: float) -> FloatArray:
+    return C.safe_divide(c.tp, np.minimum(c.retrieved, c.relevant), zero_division=zd)
+
+
+def _set_ap(c: Counts, m: Measure, zd: float) -> FloatArray:
+    # trec_eval's set_map: (a * a) / (n * R), in doubles.
+    tp = c.tp.astype(np.float64)
+    return C.safe_divide(tp * tp, c.retrieved * c.relevant.astype(np.float64), zero_division=zd)
+
+
+def _utility(c: Counts, m: Measure, zd: float) -> FloatArray:
+    w = [float(m.get(name, default)) for name, default in UTILITY_DEFAULTS]
+    # TN is N - TP - FP - FN; without a collection size trec_eval takes N = 0.
+    tn = c.tn if c.tn is not None else -(c.tp + c.fp + c.fn)
+    return w[0] * c.tp + w[1] * c.fp + w[2] * c.fn + w[3] * tn
+
+
+def _bind_utility(values: list[str], token: str) -> dict[str, object]:
+    """``utility.2,-1,0,0``: the four weights of TP, FP, FN and TN, in that order."""
+    try:
+        weights = [float(v) for v in values]
+    except ValueError:
+        weights = []
+    if len(weights) != 4:
+        raise MeasureError(
+            f"{token}: utility takes four weights (TP, FP, FN, TN), e.g. utility.1,-1,0,0"
+        )
+    return dict(zip((name for name, _ in UTILITY_DEFAULTS), weights, strict=True))
 
 
 def _f_of_means(p: float, r: float, m: Measure) -> float:
@@ -167,6 +210,37 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         trec_eval=TrecName("set_F", "beta_squared"),
         conventions=_F_CONV,
         classification="f",
+    ),
+    MeasureDef(
+        "SetRelativeP",
+        "precision of the retrieved set relative to the best possible (trec_eval's "
+        "set_relative_P)",
+        "TP / min(TP + FP, TP + FN)",
+        counts=_set_relative_p,
+        trec_eval=TrecName("set_relative_P"),
+        conventions="0 when nothing is retrieved or nothing is relevant.",
+    ),
+    MeasureDef(
+        "SetAP",
+        "unranked AP of the retrieved set: set precision times set recall (trec_eval's "
+        "set_map)",
+        "TP^2 / ((TP + FP) (TP + FN))",
+        counts=_set_ap,
+        trec_eval=TrecName("set_map"),
+        conventions="0 when nothing is retrieved or nothing is relevant.",
+    ),
+    MeasureDef(
+        "Utility",
+        "a weighted sum of the contingency table (trec_eval's utility)",
+        "w_tp TP + w_fp FP + w_fn FN + w_tn TN (default weights 1, -1, 0, 0)",
+        counts=_utility,
+        params=("rel", "tp", "fp", "fn", "tn"),
+        micro=False,
+        trec_eval=TrecName(
+            "utility", "values", tuple(w for _, w in UTILITY_DEFAULTS), bind=_bind_utility
+        ),
+        conventions="TN = N - TP - FP - FN with N the collection size (-N), or 0 when not "
+        "given, as trec_eval; the mean over queries (not the sum).",
     ),
     MeasureDef(
         "SetE",

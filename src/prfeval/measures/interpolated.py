@@ -7,21 +7,29 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.core.errors import UsageError
+from prfeval.core.errors import MeasureError, UsageError
 from prfeval.core.ranking import JudgedRanking
 from prfeval.core.registry import Measure, MeasureDef, TrecName
-from prfeval.measures.ranks import RankProfile, rank_profile
+from prfeval.measures.ranks import (
+    RankProfile,
+    rank_profile,
+    relevant_positions,
+    segment_suffix_max,
+)
 
 __all__ = [
     "DEFINITIONS",
     "STANDARD_RECALL_LEVELS",
     "check_levels",
     "iprec_at_recall",
+    "iprec_core",
     "iprec_from_profile",
     "level_key",
+    "recall_cutoffs",
 ]
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
 #: trec_eval's 11 recall levels 0.0, 0.1, ..., 1.0, as the doubles its "0.10" etc. parse to
 #: (``i / 10`` is correctly rounded; ``0.1 * i`` is not: 0.1 * 3 = 0.30000000000000004).
@@ -47,30 +55,91 @@ def check_levels(levels: Iterable[float], what: str, *, allow_zero: bool) -> tup
     return tuple(out)
 
 
+def recall_cutoffs(
+    levels: Sequence[float] | FloatArray, n_rel: IntArray, version: int = 9
+) -> IntArray:
+    """The number of relevant documents each recall level asks for, per query and level.
+
+    trec_eval 9 computes ``(long) (level * num_rel + 0.9)`` in doubles, and the same
+    operations give the same counts (0.7 * 3 + 0.9 truncates to 2, not 3); trec_eval 10
+    rounds, ``lround(level * num_rel)`` (halves away from zero).
+    """
+    x = np.asarray(levels, dtype=np.float64)[None, :] * n_rel[:, None]
+    if version >= 10:
+        low = np.floor(x)
+        return np.where(x - low >= 0.5, low + 1, low).astype(np.int64)  # type: ignore[no-any-return]
+    return (x + 0.9).astype(np.int64)  # type: ignore[no-any-return]
+
+
+def iprec_core(
+    n_queries: int,
+    rel_query: IntArray,
+    rel_precision: FloatArray,
+    n_rel: IntArray,
+    n_retrieved: IntArray,
+    levels: tuple[float, ...],
+    *,
+    version: int = 9,
+    empty: FloatArray | float = 0.0,
+) -> FloatArray:
+    """Interpolated precision at ``levels`` for every query, from its relevant positions.
+
+    ``rel_query`` and ``rel_precision`` are the query and the precision at the rank of each
+    relevant retrieved document, in rank order. Between two relevant documents precision
+    only falls, so the best precision at or below any rank is the best at the relevant ranks
+    from there on: a suffix maximum over these positions alone. ``empty`` is the value at
+    the levels asking for no relevant document when nothing was retrieved (0/0).
+    """
+    out = np.zeros((n_queries, len(levels)), dtype=np.float64)
+    if n_queries == 0 or not levels:
+        return out
+    best = segment_suffix_max(rel_precision, rel_query, n_queries)
+    n_rel_ret = np.bincount(rel_query, minlength=n_queries).astype(np.int64)
+    rel_start = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(n_rel_ret)])[:-1]
+    need = recall_cutoffs(levels, n_rel, version)
+    # Needing c >= 1 relevant documents: the best precision at or below the rank of the c-th.
+    q, j = np.nonzero((need >= 1) & (need <= n_rel_ret[:, None]))
+    out[q, j] = best[rel_start[q] + need[q, j] - 1]
+    # Needing none: the best precision anywhere (0 when nothing relevant was retrieved).
+    q, j = np.nonzero((need <= 0) & (n_rel_ret > 0)[:, None])
+    out[q, j] = best[rel_start[q]]
+    nothing = np.broadcast_to(np.asarray(empty, dtype=np.float64), (n_queries,))
+    q, j = np.nonzero((need <= 0) & (n_retrieved == 0)[:, None])
+    out[q, j] = nothing[q]
+    return out
+
+
 def iprec_from_profile(
     jr: JudgedRanking, prof: RankProfile, levels: tuple[float, ...]
 ) -> FloatArray:
     """IPrec at ``levels`` for every query, from a profile (see :func:`iprec_at_recall`)."""
-    n_q = jr.n_queries
-    out = np.zeros((n_q, len(levels)), dtype=np.float64)
-    if n_q == 0 or not levels:
-        return out
     rel_index = np.flatnonzero(prof.relevant)  # grouped by query, in rank order
-    n_rel_ret = np.bincount(jr.query_index[rel_index], minlength=n_q).astype(np.int64)
-    rel_start = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(n_rel_ret)])[:-1]
-    # trec_eval turns a recall level into a number of relevant documents as
-    # (long) (level * num_rel + 0.9), in doubles; the same operations give the same counts
-    # (0.7 * 3 + 0.9 truncates to 2, not 3).
-    need = (np.asarray(levels, dtype=np.float64)[None, :] * prof.n_rel[:, None] + 0.9).astype(
-        np.int64
+    return iprec_core(
+        jr.n_queries,
+        jr.query_index[rel_index],
+        prof.tp[rel_index] / prof.k[rel_index],
+        prof.n_rel,
+        jr.n_retrieved,
+        levels,
     )
-    # Needing c >= 1 relevant documents: the best precision at or below the rank of the c-th.
-    q, j = np.nonzero((need >= 1) & (need <= n_rel_ret[:, None]))
-    out[q, j] = prof.suffix_max[rel_index[rel_start[q] + need[q, j] - 1]]
-    # Needing none: the best precision anywhere in the ranking (0 for an empty ranking).
-    q, j = np.nonzero((need <= 0) & (jr.n_retrieved > 0)[:, None])
-    out[q, j] = prof.suffix_max[jr.offsets[q]]
-    return out
+
+
+def _iprec_values(jr: JudgedRanking, levels: tuple[float, ...], level: int) -> FloatArray:
+    """IPrec as the measures report it: trec_eval's version of the cutoffs, and 0/0 (NaN) at
+    the levels asking for no relevant document when an evaluated query retrieved nothing
+    (-J or -M 0 can empty a ranking); a judged query missing from the run scores 0."""
+    rp = relevant_positions(jr, level)
+    empty = np.where(jr.in_run, np.nan, 0.0)
+    return iprec_core(
+        jr.n_queries,
+        rp.query,
+        rp.k / (rp.rank0 + 1.0),
+        jr.n_relevant(level),
+        jr.n_retrieved,
+        levels,
+        version=jr.trec_eval_version,
+        empty=empty,
+    )
 
 
 def iprec_at_recall(
@@ -106,7 +175,7 @@ def iprec_at_recall(
     anywhere, which is 0 when nothing relevant was retrieved; an empty ranking is 0 (trec_eval
     does not evaluate a query with no results; pytrec_eval reports 0/0 = NaN at level 0). A
     repeated document takes a place and counts once. Vectorised: one suffix maximum of
-    precision over all positions and a gather, no loop over queries.
+    precision over the relevant positions and a gather, no loop over queries.
 
     Examples
     --------
@@ -121,7 +190,28 @@ def iprec_at_recall(
 
 
 def _iprec(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
-    return iprec_at_recall(jr, [float(m.recall_level or 0.0)], level=level)[:, 0]
+    return _iprec_values(jr, (float(m.recall_level or 0.0),), level)[:, 0]
+
+
+def _iprec_mean(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
+    levels = tuple(m.get("levels", STANDARD_RECALL_LEVELS))
+    values = _iprec_values(jr, levels, level)
+    # Added level by level, in the order given, as trec_eval adds them.
+    total = np.zeros(jr.n_queries)
+    for j in range(len(levels)):
+        total += values[:, j]
+    return total / len(levels)
+
+
+def _bind_levels(values: list[str], token: str) -> dict[str, object]:
+    """``11pt_avg.0.25,0.5``: the levels as given (trec_eval keeps their order and repeats)."""
+    try:
+        levels = tuple(float(v) for v in values)
+    except ValueError:
+        raise MeasureError(f"{token}: the levels must be numbers in [0, 1]") from None
+    if not levels or not all(0.0 <= r <= 1.0 for r in levels):
+        raise MeasureError(f"{token}: the levels must be numbers in [0, 1]")
+    return {"levels": levels}
 
 
 DEFINITIONS: tuple[MeasureDef, ...] = (
@@ -137,6 +227,21 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
             "iprec_at_recall", "levels", STANDARD_RECALL_LEVELS, "iprec_at_recall_{}"
         ),
         conventions="Written IPrec@0.5. 0 when the ranking never reaches r; IPrec@0 is the "
-        "best precision anywhere; macro average only.",
+        "best precision anywhere, and 0/0 (NaN, trec_eval's -nan) for an evaluated query "
+        "that retrieved nothing (-J, -M 0); trec_eval 10 rounds r R instead "
+        "(--trec-eval-version 10); macro average only.",
+    ),
+    MeasureDef(
+        "IPrecAvg",
+        "interpolated precision averaged over recall levels (trec_eval's 11pt_avg)",
+        "(1/n) sum over the n levels r of IPrec@r (levels 0, 0.1, ..., 1 by default)",
+        ranked=_iprec_mean,
+        reads="ranks",
+        params=("rel", "levels"),
+        trec_eval=TrecName(
+            "11pt_avg", "values", STANDARD_RECALL_LEVELS, bind=_bind_levels
+        ),
+        conventions="IPrec's conventions at each level (so NaN for an evaluated query that "
+        "retrieved nothing); levels kept in the order given, repeats allowed, as trec_eval.",
     ),
 )

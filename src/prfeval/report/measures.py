@@ -22,7 +22,7 @@ def entries() -> list[dict[str, object]]:
             "aggregation": d.averages,
             "needs_collection_size": d.needs_tn,
             "aliases": list(d.aliases),
-            "trec_eval": None if d.trec_eval is None else d.trec_eval.describe(),
+            "trec_eval": " / ".join(t.describe() for t in d.trec_names) or None,
             "conventions": d.conventions,
         }
         for d in REGISTRY.values()

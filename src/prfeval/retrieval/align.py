@@ -40,13 +40,17 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
     if needs.cutoffs is not None and options.unjudged != "drop" and options.duplicates != "first":
         cutoffs = {*needs.cutoffs, *([] if options.max_results is None else [options.max_results])}
     exact_docs = enc.tie_ranks is None
+    scores = enc.scores
+    if scores is not None and options.trec_eval_version == 9:
+        # trec_eval 9 keeps scores as C floats: scores equal in single precision tie.
+        scores = scores.astype(np.float32)
     ranked = rank_order(
         order,
         enc.slot,
         enc.doc,
         enc.n_docs,
         enc.query_code,
-        scores=enc.scores,
+        scores=scores,
         ranks=enc.ranks,
         name=enc.name,
         tie_ranks=enc.tie_ranks,
@@ -72,11 +76,18 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         later = np.flatnonzero(np.diff(keys[by_key_then_rank]) == 0) + 1
         repeat[candidates[by_key_then_rank[later]]] = True
     n_duplicates = int(repeat.sum())
+    offsets = offsets_of(pos_q, n_out)
     if n_duplicates and options.duplicates == "error":
-        query_id, doc_id, path, line = enc.row_names(int(ranked[np.flatnonzero(repeat)[0]]))
-        raise InputFormatError(
-            f"document {doc_id!r} repeated for query {query_id!r}", path=path, line_number=line
-        )
+        at = np.flatnonzero(repeat)
+        if options.max_results is not None:  # as trec_eval: only within the top -M
+            at = at[at - offsets[pos_q[at]] < options.max_results]
+        if at.size:
+            query_id, doc_id, path, line = enc.row_names(int(ranked[at[0]]))
+            raise InputFormatError(
+                f"document {doc_id!r} repeated for query {query_id!r}",
+                path=path,
+                line_number=line,
+            )
     keep = ~repeat if options.duplicates == "first" else np.ones(pos_q.size, dtype=bool)
 
     def per_query(mask: npt.NDArray[np.bool_]) -> IntArray:
@@ -84,7 +95,6 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
 
     zeros = np.zeros(n_out, dtype=np.int64)
     counts = {"duplicates": per_query(repeat) if n_duplicates else zeros}
-    offsets = offsets_of(pos_q, n_out)
     counts["truncated"] = zeros
     if options.max_results is not None:
         rank0 = np.arange(pos_q.size) - offsets[pos_q]
@@ -140,6 +150,9 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         needs=valid,
         query_counts=counts,
         order=order,
+        present=enc.present,
+        run_source=enc.run_source,
+        trec_eval_version=options.trec_eval_version,
     )
     if options.unjudged == "relevant":
         return ranking.assuming_relevant(options.assumed_grade)

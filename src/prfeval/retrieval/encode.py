@@ -76,6 +76,11 @@ class EncodedBlock:
         ``row_names(i)`` is (query id, doc id, path, line) of run row ``i``, for messages.
     unevaluated_rows
         Whether some rows belong to queries that are not evaluated (slot -1).
+    present
+        Per slot, whether the run names the query (``None``: all of them).
+    run_source
+        The run's id, or a function reading it (see
+        :attr:`~prfeval.core.ranking.JudgedRanking.run_source`).
     """
 
     slot: IntArray
@@ -99,6 +104,8 @@ class EncodedBlock:
     name: str
     row_names: Callable[[int], tuple[str, str, str, int | None]]
     unevaluated_rows: bool = False
+    present: BoolArray | None = None
+    run_source: Any = ""
 
     @property
     def n_slots(self) -> int:
@@ -211,6 +218,8 @@ def encode_tables(
         name=run.name,
         row_names=row_names,
         unevaluated_rows=bool((in_run & ~evaluate_q).any()),
+        present=None if not complete else in_run[out_codes],
+        run_source=run.extra.get("run_id") or run.name,
     )
 
 
@@ -353,5 +362,7 @@ def encode_dicts(
         default_order="score",
         name=name,
         row_names=row_names,
+        present=np.array([q in run_set for q in evaluated], dtype=bool) if complete else None,
+        run_source=name,
     )
 

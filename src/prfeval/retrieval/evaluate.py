@@ -116,6 +116,13 @@ class Evaluation:
         ``bounded`` (precision at k, ...), the value with every unjudged document judged lies
         between the two; for the others (recall, ...) it is only the value under that
         assumption, since the relevant documents never retrieved are not all judged either.
+    text_measures
+        The measures whose values are text (trec_eval's runid and relstring), apart from
+        ``measures`` so that ``values`` holds numbers only.
+    text
+        Label -> each query's text, in ``query_ids`` order.
+    text_summary
+        Label -> the text for the whole run (runid); relstring has none.
     """
 
     measures: tuple[Measure, ...]
@@ -135,6 +142,9 @@ class Evaluation:
         if self.coverage is None or m.k is None:
             return None
         return self.coverage.judged.get(m.k)
+    text_measures: tuple[Measure, ...] = ()
+    text: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    text_summary: dict[str, str] = field(default_factory=dict)
 
     @property
     def labels(self) -> list[str]:
@@ -181,6 +191,13 @@ class Evaluation:
                 "f_of_means": dict(up.f_of_means),
                 "assumed_relevant": up.accounting.assumed_relevant,
             }
+        if self.text_summary:
+            out["text"] = dict(self.text_summary)
+        if per_query and self.text:
+            out["per_query_text"] = {
+                qid: {label: texts[i] for label, texts in self.text.items()}
+                for i, qid in enumerate(self.query_ids)
+            }
         return out
 
     def to_frame(self) -> Any:
@@ -226,6 +243,12 @@ def summarise(
             micro[label] = s.micro
         if s.of_means is not None:
             f_of_means[label] = s.of_means
+    text: dict[str, tuple[str, ...]] = {}
+    text_summary: dict[str, str] = {}
+    for m, strings in zip(measured.text_measures, measured.texts, strict=True):
+        text[str(m)] = tuple(str(t) for t in strings)
+        if m.definition.aggregation == "shared" and len(strings):
+            text_summary[str(m)] = str(strings[-1])  # one value for the whole run
     return Evaluation(
         measures=measured.measures,
         query_ids=tuple(str(q) for q in measured.query_ids),
@@ -235,6 +258,9 @@ def summarise(
         f_of_means=f_of_means,
         accounting=accounting,
         settings=settings,
+        text_measures=measured.text_measures,
+        text=text,
+        text_summary=text_summary,
     )
 
 
@@ -317,7 +343,9 @@ def evaluate(
         stream=stream,
         progress=progress,
     )
-    asked = list(range(len(parsed)))
+    # Text measures (runid, relstring) are kept apart from the rows of numbers.
+    n_numeric = sum(not m.definition.is_text for m in parsed)
+    asked = list(range(n_numeric))
     measured = sink.result()
     settings = done.settings(opts)
     upper = None
@@ -331,7 +359,7 @@ def evaluate(
         ), upper_settings)
     return replace(
         summarise(measured.only(asked), done.accounting, settings),
-        coverage=coverage_of(measured, cutoffs, len(parsed)),
+        coverage=coverage_of(measured, cutoffs, n_numeric),
         upper=upper,
     )
 

@@ -21,7 +21,13 @@ from prfeval.core.errors import UsageError
 from prfeval.core.ranking import JudgedRanking, QueryAccounting
 from prfeval.measures import Measure, ranking_needs
 
-__all__ = ["MeasuredQueries", "check_collection_size", "check_measures", "measure_queries"]
+__all__ = [
+    "MeasuredQueries",
+    "check_collection_size",
+    "check_measures",
+    "measure_queries",
+    "split_text",
+]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -49,6 +55,9 @@ class MeasuredQueries:
     query_counts
         Per query, the accounting's counts (repeated, unjudged, ... documents), so that a
         subset of the queries is accounted for exactly.
+    text_measures, texts
+        The measures whose values are text (runid, relstring), kept out of ``values``, and
+        their per-query strings (one object array per measure).
     """
 
     measures: tuple[Measure, ...]
@@ -56,19 +65,24 @@ class MeasuredQueries:
     values: FloatArray
     counts: tuple[Counts | None, ...]
     query_counts: Mapping[str, IntArray] = field(default_factory=dict)
+    text_measures: tuple[Measure, ...] = ()
+    texts: tuple[npt.NDArray[np.object_], ...] = ()
 
     @classmethod
     def empty(cls, measures: Sequence[Measure]) -> MeasuredQueries:
         """No queries at all (every average is then 0)."""
         zero = np.zeros(0)
+        numeric, text = split_text(measures)
         return cls(
-            tuple(measures),
+            numeric,
             np.array([], dtype=object),
-            np.zeros((len(measures), 0)),
+            np.zeros((len(numeric), 0)),
             tuple(
-                None if m.definition.counts is None else Counts(zero, zero, zero) for m in measures
+                None if m.definition.counts is None else Counts(zero, zero, zero) for m in numeric
             ),
             {name: np.zeros(0, dtype=np.int64) for name in QueryAccounting.COUNTS},
+            text,
+            tuple(np.array([], dtype=object) for _ in text),
         )
 
     @classmethod
@@ -99,6 +113,11 @@ class MeasuredQueries:
                 name: np.concatenate([p.query_counts[name] for p in parts])
                 for name in first.query_counts
             },
+            first.text_measures,
+            tuple(
+                np.concatenate([p.texts[i] for p in parts])
+                for i in range(len(first.text_measures))
+            ),
         )
 
     def take(self, order: npt.ArrayLike) -> MeasuredQueries:
@@ -109,16 +128,21 @@ class MeasuredQueries:
             self.values[:, order],
             tuple(None if c is None else c.select(order) for c in self.counts),
             {name: values[order] for name, values in self.query_counts.items()},
+            self.text_measures,
+            tuple(t[order] for t in self.texts),
         )
 
     def only(self, rows: Sequence[int]) -> MeasuredQueries:
-        """The measures at positions ``rows`` (a split of measures measured together)."""
+        """The measures at positions ``rows`` of the numbers (a split of measures measured
+        together); the text measures come along."""
         return MeasuredQueries(
             tuple(self.measures[i] for i in rows),
             self.query_ids,
             self.values[list(rows)],
             tuple(self.counts[i] for i in rows),
             self.query_counts,
+            self.text_measures,
+            self.texts,
         )
 
     def accounted(self, **ids: tuple[str, ...]) -> QueryAccounting:
@@ -129,6 +153,14 @@ class MeasuredQueries:
             **{name: int(values.sum()) for name, values in self.query_counts.items()},
             **ids,  # type: ignore[arg-type]
         )
+
+
+def split_text(measures: Sequence[Measure]) -> tuple[tuple[Measure, ...], tuple[Measure, ...]]:
+    """The measures with numeric values and those with text values, each in the order given."""
+    return (
+        tuple(m for m in measures if not m.definition.is_text),
+        tuple(m for m in measures if m.definition.is_text),
+    )
 
 
 def check_measures(parsed: Sequence[Measure], collection_size: int | None) -> None:
@@ -205,7 +237,12 @@ def measure_queries(
 
     counts: list[Counts | None] = []
     rows = []
-    for m in parsed:
+    numeric, text = split_text(parsed)
+    texts = tuple(
+        m.definition.text(ranking, m, level if m.rel is None else m.rel)  # type: ignore[misc]
+        for m in text
+    )
+    for m in numeric:
         d = m.definition
         rel = level if m.rel is None else m.rel
         if d.ranked is not None:
@@ -217,5 +254,5 @@ def measure_queries(
         rows.append(d.counts(c, m, 0.0))  # type: ignore[misc]
     values = np.vstack(rows) if rows else np.zeros((0, ranking.n_queries))
     return MeasuredQueries(
-        tuple(parsed), ranking.query_ids, values, tuple(counts), ranking.query_counts
+        numeric, ranking.query_ids, values, tuple(counts), ranking.query_counts, text, texts
     )
