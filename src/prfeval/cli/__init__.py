@@ -29,6 +29,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("prfeval.cli.compare_cmd", "Compare runs: differences, intervals, paired tests."),
     "report": ("prfeval.cli.report_cmd", "One self-contained HTML page of runs, to share."),
     "split": ("prfeval.cli.split_cmd", "Split judged queries into dev and held-out sets."),
+    "trec_eval": (
+        "prfeval.cli.trec_eval_cmd",
+        "trec_eval's command line and output, byte for byte (-q, -c, -J, -M, -l, -m).",
+    ),
 }
 
 

@@ -15,6 +15,7 @@ averaging.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -36,7 +37,9 @@ __all__ = [
     "geometric",
     "macro",
     "micro",
+    "sequential_sum",
     "summarise",
+    "trec_eval_average",
     "weighted",
 ]
 
@@ -133,3 +136,33 @@ def summarise(measure: Measure, values: npt.ArrayLike, counts: Counts | None) ->
     if d.of_means is not None:
         of_means = d.of_means(macro(precision(counts)), macro(recall(counts)), measure)
     return Summary(value, micro_value, of_means)
+
+
+def sequential_sum(values: npt.ArrayLike) -> float:
+    """The sum of ``values`` added one after another, as a C loop adds them (numpy's own sum
+    adds pairwise, which can differ in the last bit)."""
+    v = np.asarray(values, dtype=np.float64)
+    return float(np.cumsum(v)[-1]) if v.size else 0.0
+
+
+def trec_eval_average(
+    values: npt.ArrayLike, aggregation: str, n_queries: int, *, floor: float = GEOMETRIC_FLOOR
+) -> float:
+    """trec_eval's ``all`` value of per-query ``values``: added in query order, then divided.
+
+    ``"sum"`` is the total; ``"mean"`` the total divided by ``n_queries`` (more than
+    ``len(values)`` with ``-c``: the missing queries add 0); ``"gmean"`` is
+    ``exp((sum of ln(max(v, floor)) + missing * ln(floor)) / n_queries)``, trec_eval's gm_
+    measures, where each missing query counts as the floor. A NaN value makes it NaN, as in
+    trec_eval. No queries: 0.
+    """
+    v = np.asarray(values, dtype=np.float64)
+    if aggregation == "sum":
+        return sequential_sum(v)
+    if n_queries <= 0:
+        return 0.0
+    if aggregation == "gmean":
+        logs = np.log(np.maximum(v, floor))
+        total = sequential_sum(logs) + (n_queries - v.size) * math.log(floor)
+        return math.exp(total / n_queries)
+    return sequential_sum(v) / n_queries

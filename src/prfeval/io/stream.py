@@ -38,6 +38,7 @@ from prfeval.core.options import EvalOptions
 from prfeval.core.tables import Qrels, Run, SourceLines
 from prfeval.io.blocks import Block, load_judgments
 from prfeval.io.select import restrict_queries
+from prfeval.io.trec import run_id_of
 
 __all__ = ["BLOCK_BYTES", "STREAM_THRESHOLD_BYTES", "NotStreamable", "ReadAhead", "StreamedRun"]
 
@@ -447,6 +448,7 @@ class StreamedRun:
 
         path, options = self.run_name, self._options
         total = os.path.getsize(path)
+        run_id = run_id_of(path)
         source = _RunFile(path)
         judgments: Future[_JudgmentIndex] = Future()
         # Two threads prepare the blocks, each a stage ahead of the next: one reads and cuts
@@ -472,6 +474,7 @@ class StreamedRun:
                         raise NotStreamable(f"{path}: the run is not grouped by query")
                     seen.update(block.queries)
                     run = restrict_queries(block.run, options.queries, options.exclude_queries)
+                    run = replace(run, extra={**run.extra, "run_id": run_id})  # read if asked
                     yield Block(block.qrels, run)  # type: ignore[arg-type]
                     if self._progress is not None:
                         self._progress(min(source.position, total), total)
@@ -493,5 +496,6 @@ class StreamedRun:
             np.zeros(0),
             SourceLines(path),
             name=path,
+            extra={"run_id": run_id},
         )
         yield Block(index.subset(missing), empty)

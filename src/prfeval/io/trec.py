@@ -1,7 +1,9 @@
 """TREC qrels (``qid iter docid grade``) and runs (``qid Q0 docid rank score tag``).
 
 Fields may be separated by any run of spaces or tabs; lines starting with ``#`` and blank lines
-are skipped (their line numbers still count in messages); ``.gz`` is read transparently.
+are skipped (their line numbers still count in messages); ``.gz`` is read transparently. A
+run line may carry text after its sixth field, as trec_eval allows: it is ignored. The run's
+id (trec_eval's ``runid``) is the sixth field of its last line, read only when asked.
 
 Clean files (single spaces, no comments) go straight to Arrow's multithreaded CSV reader.
 Anything else is first normalised with byte-level regular expressions, still without a Python
@@ -12,7 +14,9 @@ bad line exactly.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +27,13 @@ from prfeval.core.errors import InputFormatError
 from prfeval.core.tables import Qrels, Run, SourceLines
 from prfeval.io.source import Source, display_name, read_bytes
 
-__all__ = ["parse_qrels", "parse_run", "read_qrels", "read_run"]
+__all__ = ["last_run_id", "parse_qrels", "parse_run", "read_qrels", "read_run", "run_id_of"]
 
 _SPACE_RUNS = re.compile(rb"[ \t\r\f\v]+")
+#: A normalised run line with more than six fields, and its first six.
+_EXTRA_FIELDS = re.compile(rb"(?m)^((?:[^ \n]+ ){5}[^ \n]+) [^\n]*$")
+#: How much of a run's end is read to find its last line.
+_TAIL_BYTES = 1 << 16
 _EDGE_SPACE = re.compile(rb"(?m)^ | $")
 _DROPPED_LINES = re.compile(rb"(?m)^(?:#[^\n]*)?\n")
 
@@ -68,7 +76,9 @@ def _normalise(data: bytes) -> tuple[bytes, np.ndarray]:
 
 
 def _scan_for_error(data: bytes, path: str, n_fields: int, fields: tuple[_Field, ...]) -> None:
-    """Find and raise the first malformed line (the slow path, run only after a failure)."""
+    """Find and raise the first malformed line (the slow path, run only after a failure).
+
+    A run line (six fields) may have more; a qrels line has exactly four."""
     for number, raw_line in enumerate(data.split(b"\n"), start=1):
         stripped = raw_line.strip()
         if not stripped or stripped.startswith(b"#"):
@@ -81,7 +91,7 @@ def _scan_for_error(data: bytes, path: str, n_fields: int, fields: tuple[_Field,
                 "not valid UTF-8 text", path=path, line_number=number, line=text
             ) from None
         parts = stripped.split()
-        if len(parts) != n_fields:
+        if len(parts) < n_fields or (len(parts) > n_fields and n_fields != 6):
             raise InputFormatError(
                 f"expected {n_fields} fields, got {len(parts)}",
                 path=path,
@@ -209,6 +219,8 @@ def _parse(
             table = None
     if table is None:
         clean, line_numbers = _normalise(data)
+        if n_fields == 6:  # a run: text after the sixth field is ignored, as trec_eval does
+            clean = _EXTRA_FIELDS.sub(rb"\1", clean)
         source = SourceLines(path, line_numbers)
         if not clean or clean.isspace():
             return {
@@ -228,7 +240,7 @@ def _qrels(columns: dict[str, object], source: SourceLines) -> Qrels:
     return Qrels(columns["query id"], columns["doc id"], grades, source)  # type: ignore[arg-type]
 
 
-def _run(columns: dict[str, object], source: SourceLines, name: str) -> Run:
+def _run(columns: dict[str, object], source: SourceLines, name: str, run_id: Any) -> Run:
     ranks = columns.get("rank")
     return Run(
         columns["query id"],  # type: ignore[arg-type]
@@ -238,7 +250,63 @@ def _run(columns: dict[str, object], source: SourceLines, name: str) -> Run:
         source=source,
         default_order="score",
         name=name,
+        extra={"run_id": run_id},
     )
+
+
+def last_run_id(data: bytes) -> str | None:
+    """The sixth field of the last line of run text that is not blank or a comment."""
+    end = len(data)
+    while end > 0:
+        start = data.rfind(b"\n", 0, end - 1) + 1 if end > 1 else 0
+        line = data[start:end].strip()
+        if line and not line.startswith(b"#"):
+            fields = line.split()
+            return fields[5].decode("utf-8", errors="replace") if len(fields) >= 6 else None
+        if start == 0:
+            return None
+        end = start
+    return None
+
+
+def run_id_of(path: str) -> Callable[[], str]:
+    """A function giving the run id of the run file ``path`` (its name if none), reading
+    only the end of the file, and only when first called (a gzipped file is read through)."""
+
+    @cache
+    def read() -> str:
+        try:
+            with open(path, "rb") as f:
+                gzipped = f.read(2) == b"\x1f\x8b"
+                if gzipped:
+                    tail = _gzip_tail(path)
+                else:
+                    size = f.seek(0, 2)
+                    span = _TAIL_BYTES
+                    while True:
+                        f.seek(max(size - span, 0))
+                        tail = f.read()
+                        # The last line is whole once a newline precedes its text.
+                        if size <= span or b"\n" in tail.rstrip():
+                            break
+                        span *= 4
+        except OSError:
+            return path
+        found = last_run_id(tail)
+        return path if found is None else found
+
+    return read
+
+
+def _gzip_tail(path: str) -> bytes:
+    """The last bytes of a gzipped file's text (read through: gzip cannot seek back)."""
+    import gzip
+
+    tail = b""
+    with gzip.open(path, "rb") as f:
+        while chunk := f.read(1 << 22):
+            tail = (tail + chunk)[-_TAIL_BYTES * 4 :]
+    return tail
 
 
 def _run_fields(ranks: bool) -> tuple[_Field, ...]:
@@ -259,7 +327,7 @@ def parse_run(
     ``order="rank"``), else skipped, as trec_eval ignores it.
     """
     columns, source = _parse(data, path, 6, _run_fields(ranks))
-    return _run(columns, source, name or path)
+    return _run(columns, source, name or path, last_run_id(data) or (name or path))
 
 
 def _is_file(source: Source) -> bool:
@@ -283,5 +351,5 @@ def read_run(source: Source, *, ranks: bool = False) -> Run:
     if _is_file(source):
         fast = _parse_path(str(source), 6, _run_fields(ranks))
         if fast is not None:
-            return _run(*fast, display_name(source))
+            return _run(*fast, display_name(source), run_id_of(str(source)))
     return parse_run(read_bytes(source), display_name(source), ranks=ranks)

@@ -113,7 +113,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         aggregation="sum",
         params=(),
         aliases=("num_q",),
-        trec_eval=TrecName("num_q"),
+        trec_eval=TrecName("num_q", per_query=False),
         bounded=True,
     ),
     MeasureDef(

@@ -14,6 +14,7 @@ from typing import Any
 
 from prfeval.measures import Measure
 from prfeval.report._text import fmt_value, id_list, render_table, wrap_lines
+from prfeval.report.trec_eval import trec_line, trec_number
 from prfeval.retrieval.evaluate import Evaluation
 
 __all__ = [
@@ -155,22 +156,60 @@ def format_trec_per_query_table(e: Evaluation) -> str:
     return render_table("Per query", ["query", *labels], rows)
 
 
+def _trec_order(e: Evaluation) -> list[int]:
+    """The measures' order for the trec layout: as asked, except that the cutoffs (or
+    levels) of one trec_eval measure are printed together and sorted, as trec_eval prints
+    them (``-m P.10 -m P.5`` gives P_5, then P_10)."""
+
+    def group(i: int) -> tuple[str, str] | None:
+        m = e.measures[i]
+        if m.printed is None or (m.k is None and m.recall_level is None):
+            return None
+        return m.definition.name, m.printed.rsplit("_", 1)[0]
+
+    def place(i: int) -> float:
+        m = e.measures[i]
+        return float(m.k if m.k is not None else m.recall_level or 0.0)
+
+    order: list[int] = []
+    done: set[tuple[str, str]] = set()
+    for i in range(len(e.measures)):
+        key = group(i)
+        if key is None:
+            order.append(i)
+        elif key not in done:
+            done.add(key)
+            order += sorted((j for j in range(len(e.measures)) if group(j) == key), key=place)
+    return order
+
+
 def format_trec(e: Evaluation, per_query: bool) -> str:
-    """trec_eval's layout: ``measure<TAB>qid<TAB>value``; counts as integers, else 4 decimals."""
+    """trec_eval's layout: ``measure<TAB>qid<TAB>value``; counts as integers, else 4 decimals.
+
+    A measure asked by its trec_eval name is printed under trec_eval's printed name
+    (``P.10`` as ``P_10``); text measures as trec_eval prints them (relstring per query in
+    quotes, runid in the summary).
+    """
     lines = []
     integer = [m.definition.is_total for m in e.measures]
-    labels = e.labels
+    names = [m.trec_label for m in e.measures]
+    per_query_text = [m for m in e.text_measures if m.definition.aggregation == "none"]
 
-    def line(label: str, qid: str, value: float, is_int: bool) -> str:
-        shown = str(round(value)) if is_int else f"{value:.4f}"
-        return f"{label:<22}\t{qid}\t{shown}"
+    def number(value: float, is_int: bool) -> str:
+        return str(round(value)) if is_int else trec_number(value).strip()
 
+    order = _trec_order(e)
     if per_query:
         for j, qid in enumerate(e.query_ids):
-            for i, label in enumerate(labels):
-                lines.append(line(label, qid, float(e.values[i, j]), integer[i]))
-    for i, label in enumerate(labels):
-        lines.append(line(label, "all", e.macro[label], integer[i]))
+            for i in order:
+                lines.append(trec_line(names[i], qid, number(float(e.values[i, j]), integer[i])))
+            for m in per_query_text:
+                lines.append(trec_line(m.trec_label, qid, f"'{e.text[str(m)][j]}'"))
+    for m in e.text_measures:
+        if str(m) in e.text_summary:
+            lines.append(trec_line(m.trec_label, "all", e.text_summary[str(m)]))
+    for i in order:
+        lines.append(trec_line(names[i], "all", number(e.macro[str(e.measures[i])], integer[i])))
     return "\n".join(lines)
 
 

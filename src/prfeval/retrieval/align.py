@@ -42,8 +42,10 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
     exact_docs = enc.tie_ranks is None
     scores = enc.scores
     if scores is not None and options.trec_eval_version == 9:
-        # trec_eval 9 keeps scores as C floats: scores equal in single precision tie.
-        scores = scores.astype(np.float32)
+        # trec_eval 9 keeps scores as C floats: scores equal in single precision tie (and
+        # scores beyond its range are infinite, as there).
+        with np.errstate(over="ignore"):
+            scores = scores.astype(np.float32)
     ranked = rank_order(
         order,
         enc.slot,
