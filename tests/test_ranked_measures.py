@@ -189,3 +189,25 @@ def test_map_now_resolves_and_suggests_nothing() -> None:
 def test_bad_parameters_say_what_is_valid(spec: str, message: str) -> None:
     with pytest.raises(MeasureError, match=message):
         parse_measures(spec)
+
+
+def test_relstring_orders_ties_that_other_measures_need_not() -> None:
+    """Tied unjudged and non-relevant documents are interchangeable for AP (so prfeval does not
+    sort them), but relstring shows them: there they are in doc id order, descending."""
+    qrels = {"q": {"b": 0, "d": 1}}
+    run = {"q": {"a": 1.0, "b": 1.0, "c": 1.0, "d": 0.5}}
+    e = evaluate(qrels, run, "AP RelString")
+    assert e.text["RelString"] == ("-0-1",)  # c, b, a, then d
+    assert e.per_query["q"]["AP"] == 0.25
+
+
+def test_bounds_order_the_ties_that_unjudged_relevant_documents_make_visible() -> None:
+    """With --bounds the unjudged documents become relevant in the upper values, so a tie of
+    unjudged and non-relevant documents must be in doc id order there too."""
+    qrels = {"q": {"b": 0, "d": 1}}
+    run = {"q": {"a": 1.0, "b": 1.0, "c": 1.0, "d": 0.5}}
+    upper = evaluate(qrels, run, "AP RR", bounds=True).upper
+    direct = evaluate(qrels, run, "AP RR", unjudged="relevant")
+    assert upper is not None
+    assert upper.macro == direct.macro
+    assert direct.macro["RR"] == 1.0  # c, then b, then a: c is unjudged, taken as relevant

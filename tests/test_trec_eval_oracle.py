@@ -104,6 +104,21 @@ def test_max_results(seed: int, depth: int) -> None:
     check(qrels, run, max_results=depth)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_max_results_then_judged_only(seed: int) -> None:
+    """-M cuts ties before -J thins them: which tied documents survive the cut shows."""
+    qrels, run = random_case(250 + seed)
+    for depth in (2, 5):
+        cut = {q: {d: s[d] for d in trec_order(s)[:depth]} for q, s in run.items()}
+        expected = pytrec(qrels, cut, ["num_ret", "P.5", "map", "set_P"], 1, True)
+        got = evaluate(
+            qrels, run, "num_ret P_5 map set_P", judged_only=True, max_results=depth
+        ).per_query
+        for q, values in expected.items():
+            for key, value in values.items():
+                assert same(got[q][key], value), (q, key, depth)
+
+
 @pytest.mark.parametrize(
     "gains",
     [

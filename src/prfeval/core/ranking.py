@@ -55,11 +55,17 @@ class RankingNeeds:
     doc_order
         Whether the document at every rank is exactly trec_eval's, ties of one grade too, and
         document codes follow the byte order of the ids (a per-document listing).
+    nonrelevant_alike
+        Whether documents with no positive grade (unjudged, judged 0, judged negative) may
+        be interchanged within a tie: no reader tells them apart by their place (only
+        relstring and num_nonrel_judged_ret do, and gain maps giving them a gain). Most
+        tied documents are such, so this spares most of the string sorting of ties.
     """
 
     cutoffs: frozenset[int] | None
     doc_ids: bool = False
     doc_order: bool = False
+    nonrelevant_alike: bool = False
 
     @classmethod
     def everything(cls) -> RankingNeeds:
@@ -69,6 +75,8 @@ class RankingNeeds:
     def covers(self, other: RankingNeeds) -> bool:
         """Whether a ranking built for ``self`` can serve a reader that needs ``other``."""
         if (other.doc_ids and not self.doc_ids) or (other.doc_order and not self.doc_order):
+            return False
+        if self.nonrelevant_alike and not other.nonrelevant_alike:
             return False
         if self.cutoffs is None:
             return True
@@ -259,6 +267,10 @@ class JudgedRanking:
         aligner orders a tie of judged and unjudged documents either way, since their grades
         differ. ``is_judged`` still tells the documents that were judged.
         """
+        if self.needs.nonrelevant_alike:
+            # Tied unjudged and non-relevant documents were left in file order: with the
+            # unjudged ones relevant, that order would show. Never read a ranking wrongly.
+            raise RuntimeError("this ranking was aligned with non-relevant ties unordered")
         judged = self.is_judged
         unjudged = ~judged
         new = np.flatnonzero(unjudged & self.first)

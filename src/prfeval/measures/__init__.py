@@ -238,12 +238,27 @@ def ranking_needs(measures: Sequence[Measure]) -> RankingNeeds:
     [10, 100]
     >>> ranking_needs(parse_measures("P@10 Rprec")).cutoffs is None
     True
+    >>> ranking_needs(parse_measures("AP nDCG@10")).nonrelevant_alike
+    True
+    >>> ranking_needs(parse_measures("AP relstring")).nonrelevant_alike
+    False
     """
-    ks: set[int] = set()
+    ks: set[int] | None = set()
     for m in measures:
         reads = m.definition.reads
-        if reads == "top_k" and m.k is not None:
+        if reads == "top_k" and m.k is not None and ks is not None:
             ks.add(m.k)
-        elif reads != "set":
-            return RankingNeeds(None)
-    return RankingNeeds(frozenset(ks))
+        elif reads not in ("set", "top_k"):
+            ks = None
+    alike = all(not _tells_nonrelevant(m) for m in measures)
+    return RankingNeeds(None if ks is None else frozenset(ks), nonrelevant_alike=alike)
+
+
+def _tells_nonrelevant(m: Measure) -> bool:
+    """Whether ``m`` can tell unjudged, judged-0 and negatively judged documents apart by
+    where they are ranked."""
+    if m.definition.name in ("RelString", "NumNonRelJudgedRet"):
+        return True
+    if m.rel is not None and m.rel < 1:
+        return True
+    return any(grade <= 0 and gain != 0 for grade, gain in m.get("gains") or ())

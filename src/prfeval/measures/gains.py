@@ -105,7 +105,11 @@ def _trec_sorted(entries: list[tuple[int, float]]) -> list[tuple[int, float]]:
 
 
 def gain_setup(jr: JudgedRanking, m: Measure) -> GainSetup:
-    """The :class:`GainSetup` of ``jr`` under ``m``'s gain map and dcg (cached per map)."""
+    """The :class:`GainSetup` of ``jr`` under ``m``'s gain map and dcg (cached per map).
+
+    The runs are the ideal ranking's stretches of one gain: two grades with the same gain
+    make one run, which is what the measures read (where the ideal gain changes).
+    """
     pairs: tuple[tuple[int, float], ...] = m.get("gains") or ()
     dcg = str(m.get("dcg", "log2"))
     key = ("gains", pairs, dcg)
@@ -131,61 +135,27 @@ def gain_setup(jr: JudgedRanking, m: Measure) -> GainSetup:
     nonzero = gain != 0
     query, rank0, gain = query[nonzero], rank0[nonzero], gain[nonzero]
 
-    # Judged grades >= 0 per query: trec_eval's rel_levels, and its num_rel_levels (the
-    # highest grade + 1).
-    jg, jq = jr.judged_grades, jr.judged_query_index
-    ok = jg >= 0
-    levels = np.unique(jg[ok])
-    n_lv = max(levels.size, 1)
-    cells = jq[ok] * n_lv + np.searchsorted(levels, jg[ok])
-    counts = np.bincount(cells, minlength=n_q * n_lv).reshape(n_q, n_lv).astype(np.int64)
-    n_levels = np.zeros(n_q, dtype=np.int64)
-    if levels.size:
-        present = counts > 0
-        last = levels.size - 1 - np.argmax(present[:, ::-1], axis=1)
-        n_levels = np.where(present.any(axis=1), levels[last] + 1, 0)
-
-    # The ideal ranking depends, through trec_eval's sort, on the levels a query has: one
-    # order per distinct number of levels (a handful), applied to all its queries at once.
-    runs_q, runs_c, runs_g = [], [], []
-    for nl in np.unique(n_levels).tolist():
-        members = np.flatnonzero(n_levels == nl)
-        entries = list(pairs) + [(i, float(i)) for i in range(int(nl)) if i not in mapped]
-        order = _trec_sorted(entries)[::-1]  # walked from the highest gain
-        gains_here = _transform(np.array([g for _, g in order], dtype=np.float64), dcg)
-        cols = np.array(
-            [
-                int(np.searchsorted(levels, lvl)) if 0 <= lvl < nl and lvl in levels else -1
-                for lvl, _ in order
-            ],
-            dtype=np.int64,
-        )
-        taken = np.zeros((members.size, len(order)), dtype=np.int64)
-        going = np.full(members.size, bool(order) and gains_here[0] > 0)
-        for j, col in enumerate(cols.tolist()):
-            c = counts[members, col] if col >= 0 else np.zeros(members.size, np.int64)
-            stop = going & (c > 0) & (gains_here[j] <= 0)
-            going &= ~stop
-            taken[:, j] = np.where(going, c, 0)
-        q_idx, r_idx = np.nonzero(taken)
-        runs_q.append(members[q_idx])
-        runs_c.append(taken[q_idx, r_idx])
-        runs_g.append(gains_here[r_idx])
-    run_query = np.concatenate(runs_q) if runs_q else np.zeros(0, np.int64)
-    run_count = np.concatenate(runs_c) if runs_c else np.zeros(0, np.int64)
-    run_gain = np.concatenate(runs_g) if runs_g else np.zeros(0)
-    by_query = np.argsort(run_query, kind="stable")
-    run_query, run_count, run_gain = run_query[by_query], run_count[by_query], run_gain[by_query]
-    n_ideal = np.bincount(run_query, weights=run_count, minlength=n_q).astype(np.int64)
-    ends = np.cumsum(run_count)
-    first_run = np.searchsorted(run_query, np.arange(n_q))
-    base = np.concatenate(([0], ends))[first_run]
-    run_start = ends - run_count - base[run_query]
-    ideal_query = np.repeat(run_query, run_count)
-    ideal_gain = np.repeat(run_gain, run_count)
-    ideal_rank0 = np.repeat(run_start, run_count) + (
-        np.arange(ideal_query.size) - np.repeat(ends - run_count, run_count)
-    )
+    if pairs:
+        ideal_query, ideal_gain = _mapped_ideal(jr, pairs, dcg)
+    else:
+        # Gains are the grades: trec_eval's sort is a true order, and the ideal ranking is
+        # every positive grade, highest first.
+        ok = jr.judged_grades > 0
+        q, g = jr.judged_query_index[ok], jr.judged_grades[ok]
+        order = np.lexsort((-g, q))
+        ideal_query, ideal_gain = q[order], _transform(g[order].astype(np.float64), dcg)
+    # Runs of one gain in each ideal ranking, and each position's rank.
+    n = ideal_query.size
+    new = np.ones(n, dtype=bool)
+    new[1:] = (ideal_query[1:] != ideal_query[:-1]) | (ideal_gain[1:] != ideal_gain[:-1])
+    starts = np.flatnonzero(new)
+    run_count = np.diff(np.append(starts, n)).astype(np.int64)
+    run_query = ideal_query[starts]
+    run_gain = ideal_gain[starts]
+    first = np.searchsorted(ideal_query, np.arange(n_q))
+    ideal_rank0 = np.arange(n, dtype=np.int64) - first[ideal_query]
+    run_start = ideal_rank0[starts]
+    n_ideal = np.bincount(ideal_query, minlength=n_q).astype(np.int64)
     setup = GainSetup(
         query=query,
         rank0=rank0,
@@ -201,6 +171,58 @@ def gain_setup(jr: JudgedRanking, m: Measure) -> GainSetup:
     )
     jr._cache[key] = setup
     return setup
+
+
+def _mapped_ideal(
+    jr: JudgedRanking, pairs: tuple[tuple[int, float], ...], dcg: str
+) -> tuple[IntArray, FloatArray]:
+    """Each query's ideal gains under a gain map, as trec_eval orders them (flat, by query)."""
+    n_q = jr.n_queries
+    mapped = dict(pairs)
+    # Judged grades >= 0 per query: trec_eval's rel_levels, and its num_rel_levels (the
+    # highest grade + 1).
+    jg, jq = jr.judged_grades, jr.judged_query_index
+    ok = jg >= 0
+    levels = np.unique(jg[ok])
+    n_lv = max(levels.size, 1)
+    cells = jq[ok] * n_lv + np.searchsorted(levels, jg[ok])
+    counts = np.bincount(cells, minlength=n_q * n_lv).reshape(n_q, n_lv).astype(np.int64)
+    n_levels = np.zeros(n_q, dtype=np.int64)
+    if levels.size:
+        present = counts > 0
+        last = levels.size - 1 - np.argmax(present[:, ::-1], axis=1)
+        n_levels = np.where(present.any(axis=1), levels[last] + 1, 0)
+    # The ideal ranking depends, through trec_eval's sort, on the levels a query has: one
+    # order per distinct number of levels (a handful), applied to all its queries at once.
+    runs_q, runs_c, runs_g = [], [], []
+    for nl in np.unique(n_levels).tolist():
+        members = np.flatnonzero(n_levels == nl)
+        entries = list(pairs) + [(i, float(i)) for i in range(int(nl)) if i not in mapped]
+        order = _trec_sorted(entries)[::-1]  # walked from the highest gain
+        gains_here = _transform(np.array([g for _, g in order], dtype=np.float64), dcg)
+        cols = [
+            int(np.searchsorted(levels, lvl)) if 0 <= lvl < nl and lvl in levels else -1
+            for lvl, _ in order
+        ]
+        taken = np.zeros((members.size, len(order)), dtype=np.int64)
+        # trec_eval stops at once when the highest entry's gain is not positive, and else at
+        # the first entry with documents whose gain is not positive.
+        going = np.full(members.size, bool(order) and gains_here[0] > 0)
+        for j, col in enumerate(cols):
+            c = counts[members, col] if col >= 0 else np.zeros(members.size, np.int64)
+            stop = going & (c > 0) & (gains_here[j] <= 0)
+            going &= ~stop
+            taken[:, j] = np.where(going, c, 0)
+        q_idx, r_idx = np.nonzero(taken)
+        runs_q.append(members[q_idx])
+        runs_c.append(taken[q_idx, r_idx])
+        runs_g.append(gains_here[r_idx])
+    run_query = np.concatenate(runs_q) if runs_q else np.zeros(0, np.int64)
+    run_count = np.concatenate(runs_c) if runs_c else np.zeros(0, np.int64)
+    run_gain = np.concatenate(runs_g) if runs_g else np.zeros(0)
+    by_query = np.argsort(run_query, kind="stable")
+    run_query, run_count, run_gain = run_query[by_query], run_count[by_query], run_gain[by_query]
+    return np.repeat(run_query, run_count), np.repeat(run_gain, run_count)
 
 
 def _dcg(query: IntArray, rank0: IntArray, gain: FloatArray, n_q: int, k: int | None) -> FloatArray:

@@ -40,6 +40,16 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
     if needs.cutoffs is not None and options.unjudged != "drop" and options.duplicates != "first":
         cutoffs = {*needs.cutoffs, *([] if options.max_results is None else [options.max_results])}
     exact_docs = enc.tie_ranks is None
+    # Documents with no positive grade are interchangeable in a tie for most readers; not at
+    # levels below 1, nor where -M cuts a tie that -J then thins (how many survive shows),
+    # nor when unjudged documents are to be taken as relevant.
+    alike = (
+        needs.nonrelevant_alike
+        and options.level >= 1
+        and options.unjudged != "relevant"
+        and not (options.unjudged == "drop" and options.max_results is not None)
+    )
+    tie_grades = np.maximum(enc.grade, 0) if alike else enc.grade
     scores = enc.scores
     if scores is not None and options.trec_eval_version == 9:
         # trec_eval 9 keeps scores as C floats: scores equal in single precision tie (and
@@ -56,7 +66,7 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         ranks=enc.ranks,
         name=enc.name,
         tie_ranks=enc.tie_ranks,
-        tie_class=(enc.grade, enc.repeated),
+        tie_class=(tie_grades, enc.repeated),
         cutoffs=cutoffs,
     )
     pos_q = enc.slot[ranked]
@@ -136,7 +146,11 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
     if exact_docs and has_ids:
         valid = RankingNeeds.everything()
     else:
-        valid = RankingNeeds(None if cutoffs is None else frozenset(cutoffs), doc_ids=has_ids)
+        valid = RankingNeeds(
+            None if cutoffs is None else frozenset(cutoffs),
+            doc_ids=has_ids,
+            nonrelevant_alike=alike,
+        )
     ranking = JudgedRanking(
         query_ids=enc.query_ids,
         offsets=offsets,

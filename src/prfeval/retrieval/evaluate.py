@@ -332,11 +332,14 @@ def evaluate(
         )
     # Measured beside the ones asked, for the judged share at each of their cutoffs.
     cutoffs, hidden = coverage_measures(parsed)
+    needs = ranking_needs(parsed)
+    if bounds:  # unjudged documents become relevant: their place in a tie shows then
+        needs = replace(needs, nonrelevant_alike=False)
     sink, done = run_pipeline(
         qrels,
         run,
         opts,
-        ranking_needs(parsed),
+        needs,
         lambda: MeasureSink(
             [*parsed, *hidden], opts, upper_grade=opts.assumed_grade if bounds else None
         ),
