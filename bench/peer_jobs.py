@@ -63,10 +63,70 @@ def sklearn_classify(labels: str) -> dict[str, Any]:
     }
 
 
+def _pytrec(qrels: str, run: str, measures: set[str]) -> dict[str, Any]:
+    """pytrec_eval-terrier: its own readers, then RelevanceEvaluator over ``measures``."""
+    t0 = time.perf_counter()
+    import pytrec_eval
+
+    with open(qrels) as f:
+        qrel = pytrec_eval.parse_qrel(f)
+    with open(run) as f:
+        scores = pytrec_eval.parse_run(f)
+    t1 = time.perf_counter()
+    per_query = pytrec_eval.RelevanceEvaluator(qrel, measures).evaluate(scores)
+    keys = sorted({k for values in per_query.values() for k in values})
+    values = {
+        k: pytrec_eval.compute_aggregated_measure(k, [q[k] for q in per_query.values()])
+        for k in keys
+    }
+    t2 = time.perf_counter()
+    return {"values": values, "phases": {"read_s": t1 - t0, "eval_s": t2 - t1}}
+
+
+def pytrec_ranked(qrels: str, run: str) -> dict[str, Any]:
+    """pytrec_eval: AP and nDCG@10 (trec_eval's map and ndcg_cut_10)."""
+    return _pytrec(qrels, run, {"map", "ndcg_cut_10"})
+
+
+#: trec_eval's all_trec measures, by the names pytrec_eval takes.
+ALL_TREC = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
+    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
+    "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map",
+    "set_F", "num_nonrel_judged_ret",
+)
+
+
+def pytrec_all_trec(qrels: str, run: str) -> dict[str, Any]:
+    """pytrec_eval: every all_trec measure (what trec_eval -m all_trec computes)."""
+    return _pytrec(qrels, run, set(ALL_TREC))
+
+
+def ir_measures_ranked(qrels: str, run: str) -> dict[str, Any]:
+    """ir_measures: AP and nDCG@10 through its default pipeline (pytrec_eval underneath)."""
+    t0 = time.perf_counter()
+    import ir_measures
+    from ir_measures import AP, nDCG
+
+    measures = [AP, nDCG @ 10]
+    result = ir_measures.calc_aggregate(
+        measures, ir_measures.read_trec_qrels(qrels), ir_measures.read_trec_run(run)
+    )
+    t1 = time.perf_counter()
+    return {
+        "values": {str(m): float(result[m]) for m in measures},
+        "phases": {"read_s": None, "eval_s": t1 - t0},
+    }
+
+
 #: Job name -> (function, the files it reads, by name).
 JOBS: dict[str, tuple[Callable[..., dict[str, Any]], tuple[str, ...]]] = {
     "ranx-compare": (ranx_compare, ("QRELS", "RUN", "RUN_B")),
     "sklearn-classify": (sklearn_classify, ("LABELS_CSV",)),
+    "pytrec-ranked": (pytrec_ranked, ("QRELS", "RUN")),
+    "pytrec-all-trec": (pytrec_all_trec, ("QRELS", "RUN")),
+    "ir_measures-ranked": (ir_measures_ranked, ("QRELS", "RUN")),
 }
 
 

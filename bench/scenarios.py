@@ -51,7 +51,8 @@ class Target:
     ``per`` is ``"evaluate"`` for a ratio to prfeval's evaluate of the run measured in the
     same invocation, ``"GiB"`` for an absolute peak memory, ``"s"`` for an absolute time, or
     ``"faster"`` for how many times faster ``contender`` is than the contender ``against``
-    of the same scenario (then ``bound`` is a minimum).
+    of the same scenario (then ``bound`` is a minimum), or ``"ratio"`` for ``contender``'s
+    wall over ``against``'s (a maximum).
     """
 
     label: str
@@ -130,7 +131,107 @@ def _module_missing(module: str, dist: str) -> Callable[[], str | None]:
     return check
 
 
+#: The set measures of the issue's yardstick, and the rank measures held to it.
+SET_MEASURES = "P@10 R@100 SetF"
+RANK_MEASURES = "AP nDCG@10"
+
 SCENARIOS: dict[str, Scenario] = {
+    "ranked": Scenario(
+        "ranked",
+        f'`prfeval evaluate -m "{RANK_MEASURES}"`: rank measures in the same pass as P@k',
+        (
+            Contender(
+                f"prfeval {SET_MEASURES}",
+                _prfeval(
+                    "evaluate", "{qrels}", "{run}", "-m", SET_MEASURES, "--format", "json",
+                    "-o", "{scratch}/set.json",
+                ),
+                note="the yardstick: set and top-k measures",
+            ),
+            Contender(
+                f"prfeval {RANK_MEASURES}",
+                _prfeval(
+                    "evaluate", "{qrels}", "{run}", "-m", RANK_MEASURES, "--format", "json",
+                    "-o", "{scratch}/ranked.json",
+                ),
+            ),
+            Contender(
+                "pytrec_eval map ndcg_cut_10",
+                _peer("pytrec-ranked"),
+                _module_missing("pytrec_eval", "pytrec-eval-terrier"),
+                note="its own parse_qrel/parse_run, RelevanceEvaluator({map, ndcg_cut_10})",
+            ),
+            Contender(
+                "ir_measures AP nDCG@10",
+                _peer("ir_measures-ranked"),
+                _module_missing("ir_measures", "ir-measures"),
+                note="read_trec_qrels/read_trec_run, calc_aggregate([AP, nDCG@10]) "
+                "(it runs pytrec_eval, and averages over every judged query)",
+            ),
+        ),
+        (
+            Target(
+                f"{RANK_MEASURES} wall <= 1.3x {SET_MEASURES}",
+                f"prfeval {RANK_MEASURES}",
+                1.3,
+                per="ratio",
+                against=f"prfeval {SET_MEASURES}",
+            ),
+            Target(
+                f"{RANK_MEASURES} >= 5x faster than pytrec_eval",
+                f"prfeval {RANK_MEASURES}",
+                5.0,
+                per="faster",
+                against="pytrec_eval map ndcg_cut_10",
+            ),
+        ),
+    ),
+    "all_trec": Scenario(
+        "all_trec",
+        "`prfeval trec_eval -m all_trec QRELS RUN`: every measure of trec_eval's all_trec",
+        (
+            Contender(
+                f"prfeval {SET_MEASURES}",
+                _prfeval(
+                    "evaluate", "{qrels}", "{run}", "-m", SET_MEASURES, "--format", "json",
+                    "-o", "{scratch}/set2.json",
+                ),
+                note="the yardstick: set and top-k measures",
+            ),
+            Contender(
+                "prfeval trec_eval -m all_trec",
+                _prfeval("trec_eval", "-m", "all_trec", "{qrels}", "{run}"),
+                note="94 summary rows, printed as trec_eval prints them",
+            ),
+            Contender(
+                "pytrec_eval all_trec",
+                _peer("pytrec-all-trec"),
+                _module_missing("pytrec_eval", "pytrec-eval-terrier"),
+                note="RelevanceEvaluator with the 34 all_trec measures, averaged",
+            ),
+            Contender(
+                "trec_eval -m all_trec",
+                lambda files: ["trec_eval", "-m", "all_trec", str(files.qrels), str(files.run)],
+                lambda: None if shutil.which("trec_eval") else "no trec_eval binary on the PATH",
+            ),
+        ),
+        (
+            Target(
+                f"all_trec wall <= 3x {SET_MEASURES}",
+                "prfeval trec_eval -m all_trec",
+                3.0,
+                per="ratio",
+                against=f"prfeval {SET_MEASURES}",
+            ),
+            Target(
+                "all_trec faster than pytrec_eval",
+                "prfeval trec_eval -m all_trec",
+                1.0,
+                per="faster",
+                against="pytrec_eval all_trec",
+            ),
+        ),
+    ),
     "report": Scenario(
         "report",
         "`prfeval report QRELS RUN RUN_B -o report.html`: two runs, one self-contained page",
@@ -383,12 +484,15 @@ def render_scenarios(
                         value = raw / evaluate_wall if evaluate_wall else None
                     elif t.per == "GiB":
                         value = raw / 2**30
-                    elif t.per == "faster":
+                    elif t.per in ("faster", "ratio"):
                         other = by_name[(scenario.name, t.against)]
-                        value = other.wall / raw if other.status == "ok" and other.wall else None
+                        if other.status == "ok" and other.wall:
+                            value = other.wall / raw if t.per == "faster" else raw / other.wall
                     else:
                         value = raw
-            unit = {"evaluate": "x", "GiB": " GiB", "s": " s", "faster": "x faster"}[t.per]
+            unit = {"evaluate": "x", "GiB": " GiB", "s": " s", "faster": "x faster", "ratio": "x"}[
+                t.per
+            ]
             shown = "n/a" if value is None else f"{value:.2f}{unit}"
             ok = value is not None and (value >= t.bound if t.per == "faster" else value <= t.bound)
             verdict = "n/a" if value is None else ("PASS" if ok else "FAIL")

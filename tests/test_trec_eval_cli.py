@@ -453,3 +453,12 @@ def test_evaluate_prints_trec_evals_names_with_cutoffs_sorted(tmp_path, capsys) 
     out = capsys.readouterr().out
     names = [line.split("\t")[0].strip() for line in out.splitlines()]
     assert names == ["P_5", "P_10", "map", "ndcg_cut_10", "ndcg_cut_20"]
+
+
+def test_evaluate_takes_the_trec_eval_version_too(tmp_path, capsys) -> None:
+    files = write_files(tmp_path, {"1": {"d1": 1}}, {"1": {"d1": 1.00000001, "d2": 1.0}})
+    for version, want in (("9", "0.5000"), ("10", "1.0000")):
+        with pytest.raises(SystemExit):
+            main(["evaluate", *files, "-m", "RR", "--format", "trec", "--trec-eval-version",
+                  version])
+        assert capsys.readouterr().out == f"RR                    \tall\t{want}\n"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
 
 from prfeval.cli.options import evaluation_options, output_option
@@ -40,6 +42,14 @@ from prfeval.retrieval.evaluate import evaluate
     help="Read the run block by block in bounded memory (default: for runs over "
     "8 MiB). The run must be grouped by query.",
 )
+@click.option(
+    "--trec-eval-version",
+    type=click.Choice(["9", "10"]),
+    default="9",
+    show_default=True,
+    help="Give trec_eval 10.0's numbers where it differs from 9.0.8 (recall levels rounded, "
+    "scores kept as doubles).",
+)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @output_option
 def command(
@@ -50,6 +60,7 @@ def command(
     options: EvalOptions,
     bounds: bool,
     stream: bool | None,
+    trec_eval_version: str,
     fmt: str,
     output: str | None,
 ) -> None:
@@ -62,7 +73,7 @@ def command(
             bounds=bounds,
             stream=stream,
             progress=progress,
-            options=options,
+            options=replace(options, trec_eval_version=int(trec_eval_version)),
         )
     text = format_evaluation(result, fmt, per_query=per_query)
     for line in notes(result, fmt):

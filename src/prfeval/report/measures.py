@@ -75,6 +75,10 @@ def text_listing() -> str:
         *(f"  {p.name}: {p.doc}" for p in PARAMS.values()),
         "trec_eval's set_F.x takes x = beta^2: set_F.2 is F with beta = 1.414; SetF(beta=2) is F2.",
         "P and recall alone (trec_eval style) expand to cutoffs 5 10 15 20 30 100 200 500 1000.",
+        "trec_eval's measures give trec_eval 9.0.8's numbers; --trec-eval-version 10 gives",
+        "10.0's where it differs (recall levels rounded, doubles kept, -c rows for the judged",
+        "queries without results). `prfeval trec_eval ARGS` takes trec_eval's command line",
+        "and prints its output (-m all_trec, -q, -c, ...).",
     ]
     return "\n".join(lines)
 
