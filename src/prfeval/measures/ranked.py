@@ -253,6 +253,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         aliases=("MRR", "RecipRank"),
         trec_eval=TrecName("recip_rank"),
         conventions="0 when no relevant document is retrieved (within the top k).",
+        bounded=True,  # reads the retrieved documents alone
     ),
     MeasureDef(
         "Bpref",
@@ -312,6 +313,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         reads="top_k",
         trec_eval=_cutoffs("success", SUCCESS_CUTOFFS),
         conventions="success alone is trec_eval's k = 1, 5, 10.",
+        bounded=True,  # reads the retrieved documents alone
     ),
     MeasureDef(
         "RelativeP",
@@ -367,5 +369,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         params=("rel", "p"),
         conventions="Binary gain (grade >= rel); the residual of the unjudged tail is not "
         "added. Beyond trec_eval 9.",
+        bounded=True,  # reads the retrieved documents alone
     ),
 )
