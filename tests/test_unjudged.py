@@ -30,6 +30,18 @@ PYTREC = {
     "NumRel": "num_rel",
     "NumRelRet": "num_rel_ret",
     "IPrec@0.5": "iprec_at_recall_0.50",
+    "AP": "map",
+    "AP@10": "map_cut_10",
+    "nDCG": "ndcg",
+    "nDCG@10": "ndcg_cut_10",
+    "RR": "recip_rank",
+    "Bpref": "bpref",
+    "infAP": "infAP",
+    "Success@5": "success_5",
+    "RelativeP@10": "relative_P_10",
+    "BinG": "binG",
+    "G": "G",
+    "RprecMult@0.5": "Rprec_mult_0.50",
 }
 
 
@@ -153,15 +165,20 @@ def test_unjudged_relevant_counts_after_max_results_and_at_another_grade():
 
 def test_bounds_are_the_two_rules_in_one_pass():
     qrels, run = random_case(3, ties=True)
-    specs = ["P@5", "R@10", "SetF", "Rprec", "NumRelRet"]
+    specs = ["P@5", "R@10", "SetF", "Rprec", "NumRelRet", "AP", "nDCG@10", "RR", "Success@5"]
     both = evaluate(qrels, run, specs, bounds=True)
     low = evaluate(qrels, run, specs)
     high = evaluate(qrels, run, specs, unjudged="relevant")
     np.testing.assert_array_equal(both.values, low.values)
     np.testing.assert_array_equal(both.upper.values, high.values)
     assert both.upper.macro == high.macro and both.upper.micro == high.micro
-    # Precision at k is bounded: the fully judged value lies between, so low <= high.
-    assert np.all(both.values[0] <= both.upper.values[0])
+    # Precision at k, RR and Success read only the retrieved documents: they are bounded,
+    # the fully judged value lies between, so low <= high.
+    for label in ("P@5", "RR", "Success@5"):
+        row = specs.index(label)
+        assert np.all(both.values[row] <= both.upper.values[row]), label
+    bounded = {m.label for m in both.measures if m.definition.bounded}
+    assert {"P@5", "RR", "Success@5"} <= bounded and "AP" not in bounded
     with pytest.raises(UsageError, match="bounds"):
         evaluate(qrels, run, specs, bounds=True, unjudged="drop")
 
