@@ -197,7 +197,10 @@ def test_coverage_counts_unjudged_places_per_query():
     assert c.thin(e.measures) == []
     thin = evaluate({"q": {"a": 1}}, {"q": {"x": 2.0, "y": 1.5, "a": 1.0}}, "P@3")
     (note,) = thin.coverage.thin(thin.measures)
-    assert note.startswith("P@3 rests on 33% judged documents in the top 3")
+    assert note.startswith("Less than half judged in the top k (macro Judged@k): 33% at k = 3")
+    grouped = evaluate({"q": {"a": 1}}, {"q": {"x": 2.0, "y": 1.5, "a": 1.0}}, "P@3 R@3 P@1 R@2")
+    (note,) = grouped.coverage.thin(grouped.measures)
+    assert "0% at k = 1 (P@1), 0% at k = 2 (R@2), 33% at k = 3 (P@3, R@3)." in note
 
 
 def test_cli_table_flags_thin_judgments_and_shows_bounds(tmp_path, capsys):
@@ -213,7 +216,7 @@ def test_cli_table_flags_thin_judgments_and_shows_bounds(tmp_path, capsys):
     assert "0.5000 [0.5000, 1.0000]" in row and row.rstrip().endswith("50%")
     setr = next(line for line in out.splitlines() if line.strip().startswith("SetR"))
     assert "1.0000 (1.0000)" in setr  # recall: the value under the assumption, no brackets
-    assert "P@2 rests on 50% judged documents in the top 2" not in out  # 50% is not below
+    assert "Less than half judged" not in out  # 50% is not below half
     with pytest.raises(SystemExit) as done:
         main(["evaluate", str(tmp_path / "q"), str(tmp_path / "r"), "-m", "P@3",
               "--unjudged", "relevant", "--format", "json"])

@@ -51,17 +51,24 @@ class Coverage:
     unjudged_retrieved: IntArray
 
     def thin(self, measures: tuple[Measure, ...], rule: str = "nonrelevant") -> list[str]:
-        """A sentence for each measure that rests on less than half judged documents."""
-        counted = "relevant" if rule == "relevant" else "non-relevant"
-        notes = []
+        """One sentence naming the cutoffs whose top k is less than half judged, and the
+        measures that read them; empty when every cutoff is judged well enough."""
+        by_k: dict[int, list[str]] = {}
         for m in measures:
             share = self.judged.get(m.k) if m.k is not None else None
             if share is not None and share < THIN_JUDGMENTS:
-                notes.append(
-                    f"{m} rests on {share:.0%} judged documents in the top {m.k} (macro "
-                    f"Judged@{m.k}): the unjudged ones count as {counted}."
-                )
-        return notes
+                by_k.setdefault(m.k, []).append(str(m))
+        if not by_k:
+            return []
+        parts = ", ".join(
+            f"{self.judged[k]:.0%} at k = {k} ({', '.join(labels)})"
+            for k, labels in sorted(by_k.items())
+        )
+        counted = "relevant" if rule == "relevant" else "non-relevant"
+        return [
+            f"Less than half judged in the top k (macro Judged@k): {parts}. The unjudged "
+            f"count as {counted} there; --bounds or prfeval explain shows what they hide."
+        ]
 
     def to_dict(self, query_ids: tuple[str, ...], *, per_query: bool = False) -> dict[str, Any]:
         """The JSON form: per k, the macro Judged@k and the unjudged places (per query with
