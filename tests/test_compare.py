@@ -63,6 +63,16 @@ def test_seed_004_macro_micro_disagreement_on_recall_is_flagged() -> None:
     assert c.to_dict()["disagreements"][0]["micro_better"] == "System A"
 
 
+def test_measures_without_a_micro_average_never_disagree() -> None:
+    # AP and nDCG have no micro average (NaN): macro alone cannot disagree with it.
+    qrels, a, b = seed_004()
+    for runs in ({"System A": a, "System B": b}, {"System B": b, "System A": a}):
+        c = compare(qrels, runs, "SetR AP nDCG@10", **FAST)
+        assert math.isnan(c.row("AP", "System A").micro)
+        assert c.row("AP", "System A").macro != c.row("AP", "System B").macro
+        assert [d.measure for d in c.disagreements] == ["SetR"]
+
+
 def test_seed_004_wins_ties_losses_by_hand() -> None:
     qrels, a, b = seed_004()
     c = compare(qrels, {"A": a, "B": b}, "SetR SetP SetE", **FAST)

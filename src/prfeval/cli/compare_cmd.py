@@ -7,7 +7,7 @@ import click
 from prfeval.cli.options import evaluation_options, output_option
 from prfeval.cli.output import emit, note, progress_bar
 from prfeval.cli.shared import resolve_baseline, run_names
-from prfeval.comparison.compare import compare
+from prfeval.comparison.compare import COMPARE_MEASURES, compare
 from prfeval.comparison.stats import CORRECTIONS, TESTS
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
@@ -23,8 +23,7 @@ from prfeval.report.comparison import FORMATS, format_comparison, notes
     "measures",
     multiple=True,
     metavar="M",
-    help='Measures, e.g. -m "P@10 R@100". Repeatable. Default: '
-    "P@10 R@100 F@10 Rprec SetP SetR SetF.",
+    help=f'Measures, e.g. -m "P@10 R@100". Repeatable.  [default: {COMPARE_MEASURES}]',
 )
 @click.option(
     "--baseline",

@@ -50,12 +50,15 @@ def command(out_dir: str, no_plots: bool) -> None:
 
 
 def _write_report(files: dict[str, Path], *, plots: bool) -> Path:
-    """The demo's run as the page ``prfeval report`` writes, beside the other files."""
+    """The demo's two runs (BM25 at its usual k1, b and at the second setting) compared on
+    the page ``prfeval report`` writes, beside the other files, with its default measures."""
     from prfeval.comparison.study import study
+    from prfeval.demo.run import SECOND_RUN
     from prfeval.io.atomic import write_atomic
     from prfeval.report.html import render_study
 
-    s = study(files["qrels"], {"bm25": files["run"]}, "P@10 R@100 Rprec SetF")
+    second = f"bm25 k1={SECOND_RUN['k1']} b={SECOND_RUN['b']}"
+    s = study(files["qrels"], {"bm25": files["run"], second: files["run2"]})
     path = files["run"].parent / "report.html"
     write_atomic(path, render_study(s, figures=plots))
     return path

@@ -10,6 +10,7 @@ import click
 from prfeval.cli.options import evaluation_options, output_option
 from prfeval.cli.output import emit, note, notes_from_warnings, progress_bar
 from prfeval.cli.shared import coerce_label, resolve_baseline, run_names
+from prfeval.comparison.compare import COMPARE_MEASURES
 from prfeval.comparison.stats import CORRECTIONS, TESTS
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
@@ -23,8 +24,7 @@ from prfeval.core.options import EvalOptions
     "measures",
     multiple=True,
     metavar="M",
-    help='Measures, e.g. -m "P@10 R@100". Repeatable.  [default: P@10 R@100 F@10 Rprec SetP '
-    "SetR SetF]",
+    help=f'Measures, e.g. -m "P@10 R@100". Repeatable.  [default: {COMPARE_MEASURES}]',
 )
 @click.option(
     "--baseline", default=None, metavar="RUN", help="The run compared with (default: the first)."

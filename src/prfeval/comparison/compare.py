@@ -66,7 +66,7 @@ FloatArray = npt.NDArray[np.float64]
 Missing = Literal["zero", "drop"]
 
 #: Measures compared when none are asked for.
-COMPARE_MEASURES = "P@10 R@100 F@10 Rprec SetP SetR SetF"
+COMPARE_MEASURES = "P@10 R@100 F@10 AP nDCG@10 Rprec SetP SetR SetF"
 
 # Measures where a smaller value is the better one. Used for wins/losses, the best value in
 # bold and the words "better"/"worse"; the tests themselves are two-sided and need no direction.
@@ -476,7 +476,10 @@ def _disagreements(
             for j in range(i + 1, len(runs)):
                 d_macro = macro[i, k] - macro[j, k]
                 d_micro = micro[i, k] - micro[j, k]
-                # A tie on either side is not a disagreement about which run is better.
+                # A tie on either side is not a disagreement about which run is better, and
+                # a measure without a micro average (AP, nDCG: NaN) has nothing to disagree.
+                if not (np.isfinite(d_macro) and np.isfinite(d_micro)):
+                    continue
                 if abs(d_macro) <= _TIE or abs(d_micro) <= _TIE or (d_macro > 0) == (d_micro > 0):
                     continue
                 macro_a_better = (d_macro > 0) == (sign > 0)

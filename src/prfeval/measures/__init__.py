@@ -199,7 +199,8 @@ REGISTRY: dict[str, MeasureDef] = _REGISTRY.definitions
 
 #: Measures reported when none are asked for.
 DEFAULT_MEASURES = (
-    "NumQ NumRet NumRel NumRelRet SetP SetR SetF P@5 P@10 P@20 R@10 R@100 R@1000 F@10 Rprec"
+    "NumQ NumRet NumRel NumRelRet SetP SetR SetF P@5 P@10 P@20 R@10 R@100 R@1000 F@10 Rprec AP "
+    "nDCG@10"
 )
 
 
