@@ -11,19 +11,26 @@ Two queries, one retrieving 16 relevant of 40 with 20 relevant, the other 1 of 1
 relevant: macro P/R/F1 = .250/.650/.350, micro = .340/.773/.472, and the F of the macro P and
 R = .361, which is neither. Manning, Raghavan and Schütze (2008, §13.6) describe macro and micro
 averaging.
+
+Means are exact: a sum of per-unit values is kept exactly (:class:`~prfeval.core.sums.ExactSum`)
+and rounded once, so a mean does not depend on the order of the units, and the :class:`Moments`
+of parts (blocks of a streamed run, partitions of a Spark job) add up to the moments of the
+whole: :func:`summarise_moments` then gives the same averages, to the last digit, as
+:func:`summarise` of every unit at once.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from prfeval.core.counts import Counts, f_from_pr, precision, recall
+from prfeval.core.sums import ExactSum
 
 if TYPE_CHECKING:
     from prfeval.core.registry import Measure
@@ -32,6 +39,7 @@ __all__ = [
     "AVERAGES",
     "GEOMETRIC_FLOOR",
     "Average",
+    "Moments",
     "Summary",
     "f_of_means",
     "geometric",
@@ -39,6 +47,7 @@ __all__ = [
     "micro",
     "sequential_sum",
     "summarise",
+    "summarise_moments",
     "trec_eval_average",
     "weighted",
 ]
@@ -51,11 +60,10 @@ def macro(values: npt.ArrayLike, *, empty: float = 0.0) -> float:
     """The mean of the per-unit values. NaN values (undefined units) are left out.
 
     With no units (or only undefined ones) the mean is ``empty``: 0.0 by default, as trec_eval
-    reports an empty average; classification passes its ``zero_division`` value.
+    reports an empty average; classification passes its ``zero_division`` value. The sum is
+    exact and rounded once (:class:`Moments`), so the mean does not depend on the units' order.
     """
-    v = np.asarray(values, dtype=np.float64)
-    v = v[~np.isnan(v)]
-    return float(v.mean()) if v.size else float(empty)
+    return Moments.of(values).mean(empty=empty)
 
 
 def weighted(values: npt.ArrayLike, weights: npt.ArrayLike, *, empty: float = 0.0) -> float:
@@ -90,11 +98,65 @@ def geometric(values: npt.ArrayLike, *, floor: float = GEOMETRIC_FLOOR) -> float
     """The geometric mean of the per-unit values, each first raised to at least ``floor``:
     ``exp(mean(log(max(v, floor))))``, as trec_eval averages its ``gm_`` measures. 0 with no
     units."""
-    v = np.asarray(values, dtype=np.float64)
-    v = v[~np.isnan(v)]
-    if not v.size:
-        return 0.0
-    return float(np.exp(np.log(np.maximum(v, floor)).mean()))
+    return Moments.of(values, logs=True, floor=floor).geometric()
+
+
+@dataclass(frozen=True)
+class Moments:
+    """What averaging needs of a measure's per-unit values, additive over disjoint parts.
+
+    ``Moments.of(a) + Moments.of(b)`` equals ``Moments.of(concatenate(a, b))`` exactly, so
+    averages reduced from parts (partitions of a Spark job) are the averages of the whole.
+
+    Attributes
+    ----------
+    total
+        The exact sum of the defined (non-NaN) values.
+    n
+        How many values are defined.
+    undefined
+        How many are NaN (left out of the mean).
+    log_total
+        With ``logs``: the exact sum of ``log(max(v, floor))`` over the defined values, for
+        the geometric mean; else ``None``.
+    """
+
+    total: ExactSum = field(default_factory=ExactSum)
+    n: int = 0
+    undefined: int = 0
+    log_total: ExactSum | None = None
+
+    @classmethod
+    def of(
+        cls, values: npt.ArrayLike, *, logs: bool = False, floor: float = GEOMETRIC_FLOOR
+    ) -> Moments:
+        """The moments of ``values``; ``logs`` adds the sum of logs a geometric mean needs."""
+        v = np.asarray(values, dtype=np.float64).reshape(-1)
+        nan = np.isnan(v)
+        undefined = int(nan.sum())
+        if undefined:
+            v = v[~nan]
+        log_total = ExactSum.of(np.log(np.maximum(v, floor))) if logs else None
+        return cls(ExactSum.of(v), int(v.size), undefined, log_total)
+
+    def __add__(self, other: Moments) -> Moments:
+        logs = None
+        if self.log_total is not None and other.log_total is not None:
+            logs = self.log_total + other.log_total
+        return Moments(
+            self.total + other.total, self.n + other.n, self.undefined + other.undefined, logs
+        )
+
+    def mean(self, *, empty: float = 0.0) -> float:
+        """The mean of the defined values: their exact sum rounded once, over ``n``;
+        ``empty`` when none is defined."""
+        return self.total.value() / self.n if self.n else float(empty)
+
+    def geometric(self) -> float:
+        """``exp(mean(log(max(v, floor))))`` over the defined values; 0 when none is."""
+        if self.log_total is None:
+            raise ValueError("these moments were taken without logs (Moments.of(logs=True))")
+        return float(np.exp(self.log_total.value() / self.n)) if self.n else 0.0
 
 
 @dataclass(frozen=True)
@@ -116,25 +178,52 @@ def summarise(measure: Measure, values: npt.ArrayLike, counts: Counts | None) ->
 
     A measure of the ranking itself is averaged as trec_eval averages: a query whose value
     is undefined (IPrec@0 of a ranking -J left empty: 0/0) makes the mean undefined too,
-    where :func:`macro` would leave it out.
+    where :func:`macro` would leave it out. (:func:`summarise_moments` of the
+    same units' moments gives the same numbers.)
     """
     d = measure.definition
-    v = np.asarray(values, dtype=np.float64)
+    with_counts = counts is not None and d.counts is not None and d.aggregation != "sum"
+    with_pr = with_counts and d.of_means is not None
+    return summarise_moments(
+        measure,
+        Moments.of(values, logs=d.aggregation == "gmean"),
+        counts.pooled() if with_counts else None,  # type: ignore[union-attr]
+        Moments.of(precision(counts)) if with_pr else None,  # type: ignore[arg-type]
+        Moments.of(recall(counts)) if with_pr else None,  # type: ignore[arg-type]
+    )
+
+
+def summarise_moments(
+    measure: Measure,
+    values: Moments,
+    pooled: Counts | None = None,
+    precisions: Moments | None = None,
+    recalls: Moments | None = None,
+) -> Summary:
+    """Average one measure from what its units add up to: the :class:`Moments` of its
+    values (with logs for a geometric mean), the pooled contingency table (one unit, the
+    sums of TP, FP, FN and TN) and the moments of the tables' precision and recall.
+
+    This is :func:`summarise` for units measured apart (the partitions of a Spark job), whose
+    parts are reduced where they were measured: the same numbers to the last digit.
+    """
+    d = measure.definition
     if d.aggregation == "sum":
-        total = float(v.sum())
+        total = values.total.value()
         return Summary(total, total)
     if d.aggregation == "gmean":
-        value = geometric(v)
+        value = values.geometric()
     elif d.ranked is not None:
-        value = float(v.mean()) if v.size else 0.0
+        # trec_eval's mean: an undefined (NaN) value makes it undefined.
+        value = math.nan if values.undefined else values.mean()
     else:
-        value = macro(v)
-    if d.counts is None or counts is None:
+        value = values.mean()
+    if d.counts is None or pooled is None:
         return Summary(value)
-    micro_value = float(d.counts(counts.pooled(), measure, 0.0)[0])
+    micro_value = float(d.counts(pooled, measure, 0.0)[0])
     of_means = None
-    if d.of_means is not None:
-        of_means = d.of_means(macro(precision(counts)), macro(recall(counts)), measure)
+    if d.of_means is not None and precisions is not None and recalls is not None:
+        of_means = d.of_means(precisions.mean(), recalls.mean(), measure)
     return Summary(value, micro_value, of_means)
 
 
