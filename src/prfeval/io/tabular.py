@@ -17,7 +17,13 @@ from prfeval.core.tables import Qrels, Run, SourceLines
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["TABULAR_SUFFIXES", "qrels_from_table", "read_table", "run_from_table"]
+__all__ = [
+    "COLUMN_ALIASES",
+    "TABULAR_SUFFIXES",
+    "qrels_from_table",
+    "read_table",
+    "run_from_table",
+]
 
 TABULAR_SUFFIXES = {
     ".csv": "csv",
@@ -33,6 +39,16 @@ _DOC = ("doc_id", "docid", "doc", "docno")
 _GRADE = ("relevance", "grade", "rel", "label")
 _SCORE = ("score", "sim")
 _RANK = ("rank",)
+
+#: The names a column may have (matched case-insensitively, first match wins), for every
+#: reader of named columns (the Spark engine's too).
+COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
+    "query id": _QUERY,
+    "doc id": _DOC,
+    "relevance": _GRADE,
+    "score": _SCORE,
+    "rank": _RANK,
+}
 
 
 def tabular_kind(path: str) -> str | None:

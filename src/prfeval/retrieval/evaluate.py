@@ -42,6 +42,10 @@ class Coverage:
         k -> per query (in ``Evaluation.query_ids`` order), unjudged places in its top k.
     unjudged_retrieved
         Per query, unjudged places in the whole ranking.
+    total_unjudged_retrieved
+        Their total, when the per-query arrays are left empty because the per-query values
+        stayed where they were computed (on Spark: ``to_evaluation(per_query=False)``);
+        ``None``: the sum of ``unjudged_retrieved``.
     """
 
     cutoffs: tuple[int, ...]
@@ -49,6 +53,7 @@ class Coverage:
     unjudged: dict[int, int]
     per_query_unjudged: dict[int, IntArray]
     unjudged_retrieved: IntArray
+    total_unjudged_retrieved: int | None = None
 
     def thin(self, measures: tuple[Measure, ...], rule: str = "nonrelevant") -> list[str]:
         """One sentence naming the cutoffs whose top k is less than half judged, and the
@@ -76,7 +81,11 @@ class Coverage:
         out: dict[str, Any] = {
             "judged_at": {str(k): self.judged[k] for k in self.cutoffs},
             "unjudged_at": {str(k): self.unjudged[k] for k in self.cutoffs},
-            "unjudged_retrieved": int(self.unjudged_retrieved.sum()),
+            "unjudged_retrieved": (
+                int(self.unjudged_retrieved.sum())
+                if self.total_unjudged_retrieved is None
+                else self.total_unjudged_retrieved
+            ),
         }
         if per_query:
             out["per_query"] = {

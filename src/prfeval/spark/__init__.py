@@ -1,0 +1,44 @@
+"""The Spark engine: prfeval's exact measures on data that lives in Apache Spark.
+
+``pip install 'prfeval[spark]'`` (pyspark 4, which needs Java 17 or newer). Then::
+
+    import prfeval.spark
+    result = prfeval.spark.evaluate("hdfs:///qrels.parquet", run_frame, "P@10 R@100 SetF")
+    result.macro, result.micro, result.f_of_means   # dicts on the driver
+    result.per_query                                # a Spark DataFrame: query_id, measure, value
+    result.to_evaluation()                          # a local Evaluation, for a small result
+
+The executors run the local engine's aligner and kernel on partitions of whole queries
+(:mod:`prfeval.spark.partition`); the averages equal the local engine's to the last digit.
+``docs/spark.md`` tells how to run it locally, with spark-submit, and what it costs.
+Nothing here imports pyspark until it is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from prfeval.spark.engine import SparkEvaluation, evaluate
+    from prfeval.spark.read import read_qrels, read_run
+    from prfeval.spark.session import cli_session
+
+_LAZY = {
+    "SparkEvaluation": "prfeval.spark.engine",
+    "evaluate": "prfeval.spark.engine",
+    "read_qrels": "prfeval.spark.read",
+    "read_run": "prfeval.spark.read",
+    "cli_session": "prfeval.spark.session",
+}
+
+__all__ = ["SparkEvaluation", "cli_session", "evaluate", "read_qrels", "read_run"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'prfeval.spark' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

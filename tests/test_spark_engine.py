@@ -1,0 +1,361 @@
+"""The Spark engine against the local engine, in Spark's local mode: the same per-query values,
+the same macro, micro and F of means to the last digit, the same accounting.
+
+Every registered measure is evaluated (one job for all of them), on seeded data with score
+ties, repeated documents, negative grades and queries missing on either side, under each
+option that changes how a ranking is built or averaged (-c, -l 2, --unjudged, -J, -M,
+duplicates, the query set, rank and file order, --bounds); then the readers (TREC text,
+Parquet, CSV, TSV, JSON Lines), a batch size that cuts every query, many partitions, errors,
+and pytrec_eval-terrier's P@10. One local[2] session serves the module (``spark`` fixture).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+pytest.importorskip("pyspark")
+
+import prfeval
+import prfeval.spark
+from prfeval.core.errors import InputFormatError, PrfevalWarning, UsageError
+from prfeval.measures import REGISTRY
+from prfeval.report.evaluation import FORMATS, format_evaluation
+
+N_DOCS = 300  # the collection size for the measures that need TN
+DEFAULT = "NumQ NumRet NumRel NumRelRet SetP SetR SetF P@5 P@10 R@10 F@10 Rprec IPrec@0.5"
+
+
+def every_measure() -> list[str]:
+    """Every registered measure, at cutoffs 1 and 10 and with beta and rel where it takes them."""
+    specs = []
+    for d in REGISTRY.values():
+        tails = {"required": ("@1", "@10"), "optional": ("", "@10"), "level": ("@0", "@0.5")}
+        for tail in tails.get(d.cutoff, ("",)):
+            specs.append(d.name + tail)
+            if "beta" in d.params:
+                specs.append(f"{d.name}(beta=2){tail}")
+            if "rel" in d.params:
+                specs.append(f"{d.name}(rel=2){tail}")
+    return specs
+
+
+def tables(seed: int, *, ranks: bool = False) -> tuple[pa.Table, pa.Table]:
+    """Seeded judgments (grades -1 to 3, some queries with no relevant document) and a run
+    with many score ties and some repeated documents; queries 0-3 are only judged, 40-44
+    only in the run."""
+    rng = np.random.default_rng(seed)
+    q, d, g = [], [], []
+    for i in range(40):
+        for doc in rng.choice(N_DOCS // 2, int(rng.integers(1, 30)), replace=False):
+            q.append(f"q{i}")
+            d.append(f"d{doc}")
+            g.append(int(rng.choice([-1, 0, 0, 1, 2, 3])))
+    qrels = pa.table({"query_id": q, "doc_id": d, "relevance": pa.array(g, pa.int64())})
+    q, d, s = [], [], []
+    for i in range(4, 45):
+        docs = rng.choice(N_DOCS // 2, int(rng.integers(1, 40)), replace=False).tolist()
+        docs += rng.choice(docs, len(docs) // 8).tolist()  # repeats
+        for doc in docs:
+            q.append(f"q{i}")
+            d.append(f"d{doc}")
+            s.append(float(rng.integers(0, 6)) / 2)
+    columns = {"query_id": q, "doc_id": d, "score": s}
+    if ranks:
+        columns["rank"] = [float(x) for x in rng.integers(1, 20, len(q))]
+    return qrels, pa.table(columns)
+
+
+def frames(spark, qrels: pa.Table, run: pa.Table):
+    return spark.createDataFrame(qrels), spark.createDataFrame(run)
+
+
+def assert_same(result, local, *, settings_too: bool = False) -> None:
+    """``result`` (Spark) and ``local`` agree on everything, to the last digit."""
+    assert result.labels == local.labels
+    assert result.macro == local.macro
+    assert result.micro == local.micro
+    assert result.f_of_means == local.f_of_means
+    assert result.accounting == local.accounting
+    names = {"qrels", "run"}
+    spark_settings = {k: v for k, v in result.settings.items() if settings_too or k not in names}
+    local_settings = {k: v for k, v in local.settings.items() if settings_too or k not in names}
+    assert spark_settings == local_settings
+    collected = result.to_evaluation()
+    assert collected.query_ids == local.query_ids
+    assert np.array_equal(collected.values, local.values, equal_nan=True)
+    assert collected.macro == local.macro and collected.micro == local.micro
+    assert collected.coverage.judged == local.coverage.judged
+    assert collected.coverage.unjudged == local.coverage.unjudged
+    for k in local.coverage.cutoffs:
+        assert np.array_equal(
+            collected.coverage.per_query_unjudged[k], local.coverage.per_query_unjudged[k]
+        )
+    summary = result.to_evaluation(per_query=False)
+    assert summary.coverage.judged == local.coverage.judged
+    assert summary.coverage.unjudged == local.coverage.unjudged
+    if local.upper is not None:
+        assert result.upper.macro == local.upper.macro
+        assert result.upper.micro == local.upper.micro
+        assert result.upper.f_of_means == local.upper.f_of_means
+        assert result.upper.accounting == local.upper.accounting
+        assert np.array_equal(collected.upper.values, local.upper.values, equal_nan=True)
+    defined = (~np.isnan(local.values)).sum(axis=1)
+    assert result.n_queries == dict(zip(local.labels, defined.tolist(), strict=True))
+    result.unpersist()
+
+
+# -- every measure, every option --------------------------------------------------------------
+
+
+def test_every_registered_measure(spark):
+    qrels, run = tables(1)
+    specs = every_measure()
+    local = prfeval.evaluate(qrels, run, specs, collection_size=N_DOCS)
+    result = prfeval.spark.evaluate(*frames(spark, qrels, run), specs, collection_size=N_DOCS)
+    assert len(local.labels) > 50
+    assert_same(result, local)
+
+
+OPTIONS = {
+    "complete": {"complete": True},
+    "level 2": {"level": 2},
+    "unjudged relevant": {"unjudged": "relevant", "unjudged_grade": 2},
+    "unjudged drop": {"unjudged": "drop"},
+    "judged only": {"judged_only": True},
+    "max results": {"max_results": 7},
+    "duplicates first": {"duplicates": "first"},
+    "query set": {"queries": [f"q{i}" for i in range(0, 45, 2)], "query_set": "even"},
+    "excluded": {"exclude_queries": ["q5", "q6", "q44"], "complete": True},
+}
+
+
+@pytest.mark.parametrize("options", OPTIONS.values(), ids=OPTIONS.keys())
+def test_options(spark, options):
+    qrels, run = tables(2)
+    local = prfeval.evaluate(qrels, run, DEFAULT, **options)
+    result = prfeval.spark.evaluate(*frames(spark, qrels, run), DEFAULT, **options)
+    assert_same(result, local)
+
+
+@pytest.mark.parametrize("order", ["rank", "file"])
+def test_rank_and_file_order(spark, order):
+    qrels, run = tables(3, ranks=True)
+    local = prfeval.evaluate(qrels, run, DEFAULT, order=order)
+    result = prfeval.spark.evaluate(*frames(spark, qrels, run), DEFAULT, order=order)
+    assert result.settings["order"] == order
+    assert_same(result, local)
+
+
+def test_a_run_without_scores_is_in_its_own_order(spark):
+    qrels, run = tables(4)
+    run = run.drop(["score"])
+    local = prfeval.evaluate(qrels, run, "P@5 SetP Rprec")
+    result = prfeval.spark.evaluate(*frames(spark, qrels, run), "P@5 SetP Rprec")
+    assert result.settings["order"] == "file"
+    assert_same(result, local)
+    with pytest.raises(UsageError, match="has no scores to order by"):
+        prfeval.spark.evaluate(*frames(spark, qrels, run), "P@5", order="score")
+
+
+def test_bounds(spark):
+    qrels, run = tables(5)
+    local = prfeval.evaluate(qrels, run, DEFAULT, bounds=True)
+    result = prfeval.spark.evaluate(*frames(spark, qrels, run), DEFAULT, bounds=True)
+    assert_same(result, local)
+    assert result.upper.per_query.count() == len(local.query_ids) * len(local.labels)
+
+
+def test_batches_that_cut_every_query_and_many_partitions(spark):
+    """A 3-row Arrow batch cuts every query; 7 partitions and one-row blocks change nothing."""
+    qrels, run = tables(6)
+    local = prfeval.evaluate(qrels, run, DEFAULT)
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    spark.conf.set(key, "3")
+    try:
+        result = prfeval.spark.evaluate(
+            *frames(spark, qrels, run), DEFAULT, partitions=7, block_rows=1
+        )
+        assert result.rows.rdd.getNumPartitions() == 7
+        assert_same(result, local)
+    finally:
+        spark.conf.unset(key)
+
+
+def test_per_query_is_a_long_dataframe(spark):
+    qrels, run = tables(7)
+    local = prfeval.evaluate(qrels, run, "P@5 SetF")
+    result = prfeval.spark.evaluate(*frames(spark, qrels, run), "P@5 SetF")
+    rows = {(r.query_id, r.measure): r.value for r in result.per_query.collect()}
+    expected = {(r.query_id, r.measure): r.value for r in local.to_frame().itertuples()}
+    assert rows == expected
+    assert result.skipped == {"missing_from_run": 4, "not_in_qrels": 5}
+    assert result.unjudged["retrieved"] == local.accounting.unjudged_retrieved
+
+
+def test_macro_p10_equals_pytrec_eval(spark):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run = tables(8)
+    # pytrec_eval takes dicts: no repeated documents, so keep each (query, doc) once.
+    seen: dict[tuple[str, str], float] = {}
+    for q, d, s in zip(*(run.column(c).to_pylist() for c in ("query_id", "doc_id", "score")),
+                       strict=True):
+        seen.setdefault((q, d), s)
+    run = pa.table({"query_id": [q for q, _ in seen], "doc_id": [d for _, d in seen],
+                    "score": list(seen.values())})
+    run_dict: dict[str, dict[str, float]] = {}
+    for (q, d), s in seen.items():
+        run_dict.setdefault(q, {})[d] = s
+    qrels_dict: dict[str, dict[str, int]] = {}
+    for q, d, g in zip(*(qrels.column(c).to_pylist() for c in ("query_id", "doc_id", "relevance")),
+                       strict=True):
+        qrels_dict.setdefault(q, {})[d] = g
+    per_query = pytrec_eval.RelevanceEvaluator(qrels_dict, {"P_10"}).evaluate(run_dict)
+    reference = np.mean([v["P_10"] for v in per_query.values()])
+    result = prfeval.spark.evaluate(*frames(spark, qrels, run), "P_10")
+    assert result.macro["P_10"] == pytest.approx(reference, abs=1e-15)
+
+
+# -- reading files ----------------------------------------------------------------------------
+
+
+def trec_files(tmp_path: Path, qrels: pa.Table, run: pa.Table) -> tuple[str, str]:
+    """TREC text with the quirks the readers must take: tabs, runs of spaces, comments,
+    blank lines and CRLF line ends."""
+    lines = ["# judgments", ""]
+    for i, (q, d, g) in enumerate(
+        zip(*(qrels.column(c).to_pylist() for c in ("query_id", "doc_id", "relevance")),
+            strict=True)
+    ):
+        lines.append(f"{q}\t0  {d} {g}" if i % 3 else f"  {q} 0 {d}\t{g}  ")
+    (tmp_path / "qrels.txt").write_text("\n".join(lines) + "\n")
+    lines = []
+    for i, (q, d, s) in enumerate(
+        zip(*(run.column(c).to_pylist() for c in ("query_id", "doc_id", "score")), strict=True)
+    ):
+        lines.append(f"{q} Q0 {d} {i + 1} {s} tag" + ("\r" if i % 5 == 0 else ""))
+    (tmp_path / "run.txt").write_text("\n".join(lines) + "\n")
+    return str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")
+
+
+def test_trec_text_prints_what_the_local_engine_prints_in_every_format(spark, tmp_path):
+    qrels, run = tables(9)
+    qrels_path, run_path = trec_files(tmp_path, qrels, run)
+    local = prfeval.evaluate(qrels_path, run_path, DEFAULT)
+    result = prfeval.spark.evaluate(qrels_path, run_path, DEFAULT, spark=spark)
+    assert_same(result, local, settings_too=True)
+    collected, summary = result.to_evaluation(), result.to_evaluation(per_query=False)
+    for fmt in FORMATS:
+        assert format_evaluation(summary, fmt) == format_evaluation(local, fmt)
+        assert format_evaluation(collected, fmt, per_query=True) == format_evaluation(
+            local, fmt, per_query=True
+        )
+
+
+def test_gzipped_trec_text(spark, tmp_path):
+    qrels, run = tables(10)
+    qrels_path, run_path = trec_files(tmp_path, qrels, run)
+    gz = tmp_path / "run.txt.gz"
+    gz.write_bytes(gzip.compress(Path(run_path).read_bytes()))
+    local = prfeval.evaluate(qrels_path, str(gz), DEFAULT)
+    result = prfeval.spark.evaluate(qrels_path, str(gz), DEFAULT, spark=spark)
+    assert_same(result, local, settings_too=True)
+
+
+def write_tabular(path: Path, table: pa.Table, kind: str) -> str:
+    if kind == "parquet":
+        pq.write_table(table, path)
+    elif kind in ("csv", "tsv"):
+        delimiter = "\t" if kind == "tsv" else ","
+        pacsv.write_csv(table, path, pacsv.WriteOptions(delimiter=delimiter))
+    else:
+        path.write_text("".join(json.dumps(row) + "\n" for row in table.to_pylist()))
+    return str(path)
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv", "tsv", "jsonl"])
+def test_tabular_files(spark, tmp_path, kind):
+    qrels, run = tables(11)
+    qrels = qrels.rename_columns(["qid", "docid", "grade"])  # aliases, as the local readers
+    qrels_path = write_tabular(tmp_path / f"qrels.{kind}", qrels, kind)
+    run_path = write_tabular(tmp_path / f"run.{kind}", run, kind)
+    local = prfeval.evaluate(qrels_path, run_path, DEFAULT)
+    result = prfeval.spark.evaluate(qrels_path, run_path, DEFAULT, spark=spark)
+    assert_same(result, local, settings_too=True)
+
+
+# -- errors and empty inputs ------------------------------------------------------------------
+
+
+def test_a_repeated_document_under_duplicates_error(spark):
+    qrels, run = tables(12)
+    with pytest.raises(InputFormatError, match="repeated for query") as caught:
+        prfeval.spark.evaluate(*frames(spark, qrels, run), "P@5", duplicates="error")
+    assert str(caught.value).startswith("run DataFrame: document ")
+
+
+@pytest.mark.parametrize(
+    ("line", "fragment"),
+    [
+        ("q1 Q0 d1 1 2.0", "expected 6 fields, got 5 in this run line: q1 Q0 d1 1 2.0"),
+        ("q1 Q0 d1 1 high tag", "score is not a number: high"),
+        ("q1 Q0 d1 1 inf tag", "score is not finite: inf"),
+    ],
+)
+def test_a_bad_run_line_names_the_file_and_the_line(spark, tmp_path, line, fragment):
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 1\n")
+    (tmp_path / "run.txt").write_text(f"q1 Q0 d2 1 3.0 tag\n{line}\n")
+    with pytest.raises(InputFormatError) as caught:
+        prfeval.spark.evaluate(
+            str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), "P@5", spark=spark
+        )
+    assert str(caught.value) == f"{tmp_path / 'run.txt'}: {fragment}"
+
+
+def test_a_bad_grade(spark, tmp_path):
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 1.5\n")
+    (tmp_path / "run.txt").write_text("q1 Q0 d2 1 3.0 tag\n")
+    with pytest.raises(InputFormatError, match=r"grade is not an integer: 1\.5"):
+        prfeval.spark.evaluate(
+            str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), "P@5", spark=spark
+        )
+
+
+def test_no_judgments_is_an_error_and_an_empty_run_a_warning(spark, tmp_path):
+    qrels, run = tables(13)
+    empty_qrels = spark.createDataFrame(qrels.slice(0, 0))
+    with pytest.raises(InputFormatError, match="no judgments"):
+        prfeval.spark.evaluate(empty_qrels, spark.createDataFrame(run), "P@5")
+    empty_run = run.slice(0, 0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        local = prfeval.evaluate(qrels, empty_run, "P@5 SetP", complete=True)
+        result = prfeval.spark.evaluate(*frames(spark, qrels, empty_run), "P@5 SetP",
+                                        complete=True)
+    messages = [str(w.message) for w in caught if issubclass(w.category, PrfevalWarning)]
+    assert messages == [
+        "the run run table is empty: every measure is 0",
+        "the run run DataFrame is empty: every measure is 0",
+    ]
+    assert result.settings["empty_run"] is True
+    assert_same(result, local)
+
+
+def test_inputs_the_engine_does_not_read(spark):
+    qrels, run = tables(14)
+    with pytest.raises(InputFormatError, match="Spark DataFrame or a path"):
+        prfeval.spark.evaluate(qrels, spark.createDataFrame(run), "P@5", spark=spark)
+    with pytest.raises(InputFormatError, match="no doc id column"):
+        prfeval.spark.evaluate(
+            spark.createDataFrame(qrels), spark.createDataFrame(run.drop(["doc_id"])), "P@5"
+        )
+    with pytest.raises(UsageError, match="bounds"):
+        prfeval.spark.evaluate(*frames(spark, qrels, run), "P@5", bounds=True, unjudged="drop")
