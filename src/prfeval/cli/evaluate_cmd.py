@@ -1,4 +1,8 @@
-"""``prfeval evaluate QRELS RUN``: trec_eval's job, with every average labelled."""
+"""``prfeval evaluate QRELS RUN``: trec_eval's job, with every average labelled.
+
+``--engine spark`` evaluates on Apache Spark instead (:mod:`prfeval.spark`, imported only
+then): the same numbers and the same output, to the last digit.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,12 @@ import click
 
 from prfeval.cli.options import evaluation_options, output_option
 from prfeval.cli.output import emit, note, notes_from_warnings, progress_bar
+from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
 from prfeval.report.evaluation import FORMATS, format_evaluation, notes
-from prfeval.retrieval.evaluate import evaluate
+from prfeval.retrieval.evaluate import Evaluation, evaluate
+
+ENGINES = ("local", "spark")
 
 
 @click.command("evaluate")
@@ -50,6 +57,20 @@ from prfeval.retrieval.evaluate import evaluate
     help="Give trec_eval 10.0's numbers where it differs from 9.0.8 (recall levels rounded, "
     "scores kept as doubles).",
 )
+@click.option(
+    "--engine",
+    type=click.Choice(ENGINES),
+    default="local",
+    show_default=True,
+    help="Evaluate in this process, or on Apache Spark (pip install 'prfeval[spark]'; QRELS "
+    "and RUN are then paths Spark reads, local or remote).",
+)
+@click.option(
+    "--spark-master",
+    default=None,
+    metavar="URL",
+    help="The Spark master for --engine spark.  [default: spark-submit's, else local[*]]",
+)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @output_option
 def command(
@@ -61,21 +82,60 @@ def command(
     bounds: bool,
     stream: bool | None,
     trec_eval_version: str,
+    engine: str,
+    spark_master: str | None,
     fmt: str,
     output: str | None,
 ) -> None:
     """Evaluate RUN (TREC run, CSV/TSV/JSONL/Parquet, or - for stdin) against QRELS."""
-    with progress_bar("evaluating") as progress, notes_from_warnings():
-        result = evaluate(
-            qrels,
-            run,
-            list(measures) or None,
-            bounds=bounds,
-            stream=stream,
-            progress=progress,
-            options=replace(options, trec_eval_version=int(trec_eval_version)),
-        )
+    asked = list(measures) or None
+    options = replace(options, trec_eval_version=int(trec_eval_version))
+    if engine == "spark":
+        result = _on_spark(qrels, run, asked, per_query, options, bounds, stream, spark_master)
+    else:
+        if spark_master is not None:
+            raise UsageError("--spark-master is for --engine spark")
+        with progress_bar("evaluating") as progress, notes_from_warnings():
+            result = evaluate(
+                qrels,
+                run,
+                asked,
+                bounds=bounds,
+                stream=stream,
+                progress=progress,
+                options=options,
+            )
     text = format_evaluation(result, fmt, per_query=per_query)
     for line in notes(result, fmt):
         note(line)
     emit(text, output)
+
+
+def _on_spark(
+    qrels: str,
+    run: str,
+    measures: list[str] | None,
+    per_query: bool,
+    options: EvalOptions,
+    bounds: bool,
+    stream: bool | None,
+    master: str | None,
+) -> Evaluation:
+    """The evaluation on Spark, as the local engine's Evaluation: the per-query values are
+    collected only when they are printed."""
+    if stream is not None:
+        raise UsageError("--stream/--no-stream is for the local engine; Spark reads in splits")
+    if "-" in (qrels, run):
+        raise UsageError("--engine spark reads files Spark can open, not stdin (-)")
+    from prfeval.spark.engine import evaluate as evaluate_on_spark
+    from prfeval.spark.session import cli_session
+
+    with notes_from_warnings():
+        session = cli_session(master)
+        result = evaluate_on_spark(
+            qrels, run, measures, spark=session, bounds=bounds, persist=per_query, options=options
+        )
+        evaluation = result.to_evaluation(per_query=per_query)
+    if per_query:
+        result.unpersist()
+    return evaluation
