@@ -359,3 +359,77 @@ def test_inputs_the_engine_does_not_read(spark):
         )
     with pytest.raises(UsageError, match="bounds"):
         prfeval.spark.evaluate(*frames(spark, qrels, run), "P@5", bounds=True, unjudged="drop")
+
+
+# -- against MLlib's RankingEvaluator, where the two define the same measure ------------------
+
+
+def mllib_data(seed: int) -> tuple[pa.Table, pa.Table]:
+    """What RankingEvaluator can be compared on: no score ties, no repeated documents,
+    binary grades, numeric doc ids (it takes arrays of doubles), every query in both the run
+    and the judgments with at least one relevant document (it averages over the rows it is
+    given, and has no notion of a judged non-relevant document)."""
+    rng = np.random.default_rng(seed)
+    qrels_rows, run_rows = [], []
+    for q in range(60):
+        judged = rng.choice(500, 30, replace=False)
+        grades = rng.choice([0, 1], 30)
+        grades[0] = 1
+        qrels_rows += [(f"q{q}", str(d), int(g)) for d, g in zip(judged, grades, strict=True)]
+        docs = rng.choice(500, int(rng.integers(5, 60)), replace=False)
+        scores = rng.permutation(docs.size) + rng.random()  # distinct within the query
+        run_rows += [(f"q{q}", str(d), float(s)) for d, s in zip(docs, scores, strict=True)]
+    qrels = pa.table({k: list(v) for k, v in zip(("query_id", "doc_id", "relevance"),
+                                                   zip(*qrels_rows, strict=True), strict=True)})
+    run = pa.table({k: list(v) for k, v in zip(("query_id", "doc_id", "score"),
+                                                 zip(*run_rows, strict=True), strict=True)})
+    return qrels, run
+
+
+def ranking_evaluator_input(qrels, run):
+    """One row per query: the ranked doc ids and the relevant ones, as arrays of doubles."""
+    from pyspark.sql import functions as F
+
+    doc = F.col("doc_id").cast("double")
+    ranked = run.groupBy("query_id").agg(
+        F.sort_array(F.collect_list(F.struct(F.col("score"), doc.alias("d"))), asc=False)
+        .alias("r")
+    ).select("query_id", F.transform("r", lambda s: s["d"]).alias("prediction"))
+    relevant = qrels.where("relevance > 0").groupBy("query_id").agg(
+        F.collect_list(doc).alias("label")
+    )
+    return ranked.join(relevant, "query_id")
+
+
+AGREE = {  # RankingEvaluator's metric -> prfeval's measure with the same definition
+    "precisionAtK": "P@{k}",
+    "recallAtK": "R@{k}",
+    "ndcgAtK": "nDCG@{k}",  # binary grades: MLlib's nDCG is binary
+    "meanAveragePrecision": "AP",  # MLlib's is over the whole ranking, whatever k
+}
+KS = (1, 5, 10, 100)
+
+
+@pytest.fixture(scope="module")
+def mllib(spark):
+    qrels, run = mllib_data(16)
+    qrels_df, run_df = frames(spark, qrels, run)
+    data = ranking_evaluator_input(qrels_df, run_df).cache()
+    yield qrels_df, run_df, data
+    data.unpersist()
+
+
+@pytest.mark.parametrize("metric", AGREE)
+def test_ranking_evaluator_where_the_definitions_agree(mllib, metric):
+    from pyspark.ml.evaluation import RankingEvaluator
+
+    spec = AGREE[metric]
+    if spec.split("@")[0] not in REGISTRY:
+        pytest.skip(f"{spec.split('@')[0]} is not a registered measure")
+    qrels_df, run_df, data = mllib
+    labels = list(dict.fromkeys(spec.format(k=k) for k in KS))
+    result = prfeval.spark.evaluate(qrels_df, run_df, labels)
+    for k, label in zip(KS, [spec.format(k=k) for k in KS], strict=True):
+        theirs = RankingEvaluator(metricName=metric, k=k).evaluate(data)
+        # The same definitions; the sums differ only in their order (MLlib's are not exact).
+        assert result.macro[label] == pytest.approx(theirs, rel=1e-12, abs=1e-15), (label, k)
