@@ -106,8 +106,8 @@ def random_tables(seed: int) -> tuple[pa.Table, pa.Table]:
 
 
 def union_of(qrels: pa.Table, run: pa.Table) -> pa.Table:
-    """The engine's union, sorted as the engine sorts a partition (by query, then kind, then
-    score and doc id descending)."""
+    """The engine's union, sorted as the engine sorts a partition by score order: by query,
+    then kind; within those, in no particular order (here a random one)."""
     n_j, n_r = qrels.num_rows, run.num_rows
     table = pa.table(
         {
@@ -120,12 +120,12 @@ def union_of(qrels: pa.Table, run: pa.Table) -> pa.Table:
             "grade": pa.array(qrels.column("relevance").to_pylist() + [None] * n_r, pa.int64()),
             "score": pa.array([None] * n_j + run.column("score").to_pylist(), pa.float64()),
             "kind": pa.array([JUDGMENT] * n_j + [RUN_ROW] * n_r, pa.int8()),
+            "shuffle": np.random.default_rng(0).permutation(n_j + n_r),
         }
     )
     return table.sort_by(
-        [("query_id", "ascending"), ("kind", "ascending"), ("score", "descending"),
-         ("doc_id", "descending")]
-    )
+        [("query_id", "ascending"), ("kind", "ascending"), ("shuffle", "ascending")]
+    ).drop(["shuffle"])
 
 
 def plan_for(measures: str, options: EvalOptions, *, bounds: bool = False, block_rows: int = 1):

@@ -4,7 +4,7 @@ One job, shaped like the local pipeline::
 
     run rows + judgment rows (kind 1 / kind 0), the query set applied
       -> repartition by query_id                      one shuffle: a query in one partition
-      -> sortWithinPartitions(query_id, kind, order)  whole queries, contiguous
+      -> sortWithinPartitions(query_id, kind[, pos])  whole queries, contiguous
       -> mapInArrow(measure_batches)                  blocks of whole queries -> the local
                                                       aligner and kernel -> one row per query
       -> [persisted]                                  the per-query rows (``per_query``)
@@ -395,13 +395,15 @@ def evaluate(
     layout = plan.layout
 
     from pyspark import StorageLevel
-    from pyspark.sql import functions as F
 
     with _spark_errors():
         union = _union(judgments, ranking, order, opts)
         n = partitions or max(session.sparkContext.defaultParallelism,
                               union.rdd.getNumPartitions())
-        within = [F.col("score").desc(), F.col("doc_id").desc()] if order == "score" else ["pos"]
+        # Whole queries need only the query first; the input's order, when it is the
+        # ranking's, next. By score, the aligner ranks each block itself (score, then doc id
+        # descending), as it ranks a file: sorting those keys in Spark too costs more CPU.
+        within = [] if order == "score" else ["pos"]
         rows = (
             union.repartition(n, "query_id")
             .sortWithinPartitions("query_id", "kind", *within)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["Judgments", "Ranking", "read_qrels", "read_run"]
 
 #: What TREC text separates fields with: any run of these (as the local reader).
+_SPACE_CHARS = " \t\r\f\v"
 _SPACE = "[ \\t\\r\\f\\v]+"
 
 
@@ -131,17 +132,28 @@ def _read_tabular(spark: SparkSession, path: str, kind: str) -> DataFrame:
 
 def _trec_fields(spark: SparkSession, path: str, n_fields: int, what: str) -> DataFrame:
     """The whitespace-separated fields of each line of a TREC file (array column ``f``),
-    blank lines and ``#`` comments skipped, a line with another count of fields failing."""
+    blank lines and ``#`` comments skipped, a line with another count of fields failing.
+
+    As the local reader does, a clean line (single spaces, nothing at its ends) is split on
+    " " (no regular expression: five times faster), any other on runs of whitespace once
+    trimmed. Each step is its own projection, so that no split is computed twice.
+    """
     F = _functions()
-    line = F.regexp_replace(F.col("value"), f"^{_SPACE}|{_SPACE}$", "")
-    lines = spark.read.text(path).select(line.alias("line"))
-    lines = lines.where((F.length("line") > 0) & ~F.col("line").startswith("#"))
-    fields = F.split(F.col("line"), _SPACE)
-    checked = F.when(F.size(fields) == n_fields, fields).otherwise(
+    value = F.col("value")
+    messy = value.startswith(" ") | value.endswith(" ") | value.contains("  ")
+    for space in _SPACE_CHARS[1:]:
+        messy = messy | value.contains(space)
+    trimmed = F.trim(value, F.lit(_SPACE_CHARS))
+    kept = F.when(messy, (trimmed != "") & ~trimmed.startswith("#")).otherwise(
+        (value != "") & ~value.startswith("#")
+    )
+    fields = F.when(messy, F.split(trimmed, _SPACE)).otherwise(F.split(value, " "))
+    lines = spark.read.text(path).where(kept).select(value.alias("line"), fields.alias("f"))
+    checked = F.when(F.size("f") == n_fields, F.col("f")).otherwise(
         _fail(
             path,
             f"expected {n_fields} fields, got ",
-            F.size(fields).cast("string"),
+            F.size("f").cast("string"),
             f" in this {what} line: ",
             F.col("line"),
         )
