@@ -20,7 +20,7 @@ from prfeval.core.errors import InputFormatError, UsageError
 from prfeval.core.options import EvalOptions
 from prfeval.measures import parse_measures
 from prfeval.retrieval.evaluate import coverage_measures
-from prfeval.spark.blocks import JUDGMENT, RUN_ROW, BlockFrame, block_of, whole_queries
+from prfeval.spark.blocks import BlockFrame, block_of, whole_queries
 from prfeval.spark.layout import decode_moments, encode_moments
 from prfeval.spark.partition import (
     Plan,
@@ -107,7 +107,7 @@ def random_tables(seed: int) -> tuple[pa.Table, pa.Table]:
 
 def union_of(qrels: pa.Table, run: pa.Table) -> pa.Table:
     """The engine's union, sorted as the engine sorts a partition by score order: by query,
-    then kind; within those, in no particular order (here a random one)."""
+    within a query in no particular order (here a random one)."""
     n_j, n_r = qrels.num_rows, run.num_rows
     table = pa.table(
         {
@@ -119,12 +119,11 @@ def union_of(qrels: pa.Table, run: pa.Table) -> pa.Table:
             ),
             "grade": pa.array(qrels.column("relevance").to_pylist() + [None] * n_r, pa.int64()),
             "score": pa.array([None] * n_j + run.column("score").to_pylist(), pa.float64()),
-            "kind": pa.array([JUDGMENT] * n_j + [RUN_ROW] * n_r, pa.int8()),
             "shuffle": np.random.default_rng(0).permutation(n_j + n_r),
         }
     )
     return table.sort_by(
-        [("query_id", "ascending"), ("kind", "ascending"), ("shuffle", "ascending")]
+        [("query_id", "ascending"), ("shuffle", "ascending")]
     ).drop(["shuffle"])
 
 

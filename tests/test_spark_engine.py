@@ -184,7 +184,7 @@ def test_batches_that_cut_every_query_and_many_partitions(spark):
         result = prfeval.spark.evaluate(
             *frames(spark, qrels, run), DEFAULT, partitions=7, block_rows=1
         )
-        assert result.rows.rdd.getNumPartitions() == 7
+        assert result.partitions == result.rows.rdd.getNumPartitions() == 7
         assert_same(result, local)
     finally:
         spark.conf.unset(key)

@@ -2,9 +2,9 @@
 
 One job, shaped like the local pipeline::
 
-    run rows + judgment rows (kind 1 / kind 0), the query set applied
+    run rows + judgment rows (with a grade), the query set applied
       -> repartition by query_id                      one shuffle: a query in one partition
-      -> sortWithinPartitions(query_id, kind[, pos])  whole queries, contiguous
+      -> sortWithinPartitions(query_id[, pos])        whole queries, contiguous
       -> mapInArrow(measure_batches)                  blocks of whole queries -> the local
                                                       aligner and kernel -> one row per query
       -> [persisted]                                  the per-query rows (``per_query``)
@@ -46,7 +46,7 @@ from prfeval.retrieval.evaluate import (
 )
 from prfeval.retrieval.kernel import check_measures
 from prfeval.retrieval.pipeline import PipelineRun
-from prfeval.spark.blocks import JUDGMENT, RUN_ROW, BlockFrame
+from prfeval.spark.blocks import BlockFrame
 from prfeval.spark.layout import Layout, Totals
 from prfeval.spark.partition import BLOCK_ROWS, Plan, error_from, measure_batches, portable
 from prfeval.spark.partition import reduce_batches as reduce_partition
@@ -111,6 +111,8 @@ class SparkEvaluation:
     rows
         The per-query rows the executors emitted (every query, with its columns of
         :class:`~prfeval.spark.layout.Layout`); ``per_query`` is the friendly view.
+    partitions
+        The partitions of the shuffle by query (each a task of the kernel).
     """
 
     measures: tuple[Measure, ...]
@@ -123,6 +125,7 @@ class SparkEvaluation:
     coverage: Coverage | None
     rows: DataFrame = field(repr=False)
     plan: Plan = field(repr=False)
+    partitions: int = 0
     view: str = ""
     upper: SparkEvaluation | None = None
 
@@ -271,8 +274,9 @@ def _restricted(frame: DataFrame, options: EvalOptions) -> DataFrame:
 
 
 def _union(judgments: Judgments, ranking: Ranking, order: str, options: EvalOptions) -> DataFrame:
-    """Run rows and judgment rows in one DataFrame, tagged by ``kind``: the columns the
-    blocks need, and the position of each run row when the order needs the input's."""
+    """Run rows and judgment rows in one DataFrame (a judgment is a row with a grade): the
+    columns the blocks need, and the position of each run row when the order needs the
+    input's. (Each column costs in the shuffle and more in the conversion to Arrow.)"""
     from pyspark.sql import functions as F
 
     by_position = order in ("file", "rank")
@@ -291,8 +295,6 @@ def _union(judgments: Judgments, ranking: Ranking, order: str, options: EvalOpti
     if by_position:
         run_columns.append(F.col("pos"))
         judged_columns.append(null.cast("bigint").alias("pos"))
-    run_columns.append(F.lit(RUN_ROW).cast("tinyint").alias("kind"))
-    judged_columns.append(F.lit(JUDGMENT).cast("tinyint").alias("kind"))
     run = _restricted(run.select(*run_columns), options)
     judged = _restricted(judgments.frame.select(*judged_columns), options)
     return judged.unionByName(run)
@@ -406,7 +408,7 @@ def evaluate(
         within = [] if order == "score" else ["pos"]
         rows = (
             union.repartition(n, "query_id")
-            .sortWithinPartitions("query_id", "kind", *within)
+            .sortWithinPartitions("query_id", *within)
             .mapInArrow(functools.partial(measure_batches, plan), Layout.ddl(layout.schema))
         )
         if persist:
@@ -422,7 +424,7 @@ def evaluate(
         warnings.warn(
             f"the run {ranking.name} is empty: every measure is 0", PrfevalWarning, stacklevel=2
         )
-    return _result(plan, layout, totals, rows, empty_run, ranking.default_order)
+    return _result(plan, layout, totals, rows, n, empty_run, ranking.default_order)
 
 
 def _result(
@@ -430,6 +432,7 @@ def _result(
     layout: Layout,
     totals: Totals,
     rows: DataFrame,
+    partitions: int,
     empty_run: bool,
     default_order: str,
 ) -> SparkEvaluation:
@@ -481,6 +484,7 @@ def _result(
             None,
             rows,
             plan,
+            partitions,
             view="u_",
         )
     return SparkEvaluation(
@@ -494,6 +498,7 @@ def _result(
         coverage,
         rows,
         plan,
+        partitions,
         upper=upper,
     )
 
