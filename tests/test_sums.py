@@ -115,6 +115,8 @@ def test_summarise_moments_of_parts_equals_summarise(name):
         f"q{q}": {f"d{i}": float(rng.integers(0, 5)) for i in rng.choice(50, 25, False)}
         for q in range(30)
     }
+    if REGISTRY[name].is_text:
+        pytest.skip("a text measure (runid, relstring): no values to average")
     measures = parse_measures(_spec(name))
     (m,) = measures
     ranking = align(qrels, run, collection_size=200)

@@ -371,6 +371,9 @@ def evaluate(
     opts = EvalOptions.build(options, **option_values)
     parsed = parse_measures(measures)
     check_measures(parsed, opts.collection_size)
+    text = [str(m) for m in parsed if m.definition.is_text]
+    if text:
+        raise UsageError(f"the Spark engine gives numbers only; leave out {', '.join(text)}")
     if bounds and opts.unjudged != "nonrelevant":
         raise UsageError(
             "bounds compare unjudged documents taken as non-relevant and as relevant; "

@@ -42,18 +42,27 @@ BLOCK_ROWS = 1 << 20
 
 @lru_cache(maxsize=16)
 def _measures(specs: tuple[tuple[str, str], ...]) -> tuple[Measure, ...]:
-    """The measures of ``(canonical name, label)`` pairs, parsed from the registry."""
+    """The measures of ``(name, label)`` pairs, parsed from the registry."""
     return tuple(replace(parse_measures(name)[0], label=label) for name, label in specs)
 
 
 def portable(measures: Iterable[Measure]) -> tuple[tuple[str, str], ...]:
-    """Measures as ``(canonical name, label)`` pairs, which parse back on any executor to the
-    registry's own definitions (rather than pickled copies of them)."""
-    specs = tuple((m.name, str(m)) for m in measures)
-    for m, back in zip(measures, _measures(specs), strict=True):
-        if back != m:
+    """Measures as ``(name, label)`` pairs that parse back on any executor to the registry's
+    own definitions (rather than pickled copies of them): the canonical name, or the label as
+    typed when only that parses back to the same measure (trec_eval's ``set_F.2``)."""
+    specs = []
+    for m in measures:
+        for name in (m.name, str(m)):
+            spec = (name, str(m))
+            try:
+                if _measures((spec,))[0] == m:
+                    specs.append(spec)
+                    break
+            except PrfevalError:
+                continue
+        else:
             raise RuntimeError(f"measure {m} does not parse back from its name {m.name!r}")
-    return specs
+    return tuple(specs)
 
 
 @dataclass(frozen=True)
@@ -138,6 +147,8 @@ def measure_batches(plan: Plan, batches: Iterable[pa.RecordBatch]) -> Iterator[p
     measures = plan.measures
     options = plan.options
     needs = ranking_needs(measures[: plan.n_asked])
+    if plan.bounds:  # unjudged documents become relevant: their place in a tie shows then
+        needs = replace(needs, nonrelevant_alike=False)
     layout = plan.layout
     upper_grade = options.assumed_grade if plan.bounds else None
     try:
