@@ -20,6 +20,7 @@ import pytest
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
+from measure_specs import every_measure  # noqa: E402
 from prfeval import evaluate  # noqa: E402
 from prfeval.core.errors import PrfevalWarning  # noqa: E402
 from prfeval.core.options import EvalOptions  # noqa: E402
@@ -183,6 +184,20 @@ def test_file_streamed_in_small_blocks_agrees_with_pytrec_eval(data):
     result, sink, done = evaluate_streamed(qrels_path, run_path)
     assert done.streamed and len(sink.parts) > 5  # measured block by block
     assert_agrees(result, pytrec(qrels, run))
+
+
+def test_every_measure_streamed_in_small_blocks_equals_the_whole_run_bit_for_bit(data):
+    # A query's value must not depend on the block it is measured in: running sums, means
+    # and maxima are all per query, never over the block.
+    _, _, qrels_path, run_path = data
+    specs = every_measure()
+    streamed, sink, _ = evaluate_streamed(qrels_path, run_path, specs, collection_size=300)
+    whole = evaluate(qrels_path, run_path, specs, collection_size=300, stream=False)
+    assert len(sink.parts) > 5 and len(whole.labels) > 50
+    assert streamed.query_ids == whole.query_ids
+    for row, label in enumerate(whole.labels):
+        assert np.array_equal(streamed.values[row], whole.values[row], equal_nan=True), label
+    assert streamed.macro == pytest.approx(whole.macro, nan_ok=True, rel=0, abs=0)
 
 
 def test_dicts_agree_with_pytrec_eval(data):

@@ -231,17 +231,54 @@ def log2_of(x: FloatArray) -> FloatArray:
     return out  # type: ignore[no-any-return]
 
 
+def _ranges(starts: IntArray, lengths: IntArray) -> IntArray:
+    """The concatenated ranges ``start, start + 1, ..., start + length - 1``."""
+    total = int(lengths.sum())
+    ends = np.cumsum(lengths)
+    step = np.ones(total, dtype=np.int64)
+    step[0] = starts[0]
+    # At each range's first place, jump from the previous range's last place to its start.
+    step[ends[:-1]] = starts[1:] - (starts[:-1] + lengths[:-1] - 1)
+    return np.cumsum(step)
+
+
 def segment_cumsum(values: FloatArray, group: IntArray, *, inclusive: bool = True) -> FloatArray:
     """The running sum of ``values`` within each group of a sorted ``group`` array.
 
-    One global cumulative sum, less its value where each group starts: exact for whole
-    numbers, and within a few units of the last place of the global sum otherwise.
+    Each group's sums are exactly ``np.cumsum`` of that group alone, whatever groups come
+    before it, so a query's value does not depend on the block it is measured in (streamed,
+    or on a Spark partition). One global sum less its value at each group start would round
+    with the size of the earlier groups' totals. The groups are laid out as the rows of a
+    zero-padded table, one table per power-of-two length band (at most twice the values'
+    memory), and summed along the rows. ``inclusive=False`` gives the sum before each place
+    (0 at a group's first), shifted, not subtracted.
     """
     values = np.asarray(values, dtype=np.float64)
-    if not values.size:
+    n = values.size
+    if not n:
         return values
-    total = np.cumsum(values)
     starts = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
-    lengths = np.diff(np.append(starts, values.size))
-    out = total - np.repeat(total[starts] - values[starts], lengths)
-    return out if inclusive else out - values
+    if starts.size == 1:
+        out = np.cumsum(values)
+    else:
+        lengths = np.diff(np.append(starts, n))
+        band = np.frexp(lengths)[1]  # floor(log2(length)) + 1: lengths within a factor 2
+        out = np.empty(n)
+        for b in np.unique(band):
+            rows = np.flatnonzero(band == b)
+            width = lengths[rows]
+            stride = int(width.max())
+            # Each place's index in the flat table: its row's start there, plus its column.
+            shift = np.arange(rows.size, dtype=np.int64) * stride - starts[rows]
+            at = _ranges(starts[rows], width)
+            cell = at + np.repeat(shift, width)
+            table = np.zeros(rows.size * stride)
+            table[cell] = values[at]
+            table = np.cumsum(table.reshape(rows.size, stride), axis=1).reshape(-1)
+            out[at] = table[cell]
+    if inclusive:
+        return out
+    before = np.empty(n)
+    before[1:] = out[:-1]
+    before[starts] = 0.0
+    return before

@@ -1,0 +1,22 @@
+"""Every registered numeric measure as specs, for the tests that must cover each family."""
+
+from __future__ import annotations
+
+from prfeval.measures import REGISTRY
+
+
+def every_measure() -> list[str]:
+    """Every registered measure, at cutoffs 1 and 10 and with beta and rel where it takes them
+    (the text measures runid and relstring left out: they have no values to compare)."""
+    specs = []
+    for d in REGISTRY.values():
+        if d.is_text:
+            continue
+        tails = {"required": ("@1", "@10"), "optional": ("", "@10"), "level": ("@0", "@0.5")}
+        for tail in tails.get(d.cutoff, ("",)):
+            specs.append(d.name + tail)
+            if "beta" in d.params:
+                specs.append(f"{d.name}(beta=2){tail}")
+            if "rel" in d.params:
+                specs.append(f"{d.name}(rel=2){tail}")
+    return specs
