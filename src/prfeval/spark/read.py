@@ -130,9 +130,13 @@ def _read_tabular(spark: SparkSession, path: str, kind: str) -> DataFrame:
     return reader.parquet(path)
 
 
-def _trec_fields(spark: SparkSession, path: str, n_fields: int, what: str) -> DataFrame:
+def _trec_fields(
+    spark: SparkSession, path: str, n_fields: int, what: str, *, more: bool = False
+) -> DataFrame:
     """The whitespace-separated fields of each line of a TREC file (array column ``f``),
-    blank lines and ``#`` comments skipped, a line with another count of fields failing.
+    blank lines and ``#`` comments skipped, a line with another count of fields failing
+    (with ``more``, a line with fewer: run lines may carry extra fields after the tag, as
+    the local reader and trec_eval read them).
 
     As the local reader does, a clean line (single spaces, nothing at its ends) is split on
     " " (no regular expression: five times faster), any other on runs of whitespace once
@@ -149,10 +153,11 @@ def _trec_fields(spark: SparkSession, path: str, n_fields: int, what: str) -> Da
     )
     fields = F.when(messy, F.split(trimmed, _SPACE)).otherwise(F.split(value, " "))
     lines = spark.read.text(path).where(kept).select(value.alias("line"), fields.alias("f"))
-    checked = F.when(F.size("f") == n_fields, F.col("f")).otherwise(
+    enough = F.size("f") >= n_fields if more else F.size("f") == n_fields
+    checked = F.when(enough, F.col("f")).otherwise(
         _fail(
             path,
-            f"expected {n_fields} fields, got ",
+            f"expected {'at least ' if more else ''}{n_fields} fields, got ",
             F.size("f").cast("string"),
             f" in this {what} line: ",
             F.col("line"),
@@ -239,7 +244,7 @@ def read_run(source: Any, spark: SparkSession, *, ranks: bool = False) -> Rankin
             ]
             if ranks:
                 columns.append(_trec_number(fields[3], "rank", path, integer=False).alias("rank"))
-            frame = _trec_fields(spark, path, 6, "run").select(*columns)
+            frame = _trec_fields(spark, path, 6, "run", more=True).select(*columns)
             return Ranking(frame, path, has_scores=True, has_ranks=ranks)
         name, frame = path, _read_tabular(spark, path, kind)
     else:
