@@ -3,14 +3,19 @@
 Each subcommand lives in its own module and is imported only when it runs, so
 ``prfeval evaluate`` never pays for matplotlib or scipy. Only this package prints, reads argv
 or chooses exit codes: 0 on success, 2 for a user's mistake (one line on stderr, no traceback),
-130 on Ctrl-C.
+130 on Ctrl-C, 143 on SIGTERM and 129 on SIGHUP (each after removing a half-written output),
+141 when the reader of stdout goes away (``| head``), quietly.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
+import os
+import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 
 import click
 
@@ -79,18 +84,77 @@ def cli() -> None:
 
 def fail(message: str, code: int = 2) -> None:
     """Print one line to stderr and exit with ``code``."""
-    click.echo(f"prfeval: {message}", err=True)
+    with suppress(OSError):  # stderr is gone too (a hung-up terminal): the code still tells
+        click.echo(f"prfeval: {message}", err=True)
     sys.exit(code)
+
+
+class Stopped(BaseException):
+    """SIGTERM or SIGHUP arrived. Raised where the program is, as Ctrl-C raises
+    KeyboardInterrupt, so that every cleanup on the way out runs: the writer removes its
+    temporary file, the reading threads stop."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise Stopped(signum)
+
+
+@contextmanager
+def _signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP unwind the program (see :class:`Stopped`) while the CLI runs."""
+    wanted = [getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    try:
+        previous = {s: signal.signal(s, _stop) for s in wanted}
+    except ValueError:  # not the main thread: signals cannot be handled here
+        previous = {}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def _fill_closed_descriptors() -> None:
+    """Put /dev/null (opened, never replaced) on stdin, stdout or stderr if the program was
+    started with them closed (``>&-``): else the first file opened would take that number
+    and receive what is meant for the terminal. Python then has no ``sys.stdout``, and
+    writing a result there is reported as an error (one line, exit 2)."""
+    for fd, stream in ((0, sys.stdin), (1, sys.stdout), (2, sys.stderr)):
+        if stream is not None:
+            continue
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.open(os.devnull, os.O_RDWR)  # takes the lowest free number: ``fd``
+
+
+def _quiet_broken_pipe() -> None:
+    """The reader of stdout is gone (``| head``): send what is still buffered nowhere, so
+    that Python's flush at exit does not complain either."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, AttributeError, ValueError):
+        pass
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning user errors into one line and exit code 2."""
+    _fill_closed_descriptors()
     try:
-        cli.main(args=argv, prog_name="prfeval", standalone_mode=False)
+        with _signals():
+            cli.main(args=argv, prog_name="prfeval", standalone_mode=False)
     except click.exceptions.Abort:
         fail("interrupted", 130)
     except KeyboardInterrupt:
         fail("interrupted", 130)
+    except Stopped as exc:
+        fail(f"stopped by {signal.Signals(exc.signum).name}", 128 + exc.signum)
     except click.UsageError as exc:
         # One line, like every other user error; `--help` has the full usage.
         path = exc.ctx.command_path.removeprefix("prfeval").strip() if exc.ctx else ""
@@ -102,7 +166,8 @@ def main(argv: list[str] | None = None) -> None:
     except PrfevalError as exc:
         fail(str(exc))
     except BrokenPipeError:
-        sys.exit(0)
+        _quiet_broken_pipe()
+        sys.exit(128 + getattr(signal, "SIGPIPE", 13))
     except OSError as exc:
         # A missing or unreadable file is the user's mistake, not a crash.
         name = getattr(exc, "filename", None)

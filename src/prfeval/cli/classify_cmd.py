@@ -15,7 +15,7 @@ from prfeval.classification.classify import (
 )
 from prfeval.classification.scores import ScoreMeasures, score_measures
 from prfeval.classification.thresholds import ThresholdSweep, threshold_sweep
-from prfeval.cli.options import output_option
+from prfeval.cli.options import files, output_option
 from prfeval.cli.output import emit, note, terminal_width
 from prfeval.cli.shared import coerce_label
 from prfeval.core.counts import UndefinedMetricWarning
@@ -78,6 +78,7 @@ def _read(
 
 
 @click.command("classify")
+@files(inputs=("files",), outputs=("output", "plot_file"))
 @click.argument("files", nargs=-1, required=True, metavar="FILE [PRED_FILE]")
 @click.option(
     "--true",

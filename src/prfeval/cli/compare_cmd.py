@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from prfeval.cli.options import evaluation_options, output_option
+from prfeval.cli.options import evaluation_options, files, output_option
 from prfeval.cli.output import emit, note, progress_bar
 from prfeval.cli.shared import resolve_baseline, run_names
 from prfeval.comparison.compare import COMPARE_MEASURES, compare
@@ -15,6 +15,9 @@ from prfeval.report.comparison import FORMATS, format_comparison, notes
 
 
 @click.command("compare")
+@files(
+    inputs=("qrels", "runs", "queries_file", "exclude_file"), outputs=("output", "plot_file")
+)
 @click.argument("qrels", metavar="QRELS")
 @click.argument("runs", nargs=-1, required=True, metavar="RUN_A RUN_B [RUN ...]")
 @click.option(

@@ -11,6 +11,7 @@ import re
 import click
 
 from prfeval.cli.means_cmd import parse_pair
+from prfeval.cli.options import files
 from prfeval.core.counts import f_from_pr
 from prfeval.core.errors import UsageError
 from prfeval.core.means import arithmetic_mean, geometric_mean
@@ -77,6 +78,7 @@ def _beta_name(beta: float) -> str:
     metavar="FILE",
     help="Where to write the figure; .png or .svg.",
 )
+@files(outputs=("plot_path",))
 def command(
     more_betas: tuple[str, ...],
     beta_values: tuple[str, ...],

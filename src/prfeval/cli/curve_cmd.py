@@ -14,7 +14,7 @@ from contextlib import ExitStack
 
 import click
 
-from prfeval.cli.options import evaluation_options, output_option
+from prfeval.cli.options import evaluation_options, files, output_option
 from prfeval.cli.output import emit, note, notes_from_warnings, output_file, progress_bar
 from prfeval.cli.shared import distinct_run_names
 from prfeval.core.errors import UsageError
@@ -37,6 +37,9 @@ def _recall_levels(values: tuple[float, ...]) -> tuple[float, ...]:
 
 
 @click.command("curve")
+@files(
+    inputs=("qrels", "runs", "queries_file", "exclude_file"), outputs=("output", "plot_path")
+)
 @click.argument("qrels", metavar="QRELS")
 @click.argument("runs", metavar="RUN...", nargs=-1, required=True)
 @click.option(
@@ -135,8 +138,6 @@ def command(
         from prfeval.plots.figures import figure_format
 
         figure_format(plot_path)  # a bad extension fails before any work
-    if sum(r == "-" for r in runs) > 1:
-        raise UsageError("only one RUN can be read from stdin (-)")
 
     # Per-query curves are kept only where they are shown: the asked queries, or every
     # query for JSON (CSV streams its rows instead); the averages table needs none.

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from prfeval.cli.options import files
 from prfeval.cli.output import emit
 
 
@@ -35,6 +36,7 @@ def _steps() -> Iterator[object]:
     help="Where to write the run, judgments, evaluation and plots.",
 )
 @click.option("--no-plots", is_flag=True, help="Skip the figures (no matplotlib needed).")
+@files()
 def command(out_dir: str, no_plots: bool) -> None:
     """Rank Cranfield with BM25, evaluate it and show the precision-recall trade-off on
     Cranfield query 2, as Manning, Raghavan and Schütze (2008, §8.3) describe it."""

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import click
 
-from prfeval.cli.options import evaluation_options, output_option
+from prfeval.cli.options import evaluation_options, files, output_option
 from prfeval.cli.output import emit, note, notes_from_warnings, progress_bar
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
@@ -21,6 +21,7 @@ ENGINES = ("local", "spark")
 
 
 @click.command("evaluate")
+@files(inputs=("qrels", "run", "queries_file", "exclude_file"), outputs=("output",))
 @click.argument("qrels", metavar="QRELS")
 @click.argument("run", metavar="RUN")
 @click.option(

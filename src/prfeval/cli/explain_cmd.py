@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from prfeval.cli.options import evaluation_options, output_option
+from prfeval.cli.options import evaluation_options, files, output_option
 from prfeval.cli.output import emit, notes_from_warnings, progress_bar
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
@@ -14,6 +14,7 @@ from prfeval.retrieval.explain import explain_queries
 
 
 @click.command("explain")
+@files(inputs=("qrels", "run", "queries_file", "exclude_file"), outputs=("output",))
 @click.argument("qrels", metavar="QRELS")
 @click.argument("run", metavar="RUN")
 @click.option(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import click
 
+from prfeval.cli.options import files
 from prfeval.cli.output import emit
 from prfeval.core.errors import UsageError
 from prfeval.core.means import EXAMPLE_SYSTEMS, means_table
@@ -60,6 +61,7 @@ def parse_pair(text: str) -> tuple[str | None, float, float]:
     show_default=True,
     help="table: rounded to 3 decimals; json and csv: full precision.",
 )
+@files()
 def command(pairs: tuple[str, ...], fmt: str) -> None:
     """Arithmetic, geometric and harmonic (= F1) means of precision-recall pairs.
 

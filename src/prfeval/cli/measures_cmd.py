@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from prfeval.cli.options import files
 from prfeval.cli.output import emit
 from prfeval.report.measures import FORMATS, format_measures
 
@@ -16,6 +17,7 @@ from prfeval.report.measures import FORMATS, format_measures
     default="text",
     show_default=True,
 )
+@files()
 def command(fmt: str) -> None:
     """List every measure: name, formula, parameters, trec_eval name and conventions."""
     emit(format_measures(fmt), None)

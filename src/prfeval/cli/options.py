@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import click
@@ -15,6 +15,7 @@ from prfeval.io.queries import read_query_ids
 __all__ = [
     "collection_size_option",
     "evaluation_options",
+    "files",
     "level_option",
     "output_option",
     "query_set_options",
@@ -33,14 +34,57 @@ def _stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
     return apply
 
 
-#: -o FILE: the result written atomically (a temporary file renamed on success).
+#: -o FILE: the result written through prfeval.io.atomic (a regular file replaced only when
+#: the writing succeeds; a device or a pipe written directly). Not click.Path: its checks
+#: would name the problems differently from the writer, which checks everything itself.
 output_option = click.option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, writable=True),
     default=None,
-    help="Write the result here (atomically) instead of stdout.",
+    metavar="FILE",
+    help="Write the result here instead of stdout (a file is replaced only once the "
+    "result is complete).",
 )
+
+
+def _names(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, tuple | list):
+        yield from (v for v in value if isinstance(v, str))
+
+
+def files(inputs: tuple[str, ...] = (), outputs: tuple[str, ...] = ()) -> Callable[[F], F]:
+    """Declare which parameters of a command name the files it reads and writes.
+
+    Before the command runs: ``-`` may stand for one input only (standard input is read
+    once), an output must be a file that can be written (not a directory, not in a folder
+    that does not exist), no output may be one of the inputs (``-o run.txt`` would destroy
+    the run), and a
+    command whose result goes to standard output fails at once when stdout is closed. Every
+    command carries this decorator, below its click options.
+    """
+    from prfeval.cli.output import check_stdout
+    from prfeval.io.atomic import check_not_an_input, check_output
+    from prfeval.io.source import check_one_stdin
+
+    def wrap(function: F) -> F:
+        @functools.wraps(function)
+        def run(**params: Any) -> Any:
+            read = [n for p in inputs for n in _names(params.get(p))]
+            written = [n for p in outputs for n in _names(params.get(p))]
+            check_one_stdin(read)
+            for name in written:
+                if name != "-":
+                    check_output(name)
+            check_not_an_input(written, read)
+            if params.get("output") in (None, "-"):
+                check_stdout()
+            return function(**params)
+
+        return run  # type: ignore[return-value]
+
+    return wrap
 
 #: -N: the collection size, for TN and the measures built on it.
 collection_size_option = click.option(

@@ -1,4 +1,4 @@
-"""Writing results: to stdout, or atomically to a file (a temporary file renamed on success)."""
+"""Writing results: to stdout, or to a file through the one writer (:mod:`prfeval.io.atomic`)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import BinaryIO
 
 import click
 
-from prfeval.core.errors import UsageError
-from prfeval.io.atomic import open_atomic, write_atomic
+from prfeval.core.errors import OutputError
+from prfeval.io.atomic import open_output, write_atomic
 
 __all__ = [
+    "check_stdout",
     "emit",
     "note",
     "notes_from_warnings",
@@ -25,37 +25,43 @@ __all__ = [
 ]
 
 
+def check_stdout() -> None:
+    """An error when standard output was closed (``>&-``): Python then has no
+    ``sys.stdout`` at all, and the result would be lost."""
+    if sys.stdout is None:
+        raise OutputError("standard output is closed: nowhere to write the result")
+
+
+def _stdout() -> BinaryIO:
+    check_stdout()
+    return sys.stdout.buffer
+
+
 @contextmanager
 def output_file(output: str | None) -> Iterator[BinaryIO]:
-    """A binary stream to write a large result to: stdout, or ``output`` written atomically
-    (a temporary file renamed on success, so a failure leaves nothing half written)."""
+    """A binary stream to write a large result to: stdout, or ``output`` through
+    :func:`prfeval.io.atomic.open_output` (a regular file replaced only when the writing
+    succeeds; a device or a pipe written directly)."""
     if output is None or output == "-":
+        stream = _stdout()
         sys.stdout.flush()
-        yield sys.stdout.buffer
-        sys.stdout.buffer.flush()
+        yield stream
+        stream.flush()
         return
-    target = Path(output)
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise UsageError(f"{output}: the directory {directory} does not exist")
-    with open_atomic(target) as handle:
+    with open_output(output) as handle:
         yield handle
 
 
 def emit(text: str, output: str | None) -> None:
-    """Print ``text``, or write it to ``output`` atomically so a failure leaves nothing half
-    written."""
+    """Print ``text``, or write it to ``output`` (as :func:`output_file` does)."""
     if not text.endswith("\n"):
         text += "\n"
     if output is None or output == "-":
+        _stdout()
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    target = Path(output)
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise UsageError(f"{output}: the directory {directory} does not exist")
-    write_atomic(target, text)
+    write_atomic(output, text)
 
 
 @contextmanager

@@ -7,7 +7,7 @@ from importlib import metadata
 
 import click
 
-from prfeval.cli.options import evaluation_options, output_option
+from prfeval.cli.options import evaluation_options, files, output_option
 from prfeval.cli.output import emit, note, notes_from_warnings, progress_bar
 from prfeval.cli.shared import coerce_label, resolve_baseline, run_names
 from prfeval.comparison.compare import COMPARE_MEASURES
@@ -17,6 +17,9 @@ from prfeval.core.options import EvalOptions
 
 
 @click.command("report")
+@files(
+    inputs=("files", "classify_file", "queries_file", "exclude_file"), outputs=("output",)
+)
 @click.argument("files", nargs=-1, metavar="QRELS RUN [RUN ...]")
 @click.option(
     "-m",

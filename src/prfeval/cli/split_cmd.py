@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from prfeval.cli.options import files
 from prfeval.cli.output import emit, note
 from prfeval.comparison.split import write_split
 
@@ -44,6 +45,7 @@ from prfeval.comparison.split import write_split
     show_default=True,
     help="How to report what was written.",
 )
+@files(inputs=("qrels",))
 def command(qrels: str, holdout: float, seed: int, out_dir: str, fmt: str) -> None:
     """Split the judged queries of QRELS into development and held-out sets.
 

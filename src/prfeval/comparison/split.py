@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from prfeval.core.errors import InputFormatError, UsageError
-from prfeval.io.atomic import write_atomic
+from prfeval.io.atomic import check_not_an_input, write_atomic
 from prfeval.io.source import Source, display_name, read_bytes
 
 __all__ = ["Split", "heldout_score", "split_queries", "write_split"]
@@ -110,8 +111,11 @@ def split_queries(query_ids: Iterable[str], holdout: float = 0.2, *, seed: int =
     """
     if isinstance(holdout, bool) or not isinstance(holdout, int | float) or not 0 <= holdout <= 1:
         raise UsageError(f"the held-out share must be a number in [0, 1], got {holdout!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise UsageError(f"the seed must be an integer, got {seed!r}")
+    seed = int(seed)
+    if len(str(seed)) > 64:  # the hash takes a key of at most 64 bytes
+        raise UsageError(f"the seed must be an integer of at most 64 digits, got {seed}")
     unique = list(dict.fromkeys(str(q) for q in query_ids))
     held = [heldout_score(q, seed) < holdout for q in unique]
     return Split(
@@ -131,7 +135,7 @@ def _qrels_lines(qrels: Source) -> tuple[list[str], list[str]]:
     ``qid 0 docid grade``.
     """
     from prfeval.io import load_qrels
-    from prfeval.io.tabular import tabular_kind
+    from prfeval.io.source import tabular_kind
 
     name = display_name(qrels)
     is_file = isinstance(qrels, str | Path) and str(qrels) != "-"
@@ -191,9 +195,11 @@ def write_split(
     ``split.json``
         The method, holdout, seed and both lists, to reproduce or audit the split.
     """
+    out = Path(out_dir)
+    names = ["dev.queries", "dev.qrels", "heldout.queries", "heldout.qrels", "split.json"]
+    check_not_an_input([out / n for n in names], [qrels if isinstance(qrels, str | Path) else None])
     query_of_line, lines = _qrels_lines(qrels)
     split = split_queries(query_of_line, holdout, seed=seed)
-    out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except FileExistsError:

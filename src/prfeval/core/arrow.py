@@ -7,13 +7,51 @@ These helpers go through the arrays' buffers instead, which is also zero-copy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["arrow_ints", "arrow_strings", "bools_of", "ints_or", "numpy_of"]
+__all__ = [
+    "MAX_BLOCK_BYTES",
+    "arrow_ints",
+    "arrow_strings",
+    "bools_of",
+    "ints_or",
+    "is_long_line",
+    "numpy_of",
+    "read_growing",
+]
+
+T = TypeVar("T")
+
+#: The largest block Arrow's text readers take (their offsets are 32-bit).
+MAX_BLOCK_BYTES = (1 << 31) - 1
+
+
+def is_long_line(exc: BaseException) -> bool:
+    """Whether an Arrow text reader failed because one line is longer than its block
+    ("straddling object straddles two block boundaries")."""
+    return "straddl" in str(exc)
+
+
+def read_growing(read: Callable[[int], T], block: int, size: int) -> T:
+    """``read(block_size)``, again with a larger block while one line does not fit in one.
+
+    Arrow's CSV and JSON readers cut their input into blocks of whole lines, so a line
+    longer than the block (a 10 MB doc id) fails. ``size`` is what the input holds (for a
+    gzipped file, its compressed size: the block grows again if that is not enough).
+    """
+    import pyarrow as pa
+
+    while True:
+        try:
+            return read(block)
+        except pa.ArrowInvalid as exc:
+            if not is_long_line(exc) or block >= MAX_BLOCK_BYTES:
+                raise
+            block = min(max(block * 8, size + 1), MAX_BLOCK_BYTES)
 
 
 def numpy_of(values: Any) -> npt.NDArray[Any]:

@@ -8,16 +8,33 @@ produce them; :func:`prfeval.retrieval.align.align` joins them into a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from prfeval.core.errors import InputFormatError
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["Order", "Qrels", "Run", "SourceLines"]
+__all__ = ["GRADE_MAX", "GRADE_MIN", "Order", "Qrels", "Run", "SourceLines", "grades_in_range"]
+
+#: The grades a judgment may have: 64-bit integers, the lowest one excepted (it marks an
+#: unjudged document in a judged ranking). The TREC reader, the table readers and the dicts
+#: all hold grades to this range.
+GRADE_MIN = -(2**63) + 1
+GRADE_MAX = 2**63 - 1
+
+
+def grades_in_range(values: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+    """Which of ``values`` (floats or integers) lie within [GRADE_MIN, GRADE_MAX]."""
+    if values.dtype.kind in "iu":
+        return values > np.iinfo(np.int64).min if values.dtype.kind == "i" else values <= GRADE_MAX
+    # float64 cannot hold GRADE_MAX exactly: 2**63 is the first float out of range.
+    return (values > -(2.0**63)) & (values < 2.0**63)
 
 #: How a run is put in rank order: by score (trec_eval), by its rank column, or as given.
 Order = Literal["score", "rank", "file"]
@@ -28,18 +45,44 @@ class SourceLines:
     """Where rows came from, so an error about row ``i`` can name its file and line.
 
     ``line_numbers`` maps row index to 1-based line number; ``None`` means row ``i`` is line
-    ``i + 1 + header_lines``.
+    ``i + 1 + header_lines``. That is the *nominal* line, as if every row were one line; a
+    table whose rows are not (blank lines, quoted line breaks in CSV) has a ``locate``
+    function turning a nominal line into the real one, found by a second pass over the file
+    only when a message needs it. ``unit`` is ``"row"`` for inputs that have rows but no
+    lines (Parquet, DataFrames, dicts).
     """
 
     path: str
     line_numbers: npt.NDArray[np.int64] | None = None
     header_lines: int = 0
+    locate: Callable[[int], int] | None = None
+    unit: Literal["line", "row"] = "line"
 
     def line_of(self, row: int) -> int:
-        """The 1-based line number of row ``row``."""
+        """The 1-based line (or row) number of row ``row``."""
         if self.line_numbers is not None:
-            return int(self.line_numbers[row])
-        return row + 1 + self.header_lines
+            nominal = int(self.line_numbers[row])
+        else:
+            nominal = row + 1 + self.header_lines
+        return self.locate(nominal) if self.locate is not None else nominal
+
+    def error(self, row: int, reason: str) -> InputFormatError:
+        """An :class:`InputFormatError` about row ``row``: ``path:line: reason``, or
+        ``path: row n: reason`` for inputs without lines."""
+        where = self.line_of(row)
+        if self.unit == "row":
+            return InputFormatError(reason, path=self.path, row_number=where)
+        return InputFormatError(reason, path=self.path, line_number=where)
+
+    def take(self, rows: npt.NDArray[np.integer[Any]]) -> SourceLines:
+        """The source lines of the rows ``rows`` of this table (a subset, in any order)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        lines = (
+            self.line_numbers[rows]
+            if self.line_numbers is not None
+            else rows + 1 + self.header_lines
+        )
+        return SourceLines(self.path, lines, 0, self.locate, self.unit)
 
 
 @dataclass(frozen=True)

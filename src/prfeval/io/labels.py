@@ -32,8 +32,7 @@ import numpy.typing as npt
 
 from prfeval.core.arrow import arrow_ints, arrow_strings, numpy_of
 from prfeval.core.errors import InputFormatError
-from prfeval.io.source import read_bytes
-from prfeval.io.tabular import tabular_kind
+from prfeval.io.source import read_bytes, tabular_kind
 
 if TYPE_CHECKING:
     import pyarrow as pa

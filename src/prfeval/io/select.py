@@ -36,12 +36,7 @@ def restrict_queries(
         return table
     rows = np.flatnonzero(keep)
     taken = arrow_ints(rows)
-    source = table.source
-    numbers = source.line_numbers
-    lines = (
-        numbers[rows] if numbers is not None else rows.astype(np.int64) + 1 + source.header_lines
-    )
-    new_source = replace(source, line_numbers=lines, header_lines=0)
+    new_source = table.source.take(rows)
     if isinstance(table, Qrels):
         return Qrels(
             table.query_ids.take(taken), table.doc_ids.take(taken), table.grades[rows], new_source

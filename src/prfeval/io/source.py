@@ -1,17 +1,64 @@
-"""Getting the bytes of an input: a path, ``-`` for stdin, ``.gz`` decompressed transparently."""
+"""Getting the bytes of an input, opening it once: a path, ``-`` for stdin, bytes or a stream.
+
+:func:`open_input` opens an input once and says what it is. A regular file may be read by
+Arrow through the open file (the fast path; Arrow's own threads read it); anything else (a
+pipe, a FIFO, a terminal, standard input, a stream, bytes) is read once, whole, by one
+reader, and those bytes serve every later pass. Opening a FIFO twice would wait forever for a
+second writer.
+
+gzip is recognised by its magic bytes, wherever the data comes from. :func:`sniff_format`
+tells a table (CSV, TSV, JSON Lines, Parquet) from TREC text by its first line, for inputs
+whose name does not say.
+"""
 
 from __future__ import annotations
 
 import gzip
+import os
+import stat
 import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
-from prfeval.core.errors import InputFormatError
+from prfeval.core.errors import InputFormatError, UsageError
 
-__all__ = ["display_name", "read_bytes"]
+__all__ = [
+    "FORMATS",
+    "TABULAR_SUFFIXES",
+    "Input",
+    "check_one_stdin",
+    "display_name",
+    "open_input",
+    "read_bytes",
+    "sniff_format",
+    "tabular_kind",
+]
 
 Source = str | Path | bytes | IO[bytes]
+
+#: The formats an input can be read as (``None`` in the API, ``auto`` in the CLI: by name or
+#: by content).
+FORMATS: tuple[str, ...] = ("trec", "csv", "tsv", "jsonl", "parquet")
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+#: File name suffixes of the table formats (``.gz`` after them is read transparently).
+TABULAR_SUFFIXES = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+
+
+def tabular_kind(path: str) -> str | None:
+    """``csv``, ``tsv``, ``jsonl`` or ``parquet`` from the file name (ignoring ``.gz``)."""
+    name = path[:-3] if path.endswith(".gz") else path
+    return TABULAR_SUFFIXES.get(Path(name).suffix.lower())
 
 
 def display_name(source: Source) -> str:
@@ -23,30 +70,230 @@ def display_name(source: Source) -> str:
     return str(getattr(source, "name", "<stream>"))
 
 
+def check_one_stdin(sources: Iterable[Any]) -> None:
+    """``-`` (standard input) may stand for one input only: it can be read once.
+
+    Raises
+    ------
+    UsageError
+        When two or more of ``sources`` are ``-``.
+    """
+    if sum(1 for s in sources if isinstance(s, str | Path) and str(s) == "-") > 1:
+        raise UsageError(
+            "'-' (standard input) is given for two inputs: it can stand for one only; "
+            "give the others as files"
+        )
+
+
+def _os_error(exc: OSError, name: str) -> InputFormatError:
+    if isinstance(exc, FileNotFoundError):
+        return InputFormatError("no such file", path=name)
+    if isinstance(exc, IsADirectoryError):
+        return InputFormatError("is a directory, expected a file", path=name)
+    if isinstance(exc, PermissionError):
+        return InputFormatError("permission denied", path=name)
+    return InputFormatError(f"cannot read: {exc.strerror or exc}", path=name)
+
+
+def _gunzipped(data: bytes, name: str) -> bytes:
+    if data[:2] == _GZIP_MAGIC:
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise InputFormatError(f"corrupt gzip data ({exc})", path=name) from None
+    return data
+
+
+def _text(data: bytes, name: str) -> bytes:
+    """``data``, refused if it is binary (NUL bytes)."""
+    if b"\x00" in data:
+        raise InputFormatError("binary data (NUL bytes); expected a text file", path=name)
+    return data
+
+
+class Input:
+    """An input, opened once.
+
+    Attributes
+    ----------
+    name
+        How messages name it (:func:`display_name`).
+    regular
+        Whether it is a regular file: only then may Arrow read it through
+        :meth:`arrow_file` (which can be read again from the start); everything else is
+        read once, by :meth:`read`.
+    suffix_kind
+        The table format its file name says (``.csv``, ``.tsv.gz``, ...), or ``None``.
+    """
+
+    def __init__(self, source: Source) -> None:
+        self.name = display_name(source)
+        self.regular = False
+        self.suffix_kind: str | None = None
+        self._file: Any = None
+        self._data: bytes | None = None
+        self._content: bytes | None = None
+        self._stream: Any = None
+        if isinstance(source, bytes):
+            self._data = source
+        elif isinstance(source, str | Path) and str(source) == "-":
+            if sys.stdin is None:  # started with stdin closed (<&-)
+                raise InputFormatError("standard input is closed", path=self.name)
+            self._stream = sys.stdin.buffer
+        elif isinstance(source, str | Path):
+            self.suffix_kind = tabular_kind(str(source))
+            try:
+                self._file = open(source, "rb", buffering=0)  # noqa: SIM115 (closed in close())
+                info = os.fstat(self._file.fileno())
+            except OSError as exc:
+                self.close()
+                raise _os_error(exc, self.name) from None
+            if stat.S_ISDIR(info.st_mode):
+                self.close()
+                raise InputFormatError("is a directory, expected a file", path=self.name)
+            self.regular = stat.S_ISREG(info.st_mode)
+        else:
+            self._stream = source
+
+    def close(self) -> None:
+        """Close the file (bytes already read stay readable)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    @property
+    def size(self) -> int:
+        """Bytes stored: a regular file's size (compressed, if gzipped), else the content's."""
+        if self.regular:
+            return os.fstat(self._file.fileno()).st_size
+        return len(self.read(text=False))
+
+    @property
+    def gzipped(self) -> bool:
+        """Whether a regular file starts with gzip's magic bytes."""
+        return self.regular and os.pread(self._file.fileno(), 2, 0) == _GZIP_MAGIC
+
+    def arrow_file(self) -> Any:
+        """The regular file from its start, as an Arrow input stream (gunzipped if need be).
+
+        Arrow reads through the file opened here, not by the name again.
+        """
+        import pyarrow as pa
+
+        if not self.regular:
+            raise ValueError("arrow_file() is for regular files; use read()")
+        self._file.seek(0)
+        stream = pa.PythonFile(self._file, mode="r")
+        return pa.CompressedInputStream(stream, "gzip") if self.gzipped else stream
+
+    def _raw(self) -> bytes:
+        """The bytes as stored, from the start (a regular file can be read again)."""
+        try:
+            if self._file is not None:
+                if self.regular:
+                    self._file.seek(0)
+                return bytes(self._file.readall())
+            if self._stream is not None:
+                return bytes(self._stream.read())
+        except OSError as exc:
+            raise _os_error(exc, self.name) from None
+        return self._data or b""
+
+    def read(self, *, text: bool = True) -> bytes:
+        """The whole content, gunzipped; with ``text``, checked to be text (no NUL bytes).
+
+        Anything but a regular file is read once: later calls give the same bytes.
+        """
+        if self._content is None:
+            self._content = _gunzipped(self._raw(), self.name)
+            if not self.regular:  # read whole: nothing more to read from it
+                self.close()
+                self._stream = None
+        return _text(self._content, self.name) if text else self._content
+
+    def head(self, size: int = 1 << 16) -> bytes:
+        """The first bytes of the content (gunzipped), without consuming anything: a regular
+        file is read at its start, anything else is read whole first."""
+        if self.regular:
+            raw = os.pread(self._file.fileno(), size, 0)
+            if raw[:2] == _GZIP_MAGIC:
+                import zlib
+
+                try:
+                    return zlib.decompressobj(wbits=31).decompress(raw, size)
+                except zlib.error:
+                    return b""
+            return raw
+        return self.read(text=False)[:size]
+
+    def rereader(self) -> Callable[[], bytes]:
+        """How to get the content again later, for a second pass that locates an error
+        (only then): a regular file is read again by its name, anything else gives the
+        bytes it was read as (they are kept only by whoever keeps this function)."""
+        if not self.regular:
+            content = self.read(text=False)
+            return lambda: content
+        name = self.name
+
+        def again() -> bytes:
+            try:
+                return _gunzipped(Path(name).read_bytes(), name)
+            except OSError as exc:
+                raise _os_error(exc, name) from None
+
+        return again
+
+
+@contextmanager
+def open_input(source: Source) -> Iterator[Input]:
+    """Open ``source`` once, and close it when the block ends.
+
+    Raises :class:`InputFormatError` for a missing or unreadable input, a directory or a
+    closed standard input.
+    """
+    handle = Input(source)
+    try:
+        yield handle
+    finally:
+        handle.close()
+
+
 def read_bytes(source: Source) -> bytes:
     """The whole content of ``source``; gzip is recognised by its magic bytes.
 
     Raises :class:`InputFormatError` for a missing, unreadable or binary input.
     """
-    name = display_name(source)
-    try:
-        if isinstance(source, bytes):
-            data = source
-        elif isinstance(source, str | Path):
-            data = sys.stdin.buffer.read() if str(source) == "-" else Path(source).read_bytes()
-        else:
-            data = source.read()
-    except FileNotFoundError:
-        raise InputFormatError("no such file", path=name) from None
-    except IsADirectoryError:
-        raise InputFormatError("is a directory, expected a file", path=name) from None
-    except PermissionError:
-        raise InputFormatError("permission denied", path=name) from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise InputFormatError(f"corrupt gzip data ({exc})", path=name) from None
-    if b"\x00" in data:
-        raise InputFormatError("binary data (NUL bytes); expected a text file", path=name)
-    return data
+    with open_input(source) as handle:
+        return handle.read()
+
+
+#: Column names that mark a header line: a query id column and a doc id column.
+_QUERY_NAMES = frozenset({"query_id", "qid", "query"})
+_DOC_NAMES = frozenset({"doc_id", "docid", "doc", "docno"})
+
+
+def sniff_format(head: bytes) -> str:
+    """The format of text that starts with ``head`` (gunzipped), from its first line.
+
+    ``PAR1`` is Parquet; a first line starting with ``{`` is JSON Lines; a header naming a
+    query id and a doc id column (``query_id``/``qid``/``query``, ``doc_id``/``docid``/
+    ``doc``/``docno``), separated by tabs or commas, is TSV or CSV; anything else is TREC.
+
+    Examples
+    --------
+    >>> sniff_format(b"query_id,doc_id,score\\nq1,d1,2.5\\n")
+    'csv'
+    >>> sniff_format(b"q1 Q0 d1 1 2.5 run\\n")
+    'trec'
+    """
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    line = head.split(b"\n", 1)[0].removeprefix(b"\xef\xbb\xbf").strip()
+    if line.startswith(b"{"):
+        return "jsonl"
+    text = line.decode("utf-8", errors="replace")
+    for separator, kind in (("\t", "tsv"), (",", "csv")):
+        names = {f.strip().strip('"').lower() for f in text.split(separator)}
+        if names & _QUERY_NAMES and names & _DOC_NAMES:
+            return kind
+    return "trec"

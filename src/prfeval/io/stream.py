@@ -129,12 +129,6 @@ class _JudgmentIndex:
             dictionary = arrow_strings(query_ids)
         local = np.repeat(np.array(positions, dtype=np.int32), lengths)
         query_codes = pa.DictionaryArray.from_arrays(arrow_ints(local, bits=32), dictionary)
-        source = self.source
-        line_numbers = (
-            source.line_numbers[original]
-            if source.line_numbers is not None
-            else original + 1 + source.header_lines
-        )
         # One small array (a block's judgments), not a chunk per query: the encoder pays a
         # price per chunk.
         slices = [c for a, b in spans for c in self.doc_ids.slice(a, b - a).chunks]
@@ -145,7 +139,7 @@ class _JudgmentIndex:
             query_codes,
             doc_ids,
             self.grades[rows].astype(np.int64),
-            SourceLines(source.path, line_numbers),
+            self.source.take(original),
         )
 
     @property

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prfeval.core.errors import UsageError
+from prfeval.io.atomic import open_output
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -90,7 +91,7 @@ def save_figure(
     ------
     UsageError
         If the extension is neither ``.png`` nor ``.svg``.
-    OSError
+    OutputError
         If the file cannot be written (e.g. its folder does not exist).
 
     Notes
@@ -107,8 +108,11 @@ def save_figure(
     # A temporary rc context: these settings must not leak into the caller's matplotlib.
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "prfeval"}):
         metadata = {"Date": None} if fmt == "svg" else None
-        # A tight box keeps legends placed outside the axes from being cut at the edge.
-        fig.savefig(out, format=fmt, dpi=dpi, metadata=metadata, bbox_inches="tight")
+        # Through the one writer: a failure leaves no half-written figure, a link is
+        # followed, a device or a pipe is written into, never replaced.
+        with open_output(out) as handle:
+            # A tight box keeps legends placed outside the axes from being cut at the edge.
+            fig.savefig(handle, format=fmt, dpi=dpi, metadata=metadata, bbox_inches="tight")
     if close:
         plt.close(fig)
     return out

@@ -20,7 +20,6 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core._arrays import offsets_of
-from prfeval.core.errors import InputFormatError
 from prfeval.core.options import EvalOptions
 from prfeval.core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
 from prfeval.retrieval._order import rank_order
@@ -94,12 +93,7 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         if options.max_results is not None:  # as trec_eval: only within the top -M
             at = at[at - offsets[pos_q[at]] < options.max_results]
         if at.size:
-            query_id, doc_id, path, line = enc.row_names(int(ranked[at[0]]))
-            raise InputFormatError(
-                f"document {doc_id!r} repeated for query {query_id!r}",
-                path=path,
-                line_number=line,
-            )
+            raise enc.row_error(int(ranked[at[0]]), "document {doc} repeated for query {query}")
     keep = ~repeat if options.duplicates == "first" else np.ones(pos_q.size, dtype=bool)
 
     def per_query(mask: npt.NDArray[np.bool_]) -> IntArray:

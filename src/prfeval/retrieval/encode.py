@@ -73,7 +73,10 @@ class EncodedBlock:
     default_order, name
         The run's own default order and its name, for messages.
     row_names
-        ``row_names(i)`` is (query id, doc id, path, line) of run row ``i``, for messages.
+        ``row_names(i)`` is (query id, doc id) of run row ``i``, for messages.
+    row_error
+        ``row_error(i, template)`` is the error about run row ``i``, at its file and line:
+        ``template`` with ``{query}`` and ``{doc}`` filled in (as reprs).
     unevaluated_rows
         Whether some rows belong to queries that are not evaluated (slot -1).
     present
@@ -102,7 +105,8 @@ class EncodedBlock:
     doc_vocab: pa.Array | None
     default_order: str
     name: str
-    row_names: Callable[[int], tuple[str, str, str, int | None]]
+    row_names: Callable[[int], tuple[str, str]]
+    row_error: Callable[[int, str], InputFormatError]
     unevaluated_rows: bool = False
     present: BoolArray | None = None
     run_source: Any = ""
@@ -142,11 +146,10 @@ def encode_tables(
     repeated_judgment = np.flatnonzero(qrels_key[1:] == qrels_key[:-1])
     if repeated_judgment.size:
         row = int(by_key[repeated_judgment[0] + 1])
-        raise InputFormatError(
+        raise qrels.source.error(
+            row,
             f"judgment repeated for query {qrels.query_ids[row].as_py()!r}, "
             f"doc {qrels.doc_ids[row].as_py()!r}",
-            path=qrels.source.path,
-            line_number=qrels.source.line_of(row),
         )
     qrels_grades = qrels.grades[by_key]
     qrels_q_sorted = qrels_q[by_key]
@@ -188,13 +191,12 @@ def encode_tables(
         judged_slot[by_slot], np.arange(out_codes.size + 1), side="left"
     ).astype(np.int64)
 
-    def row_names(i: int) -> tuple[str, str, str, int | None]:
-        return (
-            str(run.query_ids[i].as_py()),
-            str(run.doc_ids[i].as_py()),
-            run.source.path,
-            run.source.line_of(i),
-        )
+    def row_names(i: int) -> tuple[str, str]:
+        return str(run.query_ids[i].as_py()), str(run.doc_ids[i].as_py())
+
+    def row_error(i: int, template: str) -> InputFormatError:
+        query, doc = row_names(i)
+        return run.source.error(i, template.format(query=repr(query), doc=repr(doc)))
 
     return EncodedBlock(
         slot=slot[run_q],
@@ -217,6 +219,7 @@ def encode_tables(
         default_order=run.default_order,
         name=run.name,
         row_names=row_names,
+        row_error=row_error,
         unevaluated_rows=bool((in_run & ~evaluate_q).any()),
         present=None if not complete else in_run[out_codes],
         run_source=run.extra.get("run_id") or run.name,
@@ -338,8 +341,14 @@ def encode_dicts(
         ranks[np.array(order, dtype=np.int64)] = np.arange(len(tied), dtype=np.int64)
         return ranks
 
-    def row_names(i: int) -> tuple[str, str, str, int | None]:
-        return str(evaluated[int(slots[i])]), docs[i], "run dict", None
+    def row_names(i: int) -> tuple[str, str]:
+        return str(evaluated[int(slots[i])]), docs[i]
+
+    def row_error(i: int, template: str) -> InputFormatError:
+        query, doc = row_names(i)
+        return InputFormatError(
+            template.format(query=repr(query), doc=repr(doc)), path="run dict"
+        )
 
     return EncodedBlock(
         slot=slots,
@@ -364,5 +373,6 @@ def encode_dicts(
         row_names=row_names,
         present=np.array([q in run_set for q in evaluated], dtype=bool) if complete else None,
         run_source=name,
+        row_error=row_error,
     )
 

@@ -30,8 +30,8 @@ from prfeval.core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
 from prfeval.io.blocks import Block, BlockSource, WholeSource, load_judgments
 from prfeval.io.load import load_run
 from prfeval.io.select import restrict_queries
+from prfeval.io.source import tabular_kind
 from prfeval.io.stream import STREAM_THRESHOLD_BYTES, NotStreamable, StreamedRun
-from prfeval.io.tabular import tabular_kind
 from prfeval.measures import Measure
 from prfeval.retrieval.align import assemble
 from prfeval.retrieval.encode import encode_dicts, encode_tables
