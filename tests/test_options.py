@@ -66,7 +66,7 @@ def test_numpy_integers_are_accepted_as_python_ints():
     assert type(o.level) is int and type(o.max_results) is int
     assert type(o.collection_size) is int
     assert EvalOptions(max_results=0).max_results == 0
-    assert EvalOptions(level=-1).level == -1  # any integer is a level
+    assert EvalOptions(level=0).level == 0  # grade 0 relevant too, as trec_eval -l0
 
 
 def test_queries_become_a_frozenset_of_strings():
@@ -172,6 +172,7 @@ def test_settings():
         "max_results": None,
         "order": None,
         "duplicates": "keep",
+        "qrels_duplicates": "error",
         "query_set": "2 listed queries",
         "trec_eval_version": 9,
     }

@@ -20,7 +20,7 @@ from prfeval.cli.output import emit, note, terminal_width
 from prfeval.cli.shared import coerce_label
 from prfeval.core.counts import UndefinedMetricWarning
 from prfeval.core.errors import UsageError
-from prfeval.io.labels import LabelColumns, read_label_files, read_label_table
+from prfeval.io.labels import MISSING, LabelColumns, read_label_files, read_label_table
 from prfeval.report.classification import FORMATS, format_classification
 
 __all__ = ["command"]
@@ -50,6 +50,7 @@ def _read(
     pred_col: str | None,
     score_cols: list[str],
     label_sep: str | None,
+    missing: str,
 ) -> LabelColumns:
     if len(files) == 2:
         given = [
@@ -63,7 +64,7 @@ def _read(
                 f"{', '.join(given)}: two files hold a true and a predicted label per line, "
                 "so there are no columns to choose"
             )
-        return read_label_files(files[0], files[1], label_sep=label_sep)
+        return read_label_files(files[0], files[1], label_sep=label_sep, missing=missing)
     if len(files) != 1:
         raise UsageError(f"expected FILE, or TRUE_FILE PRED_FILE; got {len(files)} files")
     if pred_col is None and not score_cols:
@@ -74,6 +75,7 @@ def _read(
         pred_col=pred_col,
         score_col=score_cols[0] if len(score_cols) == 1 else (score_cols or None),
         label_sep=label_sep,
+        missing=missing,
     )
 
 
@@ -145,6 +147,14 @@ def _read(
     help="Also show the rarely read columns: the counts, fallout, Youden's J, TNR of the "
     "averages, and each class's no-skill baseline.",
 )
+@click.option(
+    "--missing",
+    type=click.Choice(MISSING),
+    default="error",
+    show_default=True,
+    help="A row with a missing label or score (an empty cell, NaN, null): an error naming "
+    "its line, or drop such rows (their number is reported).",
+)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option(
     "--plot",
@@ -166,6 +176,7 @@ def command(
     zero_division: str,
     label_sep: str | None,
     verbose: bool,
+    missing: str,
     fmt: str,
     plot_file: str | None,
     output: str | None,
@@ -187,7 +198,10 @@ def command(
         figure_format(plot_file)  # a bad extension fails before any work
         if not columns:
             raise UsageError("--plot draws the curves of the scores: give --score COL")
-    cols = _read(files, true_col, pred_col, columns, label_sep)
+    cols = _read(files, true_col, pred_col, columns, label_sep, missing)
+    if cols.dropped:
+        rows = "row" if cols.dropped == 1 else "rows"
+        note(f"dropped {cols.dropped} {rows} with a missing label or score (--missing drop)")
     if fmt == "csv" and cols.y_pred is not None and cols.scores is not None:
         raise UsageError(
             "--format csv writes one table: give --pred or --score, not both, or use "

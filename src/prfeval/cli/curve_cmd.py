@@ -19,7 +19,7 @@ from prfeval.cli.output import emit, note, notes_from_warnings, output_file, pro
 from prfeval.cli.shared import distinct_run_names
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
-from prfeval.report.curves import FORMATS, CurveCsvWriter, format_json, format_table
+from prfeval.report.curves import FORMATS, CurveCsvWriter, format_json, format_table, notes
 from prfeval.retrieval.curves import Curves, curve
 
 __all__ = ["command"]
@@ -166,6 +166,8 @@ def command(
                 )
             for qid in selected:
                 c[qid]  # raises UsageError naming the evaluated queries
+            for line in notes(c, fmt):
+                note(f"{name}: {line}" if len(runs) > 1 else line)
             results[name] = c
             if csv_writer is not None:
                 csv_writer.finish(c)

@@ -16,6 +16,7 @@ __all__ = [
     "collection_size_option",
     "evaluation_options",
     "files",
+    "input_options",
     "level_option",
     "output_option",
     "query_set_options",
@@ -189,6 +190,35 @@ unjudged_options = _stack(
 )
 
 
+#: How the judgments and runs are read: --qrels-format, --run-format, --qrels-duplicates.
+input_options = _stack(
+    click.option(
+        "--qrels-format",
+        type=click.Choice(["auto", "trec", "csv", "tsv", "jsonl", "parquet"]),
+        default="auto",
+        show_default=True,
+        help="Read QRELS as this format. auto: by the file name's extension, else by its "
+        "first line (a CSV, TSV or JSON header, or TREC), as standard input is read.",
+    ),
+    click.option(
+        "--run-format",
+        type=click.Choice(["auto", "trec", "csv", "tsv", "jsonl", "parquet"]),
+        default="auto",
+        show_default=True,
+        help="Read each RUN as this format (auto: as --qrels-format).",
+    ),
+    click.option(
+        "--qrels-duplicates",
+        type=click.Choice(["error", "max", "last"]),
+        default="error",
+        show_default=True,
+        help="A judgment repeated for one query and document: an error (as trec_eval), or "
+        "count it once with its highest grade (max) or its last one (last). The number of "
+        "repeats is always reported.",
+    ),
+)
+
+
 def evaluation_options(*, complete_help: str) -> Callable[[F], F]:
     """Every option of :class:`~prfeval.core.options.EvalOptions`, declared once, handed to
     the command as one ``options`` argument (the query files read, -J turned into its rule).
@@ -217,7 +247,14 @@ def evaluation_options(*, complete_help: str) -> Callable[[F], F]:
                 queries=include,
                 exclude_queries=exclude,
                 query_set=_query_set_name(include_file, include, exclude_file, exclude),
+                qrels_duplicates=kwargs.pop("qrels_duplicates"),
+                **{
+                    name: None if kwargs[name] == "auto" else kwargs[name]
+                    for name in ("qrels_format", "run_format")
+                },
             )
+            for name in ("qrels_format", "run_format"):
+                del kwargs[name]
             return function(*args, **kwargs)
 
         decorated = _stack(
@@ -227,6 +264,7 @@ def evaluation_options(*, complete_help: str) -> Callable[[F], F]:
             query_set_options,
             click.option("-c", "--complete", is_flag=True, help=complete_help),
             collection_size_option,
+            input_options,
         )(wrapper)
         return decorated  # type: ignore[return-value]
 

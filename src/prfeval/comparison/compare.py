@@ -42,6 +42,7 @@ from prfeval.core.ids import ordered_ids
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import RankingNeeds
 from prfeval.io.blocks import load_judgments
+from prfeval.io.source import check_one_stdin
 from prfeval.measures import Measure, parse_measures, ranking_needs
 from prfeval.retrieval.evaluate import Evaluation, summarise
 from prfeval.retrieval.kernel import MeasuredQueries, check_measures
@@ -690,7 +691,8 @@ def measure_runs(
     ``extras(options)`` gives more sinks to feed in the same pass (their results are the
     pass's ``extras``); ``needs`` is then what they and the measures read of a ranking.
     """
-    qrels_table = load_judgments(qrels)
+    check_one_stdin([qrels, *runs.values()])
+    qrels_table = load_judgments(qrels, options)
     every_judged = replace(options, complete=True)
     needs = ranking_needs(measures) if needs is None else needs
     out = []

@@ -17,12 +17,16 @@ from prfeval.core.errors import UsageError
 
 __all__ = [
     "DUPLICATES",
+    "INPUT_FORMATS",
     "ORDERS",
+    "QRELS_DUPLICATES",
     "UNJUDGED_RULES",
     "Duplicates",
     "EvalOptions",
+    "InputFormat",
     "OptionValues",
     "Order",
+    "QrelsDuplicates",
     "Unjudged",
 ]
 
@@ -30,6 +34,10 @@ __all__ = [
 Order = Literal["score", "rank", "file"]
 #: What to do with a document repeated in one query's ranking.
 Duplicates = Literal["keep", "first", "error"]
+#: What to do with a judgment repeated for one (query, document).
+QrelsDuplicates = Literal["error", "max", "last"]
+#: How an input file is read (``None``: by its name, else by its first line).
+InputFormat = Literal["trec", "csv", "tsv", "jsonl", "parquet"]
 
 #: What an unjudged retrieved document is taken to be: non-relevant (trec_eval), relevant
 #: (at grade ``unjudged_grade``, the level by default), or not there at all (``-J``).
@@ -38,6 +46,15 @@ Unjudged = Literal["nonrelevant", "relevant", "drop"]
 ORDERS: tuple[str, ...] = get_args(Order)
 DUPLICATES: tuple[str, ...] = get_args(Duplicates)
 UNJUDGED_RULES: tuple[str, ...] = get_args(Unjudged)
+QRELS_DUPLICATES: tuple[str, ...] = get_args(QrelsDuplicates)
+INPUT_FORMATS: tuple[str, ...] = get_args(InputFormat)
+
+#: Bounds of a relevance level: grades are 64-bit integers. A negative level is refused:
+#: trec_eval 9.0.8 takes one, and then counts its unjudged (-1) and negatively graded (-2)
+#: documents as relevant in the ranking but not in the number of relevant documents, so
+#: recall can pass 1; "grade >= level" with a level >= 0 never makes a negative grade
+#: relevant, which is what negative grades mean there.
+_LEVEL_MAX = 2**63 - 1
 
 
 def _integer(name: str, value: Any, *, minimum: int | None = None, optional: bool) -> Any:
@@ -90,6 +107,9 @@ class OptionValues(TypedDict, total=False):
     query_set: str | None
     collection_size: int | None
     trec_eval_version: int
+    qrels_duplicates: QrelsDuplicates
+    qrels_format: InputFormat | None
+    run_format: InputFormat | None
 
 
 @dataclass(frozen=True)
@@ -99,8 +119,9 @@ class EvalOptions:
     Parameters
     ----------
     level
-        Minimum grade that counts as relevant (trec_eval ``-l``); a measure's ``rel=``
-        overrides it. Negative grades are judged non-relevant; unjudged documents are
+        Minimum grade that counts as relevant (trec_eval ``-l``), an integer >= 0; a
+        measure's ``rel=`` overrides it. Negative grades are judged non-relevant whatever the
+        level (a negative level is refused: see docs/robustness.md); unjudged documents are
         non-relevant.
     order
         ``"score"`` (score descending, ties by doc id descending in byte order, as trec_eval),
@@ -142,6 +163,14 @@ class EvalOptions:
         pytrec_eval-terrier) and 10.0 (10) differ: 9 ranks by scores rounded to single
         precision (scores equal as floats tie) and turns a recall level r into
         floor(r R + 0.9) relevant documents; 10 ranks by the scores as read and rounds r R.
+    qrels_duplicates
+        A judgment repeated for one (query, document): ``"error"`` (as trec_eval),
+        ``"max"`` (the highest grade counts) or ``"last"`` (the last one in the file). The
+        number of repeats is always reported (``accounting.repeated_judgments``).
+    qrels_format, run_format
+        Read the judgments / the run as ``"trec"``, ``"csv"``, ``"tsv"``, ``"jsonl"`` or
+        ``"parquet"``, whatever the file's name or first line says. ``None``: by the name's
+        extension, else by the first line (how standard input is read).
     """
 
     level: int = 1
@@ -157,12 +186,24 @@ class EvalOptions:
     query_set: str | None = None
     collection_size: int | None = None
     trec_eval_version: int = 9
+    qrels_duplicates: QrelsDuplicates = "error"
+    qrels_format: InputFormat | None = None
+    run_format: InputFormat | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__  # frozen: normalise in place once, here
-        set_(self, "level", _integer("level", self.level, optional=False))
+        set_(self, "level", _integer("level", self.level, minimum=0, optional=False))
+        if self.level > _LEVEL_MAX:
+            raise UsageError(f"level must be an integer below 2**63, got {self.level}")
         set_(self, "order", _choice("order", self.order, ORDERS, optional=True))
         set_(self, "duplicates", _choice("duplicates", self.duplicates, DUPLICATES, optional=False))
+        set_(
+            self,
+            "qrels_duplicates",
+            _choice("qrels_duplicates", self.qrels_duplicates, QRELS_DUPLICATES, optional=False),
+        )
+        for name in ("qrels_format", "run_format"):
+            set_(self, name, _choice(name, getattr(self, name), INPUT_FORMATS, optional=True))
         for flag in ("judged_only", "complete"):
             if not isinstance(getattr(self, flag), bool):
                 raise UsageError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
@@ -269,6 +310,7 @@ class EvalOptions:
             "max_results": self.max_results,
             "order": self.order or order,
             "duplicates": self.duplicates,
+            "qrels_duplicates": self.qrels_duplicates,
             "query_set": self.describe_query_set(),
             "trec_eval_version": self.trec_eval_version,
         }

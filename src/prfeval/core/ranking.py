@@ -118,6 +118,11 @@ class QueryAccounting:
     assumed_relevant
         Unjudged documents taken as relevant (``unjudged="relevant"``): each counts once per
         query, however often it was retrieved.
+    repeated_judgments
+        Judgments that repeat a (query, document) judged before, counted once as
+        ``qrels_duplicates`` says (``"max"`` or ``"last"``; ``"error"`` stops at the first).
+    unmatched_queries
+        Ids of the query set (``queries``) found in neither the run nor the judgments.
     """
 
     evaluated: int
@@ -129,6 +134,8 @@ class QueryAccounting:
     truncated: int = 0
     complete: bool = False
     assumed_relevant: int = 0
+    repeated_judgments: int = 0
+    unmatched_queries: tuple[str, ...] = ()
 
     #: The counts that add up over queries (the per-query arrays of ``query_counts``).
     COUNTS = (
@@ -137,6 +144,7 @@ class QueryAccounting:
         "dropped_unjudged",
         "truncated",
         "assumed_relevant",
+        "repeated_judgments",
     )
 
     @classmethod
@@ -152,6 +160,7 @@ class QueryAccounting:
             truncated=sum(p.truncated for p in parts),
             complete=complete,
             assumed_relevant=sum(p.assumed_relevant for p in parts),
+            repeated_judgments=sum(p.repeated_judgments for p in parts),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -165,6 +174,8 @@ class QueryAccounting:
             "dropped_unjudged": self.dropped_unjudged,
             "truncated": self.truncated,
             "assumed_relevant": self.assumed_relevant,
+            "repeated_judgments": self.repeated_judgments,
+            "unmatched_queries": list(self.unmatched_queries),
             "complete": self.complete,
         }
 

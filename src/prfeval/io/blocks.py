@@ -28,6 +28,7 @@ from prfeval.core.tables import Qrels, Run
 from prfeval.io.load import load_qrels, load_run
 from prfeval.io.mapping import plain_dicts
 from prfeval.io.select import restrict_queries
+from prfeval.io.source import check_one_stdin
 
 __all__ = ["Block", "BlockSource", "WholeSource", "load_judgments"]
 
@@ -62,9 +63,10 @@ class BlockSource(Protocol):
         ...
 
 
-def load_judgments(qrels: Any) -> Qrels:
-    """Judgments in any form; an empty set of judgments is an error (nothing to measure)."""
-    table = load_qrels(qrels)
+def load_judgments(qrels: Any, options: EvalOptions | None = None) -> Qrels:
+    """Judgments in any form (read as ``options.qrels_format`` says); an empty set of
+    judgments is an error (nothing to measure)."""
+    table = load_qrels(qrels, format=None if options is None else options.qrels_format)
     if len(table) == 0:
         raise InputFormatError("no judgments", path=table.source.path)
     return table
@@ -93,8 +95,9 @@ class WholeSource:
             self.qrels_name, self.run_name = "qrels dict", "run"
             self._empty = not any(run.values())
             return
-        qrels_table = load_judgments(qrels)
-        run_table = load_run(run, ranks=options.order == "rank")
+        check_one_stdin([qrels, run])
+        qrels_table = load_judgments(qrels, options)
+        run_table = load_run(run, ranks=options.order == "rank", format=options.run_format)
         self._empty = len(run_table) == 0
         self.qrels_name, self.run_name = qrels_table.source.path, run_table.name
         include, exclude = options.queries, options.exclude_queries

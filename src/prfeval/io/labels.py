@@ -12,15 +12,17 @@ formats), read with pyarrow, which is imported only here. Conventions:
   as integer codes, never decoded to one Python object per item.
 * Multi-label: a JSON or Parquet list column, or text cells split on ``label_sep`` (an empty
   cell is then the empty set).
-* Scores must be numbers (text that parses as one is accepted); no missing values.
-* Errors name the file and the line (or the row, for Parquet) of the first problem.
+* Scores must be numbers (text that parses as one is accepted).
+* A missing label or score (an empty cell, ``NaN`` or ``null`` in any case, a JSON or
+  Parquet null or NaN) is an error naming its line; with ``missing="drop"`` (``classify
+  --missing drop``) such rows are left out and counted. Never a class of its own.
+* Errors name the file and the line (or the row, for Parquet) of the first problem. The
+  input is opened once (a FIFO or a pipe too) and read by :func:`prfeval.io.tabular.read_table`;
+  lines are found by a second pass over the text only when a message needs one.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,15 +33,24 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core.arrow import arrow_ints, arrow_strings, numpy_of
-from prfeval.core.errors import InputFormatError
+from prfeval.core.errors import InputFormatError, UsageError
+from prfeval.core.tables import SourceLines
 from prfeval.io.source import read_bytes, tabular_kind
+from prfeval.io.tabular import read_table
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["LabelColumns", "read_label_files", "read_label_table"]
+__all__ = ["MISSING", "LabelColumns", "read_label_files", "read_label_table"]
 
 _INTEGER = re.compile(r"[+-]?\d+")
+
+#: What to do with a row whose label or score is missing.
+MISSING: tuple[str, ...] = ("error", "drop")
+
+#: Text cells that stand for a missing label: empty, NaN (as pandas and numpy write it) or
+#: null, in any case. A class named "NA" or "None" stays a class.
+_MISSING_TEXT = ("", "nan", "null")
 
 
 @dataclass(frozen=True)
@@ -50,13 +61,15 @@ class LabelColumns:
     ``y_true`` and ``y_pred`` are Arrow dictionary-encoded arrays (text columns), numpy
     arrays (typed numeric columns), or lists of frozensets for multi-label input; ``y_pred``
     is ``None`` when not asked for, ``scores`` likewise: one column, or one per score column
-    asked for (``n x k``).
+    asked for (``n x k``). ``dropped`` counts the rows left out for a missing label or score
+    (``missing="drop"``).
     """
 
     y_true: Any
     y_pred: Any | None
     scores: npt.NDArray[np.float64] | None
     path: str
+    dropped: int = 0
 
     @property
     def multilabel(self) -> bool:
@@ -64,119 +77,17 @@ class LabelColumns:
 
 
 # --------------------------------------------------------------------------------------------
-# Locating rows in the file (only on the error path)
-
-
-def _text(path: str) -> str:
-    return read_bytes(path).decode("utf-8-sig", errors="replace")
-
-
-def _csv_rows(path: str, delimiter: str) -> list[tuple[int, list[str]]]:
-    """(first line number, fields) of every non-empty record, header included."""
-    out = []
-    reader = csv.reader(io.StringIO(_text(path)), delimiter=delimiter)
-    start = 1
-    for fields in reader:
-        if fields:
-            out.append((start, fields))
-        start = reader.line_num + 1
-    return out
-
-
-def _jsonl_lines(path: str) -> list[tuple[int, str]]:
-    """(line number, text) of every non-blank line."""
-    return [(i, line) for i, line in enumerate(_text(path).splitlines(), 1) if line.strip()]
-
-
-class _Locator:
-    """Maps a data row index to where it is in the file, for error messages."""
-
-    def __init__(self, path: str, kind: str) -> None:
-        self.path, self.kind = path, kind
-        self._lines: list[int] | None = None
-
-    def error(self, row: int, reason: str) -> InputFormatError:
-        if self.kind == "parquet":
-            return InputFormatError(f"row {row + 1}: {reason}", path=self.path)
-        if self._lines is None:
-            if self.kind in ("csv", "tsv"):
-                self._lines = [n for n, _ in _csv_rows(self.path, _delimiter(self.kind))[1:]]
-            else:
-                self._lines = [n for n, _ in _jsonl_lines(self.path)]
-        line = self._lines[row] if row < len(self._lines) else None
-        return InputFormatError(reason, path=self.path, line_number=line)
-
-
-def _delimiter(kind: str) -> str:
-    return "\t" if kind == "tsv" else ","
-
-
-def _parse_error(path: str, kind: str, exc: Exception) -> InputFormatError:
-    """The pyarrow parse error, with the line it is about found by re-reading the file."""
-    message = str(exc).strip()
-    if kind in ("csv", "tsv"):
-        rows = _csv_rows(path, _delimiter(kind))
-        if rows:
-            width = len(rows[0][1])
-            for line, fields in rows[1:]:
-                if len(fields) != width:
-                    return InputFormatError(f"expected {width} fields, got {len(fields)}",
-                                            path=path, line_number=line)
-    elif kind == "jsonl":
-        for line, text in _jsonl_lines(path):
-            try:
-                value = json.loads(text)
-            except json.JSONDecodeError as err:
-                return InputFormatError(f"invalid JSON: {err.msg}", path=path, line_number=line)
-            if not isinstance(value, dict):
-                return InputFormatError("expected a JSON object per line", path=path,
-                                        line_number=line)
-    return InputFormatError(f"cannot read {kind}: {message}", path=path)
-
-
-# --------------------------------------------------------------------------------------------
 # Reading
 
 
-def _read_table(path: str, kind: str, columns: list[str]) -> pa.Table:
-    import pyarrow as pa
-
-    try:
-        if kind in ("csv", "tsv"):
-            import pyarrow.csv as pacsv
-
-            # Label columns dictionary-encoded as they are parsed: a label is hashed once,
-            # and nothing downstream holds a string per item.
-            table = pacsv.read_csv(
-                path,
-                parse_options=pacsv.ParseOptions(delimiter=_delimiter(kind)),
-                convert_options=pacsv.ConvertOptions(
-                    column_types={
-                        name: pa.dictionary(pa.int32(), pa.string()) for name in columns
-                    }
-                ),
-            )
-        elif kind == "jsonl":
-            import pyarrow.json as pajson
-
-            table = pajson.read_json(path)
-        else:
-            import pyarrow.parquet as pq
-
-            table = pq.read_table(path)
-    except FileNotFoundError:
-        raise InputFormatError("no such file", path=path) from None
-    except IsADirectoryError:
-        raise InputFormatError("is a directory, expected a file", path=path) from None
-    except pa.ArrowInvalid as exc:
-        if "Empty CSV file" in str(exc):
-            raise InputFormatError("empty file", path=path) from None
-        raise _parse_error(path, kind, exc) from None
-    except (pa.ArrowException, OSError) as exc:
-        raise InputFormatError(f"cannot read {kind}: {exc}", path=path) from None
+def _read_table(path: str, kind: str, columns: list[str]) -> tuple[pa.Table, SourceLines]:
+    """The table and where its rows are, the input opened once. The label ``columns`` of a
+    CSV or TSV are dictionary-encoded as they are parsed: a label is hashed once, and
+    nothing downstream holds a string per item."""
+    table, source = read_table(path, kind, dictionary_columns=columns)
     if table.num_rows == 0:
         raise InputFormatError("no data rows", path=path)
-    return table
+    return table, source
 
 
 def _column(table: pa.Table, name: str, what: str, path: str) -> pa.ChunkedArray:
@@ -212,7 +123,7 @@ def _codes(col: pa.ChunkedArray) -> npt.NDArray[np.int32]:
     return np.concatenate([numpy_of(c.indices) for c in col.chunks])
 
 
-def _text_labels(cols: dict[str, pa.ChunkedArray], locators: dict[str, _Locator],
+def _text_labels(cols: dict[str, pa.ChunkedArray], locators: dict[str, SourceLines],
                  label_sep: str | None, *, integers: bool = True) -> dict[str, Any]:
     """Trimmed text labels -> Arrow dictionary arrays (or lists of frozensets); integers if
     every label of every column is one, unless ``integers`` is false (typed files)."""
@@ -247,7 +158,7 @@ def _text_labels(cols: dict[str, pa.ChunkedArray], locators: dict[str, _Locator]
     return out
 
 
-def _label_sets(cols: dict[str, pa.ChunkedArray], locators: dict[str, _Locator],
+def _label_sets(cols: dict[str, pa.ChunkedArray], locators: dict[str, SourceLines],
                 label_sep: str) -> dict[str, Any]:
     """Text cells split on ``label_sep`` -> lists of frozensets (an empty cell is the empty
     set); integers if every label of every column is one."""
@@ -268,7 +179,7 @@ def _label_sets(cols: dict[str, pa.ChunkedArray], locators: dict[str, _Locator],
             for what, values in cleaned.items()}
 
 
-def _typed_labels(col: pa.ChunkedArray, what: str, locate: _Locator) -> Any:
+def _typed_labels(col: pa.ChunkedArray, what: str, locate: SourceLines) -> Any:
     """Labels from a typed (JSON Lines or Parquet) column: scalars or lists of labels."""
     import pyarrow as pa
 
@@ -293,7 +204,7 @@ def _typed_labels(col: pa.ChunkedArray, what: str, locate: _Locator) -> Any:
                            "numbers or lists of them", path=locate.path)
 
 
-def _score_values(col: pa.ChunkedArray, locate: _Locator) -> npt.NDArray[np.float64]:
+def _score_values(col: pa.ChunkedArray, locate: SourceLines) -> npt.NDArray[np.float64]:
     import pyarrow as pa
 
     if col.null_count:
@@ -306,24 +217,107 @@ def _score_values(col: pa.ChunkedArray, locate: _Locator) -> npt.NDArray[np.floa
     if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
         scores = col.to_numpy().astype(np.float64)
     elif pa.types.is_string(kind) or pa.types.is_large_string(kind):
-        texts = col.to_pylist()
-        scores = np.empty(len(texts), dtype=np.float64)
-        try:
-            scores[:] = texts  # numpy parses the text; a failure is located below
-        except ValueError:
-            for i, text in enumerate(texts):
+        import pyarrow.compute as pc
+
+        try:  # Arrow parses the text at once; a failure is located below
+            scores = numpy_of(pc.cast(pc.utf8_trim_whitespace(col), pa.float64()))
+        except pa.ArrowInvalid:
+            for i, text in enumerate(col.to_pylist()):
                 if not text.strip():
                     raise locate.error(i, "missing score") from None
                 try:
                     float(text)
                 except ValueError:
                     raise locate.error(i, f"score is not a number: {text!r}") from None
+            raise
     else:
         raise InputFormatError(f"the score column has type {kind}; scores must be numbers",
                                path=locate.path)
     if np.isnan(scores).any():
-        raise locate.error(_first(np.isnan(scores)), "missing score (NaN)")
+        raise locate.error(_first(np.isnan(scores)), "missing score: NaN")
+    if np.isinf(scores).any():
+        row = _first(np.isinf(scores))
+        raise locate.error(row, f"score is not finite: {scores[row]!r}")
     return scores
+
+
+def _missing(col: pa.ChunkedArray, *, empty_is_missing: bool) -> npt.NDArray[np.bool_]:
+    """Which cells of a label or score column are missing: null, NaN, or text that is empty
+    (unless it is the empty set of a multi-label cell), ``NaN`` or ``null`` in any case.
+
+    A dictionary-encoded column is checked on its distinct labels, then by code.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    marks = [m for m in _MISSING_TEXT if m or empty_is_missing]
+    if pa.types.is_dictionary(col.type):
+        col = col.unify_dictionaries()
+        values = col.chunk(0).dictionary.to_pylist() if col.num_chunks else []
+        bad = [i for i, v in enumerate(values) if v is None or v.strip().lower() in marks]
+        missing = np.isin(_codes(col), bad) if bad else np.zeros(len(col), dtype=bool)
+        if col.null_count:
+            missing |= np.asarray(col.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+        return missing
+    found = col.is_null()
+    if pa.types.is_floating(col.type):
+        found = pc.or_(found, pc.is_nan(col))
+    elif pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+        text = pc.utf8_lower(pc.utf8_trim_whitespace(col))
+        found = pc.or_(found, pc.is_in(text, value_set=pa.array(marks, pa.string())))
+    return np.asarray(pc.fill_null(found, True).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _shown_missing(col: pa.ChunkedArray, row: int) -> str:
+    value = col[row].as_py()
+    if value is None:
+        return "null"
+    if isinstance(value, float):
+        return "NaN"
+    return "an empty cell" if not str(value).strip() else repr(value)
+
+
+def _drop_missing(
+    cols: dict[str, pa.ChunkedArray],
+    source: SourceLines,
+    missing: str,
+    label_sep: str | None,
+) -> tuple[dict[str, pa.ChunkedArray], SourceLines, int]:
+    """Rows with a missing label or score: an error naming the first (``missing="error"``),
+    or left out (``"drop"``), counted. Score columns are named ``score...``."""
+    import pyarrow as pa
+
+    masks = {
+        what: _missing(col, empty_is_missing=label_sep is None or what.startswith("score"))
+        for what, col in cols.items()
+    }
+    bad = np.logical_or.reduce(list(masks.values()))
+    if not bad.any():
+        return cols, source, 0
+    if missing == "error":
+        row = _first(bad)
+        what = next(w for w, m in masks.items() if m[row])
+        label = "score" if what.startswith("score") else f"{what} label"
+        shown = _shown_missing(cols[what], row)
+        raise source.error(row, f"missing {label}: {shown}; --missing drop leaves such rows out")
+    if bad.all():
+        raise InputFormatError(
+            f"every row has a missing label or score: nothing left after dropping "
+            f"{int(bad.sum())} rows",
+            path=source.path,
+        )
+    keep = ~bad
+    mask = pa.array(keep)
+    return (
+        {what: col.filter(mask) for what, col in cols.items()},
+        source.take(np.flatnonzero(keep)),
+        int(bad.sum()),
+    )
+
+
+def _check_missing(missing: str) -> None:
+    if missing not in MISSING:
+        raise UsageError(f"missing must be one of {', '.join(MISSING)}; got {missing!r}")
 
 
 def read_label_table(
@@ -333,6 +327,7 @@ def read_label_table(
     pred_col: str | None = "pred",
     score_col: str | Sequence[str] | None = None,
     label_sep: str | None = None,
+    missing: str = "error",
 ) -> LabelColumns:
     """Read true labels and predicted labels and/or scores from a tabular file.
 
@@ -346,6 +341,9 @@ def read_label_table(
         ``n x k``, in their order.
     label_sep
         Split text label cells on this separator (multi-label).
+    missing
+        A row with a missing label or score (an empty cell, ``NaN``, ``null``): ``"error"``
+        names its line; ``"drop"`` leaves it out, and ``dropped`` counts such rows.
 
     Raises
     ------
@@ -353,6 +351,7 @@ def read_label_table(
         An unknown format, a missing file or column, a malformed line, a missing label or a
         non-numeric score, with the file and line.
     """
+    _check_missing(missing)
     name = str(path)
     kind = tabular_kind(name)
     if kind is None:
@@ -364,19 +363,20 @@ def read_label_table(
         wanted["predicted"] = pred_col
     text_columns = kind in ("csv", "tsv")
     score_cols = [score_col] if isinstance(score_col, str) else list(score_col or ())
-    table = _read_table(name, kind, list(wanted.values()))
+    table, locate = _read_table(name, kind, list(wanted.values()))
     cols = {what: _column(table, col, f"{what} labels", name) for what, col in wanted.items()}
+    for i, c in enumerate(score_cols):
+        cols[f"score {i}"] = _column(table, c, "scores", name)
+    cols, locate, dropped = _drop_missing(cols, locate, missing, label_sep)
     scores = None
     if score_cols:
-        columns = [_score_values(_column(table, c, "scores", name), _Locator(name, kind))
-                   for c in score_cols]
+        columns = [_score_values(cols.pop(f"score {i}"), locate) for i in range(len(score_cols))]
         scores = columns[0] if isinstance(score_col, str) else np.column_stack(columns)
-    locate = _Locator(name, kind)
     if text_columns or label_sep is not None:
         labels = _text_labels(cols, dict.fromkeys(cols, locate), label_sep)
     else:
         labels = {what: _typed_labels(col, what, locate) for what, col in cols.items()}
-    return LabelColumns(labels["true"], labels.get("predicted"), scores, name)
+    return LabelColumns(labels["true"], labels.get("predicted"), scores, name, dropped)
 
 
 def _lines(path: str) -> list[str]:
@@ -393,20 +393,27 @@ def _lines(path: str) -> list[str]:
 
 
 def read_label_files(
-    true_path: str | Path, pred_path: str | Path, *, label_sep: str | None = None
+    true_path: str | Path,
+    pred_path: str | Path,
+    *,
+    label_sep: str | None = None,
+    missing: str = "error",
 ) -> LabelColumns:
     """Read two files with one label per line: the true labels and the predicted ones.
 
-    Line ``i`` of one file and line ``i`` of the other are the same item. A blank line is
-    an error, unless ``label_sep`` is given (multi-label), when it is the empty set.
+    Line ``i`` of one file and line ``i`` of the other are the same item. A blank line, or
+    ``NaN`` or ``null``, is a missing label: an error naming its line, or with
+    ``missing="drop"`` that item is left out of both (and counted). With ``label_sep``
+    (multi-label) a blank line is the empty set.
 
     Raises
     ------
     InputFormatError
-        A missing or non-text file, a blank line, or files of different lengths.
+        A missing or non-text file, a missing label, or files of different lengths.
     """
     import pyarrow as pa
 
+    _check_missing(missing)
     names = {"true": str(true_path), "predicted": str(pred_path)}
     texts = {what: _lines(path) for what, path in names.items()}
     n_true, n_pred = (len(t) for t in texts.values())
@@ -418,19 +425,14 @@ def read_label_files(
             f"{n_pred}: give one label per line for each item, in the same order",
             path=names["predicted"],
         )
-    labels = _text_labels(
-        {what: pa.chunked_array([pa.array(lines, pa.string())]) for what, lines in texts.items()},
-        {what: _LineLocator(path) for what, path in names.items()},
-        label_sep,
-    )
-    return LabelColumns(labels["true"], labels["predicted"], None, names["true"])
-
-
-class _LineLocator(_Locator):
-    """Row ``i`` of a one-label-per-line file is line ``i + 1``."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__(path, "lines")
-
-    def error(self, row: int, reason: str) -> InputFormatError:
-        return InputFormatError(reason, path=self.path, line_number=row + 1)
+    cols = {what: pa.chunked_array([pa.array(lines, pa.string())]) for what, lines in texts.items()}
+    # Row i is line i + 1 of both files; an error names the file the label is missing from.
+    sources = {what: SourceLines(path) for what, path in names.items()}
+    dropped = 0
+    if missing == "error":
+        for what, col in cols.items():
+            _drop_missing({what: col}, sources[what], "error", label_sep)
+    else:
+        cols, _, dropped = _drop_missing(cols, sources["true"], "drop", label_sep)
+    labels = _text_labels(cols, sources, label_sep)
+    return LabelColumns(labels["true"], labels["predicted"], None, names["true"], dropped)

@@ -6,6 +6,7 @@ Flattening a dict needs one pass over its entries (they are Python objects), don
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from itertools import chain
 from typing import Any
@@ -13,14 +14,36 @@ from typing import Any
 import numpy as np
 
 from prfeval.core.errors import InputFormatError
-from prfeval.core.tables import Qrels, Run, SourceLines
+from prfeval.core.tables import GRADE_MAX, GRADE_MIN, Qrels, Run, SourceLines, grades_in_range
 
 __all__ = ["plain_dicts", "qrels_from_mapping", "run_from_mapping"]
+
+
+def _check_ids(obj: Mapping[Any, Any], what: str) -> None:
+    """An empty or missing (None, NaN) query or doc id is an error: it would count as a query
+    or a document of its own."""
+    for q, docs in obj.items():
+        if _missing(q):
+            raise InputFormatError(f"a query id is {_shown(q)}: every query needs an id", path=what)
+        for d in docs:
+            if _missing(d):
+                raise InputFormatError(
+                    f"query {q!r}: a doc id is {_shown(d)}: every document needs an id", path=what
+                )
+
+
+def _missing(value: Any) -> bool:
+    return value is None or value == "" or (isinstance(value, float) and value != value)
+
+
+def _shown(value: Any) -> str:
+    return "empty" if value == "" else f"missing ({value!r})"
 
 
 def _flatten(obj: Mapping[Any, Any], what: str) -> tuple[Any, Any, list[Any], list[int]]:
     import pyarrow as pa
 
+    _check_ids(obj, what)
     keys = [str(k) for k in obj]
     inner = list(obj.values())
     lengths = [len(v) for v in inner]
@@ -34,15 +57,32 @@ def _flatten(obj: Mapping[Any, Any], what: str) -> tuple[Any, Any, list[Any], li
 
 
 def _bad_value(obj: Mapping[Any, Any], what: str, integer: bool) -> InputFormatError:
-    """Locate the first value that is not a (finite, integral) number, for the message."""
+    """Locate the first value that is not a (finite, integral, 64-bit) number, for the
+    message."""
+    kind = "an integer grade" if integer else "a finite score"
     for q, docs in obj.items():
         for d, v in docs.items():
-            ok = isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool)
-            ok = ok and np.isfinite(v) and (not integer or float(v).is_integer())
-            if not ok:
-                kind = "an integer grade" if integer else "a finite score"
+            where = f"query {q!r}, doc {d!r}"
+            number = isinstance(v, int | float | np.integer | np.floating)
+            if isinstance(v, bool) or not number:
+                return InputFormatError(f"{where}: expected {kind}, got {v!r}", path=what)
+            if integer and isinstance(v, int | np.integer):
+                if not GRADE_MIN <= int(v) <= GRADE_MAX:
+                    return InputFormatError(
+                        f"{where}: grade {v!r} is out of range: grades are 64-bit integers",
+                        path=what,
+                    )
+                continue
+            try:
+                x = float(v)
+            except OverflowError:  # an int beyond float, as a score
+                x = math.inf
+            if not math.isfinite(x) or (integer and not x.is_integer()):
+                return InputFormatError(f"{where}: expected {kind}, got {v!r}", path=what)
+            if integer and not grades_in_range(np.array([x]))[0]:
                 return InputFormatError(
-                    f"query {q!r}, doc {d!r}: expected {kind}, got {v!r}", path=what
+                    f"{where}: grade {v!r} is out of range: grades are 64-bit integers",
+                    path=what,
                 )
     return InputFormatError("invalid values", path=what)
 
@@ -55,11 +95,20 @@ def qrels_from_mapping(obj: Mapping[Any, Any], what: str = "qrels dict") -> Qrel
     qids, docs, values, _ = _flatten(obj, what)
     try:
         grades = np.fromiter(chain.from_iterable(values), dtype=np.float64, count=len(docs))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise _bad_value(obj, what, integer=True) from None
-    if not np.all(np.isfinite(grades) & (grades == np.round(grades))):
+    if not np.all(np.isfinite(grades) & (grades == np.round(grades)) & grades_in_range(grades)):
         raise _bad_value(obj, what, integer=True)
-    return Qrels(qids, docs, grades.astype(np.int64), SourceLines(what))
+    return Qrels(qids, docs, _exact(obj, grades), SourceLines(what, unit="row"))
+
+
+def _exact(obj: Mapping[Any, Any], grades: np.ndarray) -> np.ndarray:
+    """The grades as int64, exactly: float64 holds integers exactly only up to 2**53."""
+    if np.abs(grades).max(initial=0) < 2.0**53:
+        return grades.astype(np.int64)
+    return np.fromiter(
+        (int(g) for docs in obj.values() for g in docs.values()), np.int64, count=grades.size
+    )
 
 
 def run_from_mapping(obj: Mapping[Any, Any], what: str = "run dict", name: str = "run") -> Run:
@@ -76,19 +125,20 @@ def run_from_mapping(obj: Mapping[Any, Any], what: str = "run dict", name: str =
                     path=what,
                 )
         qids, docs, _, _ = _flatten(obj, what)
-        return Run(qids, docs, None, None, SourceLines(what), default_order="file", name=name,
+        rows = SourceLines(what, unit="row")
+        return Run(qids, docs, None, None, rows, default_order="file", name=name,
                    extra=_empty(obj))
     if len(kinds) > 1:
         raise InputFormatError("mixes ranked lists and score dicts", path=what)
     qids, docs, values, _ = _flatten(obj, what)
     try:
         scores = np.fromiter(chain.from_iterable(values), dtype=np.float64, count=len(docs))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise _bad_value(obj, what, integer=False) from None
     if not np.all(np.isfinite(scores)):
         raise _bad_value(obj, what, integer=False)
-    return Run(qids, docs, scores, None, SourceLines(what), default_order="score", name=name,
-               extra={**_empty(obj), "distinct_docs": True})
+    return Run(qids, docs, scores, None, SourceLines(what, unit="row"), default_order="score",
+               name=name, extra={**_empty(obj), "distinct_docs": True})
 
 
 def _empty(obj: Mapping[Any, Any]) -> dict[str, Any]:

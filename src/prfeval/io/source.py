@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from prfeval.core.errors import InputFormatError, UsageError
+from prfeval.core.options import INPUT_FORMATS
 
 __all__ = [
     "FORMATS",
@@ -40,7 +41,7 @@ Source = str | Path | bytes | IO[bytes]
 
 #: The formats an input can be read as (``None`` in the API, ``auto`` in the CLI: by name or
 #: by content).
-FORMATS: tuple[str, ...] = ("trec", "csv", "tsv", "jsonl", "parquet")
+FORMATS: tuple[str, ...] = INPUT_FORMATS
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -134,6 +135,7 @@ class Input:
         self._data: bytes | None = None
         self._content: bytes | None = None
         self._stream: Any = None
+        self._copies: list[Any] = []
         if isinstance(source, bytes):
             self._data = source
         elif isinstance(source, str | Path) and str(source) == "-":
@@ -157,6 +159,9 @@ class Input:
 
     def close(self) -> None:
         """Close the file (bytes already read stay readable)."""
+        for copy in self._copies:
+            copy.close()
+        self._copies.clear()
         if self._file is not None:
             self._file.close()
             self._file = None
@@ -182,8 +187,12 @@ class Input:
 
         if not self.regular:
             raise ValueError("arrow_file() is for regular files; use read()")
+        # A duplicate of the descriptor, not a second opening: Arrow closes what it is given
+        # (a gzip stream closes its file), and the file must stay open for a second pass.
         self._file.seek(0)
-        stream = pa.PythonFile(self._file, mode="r")
+        copy = os.fdopen(os.dup(self._file.fileno()), "rb", buffering=0)
+        self._copies.append(copy)  # closed with the input
+        stream = pa.PythonFile(copy, mode="r")
         return pa.CompressedInputStream(stream, "gzip") if self.gzipped else stream
 
     def _raw(self) -> bytes:

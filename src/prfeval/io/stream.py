@@ -12,9 +12,11 @@ each block's judgments and dictionary-encodes its doc ids together with theirs; 
 thread, after loading the judgments, aligns and measures. On 2 cores this keeps both busy.
 
 A run that is not grouped by query (a query's lines in two places), or that needs the
-normalising reader (tabs, repeated spaces, comments), cannot be streamed: :func:`evaluate_stream`
-raises :class:`NotStreamable` and :func:`prfeval.evaluate` falls back to reading it whole,
-with a warning saying so.
+normalising reader (tabs, repeated spaces, comments), cannot be streamed: the stream raises
+:class:`NotStreamable` and the pipeline reads it whole instead, with a warning saying so once
+that succeeds (a run that cannot be read at all gets its one error, naming the line, and no
+warning). A line longer than a block is no reason to read whole: the run is streamed again
+with larger blocks (:class:`LineTooLong`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core._arrays import ranges
-from prfeval.core.arrow import arrow_ints, arrow_strings, numpy_of
+from prfeval.core.arrow import MAX_BLOCK_BYTES, arrow_ints, arrow_strings, is_long_line, numpy_of
 from prfeval.core.codes import factorize, run_starts
 from prfeval.core.errors import InputFormatError, PrfevalError
 from prfeval.core.options import EvalOptions
@@ -40,7 +42,14 @@ from prfeval.io.blocks import Block, load_judgments
 from prfeval.io.select import restrict_queries
 from prfeval.io.trec import run_id_of
 
-__all__ = ["BLOCK_BYTES", "STREAM_THRESHOLD_BYTES", "NotStreamable", "ReadAhead", "StreamedRun"]
+__all__ = [
+    "BLOCK_BYTES",
+    "STREAM_THRESHOLD_BYTES",
+    "LineTooLong",
+    "NotStreamable",
+    "ReadAhead",
+    "StreamedRun",
+]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -66,6 +75,15 @@ BLOCK_BYTES = 2 << 20
 
 class NotStreamable(PrfevalError):
     """The run cannot be evaluated block by block (not grouped by query, or not clean)."""
+
+
+class LineTooLong(NotStreamable):
+    """A line of the run is longer than a block: it can be streamed again with blocks of
+    ``block_bytes`` (a block holds whole lines)."""
+
+    def __init__(self, message: str, block_bytes: int) -> None:
+        super().__init__(message)
+        self.block_bytes = block_bytes
 
 
 class _JudgmentIndex:
@@ -158,9 +176,9 @@ class _RunFile:
     def __init__(self, path: str) -> None:
         import pyarrow as pa
 
-        with open(path, "rb") as probe:
-            gzipped = probe.read(2) == b"\x1f\x8b"
-        self._raw = pa.OSFile(path, "rb")
+        self._raw = pa.OSFile(path, "rb")  # opened once: looked at, then read from the start
+        gzipped = self._raw.read(2) == b"\x1f\x8b"
+        self._raw.seek(0)
         self.stream = pa.CompressedInputStream(self._raw, "gzip") if gzipped else self._raw
 
     @property
@@ -276,13 +294,12 @@ def _query_runs(query_ids: Any) -> tuple[IntArray, list[str]]:
     return (np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)), ids
 
 
-def _judgment_index(
-    qrels: Any, queries: set[str] | None, exclude_queries: set[str] | None
-) -> tuple[_JudgmentIndex, str | None]:
+def _judgment_index(qrels: Any, options: EvalOptions) -> tuple[_JudgmentIndex, str | None]:
     """The judgments, loaded and kept only in a compact index; and where they came from."""
     import pyarrow as pa
 
-    table = load_judgments(qrels)
+    queries, exclude_queries = options.queries, options.exclude_queries
+    table = load_judgments(qrels, options)
     # Give back the reader's buffers before building the index, and the table after it: the
     # judgments of a large collection should not crowd out the run's blocks.
     pa.default_memory_pool().release_unused()
@@ -436,6 +453,16 @@ class StreamedRun:
         """Whether the run had no rows (known once the blocks are read)."""
         return self._empty
 
+    def with_blocks(self, block_bytes: int) -> StreamedRun:
+        """The same run, to be streamed again from the start in blocks of ``block_bytes``."""
+        return StreamedRun(
+            self._qrels,
+            self.run_name,
+            self._options,
+            progress=self._progress,
+            block_bytes=block_bytes,
+        )
+
     def blocks(self) -> Iterator[Block]:
         """The run's blocks, then the block of the judged queries it never named."""
         import pyarrow as pa
@@ -458,9 +485,7 @@ class StreamedRun:
         )
         seen: set[str] = set()
         try:
-            index, self.qrels_name = _judgment_index(
-                self._qrels, options.queries, options.exclude_queries
-            )
+            index, self.qrels_name = _judgment_index(self._qrels, options)
             judgments.set_result(index)
             try:
                 for block in batches:
@@ -473,6 +498,9 @@ class StreamedRun:
                     if self._progress is not None:
                         self._progress(min(source.position, total), total)
             except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+                if is_long_line(exc) and self._block_bytes < MAX_BLOCK_BYTES:
+                    bigger = min(self._block_bytes * 8, MAX_BLOCK_BYTES)
+                    raise LineTooLong(f"{path}: a line longer than a block", bigger) from None
                 raise NotStreamable(
                     f"{path}: not in the plain single-space layout ({exc})"
                 ) from None

@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -164,9 +164,7 @@ def _csv_error(data: bytes, path: str, delimiter: str, exc: Exception) -> InputF
         for line, fields in records[1:]:
             if len(fields) != width:
                 return InputFormatError(
-                    f"expected {width} fields, as the header has, got {len(fields)}",
-                    path=path,
-                    line_number=line,
+                    f"expected {width} fields, got {len(fields)}", path=path, line_number=line
                 )
     return InputFormatError(f"cannot read the table: {_arrow_message(exc)}", path=path)
 
@@ -194,7 +192,7 @@ def _jsonl_error(data: bytes, path: str, exc: Exception) -> InputFormatError:
         try:
             value = json.loads(text)
         except json.JSONDecodeError as err:
-            return InputFormatError(f"not valid JSON: {err.msg}", path=path, line_number=line)
+            return InputFormatError(f"invalid JSON: {err.msg}", path=path, line_number=line)
         if not isinstance(value, dict):
             return InputFormatError(
                 f"expected a JSON object per line, got {_json_kind(value)}",
@@ -229,16 +227,18 @@ def _csv_names(handle: Input, delimiter: str) -> list[str]:
         first = next(csv.reader(io.StringIO(head, newline=""), delimiter=delimiter), [])
     except csv.Error:
         first = []
-    return [name.strip() for name in first]
+    return first  # as Arrow names the columns, spaces and all
 
 
-def _read_csv(handle: Input, delimiter: str) -> pa.Table:
+def _read_csv(handle: Input, delimiter: str, dictionary_columns: Collection[str]) -> pa.Table:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     # Every column as text: ids stay as written ("007"), and numbers are parsed afterwards,
     # so that a bad cell can be named by its line (Arrow's own parse error has none).
     names = _csv_names(handle, delimiter)
+    coded = pa.dictionary(pa.int32(), pa.string())
+    types = {n: coded if n in dictionary_columns else pa.string() for n in names}
 
     def read(block: int) -> pa.Table:
         return pacsv.read_csv(
@@ -246,7 +246,7 @@ def _read_csv(handle: Input, delimiter: str) -> pa.Table:
             read_options=pacsv.ReadOptions(block_size=block),
             parse_options=pacsv.ParseOptions(delimiter=delimiter),
             convert_options=pacsv.ConvertOptions(
-                column_types=dict.fromkeys(names, pa.string()),
+                column_types=types,
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
             ),
@@ -290,20 +290,24 @@ def _read_parquet(handle: Input) -> pa.Table:
     return pq.read_table(source)
 
 
-def read_table(source: Source | Input, kind: str) -> tuple[pa.Table, SourceLines]:
+def read_table(
+    source: Source | Input, kind: str, *, dictionary_columns: Collection[str] = ()
+) -> tuple[pa.Table, SourceLines]:
     """Read a tabular input into an Arrow table, and where its rows are in the file.
 
     ``kind`` is ``csv``, ``tsv``, ``jsonl`` or ``parquet``. Errors name the file and line.
+    A CSV or TSV is read as text, the ``dictionary_columns`` dictionary-encoded as they are
+    parsed (labels: each distinct one held once).
     """
     import pyarrow as pa
 
     if not isinstance(source, Input):
         with open_input(source) as handle:
-            return read_table(handle, kind)
+            return read_table(handle, kind, dictionary_columns=dictionary_columns)
     handle = source
     try:
         if kind in ("csv", "tsv"):
-            table = _read_csv(handle, "\t" if kind == "tsv" else ",")
+            table = _read_csv(handle, "\t" if kind == "tsv" else ",", dictionary_columns)
         elif kind == "jsonl":
             table = _read_jsonl(handle)
         elif kind == "parquet":
@@ -372,7 +376,7 @@ def _ids(table: pa.Table, column: str, source: SourceLines) -> pa.Array:
                 path=source.path,
             ) from None
     values = values.combine_chunks().cast(pa.string())
-    empty = pc.equal(pc.utf8_trim_whitespace(values), "")
+    empty = pc.equal(values, "")
     if pc.any(empty).as_py():
         raise source.error(_first(empty), f"column {column!r} is empty: every row needs an id")
     return values

@@ -194,6 +194,9 @@ def _columns(
                     path=path,
                     line_number=source.line_of(row),
                 )
+        elif values.size and values.min() < GRADE_MIN:  # int64's lowest marks "unjudged"
+            row = int(np.argmin(values))
+            raise source.error(row, f"{f.name} is out of range: {int(values[row])}")
         columns[f.name] = values
     return columns
 

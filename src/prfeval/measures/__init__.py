@@ -49,8 +49,8 @@ PARAMS: dict[str, Param] = {
         int,
         None,
         "minimum grade counted as relevant (default: -l, 1)",
-        lambda v: True,
-        "an integer",
+        lambda v: 0 <= v < 2**63,  # negative grades are never relevant (as -l)
+        "an integer >= 0",
     ),
     "beta": Param(
         "beta",

@@ -21,7 +21,14 @@ from prfeval.report._text import fmt_value, render_table, wrap_lines
 from prfeval.report.evaluation import accounting_lines
 from prfeval.retrieval.curves import AverageCurve, BlockRows, Curves, QueryCurve, level_key
 
-__all__ = ["FORMATS", "INFORMATIVE_K", "CurveCsvWriter", "format_json", "format_table"]
+__all__ = [
+    "FORMATS",
+    "INFORMATIVE_K",
+    "CurveCsvWriter",
+    "format_json",
+    "format_table",
+    "notes",
+]
 
 FORMATS = ("table", "json", "csv")
 
@@ -374,3 +381,9 @@ class CurveCsvWriter:
     def close(self) -> None:
         """Finish the CSV stream."""
         self._writer.close()
+
+
+def notes(c: Curves, fmt: str) -> list[str]:
+    """What JSON and CSV leave to stderr: the accounting the table shows under its averages
+    (queries evaluated and skipped, repeated, unjudged, removed documents)."""
+    return [] if fmt == "table" else accounting_lines(c)

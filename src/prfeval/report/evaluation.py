@@ -55,6 +55,11 @@ def accounting_lines(e: Evaluation) -> list[str]:
             f"Run queries with no judgments: {len(a.not_in_qrels)}, "
             f"{id_list(a.not_in_qrels)}. They were skipped."
         )
+    if a.unmatched_queries:
+        lines.append(
+            f"Listed queries found in neither the run nor the judgments: "
+            f"{len(a.unmatched_queries)}, {id_list(a.unmatched_queries)}. They were ignored."
+        )
     if a.duplicates:
         lines.append(
             f"Repeated documents: {a.duplicates}, handled by --duplicates "
@@ -72,6 +77,14 @@ def accounting_lines(e: Evaluation) -> list[str]:
     else:
         lines.append(
             f"Unjudged retrieved documents, counted as non-relevant: {a.unjudged_retrieved}."
+        )
+    if a.repeated_judgments:
+        kept = {"max": "the highest grade", "last": "the last one"}.get(
+            e.settings.get("qrels_duplicates", ""), "one"
+        )
+        lines.append(
+            f"Repeated judgments: {a.repeated_judgments}; each (query, document) counts once, "
+            f"with {kept}."
         )
     if a.truncated:
         lines.append(f"Documents past -M removed: {a.truncated}.")
@@ -265,28 +278,9 @@ def format_evaluation(e: Evaluation, fmt: str = "table", *, per_query: bool = Fa
 
 
 def notes(e: Evaluation, fmt: str) -> list[str]:
-    """What a machine-readable format leaves to stderr: which queries were averaged and what
-    was skipped (the table says it itself)."""
+    """What a machine-readable format leaves to stderr: the same accounting the table shows
+    (what was averaged, skipped, repeated, unjudged, removed), so that stdout keeps the
+    format clean and no format drops a word of it."""
     if fmt == "table":
         return []
-    a = e.accounting
-    over = (
-        "every judged query, as -c asks"
-        if a.complete
-        else "the queries in both the run and the judgments"
-    )
-    lines = [f"{a.evaluated} queries evaluated: {over}"]
-    if a.not_in_qrels:
-        n = len(a.not_in_qrels)
-        lines.append(
-            f"{n} run {'query has' if n == 1 else 'queries have'} no judgments and "
-            f"{'was' if n == 1 else 'were'} skipped: {id_list(a.not_in_qrels)}"
-        )
-    if a.missing_from_run and not a.complete:
-        n = len(a.missing_from_run)
-        lines.append(
-            f"{n} judged {'query has' if n == 1 else 'queries have'} no results and "
-            f"{'was' if n == 1 else 'were'} not averaged; -c counts "
-            f"{'it' if n == 1 else 'them'}: {id_list(a.missing_from_run)}"
-        )
-    return lines
+    return accounting_lines(e)

@@ -16,6 +16,8 @@ Nothing loops over queries or documents in Python.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import numpy.typing as npt
 
@@ -118,6 +120,9 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         keep &= judged_here
     counts["unjudged_retrieved"] = per_query(keep & ~found)
     counts["assumed_relevant"] = zeros
+    counts["repeated_judgments"] = (
+        zeros if enc.repeated_judgments is None else enc.repeated_judgments
+    )
 
     if not keep.all():
         pos_q, pos_d, grades, ranked, repeat = (
@@ -136,6 +141,8 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         complete=options.complete,
         **{name: int(values.sum()) for name, values in counts.items()},
     )
+    # Repeats among the judgments of queries not evaluated count too: they were read.
+    accounting = replace(accounting, repeated_judgments=enc.repeated_judgments_total)
     has_ids = enc.doc_vocab is not None
     if exact_docs and has_ids:
         valid = RankingNeeds.everything()

@@ -30,6 +30,7 @@ from prfeval.core.arrow import arrow_ints, arrow_strings
 from prfeval.core.codes import factorize, ranks_by_doc_descending
 from prfeval.core.errors import InputFormatError
 from prfeval.core.ids import ordered_ids, query_output_order
+from prfeval.core.options import QrelsDuplicates
 from prfeval.core.ranking import UNJUDGED
 from prfeval.core.tables import Qrels, Run
 
@@ -84,6 +85,10 @@ class EncodedBlock:
     run_source
         The run's id, or a function reading it (see
         :attr:`~prfeval.core.ranking.JudgedRanking.run_source`).
+    repeated_judgments, repeated_judgments_total
+        Judgments dropped as repeats of a (query, doc) judged before (``qrels_duplicates``
+        ``"max"`` or ``"last"``): per evaluated query (by slot), and in all the block's
+        judgments, those of queries that are not evaluated included.
     """
 
     slot: IntArray
@@ -110,6 +115,8 @@ class EncodedBlock:
     unevaluated_rows: bool = False
     present: BoolArray | None = None
     run_source: Any = ""
+    repeated_judgments: IntArray | None = None
+    repeated_judgments_total: int = 0
 
     @property
     def n_slots(self) -> int:
@@ -122,7 +129,12 @@ class EncodedBlock:
 
 
 def encode_tables(
-    qrels: Qrels, run: Run, *, complete: bool = False, sorted_docs: bool = True
+    qrels: Qrels,
+    run: Run,
+    *,
+    complete: bool = False,
+    sorted_docs: bool = True,
+    qrels_duplicates: QrelsDuplicates = "error",
 ) -> EncodedBlock:
     """Encode and join the columns of a run and its judgments.
 
@@ -130,6 +142,11 @@ def encode_tables(
     once), as curves and per-document reports need; otherwise codes follow first appearance
     and only tied documents are ever compared as strings (the measures need no more, and
     sorting strings is the slowest step of the join).
+
+    ``qrels_duplicates``: a judgment repeated for one (query, document) is an error naming
+    its line (``"error"``, as trec_eval), or counts once with its highest grade (``"max"``)
+    or its last one in the file (``"last"``). This is where judgments are joined, for every
+    path (files read whole, streamed blocks, DataFrames), so every path counts the same.
     """
     empty_ids = arrow_strings(list(run.extra.get("empty_queries", ())))
     (run_q, qrels_q, empty_q), query_vocab = factorize(
@@ -139,19 +156,32 @@ def encode_tables(
     n_q = len(query_vocab)
     n_d = max(len(doc_vocab), 1)
 
-    # Judgments, sorted by (query, doc) key, with repeated keys rejected as trec_eval does.
+    # Judgments, sorted by (query, doc) key (stably: repeats of a key in file order), with
+    # repeated keys resolved by the policy.
     qrels_key = qrels_q * n_d + qrels_d
     by_key = np.argsort(qrels_key, kind="stable")
     qrels_key = qrels_key[by_key]
-    repeated_judgment = np.flatnonzero(qrels_key[1:] == qrels_key[:-1])
-    if repeated_judgment.size:
-        row = int(by_key[repeated_judgment[0] + 1])
-        raise qrels.source.error(
-            row,
-            f"judgment repeated for query {qrels.query_ids[row].as_py()!r}, "
-            f"doc {qrels.doc_ids[row].as_py()!r}",
-        )
     qrels_grades = qrels.grades[by_key]
+    repeats = qrels_key[1:] == qrels_key[:-1]  # row i + 1 repeats row i
+    repeated_per_code = np.zeros(n_q, dtype=np.int64)
+    if repeats.any():
+        if qrels_duplicates == "error":
+            row = int(by_key[np.flatnonzero(repeats)[0] + 1])
+            raise qrels.source.error(
+                row,
+                f"judgment repeated for query {qrels.query_ids[row].as_py()!r}, "
+                f"doc {qrels.doc_ids[row].as_py()!r}: --qrels-duplicates max or last "
+                "keeps one of them",
+            )
+        repeated_per_code = np.bincount(qrels_q[by_key[1:][repeats]], minlength=n_q)
+        first = np.concatenate(([True], ~repeats))
+        if qrels_duplicates == "max":
+            best = np.maximum.reduceat(qrels_grades, np.flatnonzero(first))
+            keep = first
+        else:  # "last": the last of each run of equal keys
+            keep = np.concatenate((~repeats, [True]))
+        by_key, qrels_key = by_key[keep], qrels_key[keep]
+        qrels_grades = best if qrels_duplicates == "max" else qrels_grades[keep]
     qrels_q_sorted = qrels_q[by_key]
     qrels_d_sorted = qrels_d[by_key]
 
@@ -223,6 +253,8 @@ def encode_tables(
         unevaluated_rows=bool((in_run & ~evaluate_q).any()),
         present=None if not complete else in_run[out_codes],
         run_source=run.extra.get("run_id") or run.name,
+        repeated_judgments=repeated_per_code[out_codes],
+        repeated_judgments_total=int(repeated_per_code.sum()),
     )
 
 
@@ -309,9 +341,11 @@ def encode_dicts(
     n_retrieved = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
     n_judged = np.fromiter(map(len, judgments), dtype=np.int64, count=len(judgments))
     n = int(n_retrieved.sum())
+    if "" in qrels or "" in run or any("" in j for j in judgments):
+        return None  # an empty id: the table path names it
     try:
         docs = list(chain.from_iterable(rankings))
-        if set(map(type, docs)) - {str}:  # faster than isinstance per id
+        if set(map(type, docs)) - {str} or "" in docs:  # faster than isinstance per id
             return None
         scores = np.fromiter(chain.from_iterable(r.values() for r in rankings), np.float64, n)
         grades = np.fromiter(
@@ -328,6 +362,8 @@ def encode_dicts(
         return None
     if not np.all(np.isfinite(scores)) or not np.all(judged_grades == np.round(judged_grades)):
         return None
+    if judged_grades.size and np.abs(judged_grades).max() >= 2.0**53:
+        return None  # beyond float64's exact integers: the table path checks and reads them
 
     slots = np.repeat(np.arange(len(evaluated), dtype=np.int64), n_retrieved)
     judged_offsets = np.zeros(len(evaluated) + 1, dtype=np.int64)

@@ -20,18 +20,18 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar, Unpack
 
 from prfeval.core.errors import PrfevalWarning
-from prfeval.core.ids import query_output_order
+from prfeval.core.ids import ordered_ids, query_output_order
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
 from prfeval.io.blocks import Block, BlockSource, WholeSource, load_judgments
 from prfeval.io.load import load_run
 from prfeval.io.select import restrict_queries
-from prfeval.io.source import tabular_kind
-from prfeval.io.stream import STREAM_THRESHOLD_BYTES, NotStreamable, StreamedRun
+from prfeval.io.source import check_one_stdin, tabular_kind
+from prfeval.io.stream import STREAM_THRESHOLD_BYTES, LineTooLong, NotStreamable, StreamedRun
 from prfeval.measures import Measure
 from prfeval.retrieval.align import assemble
 from prfeval.retrieval.encode import encode_dicts, encode_tables
@@ -47,6 +47,7 @@ __all__ = [
     "drain",
     "open_source",
     "run_pipeline",
+    "streamable",
 ]
 
 Progress = Callable[[int, int], None]
@@ -86,6 +87,7 @@ def align_block(block: Block, options: EvalOptions, needs: RankingNeeds) -> Judg
             block.run,  # type: ignore[arg-type]
             complete=options.complete,
             sorted_docs=needs.doc_order,
+            qrels_duplicates=options.qrels_duplicates,
         )
     return assemble(encoded, options, needs)
 
@@ -133,26 +135,29 @@ def open_source(
 ) -> BlockSource:
     """The source for ``run``: a streamed TREC run file when asked (``stream=True``) or when
     it is larger than 8 MiB (``stream=None``), else the whole input at once."""
-    if hasattr(qrels, "read"):
-        qrels = load_judgments(qrels)  # a stream can be read once: read it now
-    streamable = (
-        isinstance(run, str | os.PathLike)
-        and str(run) != "-"
-        and not tabular_kind(os.fspath(run))
-        and os.path.isfile(run)
-    )
-    if stream and not streamable:
-        warnings.warn(
-            "only a TREC run file can be streamed; reading it whole",
-            PrfevalWarning,
-            stacklevel=3,
-        )
-    if stream is not False and streamable:
+    if stream is not False and streamable(run, options):
         size = os.path.getsize(run)
         # An empty run has nothing to stream: the whole-file path says it is empty.
         if size and (stream or size >= STREAM_THRESHOLD_BYTES):
             return StreamedRun(qrels, os.fspath(run), options, progress=progress)
     return WholeSource(qrels, run, options, use_dicts=not needs.doc_ids)
+
+
+def streamable(run: Any, options: EvalOptions) -> bool:
+    """Whether ``run`` can be streamed: a regular TREC run file."""
+    if not isinstance(run, str | os.PathLike) or str(run) == "-":
+        return False
+    kind = options.run_format or tabular_kind(os.fspath(run)) or "trec"
+    return kind == "trec" and os.path.isfile(run)
+
+
+def _readable_again(source: Any) -> bool:
+    """Whether an input can be read a second time (a regular file, bytes, objects), which a
+    run read again whole after a failed stream needs of its judgments; standard input, a
+    pipe or a stream cannot."""
+    if isinstance(source, str | os.PathLike):
+        return str(source) != "-" and os.path.isfile(source)
+    return not hasattr(source, "read")
 
 
 @dataclass(frozen=True)
@@ -192,15 +197,34 @@ def run_pipeline(
 
     Returns the sink and the pass's accounting. A streamed run that turns out not to be
     streamable (not grouped by query, not in the clean layout) is read again whole, into a
-    new sink, with a :class:`~prfeval.core.errors.PrfevalWarning` saying so.
+    new sink, with a :class:`~prfeval.core.errors.PrfevalWarning` saying so once that
+    succeeds: a run that cannot be read either way gets one error, not a warning before it.
+    A run with a line longer than a block is streamed again with larger blocks.
     """
+    check_one_stdin([qrels, run])
+    if not _readable_again(qrels):
+        qrels = load_judgments(qrels, options)  # read once, kept for every pass
+    if stream and not streamable(run, options):
+        late_warning = "only a TREC run file can be streamed; reading it whole"
+    else:
+        late_warning = None
     source = open_source(qrels, run, options, needs, stream=stream, progress=progress)
-    try:
-        return drain(source, options, needs, make_sink())
-    except NotStreamable as exc:
-        warnings.warn(f"{exc}; reading it whole instead", PrfevalWarning, stacklevel=2)
-        source = WholeSource(qrels, run, options, use_dicts=not needs.doc_ids)
-        return drain(source, options, needs, make_sink())
+    while True:
+        try:
+            result = drain(source, options, needs, make_sink())
+            if late_warning:  # only once the input was read: an error says enough alone
+                warnings.warn(late_warning, PrfevalWarning, stacklevel=2)
+            return result
+        except LineTooLong as exc:
+            source = source.with_blocks(exc.block_bytes)  # type: ignore[attr-defined]
+        except NotStreamable as exc:
+            why = str(exc)
+            break
+    result = drain(
+        WholeSource(qrels, run, options, use_dicts=not needs.doc_ids), options, needs, make_sink()
+    )
+    warnings.warn(f"{why}; reading it whole instead", PrfevalWarning, stacklevel=2)
+    return result
 
 
 def drain(
@@ -208,16 +232,24 @@ def drain(
 ) -> tuple[S, PipelineRun]:
     """Align every block of ``source`` into ``sink``: the loop itself, with no fallback."""
     parts: list[QueryAccounting] = []
+    seen: set[str] = set()
     default_order = "score"
     for block in source.blocks():
         if not block.dicts:
             default_order = block.run.default_order  # type: ignore[union-attr]
         ranking = align_block(block, options, needs)
         parts.append(ranking.accounting)
+        if options.queries is not None:
+            a = ranking.accounting
+            seen.update(map(str, ranking.query_ids), a.missing_from_run, a.not_in_qrels)
         sink.add(ranking)
     accounting = (
         parts[0] if len(parts) == 1 else QueryAccounting.merge(parts, complete=options.complete)
     )
+    if options.queries is not None:
+        # Ids of the query set that match nothing: a typo, or the list of another collection.
+        unmatched = ordered_ids(q for q in options.queries if q not in seen)
+        accounting = replace(accounting, unmatched_queries=unmatched)
     return sink, PipelineRun(
         accounting,
         source.qrels_name,
