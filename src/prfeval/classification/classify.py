@@ -31,6 +31,7 @@ import numpy.typing as npt
 
 from prfeval.core import aggregate
 from prfeval.core.arrow import numpy_of
+from prfeval.core.checks import number
 from prfeval.core.counts import (
     Counts,
     balanced_accuracy,
@@ -222,6 +223,8 @@ class _Encoded:
 def _requested(labels: Iterable[Label] | None) -> np.ndarray | None:
     if labels is None:
         return None
+    if isinstance(labels, str | bytes) or not isinstance(labels, Iterable):
+        raise UsageError(f"labels must be a list of labels, or None for all; got {labels!r}")
     lab = scalar_labels(list(labels), "labels")
     if lab.size == 0:
         raise UsageError("labels is empty: give at least one label, or None for all")
@@ -928,6 +931,7 @@ def classify(
     (0.7778, 0.3056)
     """
     zd = _zero_division_value(zero_division)
+    beta = number("beta", beta, minimum=0)
     if average not in AVERAGE_CHOICES:
         raise UsageError(f"average must be one of {', '.join(AVERAGE_CHOICES)}; "
                          f"got {average!r}")

@@ -99,6 +99,8 @@ def continuous_prf(
     >>> continuous_prf([1.0, 1.0], [0.5, -0.5]).to_dict()
     {'precision': 0.0, 'recall': 0.0, 'f': 0.0}
     """
+    if not (isinstance(zero_division, int | float) and not isinstance(zero_division, bool)):
+        raise UsageError(f"zero_division must be a number, e.g. 0, 1 or nan; got {zero_division!r}")
     x = _signal("expected", expected)
     y = _signal("observed", observed)
     if x.shape != y.shape:

@@ -41,8 +41,20 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class PipeClosed(Exception):
+    """The reader of stdout went away (``| head``). Not an OSError, so that click passes
+    it on instead of exiting with 1 itself: the exit code says SIGPIPE, as the shell's
+    own tools do."""
+
+
 class LazyGroup(click.Group):
     """A click group whose subcommands are imported on first use."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise PipeClosed() from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -165,7 +177,7 @@ def main(argv: list[str] | None = None) -> None:
         fail(exc.format_message(), exc.exit_code)
     except PrfevalError as exc:
         fail(str(exc))
-    except BrokenPipeError:
+    except (BrokenPipeError, PipeClosed):
         _quiet_broken_pipe()
         sys.exit(128 + getattr(signal, "SIGPIPE", 13))
     except OSError as exc:

@@ -72,7 +72,7 @@ from prfeval.report.comparison import FORMATS, format_comparison, notes
 )
 @click.option(
     "--seed",
-    type=int,
+    type=click.IntRange(min=0),
     default=0,
     show_default=True,
     help="Seed of the random draws (same seed, same p-values and intervals).",

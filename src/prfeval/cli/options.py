@@ -102,7 +102,8 @@ level_option = click.option(
     type=int,
     default=1,
     show_default=True,
-    help="Minimum grade that counts as relevant.",
+    help="Minimum grade that counts as relevant, >= 0 (0: judged non-relevant documents "
+    "count too, as trec_eval -l0). Negative grades are never relevant.",
 )
 
 #: How a run becomes rankings: -M, -J, --order, --duplicates (as trec_eval where it has them).

@@ -37,6 +37,7 @@ from prfeval.comparison.stats import (
     paired_bootstrap,
     paired_p_values,
 )
+from prfeval.core.checks import flag, function, integer
 from prfeval.core.errors import UsageError
 from prfeval.core.ids import ordered_ids
 from prfeval.core.options import EvalOptions, OptionValues
@@ -634,6 +635,10 @@ def compare(
     """
     opts = EvalOptions.build(options, **option_values)
     _check_options(runs, test, correction, alpha, missing, opts.complete, top, seed)
+    n_permutations = integer("n_permutations", n_permutations, minimum=1)
+    n_bootstrap = integer("n_bootstrap", n_bootstrap, minimum=1)
+    flag("stream", stream, optional=True)
+    function("progress", progress)
     names = [str(name) for name in runs]
     if len(set(names)) != len(names):
         raise UsageError(f"run names must be distinct, got {names}")

@@ -20,7 +20,7 @@ from typing import Any
 
 from prfeval.core.errors import InputFormatError, UsageError
 from prfeval.io.atomic import check_not_an_input, write_atomic
-from prfeval.io.source import Source, display_name, read_bytes
+from prfeval.io.source import Source, display_name, open_input
 
 __all__ = ["Split", "heldout_score", "split_queries", "write_split"]
 
@@ -129,28 +129,25 @@ def split_queries(query_ids: Iterable[str], holdout: float = 0.2, *, seed: int =
 def _qrels_lines(qrels: Source) -> tuple[list[str], list[str]]:
     """The query id of every judgment, and the judgment as a TREC qrels line.
 
-    The input is first read by :func:`prfeval.io.load_qrels`, so a malformed file fails with
-    its file and line. A TREC file's lines are copied unchanged (comments and blank lines
-    left out); a tabular file (CSV, TSV, JSON Lines, Parquet) is written as
-    ``qid 0 docid grade``.
+    The input is opened once (a FIFO or stdin too) and first read by
+    :func:`prfeval.io.load_qrels`, so a malformed file fails with its file and line. A TREC
+    file's lines are copied unchanged (comments and blank lines left out); a tabular file
+    (CSV, TSV, JSON Lines, Parquet) is written as ``qid 0 docid grade``.
     """
     from prfeval.io import load_qrels
-    from prfeval.io.source import tabular_kind
+    from prfeval.io.load import input_format
 
-    name = display_name(qrels)
-    is_file = isinstance(qrels, str | Path) and str(qrels) != "-"
-    if not is_file:
-        qrels = read_bytes(qrels)  # a stream can be read once: keep its bytes for both passes
-    table = load_qrels(qrels)
-    if len(table) == 0:
-        raise InputFormatError("no judgments", path=name)
-    if is_file and tabular_kind(str(qrels)):
-        queries = [str(q) for q in table.query_ids.to_pylist()]
-        docs = [str(d) for d in table.doc_ids.to_pylist()]
-        grades = table.grades.tolist()
-        lines = [f"{q} 0 {d} {g}" for q, d, g in zip(queries, docs, grades, strict=True)]
-        return queries, lines
-    text = read_bytes(qrels).decode("utf-8")
+    with open_input(qrels) as handle:
+        table = load_qrels(handle)
+        if len(table) == 0:
+            raise InputFormatError("no judgments", path=handle.name)
+        if input_format(handle) != "trec":
+            queries = [str(q) for q in table.query_ids.to_pylist()]
+            docs = [str(d) for d in table.doc_ids.to_pylist()]
+            grades = table.grades.tolist()
+            lines = [f"{q} 0 {d} {g}" for q, d, g in zip(queries, docs, grades, strict=True)]
+            return queries, lines
+        text = handle.read().decode("utf-8")
     lines = [
         line.strip()
         for line in text.splitlines()

@@ -13,6 +13,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, TypedDict, get_args
 
+from prfeval.core.checks import choice, id_collection, integer
 from prfeval.core.errors import UsageError
 
 __all__ = [
@@ -58,37 +59,15 @@ _LEVEL_MAX = 2**63 - 1
 
 
 def _integer(name: str, value: Any, *, minimum: int | None = None, optional: bool) -> Any:
-    """``value`` as a Python int (numpy integers accepted), or a UsageError naming ``name``."""
-    if value is None and optional:
-        return None
-    import numbers
-
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        shown = "an integer" + ("" if minimum is None else f" >= {minimum}")
-        raise UsageError(f"{name} must be {shown}, got {value!r}")
-    value = int(value)
-    if minimum is not None and value < minimum:
-        raise UsageError(f"{name} must be an integer >= {minimum}, got {value}")
-    return value
+    return integer(name, value, minimum=minimum, optional=optional)
 
 
 def _choice(name: str, value: Any, choices: tuple[str, ...], *, optional: bool) -> Any:
-    if value is None and optional:
-        return None
-    if not isinstance(value, str) or value not in choices:
-        raise UsageError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
-    return value
+    return choice(name, value, choices, optional=optional)
 
 
 def _ids(name: str, value: Any) -> frozenset[str] | None:
-    if value is None:
-        return None
-    if isinstance(value, str | bytes):
-        raise UsageError(f"{name} must be a collection of query ids, not one string: {value!r}")
-    try:
-        return frozenset(str(q) for q in value)
-    except TypeError:
-        raise UsageError(f"{name} must be a collection of query ids, got {value!r}") from None
+    return id_collection(name, value)
 
 
 class OptionValues(TypedDict, total=False):
@@ -192,7 +171,13 @@ class EvalOptions:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__  # frozen: normalise in place once, here
-        set_(self, "level", _integer("level", self.level, minimum=0, optional=False))
+        set_(self, "level", _integer("level", self.level, optional=False))
+        if self.level < 0:
+            raise UsageError(
+                f"level must be an integer >= 0, got {self.level}: a negative grade means "
+                "judged non-relevant, so no level makes it relevant (trec_eval's -l -1 "
+                "counts even unjudged documents as relevant in the ranking, but not in R)"
+            )
         if self.level > _LEVEL_MAX:
             raise UsageError(f"level must be an integer below 2**63, got {self.level}")
         set_(self, "order", _choice("order", self.order, ORDERS, optional=True))

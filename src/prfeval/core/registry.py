@@ -461,7 +461,15 @@ class Registry:
 
         Repeated measures are kept once, in the order first given.
         """
-        items = [spec] if isinstance(spec, str | Measure) else list(spec)
+        if isinstance(spec, str | Measure):
+            items: list[Any] = [spec]
+        elif isinstance(spec, Iterable) and not isinstance(spec, bytes | Mapping):
+            items = list(spec)
+        else:
+            raise MeasureError(
+                "measures must be names such as 'P@10 R@100' (one string, separated by "
+                f"spaces), a list of them, or None for the default set; got {spec!r}"
+            )
         measures: list[Measure] = []
         for item in items:
             if isinstance(item, Measure):
@@ -484,6 +492,24 @@ class Registry:
         return unique
 
     def _parse_one(self, token: str) -> list[Measure]:
+        try:
+            return self._parse_token(token)
+        except MeasureError:
+            if "," in token:  # "P@10,R@100": two measures, separated the wrong way
+                parts = [p for p in token.split(",") if p]
+                try:
+                    for part in parts:
+                        self._parse_token(part)
+                except MeasureError:
+                    pass
+                else:
+                    raise MeasureError(
+                        f"{token}: separate measures with spaces, not commas: "
+                        f"-m \"{' '.join(parts)}\""
+                    ) from None
+            raise
+
+    def _parse_token(self, token: str) -> list[Measure]:
         trec = self._parse_trec(token)
         if trec is not None:
             return trec

@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from prfeval.core.checks import flag
 from prfeval.core.errors import InputFormatError, UsageError
 from prfeval.core.tables import Qrels, Run
 from prfeval.io.mapping import qrels_from_mapping, run_from_mapping
@@ -36,7 +37,7 @@ def input_format(handle: Input, format: str | None = None) -> str:
 
 
 def _is_input(source: Any) -> bool:
-    return isinstance(source, str | Path | bytes) or hasattr(source, "read")
+    return isinstance(source, str | Path | bytes | Input) or hasattr(source, "read")
 
 
 def load_qrels(source: Any, *, format: str | None = None) -> Qrels:
@@ -73,6 +74,9 @@ def load_run(
     saves time and memory on large runs. ``format`` is as in :func:`load_qrels`.
     """
     _checked_format(format, "run_format")
+    flag("ranks", ranks)
+    if name is not None and not isinstance(name, str):
+        raise UsageError(f"name must be a string (the run's name), got {name!r}")
     if isinstance(source, Run):
         return source
     if _is_input(source):

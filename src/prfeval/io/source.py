@@ -254,12 +254,16 @@ class Input:
 
 
 @contextmanager
-def open_input(source: Source) -> Iterator[Input]:
-    """Open ``source`` once, and close it when the block ends.
+def open_input(source: Source | Input) -> Iterator[Input]:
+    """Open ``source`` once, and close it when the block ends (an :class:`Input` already
+    open is used as it is, and left open).
 
     Raises :class:`InputFormatError` for a missing or unreadable input, a directory or a
     closed standard input.
     """
+    if isinstance(source, Input):
+        yield source
+        return
     handle = Input(source)
     try:
         yield handle
@@ -298,11 +302,30 @@ def sniff_format(head: bytes) -> str:
     if head.startswith(b"PAR1"):
         return "parquet"
     line = head.split(b"\n", 1)[0].removeprefix(b"\xef\xbb\xbf").strip()
-    if line.startswith(b"{"):
-        return "jsonl"
     text = line.decode("utf-8", errors="replace")
+    if line.startswith(b"{"):
+        import json
+
+        try:  # a TREC query id may start with "{" too: the whole line must be an object
+            if isinstance(json.loads(text), dict):
+                return "jsonl"
+        except ValueError:
+            pass
+        return "trec"
     for separator, kind in (("\t", "tsv"), (",", "csv")):
-        names = {f.strip().strip('"').lower() for f in text.split(separator)}
-        if names & _QUERY_NAMES and names & _DOC_NAMES:
+        names = [f.strip().strip('"').lower() for f in text.split(separator)]
+        # A header names a query and a doc column, and no column is a number (a TREC line
+        # has its rank and score).
+        if set(names) & _QUERY_NAMES and set(names) & _DOC_NAMES and not any(
+            _is_number(n) for n in names
+        ):
             return kind
     return "trec"
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

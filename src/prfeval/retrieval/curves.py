@@ -42,6 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core.arrow import arrow_ints
+from prfeval.core.checks import flag, function, id_collection, integer, number, numbers_in
 from prfeval.core.counts import Counts, f_beta, precision, recall, safe_divide
 from prfeval.core.errors import UsageError
 from prfeval.core.ids import query_output_order
@@ -928,6 +929,16 @@ def curve(
     3
     """
     opts = EvalOptions.build(options, **option_values)
+    # Every argument checked before any file is read.
+    beta = number("beta", beta, minimum=0)
+    max_k = integer("max_k", max_k, minimum=1, optional=True)
+    recall_levels = numbers_in("recall_levels", recall_levels, above=0, maximum=1)
+    iprec_levels = numbers_in("iprec_levels", iprec_levels, minimum=0, maximum=1)
+    keep = id_collection("keep", keep)
+    on_rows = function("on_rows", on_rows)
+    row_queries = id_collection("row_queries", row_queries)
+    flag("stream", stream, optional=True)
+    function("progress", progress)
     sink, done = run_pipeline(
         qrels,
         run,

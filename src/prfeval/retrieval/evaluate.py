@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core import aggregate
+from prfeval.core.checks import flag, function
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import QueryAccounting
@@ -339,6 +340,8 @@ def evaluate(
     {'P@2': 0.5, 'R@2': 0.5, 'SetF': 0.4}
     """
     opts = EvalOptions.build(options, **option_values)
+    flag("stream", stream, optional=True)
+    function("progress", progress)
     parsed = parse_measures(measures)
     check_measures(parsed, opts.collection_size)
     if bounds and opts.unjudged != "nonrelevant":

@@ -11,20 +11,58 @@ repeated result takes a place:
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Any
 
+from prfeval.core.checks import integer, number
 from prfeval.core.counts import f_from_pr
 from prfeval.core.errors import UsageError
 
 __all__ = ["f_at_k", "precision_at_k", "recall_at_k"]
 
 
+def _ids(name: str, value: Any, *, ranked: bool) -> list[Hashable]:
+    """The ids of one ranking (``ranked``) or of one set of relevant ids, as a list.
+
+    A string would be iterated as its letters and a dict as its keys, and both silently
+    give a number: they are refused, with what to pass instead.
+    """
+    if isinstance(value, str | bytes):
+        raise UsageError(
+            f"{name} must be a list of ids, not one string ({value!r} would count as its "
+            f"letters): pass [{value!r}]"
+        )
+    if isinstance(value, Mapping):
+        if ranked:
+            hint = (
+                "for a run of several queries use prfeval.evaluate; for one query's scores, "
+                "pass sorted(scores, key=scores.get, reverse=True)"
+            )
+        else:
+            hint = (
+                "for judgments of several queries use prfeval.evaluate; for one query's "
+                "grades, pass [doc for doc, grade in grades.items() if grade > 0]"
+            )
+        raise UsageError(
+            f"{name} must be a list of ids, not a dict (its keys would be used): {hint}"
+        )
+    if ranked and isinstance(value, set | frozenset):
+        raise UsageError(f"{name} must be in rank order (a list or a tuple), not a set")
+    if not isinstance(value, Iterable):
+        raise UsageError(f"{name} must be a list of ids, got {value!r}")
+    items = list(value)
+    try:
+        set(items)
+    except TypeError:
+        raise UsageError(f"{name} must hold ids (strings or numbers), got {items!r}") from None
+    return items
+
+
 def _hits(retrieved: Sequence[Hashable], relevant: Iterable[Hashable], k: int) -> tuple[int, int]:
     """(distinct relevant ids in the top k, distinct relevant ids)."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-        raise UsageError(f"k must be an integer >= 0, got {k!r}")
-    targets = set(relevant)
-    top = set(list(retrieved)[:k])
+    k = integer("k", k, minimum=0)
+    targets = set(_ids("relevant", relevant, ranked=False))
+    top = set(_ids("retrieved", retrieved, ranked=True)[:k])
     return len(targets & top), len(targets)
 
 
@@ -72,6 +110,7 @@ def precision_at_k(retrieved: Sequence[Hashable], relevant: Iterable[Hashable], 
     0.1
     """
     found, _ = _hits(retrieved, relevant, k)
+    k = int(k)
     return found / k if k else 0.0
 
 
@@ -87,6 +126,10 @@ def f_at_k(
     >>> round(f_at_k(["d4", "d1", "d7", "d2"], ["d1", "d2", "d3"], 4), 6)
     0.571429
     """
+    beta = number("beta", beta, minimum=0)
+    # Read once: iterators would be empty the second time.
+    retrieved = _ids("retrieved", retrieved, ranked=True)
+    relevant = _ids("relevant", relevant, ranked=False)
     p = precision_at_k(retrieved, relevant, k)
     r = recall_at_k(retrieved, relevant, k)
     return float(f_from_pr(p, r, beta))

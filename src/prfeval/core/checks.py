@@ -1,0 +1,125 @@
+"""Checking an API argument at the edge: each helper names the parameter and what it takes.
+
+Every public function validates its arguments before any work, with these, so that a wrong
+value is a :class:`~prfeval.core.errors.UsageError` ("k must be an integer >= 0, got 'a'"),
+never a ``TypeError`` from deep inside numpy. Counts accept numpy integers (``np.int64(2)``)
+as Python ints; ``True`` is not a count.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from prfeval.core.errors import UsageError
+
+__all__ = ["choice", "flag", "function", "id_collection", "integer", "number", "numbers_in"]
+
+
+def integer(
+    name: str,
+    value: Any,
+    *,
+    minimum: int | None = None,
+    optional: bool = False,
+    what: str = "an integer",
+) -> Any:
+    """``value`` as a Python int (numpy integers accepted), or a UsageError naming ``name``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> integer("k", np.int64(2), minimum=0)
+    2
+    """
+    if value is None and optional:
+        return None
+    shown = what + ("" if minimum is None else f" >= {minimum}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, numbers.Real) and not isinstance(value, bool):
+            raise UsageError(f"{name} must be {shown} (a whole number), got {value!r}")
+        raise UsageError(f"{name} must be {shown}, got {value!r}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise UsageError(f"{name} must be {shown}, got {value}")
+    return value
+
+
+def number(
+    name: str,
+    value: Any,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    above: float | None = None,
+    optional: bool = False,
+) -> Any:
+    """``value`` as a finite Python float within the bounds given, or a UsageError.
+
+    ``minimum``/``maximum`` are inclusive, ``above`` exclusive.
+    """
+    if value is None and optional:
+        return None
+    bounds = []
+    if above is not None:
+        bounds.append(f"> {above:g}")
+    if minimum is not None:
+        bounds.append(f">= {minimum:g}")
+    if maximum is not None:
+        bounds.append(f"<= {maximum:g}")
+    shown = "a finite number" + (" " + " and ".join(bounds) if bounds else "")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise UsageError(f"{name} must be {shown}, got {value!r}")
+    x = float(value)
+    ok = math.isfinite(x)
+    ok = ok and (minimum is None or x >= minimum) and (maximum is None or x <= maximum)
+    ok = ok and (above is None or x > above)
+    if not ok:
+        raise UsageError(f"{name} must be {shown}, got {value!r}")
+    return x
+
+
+def numbers_in(name: str, values: Any, **bounds: Any) -> tuple[float, ...]:
+    """A collection of numbers, each checked as :func:`number` checks one."""
+    if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
+        raise UsageError(f"{name} must be a list of numbers, got {values!r}")
+    return tuple(number(name, v, **bounds) for v in values)
+
+
+def flag(name: str, value: Any, *, optional: bool = False) -> Any:
+    """``value`` if it is True or False (or ``None`` when ``optional``)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, bool):
+        extra = ", or None" if optional else ""
+        raise UsageError(f"{name} must be True or False{extra}, got {value!r}")
+    return value
+
+
+def choice(name: str, value: Any, choices: tuple[str, ...], *, optional: bool = False) -> Any:
+    """``value`` if it is one of ``choices`` (or ``None`` when ``optional``)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or value not in choices:
+        raise UsageError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+    return value
+
+
+def function(name: str, value: Any) -> Callable[..., Any] | None:
+    """``value`` if it is callable or ``None``."""
+    if value is not None and not callable(value):
+        raise UsageError(f"{name} must be a function or None, got {value!r}")
+    return value
+
+
+def id_collection(name: str, value: Any, *, optional: bool = True) -> frozenset[str] | None:
+    """Query ids as a frozenset of strings; one string is refused (it would be its letters)."""
+    if value is None and optional:
+        return None
+    if isinstance(value, str | bytes):
+        raise UsageError(f"{name} must be a collection of query ids, not one string: {value!r}")
+    if isinstance(value, Mapping) or not isinstance(value, Iterable):
+        raise UsageError(f"{name} must be a collection of query ids, got {value!r}")
+    return frozenset(str(q) for q in value)
