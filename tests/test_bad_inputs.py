@@ -298,6 +298,7 @@ def test_jsonl_line_numbers_are_lines(tmp_path) -> None:
         ('{"query_id": "q1", "doc_id": "d", "score": }', "invalid JSON"),
         ('["q1", "d", 1]', "object"),
         ('{"query_id": "q1", "doc_id": null, "score": 1}', "doc_id"),
+        ('{"query_id": ["a", 1], "doc_id": "d", "score": 1}', "query_id"),  # by fuzzing
     ]:
         path.write_text("\n".join([*rows[:4999], bad, *rows[5000:]]) + "\n")
         message = error_of(load_run, str(path))
@@ -355,30 +356,39 @@ TABLES = {
 }  # fmt: skip
 
 
+def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
 @pytest.mark.parametrize("kind", sorted(TABLES))
-def test_stdin_format_is_sniffed_from_the_first_line(qrels, kind) -> None:
+def test_stdin_format_is_sniffed_from_the_first_line(qrels, kind, monkeypatch, capsys) -> None:
     """``cat run.csv | prfeval evaluate qrels.csv -`` used to fail: "expected 6 fields"."""
+    _stdin(monkeypatch, TABLES[kind].encode())
+    code, out, err = run_cli(capsys, "evaluate", qrels, "-", "-m", "P@2 R@10", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["macro"] == {"P@2": 0.5, "R@10": 0.5}
+
+
+def test_stdin_in_a_process(qrels) -> None:
     done = subprocess.run(
-        [*PY, "evaluate", qrels, "-", "-m", "P@2 R@10", "--format", "json"],
-        input=TABLES[kind], capture_output=True, text=True, timeout=60,
+        [*PY, "evaluate", qrels, "-", "-m", "P@2", "--format", "json"],
+        input=TABLES["csv"], capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["macro"] == {"P@2": 0.5, "R@10": 0.5}
+    assert json.loads(done.stdout)["macro"] == {"P@2": 0.5}
 
 
-def test_parquet_and_gzip_from_stdin(qrels, tmp_path) -> None:
+def test_parquet_and_gzip_from_stdin(qrels, monkeypatch, capsys) -> None:
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     buffer = io.BytesIO()
     pq.write_table(pa.table({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"],
                              "score": [3.0, 2.0]}), buffer)  # fmt: skip
     for data in (buffer.getvalue(), gzip.compress(TABLES["csv"].encode())):
-        done = subprocess.run(
-            [*PY, "evaluate", qrels, "-", "-m", "P@2", "--format", "json"],
-            input=data, capture_output=True, timeout=60,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        assert json.loads(done.stdout)["macro"]["P@2"] == 0.5
+        _stdin(monkeypatch, data)
+        code, out, err = run_cli(capsys, "evaluate", qrels, "-", "-m", "P@2", "--format", "json")
+        assert code == 0, err
+        assert json.loads(out)["macro"]["P@2"] == 0.5
 
 
 def test_bytes_and_streams_are_sniffed_too(qrels) -> None:
@@ -460,3 +470,11 @@ def test_the_numbers_match_a_hand_count_with_max() -> None:
     e = evaluate(REPEATED.encode(), b"q1 Q0 d1 1 3.0 r\n", "NumRel R@1", qrels_duplicates="max")
     assert e.macro == {"NumRel": 2, "R@1": 0.5}
     assert np.isclose(e.micro["R@1"], 0.5)
+
+
+def test_an_arrow_failure_without_a_cause_of_its_own_is_still_located(tmp_path) -> None:
+    """A list of mixed types in a JSON line (found by the long fuzz run): Arrow's message,
+    at the line where reading starts to fail."""
+    path = tmp_path / "r.jsonl"
+    path.write_text('{}\n{}\n{"query_id": ["a", 1]}\n')
+    assert error_of(load_run, str(path)).startswith(f"{path}:3: ")

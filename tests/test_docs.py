@@ -35,3 +35,12 @@ def test_make_demo_installs_only_what_the_demo_needs():
     demo_install = next(line for line in makefile.splitlines() if "pip install --quiet" in line)
     assert "'.[all]'" in demo_install
     assert "'.[test]'" in makefile
+
+
+def test_the_robustness_promises_are_written_down_and_linked():
+    """docs/robustness.md: bad input, -o, signals; linked from the README."""
+    text = (ROOT / "docs" / "robustness.md").read_text()
+    for promise in ("## Bad input", "## `-o FILE`", "## Standard streams and signals",
+                    "0666", "143", "129", "130", "141", "PRFEVAL_FUZZ=long", "-l"):
+        assert promise in text, promise
+    assert "docs/robustness.md" in (ROOT / "README.md").read_text()

@@ -33,13 +33,13 @@ import math
 import os
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from prfeval.core.errors import InputFormatError
+from prfeval.io.atomic import write_atomic
 
 if TYPE_CHECKING:
     from prfeval.demo.datasets.smart import Document, Query
@@ -391,5 +391,5 @@ def write_run(
             f"{qid} Q0 {doc_id} {rank} {score!r} {tag}\n"
             for rank, (doc_id, score) in enumerate(zip(doc_ids, written, strict=True), start=1)
         )
-    Path(path).write_text("".join(lines), encoding="utf-8")
+    write_atomic(path, "".join(lines))  # the one writer: a failure leaves no half file
     return len(lines)

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from prfeval.io.atomic import write_atomic
 from prfeval.retrieval.curves import Curves, curve
 from prfeval.retrieval.evaluate import Evaluation, evaluate
 
@@ -139,7 +140,7 @@ def run_demo(
     say("evaluating the written run")
     evaluation = evaluate(files["qrels"], files["run"], collection_size=COLLECTION_SIZE,
                           measures=None)
-    files["evaluation"].write_text(json.dumps(evaluation.to_dict(), indent=2) + "\n")
+    write_atomic(files["evaluation"], json.dumps(evaluation.to_dict(), indent=2) + "\n")
     curves = curve(files["qrels"], files["run"], recall_levels=(0.5,),
                    collection_size=COLLECTION_SIZE)
 

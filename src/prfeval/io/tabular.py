@@ -166,7 +166,19 @@ def _csv_error(data: bytes, path: str, delimiter: str, exc: Exception) -> InputF
                 return InputFormatError(
                     f"expected {width} fields, got {len(fields)}", path=path, line_number=line
                 )
-    return InputFormatError(f"cannot read the table: {_arrow_message(exc)}", path=path)
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    line = _first_failing_line(
+        data,
+        1,
+        lambda text: pacsv.read_csv(
+            pa.BufferReader(text), parse_options=pacsv.ParseOptions(delimiter=delimiter)
+        ),
+    )
+    return InputFormatError(
+        f"cannot read the table: {_arrow_message(exc)}", path=path, line_number=line
+    )
 
 
 def _json_kind(value: Any) -> str:
@@ -210,7 +222,42 @@ def _jsonl_error(data: bytes, path: str, exc: Exception) -> InputFormatError:
                     path=path,
                     line_number=line,
                 )
-    return InputFormatError(f"cannot read the table: {_arrow_message(exc)}", path=path)
+    import pyarrow as pa
+    import pyarrow.json as pajson
+
+    line = _first_failing_line(data, 0, lambda text: pajson.read_json(pa.BufferReader(text)))
+    return InputFormatError(
+        f"cannot read the table: {_arrow_message(exc)}", path=path, line_number=line
+    )
+
+
+def _first_failing_line(
+    data: bytes, header: int, parse: Callable[[bytes], object]
+) -> int | None:
+    """The line at which ``parse`` (Arrow) starts to fail on ``data``, found by halving: the
+    shortest run of leading lines that fails ends with it. ``header`` lines always lead.
+    The last resort of a second pass that found no cause of its own; ``None`` if even the
+    whole text parses."""
+    lines = data.split(b"\n")
+    head, body = lines[:header], lines[header:]
+
+    def fails(n: int) -> bool:
+        try:
+            parse(b"\n".join([*head, *body[:n]]) + b"\n")
+        except Exception:  # any failure of Arrow's is what is looked for
+            return True
+        return False
+
+    if not fails(len(body)):
+        return None
+    lo, hi = 0, len(body)  # the first lo lines parse, the first hi fail
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fails(mid):
+            hi = mid
+        else:
+            lo = mid
+    return header + hi
 
 
 def _arrow_message(exc: Exception) -> str:
@@ -317,6 +364,8 @@ def read_table(
     except InputFormatError:
         raise
     except (pa.ArrowException, OSError) as exc:
+        if handle.regular and handle.gzipped:  # Arrow gunzipped it as it read
+            raise InputFormatError(f"corrupt gzip data ({exc})", path=handle.name) from None
         raise InputFormatError(
             f"cannot read as {kind}: {_arrow_message(exc)}", path=handle.name
         ) from None
@@ -336,7 +385,13 @@ def _column(table: pa.Table, names: tuple[str, ...], what: str, path: str) -> st
     lowered = {c.lower(): c for c in table.column_names}
     for name in names:
         if name in lowered:
-            return lowered[name]
+            column = lowered[name]
+            if [c.lower() for c in table.column_names].count(name) > 1:
+                raise InputFormatError(
+                    f"column {column!r} is named twice in the header: which holds the {what}?",
+                    path=path,
+                )
+            return column
     raise InputFormatError(
         f"no {what} column: expected one of {', '.join(names)}; "
         f"found {', '.join(table.column_names) or 'none'}",

@@ -226,6 +226,10 @@ def _parse(
     """Parse whitespace-separated ``data`` into the requested columns with Arrow."""
     import pyarrow as pa
 
+    if b"\r" in data:
+        # CRLF is one line end and a lone CR is one too, as for Arrow reading a regular
+        # file: the same file gets the same line numbers through a pipe.
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     # Fast path: a clean text (single spaces, no tabs, CRs, comments or blank lines; blank
     # lines and extra spaces make Arrow fail, which sends us to the normalising path). The
     # single-byte tests are memchr scans, far cheaper than a regex pass.

@@ -22,6 +22,7 @@ from prfeval.demo.datasets.smart import (
     parse_smart,
     queries_from_records,
 )
+from prfeval.io.atomic import write_atomic
 
 __all__ = ["Collection", "load_cranfield", "parse_cranfield_qrels", "write_qrels"]
 
@@ -228,7 +229,7 @@ def write_qrels(path: str | os.PathLike[str], qrels: Mapping[str, Mapping[str, i
         for doc_id, grade in judged.items():
             _check_id(doc_id)
             lines.append(f"{qid} 0 {doc_id} {int(grade)}\n")
-    Path(path).write_text("".join(lines), encoding="utf-8")
+    write_atomic(path, "".join(lines))  # the one writer: a failure leaves no half file
     return len(lines)
 
 
