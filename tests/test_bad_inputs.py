@@ -458,9 +458,16 @@ def test_qrels_duplicates_default_is_an_error_naming_the_line(capsys, tmp_path) 
         assert code == 0
         assert "Repeated judgments: 2" in (out if fmt == "table" else err), fmt
     for command in (["curve"], ["compare", str(tmp_path / "r.txt")]):
-        code, _, err = run_cli(capsys, *command[:1], str(q), str(tmp_path / "r.txt"),
-                               *command[1:], "--qrels-duplicates", "last")  # fmt: skip
+        code, out, err = run_cli(capsys, *command[:1], str(q), str(tmp_path / "r.txt"),
+                                 *command[1:], "--qrels-duplicates", "last")  # fmt: skip
         assert code == 0, err
+        assert "Repeated judgments: 2" in out, command
+    code, out, err = run_cli(capsys, "compare", str(q), str(tmp_path / "r.txt"),
+                             str(tmp_path / "r.txt"), "--qrels-duplicates", "max", "--format",
+                             "json")  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["queries"]["repeated_judgments"] == 2
+    assert "Repeated judgments: 2" in err
     with pytest.raises(UsageError, match="qrels_duplicates"):
         evaluate(REPEATED.encode(), RUN.encode(), qrels_duplicates="first")
 

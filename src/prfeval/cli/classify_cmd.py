@@ -201,7 +201,7 @@ def command(
     cols = _read(files, true_col, pred_col, columns, label_sep, missing)
     if cols.dropped:
         rows = "row" if cols.dropped == 1 else "rows"
-        note(f"dropped {cols.dropped} {rows} with a missing label or score (--missing drop)")
+        note(f"dropped {cols.dropped} {rows} with a missing label or score, as --missing drop asks")
     if fmt == "csv" and cols.y_pred is not None and cols.scores is not None:
         raise UsageError(
             "--format csv writes one table: give --pred or --score, not both, or use "

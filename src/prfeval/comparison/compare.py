@@ -109,6 +109,9 @@ class QueryTreatment:
         Queries named in ``queries=`` that have no judgments.
     query_set
         How the query set was chosen: ``"all"``, or the list it came from.
+    repeated_judgments
+        Judgments repeating a (query, document) judged before, each counted once as
+        ``qrels_duplicates`` says.
     """
 
     compared: tuple[str, ...]
@@ -119,6 +122,7 @@ class QueryTreatment:
     not_in_qrels: dict[str, tuple[str, ...]] = field(default_factory=dict)
     unjudged_listed: tuple[str, ...] = ()
     query_set: str = "all"
+    repeated_judgments: int = 0
 
     def describe(self, limit: int = 8) -> list[str]:
         """The treatment in words, one line per fact; lists longer than ``limit`` are cut."""
@@ -165,6 +169,11 @@ class QueryTreatment:
                 f"Listed queries with no judgments ({len(self.unjudged_listed)}, left out): "
                 f"{ids(self.unjudged_listed)}"
             )
+        if self.repeated_judgments:
+            lines.append(
+                f"Repeated judgments: {self.repeated_judgments}; each (query, document) "
+                "counts once."
+            )
         return lines
 
     def to_dict(self) -> dict[str, Any]:
@@ -179,6 +188,7 @@ class QueryTreatment:
             "unanswered": list(self.unanswered),
             "not_in_qrels": {k: list(v) for k, v in self.not_in_qrels.items()},
             "unjudged_listed": list(self.unjudged_listed),
+            "repeated_judgments": self.repeated_judgments,
         }
 
 
@@ -764,6 +774,10 @@ def compare_passes(
             "complete": "no judged query is left",
         }[treatment.policy]
         raise UsageError(f"nothing to compare: {why}")
+    # The judgments are the same for every run: any pass counted their repeats.
+    treatment = replace(
+        treatment, repeated_judgments=by_name[names[0]].accounting.repeated_judgments
+    )
 
     # Every run on exactly the compared queries, so macro and micro are over the same
     # queries for every run; paired by id, never by position.

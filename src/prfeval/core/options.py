@@ -50,24 +50,8 @@ UNJUDGED_RULES: tuple[str, ...] = get_args(Unjudged)
 QRELS_DUPLICATES: tuple[str, ...] = get_args(QrelsDuplicates)
 INPUT_FORMATS: tuple[str, ...] = get_args(InputFormat)
 
-#: Bounds of a relevance level: grades are 64-bit integers. A negative level is refused:
-#: trec_eval 9.0.8 takes one, and then counts its unjudged (-1) and negatively graded (-2)
-#: documents as relevant in the ranking but not in the number of relevant documents, so
-#: recall can pass 1; "grade >= level" with a level >= 0 never makes a negative grade
-#: relevant, which is what negative grades mean there.
+#: The highest relevance level: grades are 64-bit integers. The lowest is 0 (see ``level``).
 _LEVEL_MAX = 2**63 - 1
-
-
-def _integer(name: str, value: Any, *, minimum: int | None = None, optional: bool) -> Any:
-    return integer(name, value, minimum=minimum, optional=optional)
-
-
-def _choice(name: str, value: Any, choices: tuple[str, ...], *, optional: bool) -> Any:
-    return choice(name, value, choices, optional=optional)
-
-
-def _ids(name: str, value: Any) -> frozenset[str] | None:
-    return id_collection(name, value)
 
 
 class OptionValues(TypedDict, total=False):
@@ -171,7 +155,7 @@ class EvalOptions:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__  # frozen: normalise in place once, here
-        set_(self, "level", _integer("level", self.level, optional=False))
+        set_(self, "level", integer("level", self.level, optional=False))
         if self.level < 0:
             raise UsageError(
                 f"level must be an integer >= 0, got {self.level}: a negative grade means "
@@ -180,19 +164,19 @@ class EvalOptions:
             )
         if self.level > _LEVEL_MAX:
             raise UsageError(f"level must be an integer below 2**63, got {self.level}")
-        set_(self, "order", _choice("order", self.order, ORDERS, optional=True))
-        set_(self, "duplicates", _choice("duplicates", self.duplicates, DUPLICATES, optional=False))
+        set_(self, "order", choice("order", self.order, ORDERS, optional=True))
+        set_(self, "duplicates", choice("duplicates", self.duplicates, DUPLICATES, optional=False))
         set_(
             self,
             "qrels_duplicates",
-            _choice("qrels_duplicates", self.qrels_duplicates, QRELS_DUPLICATES, optional=False),
+            choice("qrels_duplicates", self.qrels_duplicates, QRELS_DUPLICATES, optional=False),
         )
         for name in ("qrels_format", "run_format"):
-            set_(self, name, _choice(name, getattr(self, name), INPUT_FORMATS, optional=True))
+            set_(self, name, choice(name, getattr(self, name), INPUT_FORMATS, optional=True))
         for flag in ("judged_only", "complete"):
             if not isinstance(getattr(self, flag), bool):
                 raise UsageError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
-        set_(self, "unjudged", _choice("unjudged", self.unjudged, UNJUDGED_RULES, optional=False))
+        set_(self, "unjudged", choice("unjudged", self.unjudged, UNJUDGED_RULES, optional=False))
         # judged_only is trec_eval's -J: the "drop" rule under its old name. Both say the same.
         if self.judged_only and self.unjudged not in ("nonrelevant", "drop"):
             raise UsageError(
@@ -205,24 +189,25 @@ class EvalOptions:
         set_(
             self,
             "unjudged_grade",
-            _integer("unjudged_grade", self.unjudged_grade, optional=True),
+            integer("unjudged_grade", self.unjudged_grade, optional=True),
         )
         set_(
             self,
             "max_results",
-            _integer("max_results", self.max_results, minimum=0, optional=True),
+            integer("max_results", self.max_results, minimum=0, optional=True),
         )
         set_(
             self,
             "collection_size",
-            _integer("collection_size", self.collection_size, minimum=0, optional=True),
+            integer("collection_size", self.collection_size, minimum=0, optional=True),
         )
         if self.trec_eval_version not in (9, 10) or isinstance(self.trec_eval_version, bool):
             raise UsageError(
                 f"trec_eval_version must be 9 or 10, got {self.trec_eval_version!r}"
             )
-        set_(self, "queries", _ids("queries", self.queries))
-        set_(self, "exclude_queries", _ids("exclude_queries", self.exclude_queries) or None)
+        set_(self, "queries", id_collection("queries", self.queries))
+        excluded = id_collection("exclude_queries", self.exclude_queries)
+        set_(self, "exclude_queries", excluded or None)
         if self.query_set is not None and not isinstance(self.query_set, str):
             raise UsageError(f"query_set must be a name (a string), got {self.query_set!r}")
 
