@@ -260,6 +260,9 @@ def test_output_onto_stdin_is_refused(files, tmp_path) -> None:
         ["classify", "{labels}", "-o", "{labels}"],
         ["classify", "{labels}", "--score", "score", "--plot", "{labels}"],
         ["split", "{split_qrels}", "--out", "{split_dir}"],
+        ["explain", "{qrels}", "{run}", "--query", "q1", "-o", "{run}"],
+        ["report", "{qrels}", "{run}", "--no-figures", "-o", "{qrels}"],
+        ["report", "--classify", "{labels}", "--no-figures", "-o", "{labels}"],
     ],
 )
 def test_every_command_refuses_to_overwrite_an_input(tmp_path, capsys, argv) -> None:

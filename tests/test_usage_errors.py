@@ -120,6 +120,8 @@ def _api_calls() -> dict[str, object]:
                                                   "k": 1, **k}),
         "f_at_k": lambda **k: f_at_k(**{"retrieved": ["a"], "relevant": ["a"], "k": 1, **k}),
         "load_run": lambda **k: prfeval.load_run(**{"source": tiny_r, **k}),
+        "explain": lambda **k: prfeval.explain(tiny_q, tiny_r, **{"query": "q1", **k}),
+        "score_measures": lambda **k: prfeval.score_measures([0, 1, 1], [0.1, 0.9, 0.4], **k),
     }  # fmt: skip
 
 
@@ -132,8 +134,10 @@ def _parameters(name: str) -> list[str]:
         for p in sig.parameters.values()
         if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is not p.empty
     ]
-    if name in ("evaluate", "curve", "compare"):
+    if name in ("evaluate", "curve", "compare", "explain"):
         names += list(prfeval.EvalOptions.__dataclass_fields__)
+    if name == "explain":
+        names += ["query"]
     if name in ("recall_at_k", "f_at_k"):
         names += ["retrieved", "relevant", "k"]
     return names

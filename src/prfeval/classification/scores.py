@@ -14,7 +14,7 @@ data the precision-recall curve, and so average precision, is the more informati
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,6 +153,8 @@ def score_measures(
     >>> round(m.average_precision, 4), m.roc_auc
     (0.8333, 0.75)
     """
+    if labels is not None and (isinstance(labels, str | bytes) or not isinstance(labels, Iterable)):
+        raise UsageError(f"labels must be a list of the classes, or None; got {labels!r}")
     if isinstance(scores, Mapping):
         if not scores:
             raise UsageError("scores is an empty mapping: give each class's scores")

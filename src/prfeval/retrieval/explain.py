@@ -280,6 +280,10 @@ def explain(
     >>> e.cut_ties[0].doc_ids  # tied at 2.0 across the cutoff 2: doc id descending
     ('c', 'a')
     """
+    if not isinstance(query, str | int) or isinstance(query, bool):
+        raise UsageError(f"query must be one query id (a string), got {query!r}")
+    if "queries" in option_values:  # the query is the set: explain_queries takes several
+        raise UsageError("explain takes one query=; for several, use explain_queries()")
     (one,) = explain_queries(
         qrels,
         run,
