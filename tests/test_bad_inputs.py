@@ -234,7 +234,8 @@ def test_stdin_for_both_inputs_is_a_usage_error(capsys) -> None:
     assert code == 2 and out == "" and "'-'" in err and err.count("\n") == 1
     with pytest.raises(UsageError, match="standard input"):
         evaluate("-", "-")
-    for argv in (["curve", "-", "-"], ["compare", "q", "-", "-"], ["classify", "-", "-"]):
+    for argv in (["curve", "-", "-"], ["compare", "q", "-", "-"], ["classify", "-", "-"],
+                 ["trec_eval", "-", "-"]):
         code, _, err = run_cli(capsys, *argv)
         assert code == 2 and "'-'" in err, argv
 

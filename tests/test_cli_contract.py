@@ -36,11 +36,13 @@ INVOCATIONS = {
     "means": ["means", "0.4,0.8"],
     "measures": ["measures"],
     "split": ["split", "{d}/qrels.txt", "--out", "{out}/split"],
+    "trec_eval": ["trec_eval", "{d}/qrels.txt", "{d}/run.txt"],
 }  # fmt: skip
 #: The argument of each command that names an input file (commands without one: None).
 INPUT_ARGUMENT = {
     "classify": 1, "compare": 1, "curve": 2, "evaluate": 2, "explain": 2, "report": 2,
-    "split": 1, "contours": None, "demo": None, "means": None, "measures": None,
+    "split": 1, "trec_eval": 1, "contours": None, "demo": None, "means": None,
+    "measures": None,
 }  # fmt: skip
 
 

@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 
 import click
 
+from prfeval.cli.output import check_stdout
 from prfeval.core.errors import PrfevalError, UsageError
 from prfeval.core.registry import Measure, TrecName
+from prfeval.io.source import check_one_stdin
 from prfeval.measures import TREC_REGISTRY, parse_measures
 from prfeval.report.trec_eval import NICKNAMES, TABLE_ORDER, format_trec_eval
 from prfeval.retrieval.evaluate import evaluate
@@ -262,6 +264,10 @@ def command(argv: tuple[str, ...]) -> None:
     if len(args.files) != 2:
         click.echo(USAGE, err=True, nl=False)
         sys.exit(1)
+    # As every command: '-' for one input only, and a closed stdout said before any work
+    # (its arguments are trec_eval's, so the files decorator cannot see them).
+    check_one_stdin(args.files)
+    check_stdout()
     qrels, run = args.files
     entries = measure_entries(args.measures)
     measures = [m for m, _ in entries]
