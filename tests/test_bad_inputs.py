@@ -486,3 +486,21 @@ def test_an_arrow_failure_without_a_cause_of_its_own_is_still_located(tmp_path) 
     path = tmp_path / "r.jsonl"
     path.write_text('{}\n{}\n{"query_id": ["a", 1]}\n')
     assert error_of(load_run, str(path)).startswith(f"{path}:3: ")
+
+
+@pytest.mark.parametrize("text", ["null\n", '\ufeff\n \r\nnull', 'null\n{"query_id": "q1"}\n'])
+def test_a_null_line_in_json_lines_is_an_error_not_a_crash(tmp_path, text) -> None:
+    """Arrow's JSON reader (pyarrow 26) kills the process on a first line that is only
+    ``null`` (found by the long fuzz run): such text is refused before Arrow sees it. In a
+    process of its own, so that a crash is a failure, not the end of the test run."""
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(text.encode())
+    for name in (path, tmp_path / "r.jsonl.gz"):
+        if name.suffix == ".gz":
+            name.write_bytes(gzip.compress(path.read_bytes()))
+        done = subprocess.run(
+            [*PY, "evaluate", str(name), "-"], capture_output=True, text=True,
+            timeout=60, input=RUN,
+        )  # fmt: skip
+        assert done.returncode == 2, (done.returncode, done.stderr)
+        assert "expected a JSON object per line, got null" in done.stderr

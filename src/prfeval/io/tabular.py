@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
@@ -262,8 +263,6 @@ def _first_failing_line(
 
 def _arrow_message(exc: Exception) -> str:
     """Arrow's message without its row numbers (counted from 0, in blocks: misleading)."""
-    import re
-
     return re.sub(r"\s+in row \d+", "", str(exc).strip())
 
 
@@ -307,22 +306,31 @@ def _read_csv(handle: Input, delimiter: str, dictionary_columns: Collection[str]
         raise _csv_error(handle.rereader()(), handle.name, delimiter, exc) from None
 
 
+#: A JSON Lines line that is only ``null``: Arrow's JSON reader (pyarrow 26) crashes the
+#: process on one that comes before any object, so such text never reaches it.
+_NULL_LINE = re.compile(rb"(?m)^[ \t\r]*(?:\xef\xbb\xbf)?[ \t\r]*null[ \t\r]*$")
+
+
 def _read_jsonl(handle: Input) -> pa.Table:
     import pyarrow as pa
     import pyarrow.json as pajson
 
+    # Read whole first (the text is checked before Arrow sees it), then parsed from memory.
+    data = handle.read()
+    if _NULL_LINE.search(data):
+        raise _jsonl_error(data, handle.name, ValueError("a line is null")) from None
+
     def read(block: int) -> pa.Table:
         return pajson.read_json(
-            handle.arrow_file() if handle.regular else pa.BufferReader(handle.read()),
-            read_options=pajson.ReadOptions(block_size=block),
+            pa.BufferReader(data), read_options=pajson.ReadOptions(block_size=block)
         )
 
     try:
-        return read_growing(read, _BLOCK_BYTES, handle.size)
+        return read_growing(read, _BLOCK_BYTES, len(data))
     except pa.ArrowInvalid as exc:
         if "Empty JSON file" in str(exc):
             return pa.table({})
-        raise _jsonl_error(handle.rereader()(), handle.name, exc) from None
+        raise _jsonl_error(data, handle.name, exc) from None
 
 
 def _read_parquet(handle: Input) -> pa.Table:
