@@ -87,7 +87,7 @@ def test_numeric_ids_in_tables_become_strings(tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        (b"q1 Q0 a 1 3.0\n", "<bytes>:1: expected 6 fields, got 5"),
+        (b"q1 Q0 a 1 3.0\n", "<bytes>:1: expected at least 6 fields, got 5"),
         (b"q1 Q0 a 1 high t\n", "<bytes>:1: score is not a number: 'high'"),
         (b"# c\nq1 Q0 a 1 nan t\n", "<bytes>:2: score is not finite"),
         (b"q1 Q0 a 1 1 t\n\nq1 Q0 b 2 -inf t\n", "<bytes>:3: score is not finite"),

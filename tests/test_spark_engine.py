@@ -247,6 +247,48 @@ def test_trec_text_prints_what_the_local_engine_prints_in_every_format(spark, tm
         )
 
 
+TEXT_CASES = {
+    "by rank": {"order": "rank"},
+    "in file order": {"order": "file", "duplicates": "first"},
+    "a query set": {"queries": [f"q{i}" for i in range(0, 45, 3)], "complete": True},
+    "bounds": {"bounds": True},
+}
+
+
+@pytest.mark.parametrize("options", TEXT_CASES.values(), ids=TEXT_CASES.keys())
+def test_trec_text_lines_parsed_on_the_executors(spark, tmp_path, options):
+    """TREC text travels as raw lines and is parsed per block: every order and option, and
+    3-row Arrow batches with one-row blocks (a block per query), give the local numbers."""
+    qrels, run = tables(12, ranks=True)
+    qrels_path, run_path = trec_files(tmp_path, qrels, run)
+    local_options = {k: v for k, v in options.items() if k != "bounds"}
+    local = prfeval.evaluate(
+        qrels_path, run_path, DEFAULT, bounds=options.get("bounds", False), **local_options
+    )
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    spark.conf.set(key, "3")
+    try:
+        result = prfeval.spark.evaluate(
+            qrels_path, run_path, DEFAULT, spark=spark, partitions=5, block_rows=1, **options
+        )
+    finally:
+        spark.conf.unset(key)
+    assert_same(result, local, settings_too=True)
+
+
+@pytest.mark.parametrize("text", ["qrels", "run"])
+def test_one_side_text_the_other_parquet(spark, tmp_path, text):
+    qrels, run = tables(13)
+    qrels_path, run_path = trec_files(tmp_path, qrels, run)
+    if text == "qrels":
+        run_path = write_tabular(tmp_path / "run.parquet", run, "parquet")
+    else:
+        qrels_path = write_tabular(tmp_path / "qrels.parquet", qrels, "parquet")
+    local = prfeval.evaluate(qrels_path, run_path, DEFAULT)
+    result = prfeval.spark.evaluate(qrels_path, run_path, DEFAULT, spark=spark)
+    assert_same(result, local, settings_too=True)
+
+
 def test_gzipped_trec_text(spark, tmp_path):
     qrels, run = tables(10)
     qrels_path, run_path = trec_files(tmp_path, qrels, run)
@@ -293,8 +335,14 @@ def test_a_repeated_document_under_duplicates_error(spark):
     ("line", "fragment"),
     [
         ("q1 Q0 d1 1 2.0", "expected at least 6 fields, got 5 in this run line: q1 Q0 d1 1 2.0"),
-        ("q1 Q0 d1 1 high tag", "score is not a number: high"),
-        ("q1 Q0 d1 1 inf tag", "score is not finite: inf"),
+        (
+                "q1 Q0 d1 1 high tag",
+                "score is not a number: 'high' in this run line: q1 Q0 d1 1 high tag",
+            ),
+        (
+                "q1 Q0 d1 1 inf tag",
+                "score is not finite: inf in this run line: q1 Q0 d1 1 inf tag",
+            ),
     ],
 )
 def test_a_bad_run_line_names_the_file_and_the_line(spark, tmp_path, line, fragment):
@@ -310,7 +358,8 @@ def test_a_bad_run_line_names_the_file_and_the_line(spark, tmp_path, line, fragm
 def test_a_bad_grade(spark, tmp_path):
     (tmp_path / "qrels.txt").write_text("q1 0 d1 1.5\n")
     (tmp_path / "run.txt").write_text("q1 Q0 d2 1 3.0 tag\n")
-    with pytest.raises(InputFormatError, match=r"grade is not an integer: 1\.5"):
+    bad = r"grade is not an integer: '1\.5' in this qrels line: q1 0 d1 1\.5$"
+    with pytest.raises(InputFormatError, match=bad):
         prfeval.spark.evaluate(
             str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), "P@5", spark=spark
         )

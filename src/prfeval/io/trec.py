@@ -100,7 +100,8 @@ def _scan_for_error(data: bytes, path: str, n_fields: int, fields: tuple[_Field,
         parts = stripped.split()
         if len(parts) < n_fields or (len(parts) > n_fields and n_fields != 6):
             raise InputFormatError(
-                f"expected {n_fields} fields, got {len(parts)}",
+                f"expected {'at least ' if n_fields == 6 else ''}{n_fields} fields, "
+                f"got {len(parts)}",
                 path=path,
                 line_number=number,
                 line=text,

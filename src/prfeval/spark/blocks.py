@@ -15,17 +15,23 @@ Neither imports pyspark: they run on the executors and are tested without Spark.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+import functools
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from prfeval.core.errors import InputFormatError
 from prfeval.core.tables import Qrels, Run, SourceLines
 from prfeval.io.blocks import Block
+from prfeval.io.trec import parse_qrels, parse_run
 
 __all__ = ["BlockFrame", "block_of", "whole_queries"]
+
+T = TypeVar("T")
 
 
 def _last_run_start(keys: pa.Array | pa.ChunkedArray) -> int:
@@ -77,7 +83,11 @@ class BlockFrame:
     default_order
         The run's own order: ``"score"``, ``"rank"`` (a rank column, no score) or ``"file"``.
     has_scores, has_ranks
-        Whether the union carries the run's score and rank columns.
+        Whether the run is ordered by its scores or by its rank column (the union carries
+        that column, or the lines it is parsed from).
+    qrels_text, run_text
+        Whether the union carries the judgments and the run as raw TREC lines (``qline``,
+        ``rline``), which the block parses, rather than as columns.
     """
 
     qrels_name: str
@@ -85,6 +95,8 @@ class BlockFrame:
     default_order: str = "score"
     has_scores: bool = True
     has_ranks: bool = False
+    qrels_text: bool = False
+    run_text: bool = False
 
 
 def _strings(column: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -93,33 +105,92 @@ def _strings(column: pa.ChunkedArray) -> pa.ChunkedArray:
     return column
 
 
+def _text(lines: pa.ChunkedArray) -> bytes:
+    """Lines as one text, each ended by a newline."""
+    joined = pc.binary_join(
+        pa.ListArray.from_arrays(pa.array([0, len(lines)], pa.int32()), lines), "\n"
+    )
+    return joined[0].as_buffer().to_pybytes() + b"\n"
+
+
+def _parsed(parse: Callable[[bytes, str], T], lines: pa.ChunkedArray, name: str, what: str) -> T:
+    """The lines of whole queries through the local TREC reader, whose message for a bad
+    line names it by its text (its number in the block would mislead)."""
+    lines = lines.combine_chunks()
+    try:
+        return parse(_text(lines), name)
+    except InputFormatError as exc:
+        line = exc.line
+        if line is None and exc.line_number is not None:
+            line = lines[exc.line_number - 1].as_py()
+        shown = "" if line is None else f" in this {what} line: {line}"
+        raise InputFormatError(f"{exc.reason}{shown}", path=name) from None
+
+
+def _qrels(judged: pa.Table, frame: BlockFrame) -> Qrels:
+    source = SourceLines(frame.qrels_name)
+    if not frame.qrels_text:
+        return Qrels(
+            _strings(judged.column("query_id")),  # type: ignore[arg-type]
+            _strings(judged.column("doc_id")),  # type: ignore[arg-type]
+            judged.column("grade").to_numpy().astype(np.int64),
+            source,
+        )
+    if not judged.num_rows:
+        return Qrels(
+            pa.array([], pa.string()), pa.array([], pa.string()), np.zeros(0, np.int64), source
+        )
+    qrels = _parsed(parse_qrels, judged.column("qline"), frame.qrels_name, "qrels")
+    return replace(qrels, source=source)
+
+
+def _run(ranked: pa.Table, frame: BlockFrame) -> Run:
+    source = SourceLines(frame.run_name)
+    if frame.run_text and ranked.num_rows:
+        parsed = _parsed(
+            functools.partial(parse_run, ranks=frame.has_ranks),
+            ranked.column("rline"),
+            frame.run_name,
+            "run",
+        )
+        query_ids, doc_ids, scores, ranks = (
+            parsed.query_ids,
+            parsed.doc_ids,
+            parsed.scores,
+            parsed.ranks,
+        )
+    elif frame.run_text:
+        query_ids, doc_ids = pa.array([], pa.string()), pa.array([], pa.string())
+        scores, ranks = np.zeros(0), (np.zeros(0) if frame.has_ranks else None)
+    else:
+        query_ids = _strings(ranked.column("query_id"))  # type: ignore[assignment]
+        doc_ids = _strings(ranked.column("doc_id"))  # type: ignore[assignment]
+        scores = ranked.column("score").to_numpy().astype(np.float64) if frame.has_scores else None
+        ranks = ranked.column("rank").to_numpy().astype(np.float64) if frame.has_ranks else None
+    return Run(
+        query_ids,
+        doc_ids,
+        scores if frame.has_scores else None,
+        ranks,
+        source=source,
+        default_order=frame.default_order,  # type: ignore[arg-type]
+        name=frame.run_name,
+    )
+
+
 def block_of(table: pa.Table, frame: BlockFrame) -> Block:
     """The run rows and the judgments of whole queries as the local engine's tables.
 
-    ``table`` has the union's columns: ``query_id``, ``doc_id``, ``grade`` (on judgment
-    rows only: that is what makes a row a judgment), and ``score`` and ``rank`` when the frame
-    has them. Within a query the run rows keep the order they come in (the file order when
-    the engine sorts by position).
+    ``table`` has the union's columns: ``query_id``; for the judgments ``doc_id`` and
+    ``grade``, or their TREC lines (``qline``); for the run ``doc_id`` and ``score`` or
+    ``rank`` as the frame has them, or its TREC lines (``rline``). A row is a judgment when
+    it has a grade or a qrels line. Within a query the run rows keep the order they come in
+    (the file order when the engine sorts by position).
     """
     # One chunk: the encoder's dictionary encoding of ids is a third faster on one array than
     # on the hundreds of batches a block is made of.
     table = table.combine_chunks()
-    is_judgment = pc.is_valid(table.column("grade"))
+    is_judgment = pc.is_valid(table.column("qline" if frame.qrels_text else "grade"))
     judged = table.filter(is_judgment)
     ranked = table.filter(pc.invert(is_judgment))
-    qrels = Qrels(
-        _strings(judged.column("query_id")),  # type: ignore[arg-type]
-        _strings(judged.column("doc_id")),  # type: ignore[arg-type]
-        judged.column("grade").to_numpy().astype(np.int64),
-        SourceLines(frame.qrels_name),
-    )
-    run = Run(
-        _strings(ranked.column("query_id")),  # type: ignore[arg-type]
-        _strings(ranked.column("doc_id")),  # type: ignore[arg-type]
-        ranked.column("score").to_numpy().astype(np.float64) if frame.has_scores else None,
-        ranked.column("rank").to_numpy().astype(np.float64) if frame.has_ranks else None,
-        source=SourceLines(frame.run_name),
-        default_order=frame.default_order,  # type: ignore[arg-type]
-        name=frame.run_name,
-    )
-    return Block(qrels, run)
+    return Block(_qrels(judged, frame), _run(ranked, frame))

@@ -274,30 +274,45 @@ def _restricted(frame: DataFrame, options: EvalOptions) -> DataFrame:
 
 
 def _union(judgments: Judgments, ranking: Ranking, order: str, options: EvalOptions) -> DataFrame:
-    """Run rows and judgment rows in one DataFrame (a judgment is a row with a grade): the
-    columns the blocks need, and the position of each run row when the order needs the
-    input's. (Each column costs in the shuffle and more in the conversion to Arrow.)"""
+    """Run rows and judgment rows in one DataFrame: the columns the blocks need, and the
+    position of each run row when the order needs the input's. (Each column costs in the
+    shuffle and more in the conversion to Arrow.)
+
+    A side read from TREC text travels as its raw lines (``qline``, ``rline``), parsed on
+    the executors; any other as parsed columns (``doc_id`` and ``grade``; ``doc_id`` and
+    ``score`` or ``rank``). A row is a judgment when it has a grade or a qrels line.
+    """
     from pyspark.sql import functions as F
 
     by_position = order in ("file", "rank")
-    run = ranking.frame
+    null = F.lit(None)
+    if judgments.lines is not None:
+        judged_side = {"qline": "string"}
+        judged = judgments.lines.select("query_id", F.col("line").alias("qline"))
+    else:
+        judged_side = {"doc_id": "string", "grade": "bigint"}
+        judged = judgments.frame
+    if ranking.lines is not None:
+        run_side = {"rline": "string"}
+        run = ranking.lines.select("query_id", F.col("line").alias("rline"))
+    else:
+        run_side = {"doc_id": "string", **({order: "double"} if order in ("score", "rank") else {})}
+        run = ranking.frame
     if by_position:  # the input's order: increasing within and across the scan's partitions
         run = run.withColumn("pos", F.monotonically_increasing_id())
-    null = F.lit(None)
-    run_columns = [F.col("query_id"), F.col("doc_id"), null.cast("bigint").alias("grade")]
-    judged_columns = [F.col("query_id"), F.col("doc_id"), F.col("grade")]
-    if order == "score":
-        run_columns.append(F.col("score"))
-        judged_columns.append(null.cast("double").alias("score"))
-    if order == "rank":
-        run_columns.append(F.col("rank"))
-        judged_columns.append(null.cast("double").alias("rank"))
-    if by_position:
-        run_columns.append(F.col("pos"))
-        judged_columns.append(null.cast("bigint").alias("pos"))
-    run = _restricted(run.select(*run_columns), options)
-    judged = _restricted(judgments.frame.select(*judged_columns), options)
-    return judged.unionByName(run)
+        run_side["pos"] = "bigint"
+    columns = {**judged_side, **run_side}
+
+    def side(frame: DataFrame, own: dict[str, str]) -> DataFrame:
+        return _restricted(
+            frame.select(
+                F.col("query_id"),
+                *(F.col(c) if c in own else null.cast(t).alias(c) for c, t in columns.items()),
+            ),
+            options,
+        )
+
+    return side(judged, judged_side).unionByName(side(run, run_side))
 
 
 def _check_order(order: str, ranking: Ranking) -> None:
@@ -394,6 +409,8 @@ def evaluate(
         ranking.default_order,
         has_scores=order == "score",
         has_ranks=order == "rank",
+        qrels_text=judgments.lines is not None,
+        run_text=ranking.lines is not None,
     )
     plan = Plan(portable([*parsed, *hidden]), len(parsed), tuple(cutoffs), opts, frame, bounds,
                 block_rows)

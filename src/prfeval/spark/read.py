@@ -11,7 +11,10 @@ name as the local readers read it: ``.parquet``/``.pq``, ``.csv``, ``.tsv`` (wit
 
 TREC text is read with ``spark.read.text`` and split on runs of whitespace, as the local
 reader splits it (blank lines and ``#`` comments skipped), and a line without the right number
-of fields fails the job with the line in the message. (Spark's CSV reader with ``sep=" "``
+of fields fails the job with the line in the message. The engine itself does not parse TREC
+text in Spark SQL: it shuffles each line as it is, keyed by its first field (``lines``), and
+the executors parse the lines of whole queries with the local reader, which costs a third of
+the CPU of splitting and casting each line in Spark. (Spark's CSV reader with ``sep=" "``
 would silently shift the columns of a line with two spaces.) Bad values (a score that is not a
 finite number, a grade that is not an integer, a missing id) fail it too, with prfeval's
 message, which :mod:`prfeval.spark.engine` raises on the driver as an
@@ -41,21 +44,25 @@ _SPACE = "[ \\t\\r\\f\\v]+"
 
 @dataclass(frozen=True)
 class Judgments:
-    """Judgments as a DataFrame (``query_id``, ``doc_id``, ``grade``) and their name."""
+    """Judgments as a DataFrame (``query_id``, ``doc_id``, ``grade``) and their name; for
+    TREC text, also its raw lines keyed by query (``query_id``, ``line``)."""
 
     frame: DataFrame
     name: str
+    lines: DataFrame | None = None
 
 
 @dataclass(frozen=True)
 class Ranking:
     """A run as a DataFrame (``query_id``, ``doc_id``, and ``score`` and ``rank`` when it has
-    them), its name, and how it is ranked unless asked otherwise."""
+    them), its name, and how it is ranked unless asked otherwise; for TREC text, also its
+    raw lines keyed by query (``query_id``, ``line``)."""
 
     frame: DataFrame
     name: str
     has_scores: bool
     has_ranks: bool
+    lines: DataFrame | None = None
 
     @property
     def default_order(self) -> str:
@@ -166,6 +173,26 @@ def _trec_fields(
     return lines.select(checked.alias("f"))
 
 
+def _trec_lines(spark: SparkSession, path: str) -> DataFrame:
+    """Each line of a TREC file as it is (``line``), keyed by its first field (``query_id``).
+
+    The key is the text before the first space, or, on a line that starts with whitespace
+    or holds another whitespace character, the first run of non-whitespace: the query id
+    the local reader parses from the line. Blank lines and comments are kept (the local
+    reader skips them where it parses the lines).
+    """
+    F = _functions()
+    value = F.col("value")
+    messy = value.startswith(" ")
+    for space in _SPACE_CHARS[1:]:
+        messy = messy | value.contains(space)
+    key = F.when(messy, F.regexp_extract(value, f"^[{_SPACE_CHARS}]*([^{_SPACE_CHARS}]*)", 1))
+    return spark.read.text(path).select(
+        key.otherwise(F.substring_index(value, " ", 1)).alias("query_id"),
+        value.alias("line"),
+    )
+
+
 def _trec_number(field: Column, name: str, path: str, *, integer: bool) -> Column:
     F = _functions()
     if integer:
@@ -203,6 +230,7 @@ def read_qrels(source: Any, spark: SparkSession) -> Judgments:
                     _trec_number(fields[3], "grade", path, integer=True).alias("grade"),
                 ),
                 path,
+                _trec_lines(spark, path),
             )
         name, frame = path, _read_tabular(spark, path, kind)
     else:
@@ -245,7 +273,9 @@ def read_run(source: Any, spark: SparkSession, *, ranks: bool = False) -> Rankin
             if ranks:
                 columns.append(_trec_number(fields[3], "rank", path, integer=False).alias("rank"))
             frame = _trec_fields(spark, path, 6, "run", more=True).select(*columns)
-            return Ranking(frame, path, has_scores=True, has_ranks=ranks)
+            return Ranking(
+                frame, path, has_scores=True, has_ranks=ranks, lines=_trec_lines(spark, path)
+            )
         name, frame = path, _read_tabular(spark, path, kind)
     else:
         raise InputFormatError(
