@@ -144,3 +144,86 @@ def test_cli_table_fits_80_columns(files, capsys):
         main(["explain", str(qrels), str(run)])
     assert done.value.code == 2
     assert "--query" in capsys.readouterr().err
+
+
+def _tied_tables(seed: int) -> tuple[dict, dict]:
+    """Rankings with long ties of every kind: one grade, mixed grades, unjudged, repeats."""
+    import random
+
+    rng = random.Random(seed)
+    qrels, run = {}, {}
+    for q in range(40):
+        pool = [f"d{i:03d}" for i in range(120)]
+        qrels[f"q{q}"] = {d: rng.choice([-1, 0, 0, 1, 1, 2]) for d in rng.sample(pool, 60)}
+        docs = rng.sample(pool, rng.randint(1, 110))
+        docs += rng.sample(docs, len(docs) // 10)  # repeats
+        # Short ties, often of one grade.
+        run[f"q{q}"] = [(d, float(rng.randint(0, 40))) for d in docs]
+    return qrels, run
+
+
+@pytest.mark.parametrize("options", [{}, {"judged_only": True}, {"duplicates": "first"}])
+@pytest.mark.parametrize(
+    ("measures", "depth"), [("P@10 Rprec R@50", 5), ("P@5 Rprec", 3), ("P@5 nDCG@20", 30)]
+)
+def test_a_reports_explanations_equal_explain_for_every_query(tmp_path, options, measures, depth):
+    """A report orders ties exactly in the top ranks only (and down to its deepest cutoff);
+    its explanations must still be explain's, whose every rank is exact: the same places,
+    the same cut ties (Rprec cuts at R, below the depth), the same misses."""
+    from prfeval.comparison.study import study
+
+    qrels, run = _tied_tables(len(measures) + depth)
+    qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
+    qrels_path.write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items())
+    )
+    run_path.write_text(
+        "".join(
+            f"{q} Q0 {d} {i + 1} {s} t\n"
+            for q, docs in run.items()
+            for i, (d, s) in enumerate(docs)
+        )
+    )
+    s = study(str(qrels_path), {"r": str(run_path)}, measures, depth=depth, **options)
+    (reported,) = s.runs
+    queries = list(reported.explanations)
+    direct = explain_queries(
+        str(qrels_path), str(run_path), queries, measures, depth=depth, **options
+    )
+    assert len(queries) == 40
+    assert any(e.cut_ties for e in direct)  # the data has ties cut by a cutoff
+    for e in direct:
+        got, want = reported.explanations[e.query].to_dict(), e.to_dict()
+        got.pop("settings"), want.pop("settings")
+        assert got == want
+
+
+def test_a_reports_cut_tie_below_its_exact_ranks_is_named_in_trec_eval_order(tmp_path):
+    """R = 3 cuts the tie of unjudged a and b (ranks 3 and 4), below the one rank a report
+    of P@1 orders exactly: the tie keeps the file's order (a, b) in the ranking, which no
+    measure tells apart, but is named as trec_eval ranks it, b before a."""
+    from prfeval.comparison.study import study
+
+    (tmp_path / "qrels").write_text("q 0 r1 1\nq 0 r2 1\nq 0 r3 1\n")
+    (tmp_path / "run").write_text("q Q0 r1 1 10 t\nq Q0 r2 2 9 t\nq Q0 a 3 8 t\nq Q0 b 4 8 t\n")
+    s = study(str(tmp_path / "qrels"), {"r": str(tmp_path / "run")}, "P@1 Rprec", depth=1)
+    (cut,) = s.runs[0].explanations["q"].cut_ties
+    assert (cut.k, cut.first, cut.last, cut.doc_ids) == (3, 3, 4, ("b", "a"))
+    (direct,) = explain(str(tmp_path / "qrels"), str(tmp_path / "run"), "q", "P@1 Rprec").cut_ties
+    assert direct.doc_ids == ("b", "a")
+
+
+def test_places_read_as_a_sequence_of_ranked_documents():
+    from prfeval.retrieval.explain import Places, RankedDocument
+
+    places = Places(["x", "y"], [2.0, 1.0], [None, 1], [False, True], [False, False],
+                    [0.0, 0.5], [0.0, 1.0])  # fmt: skip
+    first = RankedDocument(1, "x", 2.0, None, False, False, 0.0, 0.0)
+    second = RankedDocument(2, "y", 1.0, 1, True, False, 0.5, 1.0)
+    assert len(places) == 2 and places[0] == first and places[-1] == second
+    assert places[1:] == (second,) and list(places) == [first, second]
+    assert places == (first, second) and places != (first,)
+    assert places.flags() == ".r"
+    with pytest.raises(IndexError):
+        places[2]
+    assert Places([], None, [], [], [], [], []) == ()

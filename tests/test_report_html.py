@@ -200,3 +200,24 @@ def test_cli_writes_a_classifier_page(tmp_path, capsys):
     # rows: true a -> predicted a twice, b once; true b -> a once, b once
     assert [[int(c[0]) for c in r[1:]] for r in tables["table0"][1:]] == [[2, 1], [1, 1]]
     assert "Threshold sweep, positive class a" in out.read_text()
+
+
+def test_each_runs_interval_is_its_own_bootstrap(tmp_path):
+    """The runs' intervals share one set of resamples; each must equal the bootstrap of
+    that run's values alone."""
+    from prfeval.comparison.stats import paired_bootstrap
+
+    rng = np.random.default_rng(3)
+    qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in range(20)} for i in range(30)}
+    runs = {
+        name: {q: {f"d{j}": float(rng.random()) for j in range(25)} for q in qrels}
+        for name in ("a", "b")
+    }
+    s = study(qrels, runs, "P@5 AP nDCG@10")
+    for r in s.runs:
+        e = r.evaluation
+        alone = paired_bootstrap(e.values.T, confidence=0.95, n_resamples=10_000, seed=0)
+        assert r.intervals == {
+            str(m): (float(lo), float(hi))
+            for m, lo, hi in zip(e.measures, alone.low, alone.high, strict=True)
+        }

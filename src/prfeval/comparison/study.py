@@ -10,7 +10,7 @@ from what the passes kept. :mod:`prfeval.report.html` draws it as one HTML page.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Unpack
@@ -28,7 +28,7 @@ from prfeval.comparison.stats import Correction, Test, paired_bootstrap
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import RankingNeeds
-from prfeval.measures import parse_measures
+from prfeval.measures import Measure, parse_measures
 from prfeval.retrieval.curves import Curves, CurveSink
 from prfeval.retrieval.evaluate import Coverage, Evaluation, coverage_measures, coverage_of
 from prfeval.retrieval.explain import ExplainSink, Explanation
@@ -140,7 +140,8 @@ def study(
         parsed,
         opts,
         extras=extras,
-        needs=RankingNeeds.everything(),  # the drill-down shows each document at its rank
+        # The drill-down lists the top ranks' documents, in trec_eval's order.
+        needs=RankingNeeds(None, doc_ids=True, exact_depth=_exact_depth(parsed, depth)),
         stream=stream,
         progress=progress,
     )
@@ -158,18 +159,19 @@ def study(
         missing=missing,
     )
     compared = comparison.query_ids
+    evaluations = [comparison.evaluations[p.name] for p in passes]
+    intervals = _intervals(evaluations, alpha, n_bootstrap, seed)
     studied = []
-    for p in passes:
+    for p, evaluation, interval in zip(passes, evaluations, intervals, strict=True):
         judged_sink, curve_sink, explain_sink = p.extras
         hidden_measured = judged_sink.result()
         at = {str(q): i for i, q in enumerate(hidden_measured.query_ids)}
         rows = np.array([at[q] for q in compared], dtype=np.int64)
-        evaluation = comparison.evaluations[p.name]
         studied.append(
             RunStudy(
                 name=p.name,
                 evaluation=evaluation,
-                intervals=_intervals(evaluation, alpha, n_bootstrap, seed),
+                intervals=interval,
                 coverage=coverage_of(hidden_measured.take(rows), cutoffs),
                 curves=curve_sink.result(
                     name=p.name,
@@ -195,18 +197,31 @@ def study(
     return Study(tuple(studied), comparison, provenance)
 
 
+def _exact_depth(measures: Sequence[Measure], depth: int) -> int:
+    """How deep each ranking's documents must be exactly trec_eval's: the places the
+    drill-down lists, and down to the deepest cutoff, whose cut ties it names."""
+    return max([depth, *(m.k for m in measures if m.k is not None)])
+
+
 def _intervals(
-    e: Evaluation, alpha: float, n_bootstrap: int, seed: int
-) -> dict[str, tuple[float, float]]:
-    """The bootstrap interval of each macro average (the mean over the queries)."""
-    means = [i for i, m in enumerate(e.measures) if m.definition.aggregation == "mean"]
-    if not means or not e.query_ids:
-        return {}
-    boot = paired_bootstrap(
-        e.values[means].T, confidence=1.0 - alpha, n_resamples=n_bootstrap, seed=seed
-    )
+    evaluations: list[Evaluation], alpha: float, n_bootstrap: int, seed: int
+) -> list[dict[str, tuple[float, float]]]:
+    """The bootstrap interval of each macro average (the mean over the queries), for each
+    run. The runs share their queries, so one set of resamples serves them all: each
+    column's interval is what a bootstrap of that column alone gives (the draws depend on
+    the number of queries and the seed only)."""
+    columns = [
+        (r, i)
+        for r, e in enumerate(evaluations)
+        for i, m in enumerate(e.measures)
+        if m.definition.aggregation == "mean"
+    ]
+    out: list[dict[str, tuple[float, float]]] = [{} for _ in evaluations]
+    if not columns or not evaluations[0].query_ids:
+        return out
+    values = np.column_stack([evaluations[r].values[i] for r, i in columns])
+    boot = paired_bootstrap(values, confidence=1.0 - alpha, n_resamples=n_bootstrap, seed=seed)
     low, high = np.atleast_1d(boot.low), np.atleast_1d(boot.high)
-    return {
-        str(e.measures[i]): (float(lo), float(hi))
-        for i, lo, hi in zip(means, low, high, strict=True)
-    }
+    for (r, i), lo, hi in zip(columns, low, high, strict=True):
+        out[r][str(evaluations[r].measures[i])] = (float(lo), float(hi))
+    return out

@@ -60,12 +60,18 @@ class RankingNeeds:
         be interchanged within a tie: no reader tells them apart by their place (only
         relstring and num_nonrel_judged_ret do, and gain maps giving them a gain). Most
         tied documents are such, so this spares most of the string sorting of ties.
+    exact_depth
+        The documents of each query's top ``exact_depth`` ranks are exactly trec_eval's,
+        ties of one grade too (a listing of the top ranks, as a report's drill-down shows),
+        without the codes in byte order: only the tie groups that begin there are sorted,
+        where ``doc_order`` sorts the whole vocabulary.
     """
 
     cutoffs: frozenset[int] | None
     doc_ids: bool = False
     doc_order: bool = False
     nonrelevant_alike: bool = False
+    exact_depth: int = 0
 
     @classmethod
     def everything(cls) -> RankingNeeds:
@@ -75,6 +81,8 @@ class RankingNeeds:
     def covers(self, other: RankingNeeds) -> bool:
         """Whether a ranking built for ``self`` can serve a reader that needs ``other``."""
         if (other.doc_ids and not self.doc_ids) or (other.doc_order and not self.doc_order):
+            return False
+        if other.exact_depth > self.exact_depth and not self.doc_order:
             return False
         if self.nonrelevant_alike and not other.nonrelevant_alike:
             return False
@@ -90,6 +98,8 @@ class RankingNeeds:
         )
         extra = ["document ids"] if self.doc_ids else []
         extra += ["the exact document order"] if self.doc_order else []
+        if self.exact_depth and not self.doc_order:
+            extra += [f"the exact documents of the top {self.exact_depth}"]
         return ranks + "".join(f" and {e}" for e in extra)
 
 

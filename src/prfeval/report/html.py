@@ -21,7 +21,7 @@ from prfeval.classification.classify import ClassificationResult
 from prfeval.classification.thresholds import ThresholdSweep
 from prfeval.comparison.study import Study
 from prfeval.comparison.tables import describe_test, disagreement_lines
-from prfeval.retrieval.explain import Explanation
+from prfeval.retrieval.explain import Explanation, Places
 
 __all__ = ["render_classification", "render_study"]
 
@@ -331,13 +331,25 @@ def _explanation_data(e: Explanation) -> dict[str, Any]:
     the relevant flags, which keeps the page small): ``flags`` has ``r`` for a place that
     counts as relevant, ``d`` for a repeated document and ``.`` for the others."""
     ranking = e.ranking
+    if not isinstance(ranking, Places):
+        ranking = Places(
+            [d.doc_id for d in ranking],
+            None if any(d.score is None for d in ranking) else [d.score for d in ranking],
+            [d.grade for d in ranking],
+            [d.relevant for d in ranking],
+            [d.repeat for d in ranking],
+            [d.precision for d in ranking],
+            [d.recall for d in ranking],
+        )
+    scores = ranking.scores
     return {
         "n_retrieved": e.n_retrieved,
         "n_relevant": e.n_relevant,
-        "docs": [d.doc_id for d in ranking],
-        "scores": [None if d.score is None else float(f"{d.score:.6g}") for d in ranking],
-        "grades": [d.grade for d in ranking],
-        "flags": "".join("r" if d.relevant else "d" if d.repeat else "." for d in ranking),
+        "docs": ranking.doc_ids,
+        # Six significant digits are what the page shows; fewer bytes for the page.
+        "scores": [None] * len(ranking) if scores is None else [float(f"{x:.6g}") for x in scores],
+        "grades": ranking.grades,
+        "flags": ranking.flags(),
         "missed": [[d, g] for d, g in e.missed],
         "ties": [[t.k, t.first, t.last, t.score, list(t.doc_ids)] for t in e.cut_ties],
         "values": {k: (None if math.isnan(v) else v) for k, v in e.values.items()},

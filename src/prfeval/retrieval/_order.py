@@ -38,6 +38,7 @@ def rank_order(
     tie_ranks: TieRanks | None = None,
     tie_class: tuple[IntArray, npt.NDArray[np.bool_]] | None = None,
     cutoffs: Collection[int] | None = None,
+    exact_depth: int = 0,
 ) -> IntArray:
     """Row indices grouped by query code ``q``, each query in rank order.
 
@@ -45,15 +46,16 @@ def rank_order(
     share the slot -1 of "not evaluated"). ``tie_ranks`` is given when the doc codes ``d`` do
     not follow the byte order of the ids: it puts given codes in doc id order, descending.
     Then ``tie_class`` and ``cutoffs`` (see :func:`_presorted_score_order`) say which tied
-    rows the measures can tell apart, and only those are put in doc id order. ``name`` names
-    the run in messages.
+    rows the measures can tell apart, and only those are put in doc id order, with every
+    tie group that begins in a query's top ``exact_depth`` ranks. ``name`` names the run in
+    messages.
     """
     if order == "score":
         if scores is None:
             raise UsageError(f"{name}: has no scores to order by; use order='file'")
         # trec_eval: score descending, ties broken by doc id descending (byte order).
         presorted = _presorted_score_order(
-            q, scores, d, n_d, raw_q, tie_ranks, tie_class, cutoffs
+            q, scores, d, n_d, raw_q, tie_ranks, tie_class, cutoffs, exact_depth
         )
         if presorted is not None:
             return presorted
@@ -69,6 +71,7 @@ def rank_order(
             tie_ranks,
             None if tie_class is None else (tie_class[0][by_score], tie_class[1][by_score]),
             cutoffs,
+            exact_depth,
         )
         if within is None:  # cannot happen: by_score is grouped and in score order
             raise AssertionError("score order after sorting by score")
@@ -101,6 +104,7 @@ def _presorted_score_order(
     tie_ranks: TieRanks | None = None,
     tie_class: tuple[IntArray, npt.NDArray[np.bool_]] | None = None,
     cutoffs: Collection[int] | None = None,
+    exact_depth: int = 0,
 ) -> IntArray | None:
     """The score order in O(n) when the run is already grouped by query and in score order.
 
@@ -117,6 +121,8 @@ def _presorted_score_order(
     of grades, or a repeated document whose first occurrence depends on the order) are sorted.
     ``cutoffs``, when given, are the only ranks k whose top-k sets will be read (besides the
     whole ranking): then only tie groups that straddle one of them can show their order.
+    Tie groups that begin in a query's top ``exact_depth`` ranks are sorted whatever their
+    class (their documents are listed).
     """
     n = q.size
     if n < 2:
@@ -149,7 +155,9 @@ def _presorted_score_order(
         del group
     else:
         # Codes not in byte order: sort the ids of just the tie groups whose order shows.
-        groups = _tied_groups_to_order(group_start, block_start, n, tie_class, cutoffs)
+        groups = _tied_groups_to_order(
+            group_start, block_start, n, tie_class, cutoffs, exact_depth
+        )
         within = _order_groups_by_doc(groups, group_start, n, d, tie_ranks)
     return _in_query_order(within, q, block_start)
 
@@ -160,8 +168,10 @@ def _tied_groups_to_order(
     n: int,
     tie_class: tuple[IntArray, npt.NDArray[np.bool_]] | None,
     cutoffs: Collection[int] | None,
+    exact_depth: int = 0,
 ) -> IntArray:
-    """Tie groups (indices into ``group_start``) whose inner order can change a measure."""
+    """Tie groups (indices into ``group_start``) whose inner order can change a measure, or
+    that begin in a query's top ``exact_depth`` ranks."""
     group_end = np.append(group_start[1:], n)
     if cutoffs is None:
         groups = np.flatnonzero(group_end - group_start > 1)
@@ -185,6 +195,11 @@ def _tied_groups_to_order(
         mixed = np.minimum.reduceat(g, starts) != np.maximum.reduceat(g, starts)
         mixed |= np.logical_or.reduceat(repeated[rows], starts)
         groups = groups[mixed]
+    if exact_depth:
+        tied = np.flatnonzero(group_end - group_start > 1)
+        block = np.searchsorted(block_start, group_start[tied], side="right") - 1
+        listed = tied[group_start[tied] - block_start[block] < exact_depth]
+        groups = np.union1d(groups, listed)
     return groups
 
 

@@ -51,6 +51,11 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         and not (options.unjudged == "drop" and options.max_results is not None)
     )
     tie_grades = np.maximum(enc.grade, 0) if alike else enc.grade
+    # The exact documents of the top ranks: the tie groups beginning there are all sorted;
+    # every group when rows are then removed (-J, duplicates=first), which moves ranks up.
+    exact_depth = 0 if exact_docs else needs.exact_depth
+    if exact_depth and (options.unjudged == "drop" or options.duplicates == "first"):
+        exact_depth = -1
     scores = enc.scores
     if scores is not None and options.trec_eval_version == 9:
         # trec_eval 9 keeps scores as C floats: scores equal in single precision tie (and
@@ -67,8 +72,9 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         ranks=enc.ranks,
         name=enc.name,
         tie_ranks=enc.tie_ranks,
-        tie_class=(tie_grades, enc.repeated),
+        tie_class=None if exact_depth < 0 else (tie_grades, enc.repeated),
         cutoffs=cutoffs,
+        exact_depth=max(exact_depth, 0),
     )
     pos_q = enc.slot[ranked]
     if enc.unevaluated_rows:  # some of the run's queries are not evaluated: drop them
@@ -151,6 +157,7 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
             None if cutoffs is None else frozenset(cutoffs),
             doc_ids=has_ids,
             nonrelevant_alike=alike,
+            exact_depth=needs.exact_depth if exact_depth else 0,
         )
     ranking = JudgedRanking(
         query_ids=enc.query_ids,

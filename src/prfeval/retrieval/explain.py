@@ -13,13 +13,15 @@ once in bounded memory and only those queries are aligned.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Sequence
+import itertools
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Unpack
+from typing import Any, Unpack, overload
 
 import numpy as np
 import numpy.typing as npt
 
+from prfeval.core._arrays import ranges
 from prfeval.core.counts import Counts, f_beta, precision, recall
 from prfeval.core.errors import UsageError
 from prfeval.core.ids import ordered_ids
@@ -35,6 +37,7 @@ __all__ = [
     "CutTie",
     "ExplainSink",
     "Explanation",
+    "Places",
     "RankedDocument",
     "explain",
     "explain_queries",
@@ -72,6 +75,69 @@ class RankedDocument:
             "precision": self.precision,
             "recall": self.recall,
         }
+
+
+@dataclass(frozen=True, eq=False)
+class Places(Sequence[RankedDocument]):
+    """The places shown of a ranking, column by column: a sequence of
+    :class:`RankedDocument`, each made when it is read (a report keeps a hundred places of
+    thousands of queries, and reads the columns).
+
+    Equal to any sequence of the same documents (``e.ranking == ()`` for an empty one).
+    """
+
+    doc_ids: list[str]
+    scores: list[float] | None
+    grades: list[int | None]  # None: unjudged
+    relevant: list[bool]
+    repeat: list[bool]
+    precision: list[float]
+    recall: list[float]
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+    def _place(self, i: int) -> RankedDocument:
+        score = None if self.scores is None else self.scores[i]
+        return RankedDocument(
+            i + 1,
+            self.doc_ids[i],
+            score,
+            self.grades[i],
+            self.relevant[i],
+            self.repeat[i],
+            self.precision[i],
+            self.recall[i],
+        )
+
+    @overload
+    def __getitem__(self, index: int) -> RankedDocument: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[RankedDocument, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> RankedDocument | tuple[RankedDocument, ...]:
+        places = range(len(self))
+        if isinstance(index, slice):
+            return tuple(self._place(i) for i in places[index])
+        return self._place(places[index])
+
+    def __iter__(self) -> Iterator[RankedDocument]:
+        return (self._place(i) for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def flags(self) -> str:
+        """A letter per place: ``r`` counts as relevant, ``d`` a repeated document, ``.``
+        the others."""
+        return "".join(
+            "r" if r else "d" if d else "." for r, d in zip(self.relevant, self.repeat, strict=True)
+        )
 
 
 @dataclass(frozen=True)
@@ -130,7 +196,7 @@ class Explanation:
     """
 
     query: str
-    ranking: tuple[RankedDocument, ...]
+    ranking: Sequence[RankedDocument]
     n_retrieved: int
     n_relevant: int
     missed: tuple[tuple[str, int], ...]
@@ -202,9 +268,7 @@ class ExplainSink:
         if not ranking.n_queries:
             return
         wanted = self.queries
-        chosen = [
-            i for i, q in enumerate(ranking.query_ids) if wanted is None or str(q) in wanted
-        ]
+        chosen = [i for i, q in enumerate(ranking.query_ids) if wanted is None or str(q) in wanted]
         if not chosen:
             return
         values = measure_queries(
@@ -213,17 +277,19 @@ class ExplainSink:
             level=self.options.level,
             collection_size=self.options.collection_size,
         ).values
-        for i in chosen:
-            self.explained[str(ranking.query_ids[i])] = _explain_one(
-                ranking,
-                i,
-                self.measures,
-                values[:, i],
-                self.depth,
-                self.options.level,
-                self.beta,
-                {**self.settings, "depth": self.depth},
-            )
+        explained = _explain_block(
+            ranking,
+            np.asarray(chosen, dtype=np.int64),
+            self.measures,
+            values,
+            self.depth,
+            self.options.level,
+            self.beta,
+            {**self.settings, "depth": self.depth},
+            by_score=self.options.order in (None, "score"),
+        )
+        for e in explained:
+            self.explained[e.query] = e
 
 
 def explain(
@@ -370,76 +436,129 @@ def _judged_ids(judgments: Any) -> list[str]:
     return [str(q) for q in pc.unique(ids.cast(pa.string())).to_pylist()]
 
 
-def _explain_one(
+def _explain_block(
     jr: JudgedRanking,
-    i: int,
+    chosen: npt.NDArray[np.int64],
     measures: Sequence[Measure],
     values: npt.NDArray[np.float64],
     depth: int,
     level: int,
     beta: float,
     settings: dict[str, Any],
-) -> Explanation:
-    lo, hi = int(jr.offsets[i]), int(jr.offsets[i + 1])
-    n = hi - lo
-    grades = jr.grades[lo:hi]
-    first = jr.first[lo:hi]
+    *,
+    by_score: bool = True,
+) -> list[Explanation]:
+    """The explanations of the ``chosen`` queries of ``jr`` (indices into it), computed for
+    all of them at once on their concatenated rankings; only the objects are made per query.
+
+    A tie group a cutoff cuts through lists its documents in doc id order, descending, as
+    trec_eval ranks them (``by_score``): below the ranks a ranking holds in their exact order
+    (``exact_depth``), a group of one grade may keep the file's order, which no measure
+    tells apart.
+
+    P, R and F at each rank come from the running count of relevant places within each
+    query (``tp``); the best F is the first place of each query's maximum, and recall reaches
+    a level at the first place of the query where it is at least that level.
+    """
+    n_chosen = chosen.size
+    lo, hi = jr.offsets[chosen], jr.offsets[chosen + 1]
+    lengths = (hi - lo).astype(np.int64)
+    rows = ranges(lo, lengths)  # the chosen queries' places, query after query
+    query = np.repeat(np.arange(n_chosen), lengths)  # which chosen query each place is of
+    starts = np.cumsum(lengths) - lengths
+    grades, first = jr.grades[rows], jr.first[rows]
     relevant = (grades >= level) & first
-    n_rel = int(jr.n_relevant(level)[i])
-    tp = np.cumsum(relevant)
-    k = np.arange(1, n + 1)
-    c = Counts(tp, k - tp, n_rel - tp)
+    n_rel = jr.n_relevant(level)[chosen].astype(np.int64)
+    running = np.cumsum(relevant)
+    tp = running - np.concatenate(([0], running))[starts][query]
+    k = np.arange(rows.size) - starts[query] + 1
+    c = Counts(tp, k - tp, n_rel[query] - tp)
     p, r, f = precision(c), recall(c), f_beta(c, beta)
-    codes = jr.doc_codes[lo:hi]
-    scores = None if jr.scores is None else jr.scores[lo:hi]
-    ties = _cut_ties(measures, scores, n_rel)
-    # Ids only where they are shown: the top ``depth`` and the tie groups named.
-    shown = min(depth, n)
-    ids = _ids(jr, codes[:shown])
-    cut = tuple(
-        CutTie(k_, labels, a, b, score, tuple(_ids(jr, codes[a - 1 : b])))
-        for k_, labels, a, b, score in ties
+
+    def first_place(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
+        """Each chosen query's first place (an index into ``rows``) where ``mask`` holds,
+        or -1."""
+        at = np.flatnonzero(mask)
+        out = np.full(n_chosen, -1, dtype=np.int64)
+        owners, index = np.unique(query[at], return_index=True)
+        out[owners] = at[index]
+        return out
+
+    nonempty = lengths > 0
+    best_f = np.zeros(n_chosen)
+    if rows.size:
+        best_f[nonempty] = np.maximum.reduceat(f, starts[nonempty])
+    best_at = first_place(f == best_f[query])
+    reached_at = {
+        level_r: first_place((r >= level_r) & (n_rel[query] > 0)) for level_r in RECALL_LEVELS
+    }
+
+    # The top ``depth`` places: ids only where they are shown, in one lookup.
+    top = k <= depth
+    shown_rows = rows[top]
+    shown_ends = np.cumsum(np.minimum(lengths, depth)).tolist()
+    ids = _ids(jr, jr.doc_codes[shown_rows])
+    unjudged = ~jr.is_judged[shown_rows] | (grades[top] == UNJUDGED)
+    shown_grades = grades[top].astype(object)
+    shown_grades[unjudged] = None
+    columns = (
+        ids,
+        None if jr.scores is None else jr.scores[shown_rows].tolist(),
+        shown_grades.tolist(),
+        relevant[top].tolist(),
+        (~first[top]).tolist(),
+        p[top].tolist(),
+        r[top].tolist(),
     )
-    top = slice(0, shown)
-    shown_grades = np.where(jr.is_judged[lo:hi][top] & (grades[top] != UNJUDGED), grades[top], 0)
-    graded = (jr.is_judged[lo:hi][top] & (grades[top] != UNJUDGED)).tolist()
-    ranking = tuple(
-        RankedDocument(rank, doc, score, grade if has else None, rel, not fst, pr, rc)
-        for rank, doc, score, grade, has, rel, fst, pr, rc in zip(
-            range(1, shown + 1),
-            ids,
-            [None] * shown if scores is None else scores[top].tolist(),
-            shown_grades.tolist(),
-            graded,
-            relevant[top].tolist(),
-            first[top].tolist(),
-            p[top].tolist(),
-            r[top].tolist(),
-            strict=True,
+    missed = _missed_block(jr, chosen, level, jr.doc_codes[rows[relevant]], query[relevant])
+    labels = [str(m) for m in measures]
+    by_query = values[:, chosen].T.tolist()
+
+    explained = []
+    begin = 0
+    for j in range(n_chosen):
+        i = int(chosen[j])
+        end = shown_ends[j]
+        scores = None if jr.scores is None else jr.scores[lo[j] : hi[j]]
+        cut = tuple(
+            CutTie(
+                k_,
+                names,
+                a,
+                b,
+                score,
+                _tied_ids(jr, jr.doc_codes[lo[j] + a - 1 : lo[j] + b], by_score),
+            )
+            for k_, names, a, b, score in _cut_ties(measures, scores, int(n_rel[j]))
         )
-    )
-    reached: dict[float, tuple[int, float] | None] = {}
-    for level_r in RECALL_LEVELS:
-        hit = np.flatnonzero(r >= level_r) if n_rel else np.zeros(0, dtype=np.int64)
-        reached[level_r] = None if not hit.size else (int(hit[0]) + 1, float(p[hit[0]]))
-    best = None
-    if n:
-        b = int(np.argmax(f))
-        best = (b + 1, float(p[b]), float(r[b]), float(f[b]))
-    return Explanation(
-        query=str(jr.query_ids[i]),
-        ranking=ranking,
-        n_retrieved=n,
-        n_relevant=n_rel,
-        missed=_missed(jr, i, level, codes[relevant]),
-        recall_reached=reached,
-        best=best,
-        values={str(m): float(v) for m, v in zip(measures, values, strict=True)},
-        cut_ties=cut,
-        depth=depth,
-        beta=beta,
-        settings=settings,
-    )
+        reached: dict[float, tuple[int, float] | None] = {}
+        for level_r, at in reached_at.items():
+            hit = int(at[j])
+            reached[level_r] = None if hit < 0 else (hit - int(starts[j]) + 1, float(p[hit]))
+        b = int(best_at[j])
+        best = None
+        if lengths[j]:
+            best = (b - int(starts[j]) + 1, float(p[b]), float(r[b]), float(f[b]))
+        explained.append(
+            Explanation(
+                query=str(jr.query_ids[i]),
+                ranking=Places(
+                    *(None if col is None else col[begin:end] for col in columns)  # type: ignore[arg-type]
+                ),
+                n_retrieved=int(lengths[j]),
+                n_relevant=int(n_rel[j]),
+                missed=missed[j],
+                recall_reached=reached,
+                best=best,
+                values=dict(zip(labels, by_query[j], strict=True)),
+                cut_ties=cut,
+                depth=depth,
+                beta=beta,
+                settings=settings,
+            )
+        )
+        begin = end
+    return explained
 
 
 def _ids(jr: JudgedRanking, codes: npt.NDArray[np.int64]) -> list[str]:
@@ -450,17 +569,48 @@ def _ids(jr: JudgedRanking, codes: npt.NDArray[np.int64]) -> list[str]:
     return [str(x) for x in jr.doc_vocab.take(arrow_ints(codes)).to_pylist()]
 
 
-def _missed(
-    jr: JudgedRanking, i: int, level: int, retrieved_relevant: npt.NDArray[np.int64]
-) -> tuple[tuple[str, int], ...]:
-    """The query's relevant judged documents whose codes are not among the relevant ones
-    retrieved, by doc id."""
-    lo, hi = int(jr.judged_offsets[i]), int(jr.judged_offsets[i + 1])
-    grades = jr.judged_grades[lo:hi]
-    codes = jr.judged_doc_codes[lo:hi]
-    chosen = np.flatnonzero((grades >= level) & ~np.isin(codes, retrieved_relevant))
-    ids = _ids(jr, codes[chosen])
-    return tuple(sorted(zip(ids, grades[chosen].tolist(), strict=True)))
+def _tied_ids(jr: JudgedRanking, codes: npt.NDArray[np.int64], by_score: bool) -> tuple[str, ...]:
+    """The ids of one tie group, in trec_eval's order: as ranked when the ranking's order is
+    exact throughout, else by id descending (Python orders str by code point, as trec_eval's
+    strcmp orders UTF-8 bytes)."""
+    ids = _ids(jr, codes)
+    if by_score and not jr.needs.doc_order:
+        ids.sort(reverse=True)
+    return tuple(ids)
+
+
+def _missed_block(
+    jr: JudgedRanking,
+    chosen: npt.NDArray[np.int64],
+    level: int,
+    retrieved_codes: npt.NDArray[np.int64],
+    retrieved_query: npt.NDArray[np.int64],
+) -> list[tuple[tuple[str, int], ...]]:
+    """Each chosen query's relevant judged documents that are not among its relevant places
+    (``retrieved_codes``, of the chosen query ``retrieved_query``), as (doc id, grade) in doc
+    id order."""
+    lo, hi = jr.judged_offsets[chosen], jr.judged_offsets[chosen + 1]
+    lengths = (hi - lo).astype(np.int64)
+    rows = ranges(lo, lengths)
+    query = np.repeat(np.arange(chosen.size), lengths)
+    grades, codes = jr.judged_grades[rows], jr.judged_doc_codes[rows].astype(np.int64)
+    # (query, code) pairs as one integer, so one membership test serves every query.
+    width = int(max(codes.max(initial=0), retrieved_codes.max(initial=0))) + 1
+    found = np.isin(query * width + codes, retrieved_query * width + retrieved_codes)
+    keep = np.flatnonzero((grades >= level) & ~found)
+    if not keep.size:
+        return [()] * chosen.size
+    # In doc id order within each query, as Python orders (id, grade) pairs: numpy compares
+    # its strings by code point, as Python does.
+    ids = np.array(_ids(jr, codes[keep]), dtype=str)
+    owners, kept = query[keep], grades[keep]
+    order = np.lexsort((kept, ids, owners))
+    ids_sorted, kept_sorted = ids[order].tolist(), kept[order].tolist()
+    bounds = np.searchsorted(owners[order], np.arange(chosen.size + 1)).tolist()
+    return [
+        tuple(zip(ids_sorted[a:b], kept_sorted[a:b], strict=True))
+        for a, b in itertools.pairwise(bounds)
+    ]
 
 
 def _cut_ties(
