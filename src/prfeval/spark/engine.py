@@ -2,11 +2,12 @@
 
 One job, shaped like the local pipeline::
 
-    run rows + judgment rows (with a grade), the query set applied
+    run rows + judgment rows, the query set applied (TREC text: raw lines keyed by query)
       -> repartition by query_id                      one shuffle: a query in one partition
       -> sortWithinPartitions(query_id[, pos])        whole queries, contiguous
       -> mapInArrow(measure_batches)                  blocks of whole queries -> the local
-                                                      aligner and kernel -> one row per query
+                                                      TREC reader, aligner and kernel -> one
+                                                      row per query
       -> [persisted]                                  the per-query rows (``per_query``)
       -> mapInArrow(reduce_batches)                   one row per partition: exact partial
                                                       sums, counts, skipped ids
