@@ -361,3 +361,25 @@ def test_everything_covers_everything():
         assert every.covers(asked)
     assert str(every).startswith("every rank and document ids")
     assert str(RankingNeeds(frozenset({100, 10}))) == "the top-k sets at k = 10, 100"
+
+
+def test_every_measure_pickles_with_the_registrys_own_definition():
+    """Measures travel to other processes (a report's figures are drawn in one) by name."""
+    import pickle
+
+    from measure_specs import every_measure
+
+    measures = parse_measures(every_measure())
+    back = pickle.loads(pickle.dumps(measures))
+    assert back == measures
+    assert [str(m) for m in back] == [str(m) for m in measures]
+    assert all(b.definition is m.definition for b, m in zip(back, measures, strict=True))
+
+
+def test_a_definition_outside_the_registry_does_not_pickle():
+    import pickle
+    from dataclasses import replace
+
+    stray = replace(REGISTRY["P"], summary="a copy")
+    with pytest.raises(pickle.PicklingError, match="not the registry's"):
+        pickle.dumps(stray)

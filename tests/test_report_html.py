@@ -221,3 +221,33 @@ def test_each_runs_interval_is_its_own_bootstrap(tmp_path):
             str(m): (float(lo), float(hi))
             for m, lo, hi in zip(e.measures, alone.low, alone.high, strict=True)
         }
+
+
+def test_figures_drawn_in_a_second_process_are_those_drawn_here(tmp_path):
+    from prfeval.report.figures import FigureDrawer
+
+    qrels, a, b = _files(tmp_path)
+    s = study(qrels, {"a.run": a, "b.run": b}, "P@5 R@10 SetF", depth=8)
+    here = render_study(s)
+    with FigureDrawer() as drawer:
+        there = render_study(s, drawer=drawer)
+    assert there.count("<svg") == 4
+    assert there == here
+
+
+def test_a_drawer_that_cannot_draw_leaves_the_page_as_it_is(tmp_path):
+    """No process (closed), or a study the process cannot take (it does not pickle): the
+    figures are drawn here, the same page."""
+    from dataclasses import replace
+
+    from prfeval.report.figures import FigureDrawer
+
+    qrels, a, b = _files(tmp_path)
+    s = study(qrels, {"a.run": a, "b.run": b}, "P@5 R@10", depth=8)
+    here = render_study(s)
+    closed = FigureDrawer()
+    closed.close()
+    assert render_study(s, drawer=closed) == here
+    odd = replace(s, provenance={**s.provenance, "not picklable": lambda: None})
+    with FigureDrawer() as drawer:
+        assert render_study(odd, drawer=drawer) == render_study(odd) == here

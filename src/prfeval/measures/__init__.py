@@ -21,8 +21,11 @@ expand to trec_eval's cutoffs 5, 10, 15, 20, 30, 100, 200, 500, 1000.
 
 from __future__ import annotations
 
+import copyreg
 import math
+import pickle
 from collections.abc import Sequence
+from typing import Any
 
 from prfeval.core import counts as C
 from prfeval.core.ranking import RankingNeeds
@@ -37,6 +40,7 @@ __all__ = [
     "Measure",
     "MeasureDef",
     "RankingNeeds",
+    "definition_named",
     "lookup",
     "parse_measures",
     "ranking_needs",
@@ -196,6 +200,23 @@ TREC_REGISTRY = _REGISTRY
 
 #: Every measure, by canonical name.
 REGISTRY: dict[str, MeasureDef] = _REGISTRY.definitions
+
+
+
+def definition_named(name: str) -> MeasureDef:
+    """The registry's definition with canonical name ``name``: how a pickled measure finds
+    its definition again (a definition holds functions, so it travels by name)."""
+    return REGISTRY[name]
+
+
+def _reduce_definition(d: MeasureDef) -> str | tuple[Any, ...]:
+    if REGISTRY.get(d.name) is not d:
+        raise pickle.PicklingError(f"measure definition {d.name!r} is not the registry's")
+    return (definition_named, (d.name,))
+
+
+# Measures pickle (to another process, or to disk) with their definitions by name.
+copyreg.pickle(MeasureDef, _reduce_definition)
 
 #: Measures reported when none are asked for.
 DEFAULT_MEASURES = (

@@ -21,6 +21,7 @@ from prfeval.classification.classify import ClassificationResult
 from prfeval.classification.thresholds import ThresholdSweep
 from prfeval.comparison.study import Study
 from prfeval.comparison.tables import describe_test, disagreement_lines
+from prfeval.report.figures import FigureDrawer, figure_html, study_figures
 from prfeval.retrieval.explain import Explanation, Places
 
 __all__ = ["render_classification", "render_study"]
@@ -29,10 +30,6 @@ _CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
     "img-src data:; font-src data:"
 )
-
-#: The cutoff at which each run is placed on the F contours (its macro P@k and R@k).
-CONTOUR_K = 10
-
 
 def _asset(name: str) -> str:
     return resources.files("prfeval.report").joinpath("assets", name).read_text("utf-8")
@@ -54,12 +51,14 @@ def _td(text: str, value: float | None = None, cls: str = "") -> str:
     return f"<td{klass}{data}>{text}</td>"
 
 
-def _page(title: str, header: str, sections: Sequence[str], data: Any | None = None) -> str:
-    payload = ""
-    if data is not None:
-        # </script> must not appear inside the JSON: escape the slash of every "</".
-        text = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
-        payload = f'<script type="application/json" id="drilldown-data">{text}</script>\n'
+def _payload(data: Any) -> str:
+    """The drill-down data as the page's JSON script element."""
+    # </script> must not appear inside the JSON: escape the slash of every "</".
+    text = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    return f'<script type="application/json" id="drilldown-data">{text}</script>\n'
+
+
+def _page(title: str, header: str, sections: Sequence[str], payload: str = "") -> str:
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -80,8 +79,17 @@ def _provenance(items: Iterable[tuple[str, object]]) -> str:
 # Retrieval
 
 
-def render_study(s: Study, *, figures: bool = True) -> str:
-    """The HTML page of a :class:`~prfeval.comparison.study.Study`."""
+def render_study(
+    s: Study, *, figures: bool = True, drawer: FigureDrawer | None = None
+) -> str:
+    """The HTML page of a :class:`~prfeval.comparison.study.Study`.
+
+    With a ``drawer`` (:class:`~prfeval.report.figures.FigureDrawer`), the figures are drawn
+    in its process while this one writes the rest of the page.
+    """
+    drawn = None
+    if figures:
+        drawn = drawer.draw(s) if drawer is not None else None
     names = s.names
     p = s.provenance
     title = "prfeval report: " + " vs ".join(names)
@@ -111,9 +119,10 @@ def render_study(s: Study, *, figures: bool = True) -> str:
     if len(names) > 1:
         sections.append(_comparison(s))
     sections.append(_per_query(s))
+    payload = _payload(_drilldown_data(s))  # while the figures are drawn
     if figures:
-        sections.append(_figures(s))
-    return _page(title, header, sections, _drilldown_data(s))
+        sections.append(drawn.result() if drawn is not None else study_figures(s))
+    return _page(title, header, sections, payload)
 
 
 def _queries_line(s: Study) -> str:
@@ -347,7 +356,7 @@ def _explanation_data(e: Explanation) -> dict[str, Any]:
         "n_relevant": e.n_relevant,
         "docs": ranking.doc_ids,
         # Six significant digits are what the page shows; fewer bytes for the page.
-        "scores": [None] * len(ranking) if scores is None else [float(f"{x:.6g}") for x in scores],
+        "scores": [None] * len(ranking) if scores is None else _six_digits(scores),
         "grades": ranking.grades,
         "flags": ranking.flags(),
         "missed": [[d, g] for d, g in e.missed],
@@ -355,6 +364,13 @@ def _explanation_data(e: Explanation) -> dict[str, Any]:
         "values": {k: (None if math.isnan(v) else v) for k, v in e.values.items()},
         "best": None if e.best is None else list(e.best),
     }
+
+
+def _six_digits(values: list[float]) -> list[float]:
+    """Each value rounded to 6 significant digits (``%.6g``, then read back), in C."""
+    import numpy as np
+
+    return np.char.mod("%.6g", np.asarray(values, dtype=np.float64)).astype(np.float64).tolist()
 
 
 def _drilldown_data(s: Study) -> dict[str, Any]:
@@ -365,76 +381,6 @@ def _drilldown_data(s: Study) -> dict[str, Any]:
             for q in s.comparison.query_ids
         },
     }
-
-
-def _figures(s: Study) -> str:
-    from prfeval.plots.compare import difference_figure
-    from prfeval.plots.contours import contour_figure
-    from prfeval.plots.curves import pr_curve_figure, tradeoff_figure
-    from prfeval.plots.figures import svg_text
-
-    c = s.comparison
-    curves = {r.name: r.curves for r in s.runs}
-    n_curve = s.runs[0].curves.macro.n_queries
-    beta = float(s.provenance.get("beta", 1.0))
-    f_name = "F" if beta == 1 else f"F{beta:g}"
-    parts = []
-    fig = tradeoff_figure(curves)
-    parts.append(
-        _figure(
-            svg_text(fig, salt="tradeoff"),
-            f"Precision, recall and {f_name} at every cutoff k (log axis), the mean over the "
-            f"{n_curve} judged queries at each k (macro; a query shorter than k keeps its last "
-            f"TP, and a query a run did not answer counts as empty): mean {f_name}, not the F "
-            "of mean P, R. The best k of each run is marked.",
-        )
-    )
-    fig = pr_curve_figure(curves, collection_size=c.settings.get("collection_size"))
-    parts.append(
-        _figure(
-            svg_text(fig, salt="pr"),
-            "Precision against recall, the mean over queries at each k (macro), and the "
-            "11-point interpolated precision (the mean over queries of trec_eval's "
-            "iprec_at_recall).",
-            small=True,
-        )
-    )
-    points = {}
-    for r in s.runs:
-        m = r.curves.macro
-        if m.k.size >= CONTOUR_K:
-            points[r.name] = (float(m.precision[CONTOUR_K - 1]), float(m.recall[CONTOUR_K - 1]))
-    if points:
-        fig = contour_figure([beta], points=points, of_means=True)
-        parts.append(
-            _figure(
-                svg_text(fig, salt="contours"),
-                f"Contours of {f_name} over precision and recall, each run placed at its macro "
-                f"P@{CONTOUR_K} and R@{CONTOUR_K}; its legend value is the {f_name} of those "
-                f"mean P and R, not the mean {f_name} over queries.",
-                small=True,
-            )
-        )
-    testable = [label for label, m in zip(c.labels, c.measures, strict=True)
-                if m.definition.direction != 0]
-    if len(c.runs) > 1 and testable:
-        fig = difference_figure(c, testable[0])
-        # Drawn for a page, not a wide terminal plot: taller, so its text stays legible.
-        fig.set_size_inches(10.0, 3.8 * (len(c.runs) - 1))
-        fig.tight_layout()
-        parts.append(
-            _figure(
-                svg_text(fig, salt="differences"),
-                f"Per-query differences in {testable[0]} from the baseline {c.baseline}, "
-                "sorted; each bar is one query's value in the run minus the baseline's.",
-            )
-        )
-    return '<section id="figures"><h2>Figures</h2>' + "".join(parts) + "</section>"
-
-
-def _figure(svg: str, caption: str, *, small: bool = False) -> str:
-    klass = ' class="small"' if small else ""
-    return f"<figure{klass}>{svg}<figcaption>{_e(caption)}</figcaption></figure>"
 
 
 # --------------------------------------------------------------------------------------------
@@ -561,7 +507,7 @@ def _sweep(s: ThresholdSweep, figures: bool) -> str:
         from prfeval.plots.curves import sweep_figure
         from prfeval.plots.figures import svg_text
 
-        figure = _figure(
+        figure = figure_html(
             svg_text(sweep_figure(s), salt="sweep"),
             f"Precision against recall as the threshold falls (raw and interpolated, with the "
             f"no-skill precision at the prevalence), and precision, recall and {f} against the "

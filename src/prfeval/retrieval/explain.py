@@ -562,11 +562,16 @@ def _explain_block(
 
 
 def _ids(jr: JudgedRanking, codes: npt.NDArray[np.int64]) -> list[str]:
+    import pyarrow as pa
+
     from prfeval.core.arrow import arrow_ints
 
     if jr.doc_vocab is None or not codes.size:
         return [str(c) for c in codes.tolist()]
-    return [str(x) for x in jr.doc_vocab.take(arrow_ints(codes)).to_pylist()]
+    ids = jr.doc_vocab.take(arrow_ints(codes))
+    if pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type):
+        return ids.to_pylist()  # type: ignore[no-any-return]
+    return [str(x) for x in ids.to_pylist()]
 
 
 def _tied_ids(jr: JudgedRanking, codes: npt.NDArray[np.int64], by_score: bool) -> tuple[str, ...]:

@@ -1,0 +1,197 @@
+"""A study's figures, as the HTML page holds them: drawn here, or in a second process while
+this one measures the runs and writes the rest of the page.
+
+Drawing takes matplotlib, whose import and four figures cost some 0.5 s; the measuring uses
+little more than one core. :class:`FigureDrawer` starts a process at once, which imports
+matplotlib while the runs are read, then draws the figures from the study (pickled without
+its explanations, which the figures do not read) while the caller builds the drill-down.
+Where no process can be started, or it fails, the figures are drawn here: the page is the
+same byte for byte.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import signal
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
+from types import TracebackType
+
+from prfeval.comparison.study import Study
+
+__all__ = ["CONTOUR_K", "FigureDrawer", "figure_html", "study_figures"]
+
+#: The cutoff at which each run is placed on the F contours (its macro P@k and R@k).
+CONTOUR_K = 10
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def study_figures(s: Study) -> str:
+    """The figures section of a study's page: the trade-off at every cutoff, the PR curve,
+    the F contours with each run placed, and the per-query differences."""
+    from prfeval.plots.compare import difference_figure
+    from prfeval.plots.contours import contour_figure
+    from prfeval.plots.curves import pr_curve_figure, tradeoff_figure
+    from prfeval.plots.figures import svg_text
+
+    c = s.comparison
+    curves = {r.name: r.curves for r in s.runs}
+    n_curve = s.runs[0].curves.macro.n_queries
+    beta = float(s.provenance.get("beta", 1.0))
+    f_name = "F" if beta == 1 else f"F{beta:g}"
+    parts = []
+    fig = tradeoff_figure(curves)
+    parts.append(
+        figure_html(
+            svg_text(fig, salt="tradeoff"),
+            f"Precision, recall and {f_name} at every cutoff k (log axis), the mean over the "
+            f"{n_curve} judged queries at each k (macro; a query shorter than k keeps its last "
+            f"TP, and a query a run did not answer counts as empty): mean {f_name}, not the F "
+            "of mean P, R. The best k of each run is marked.",
+        )
+    )
+    fig = pr_curve_figure(curves, collection_size=c.settings.get("collection_size"))
+    parts.append(
+        figure_html(
+            svg_text(fig, salt="pr"),
+            "Precision against recall, the mean over queries at each k (macro), and the "
+            "11-point interpolated precision (the mean over queries of trec_eval's "
+            "iprec_at_recall).",
+            small=True,
+        )
+    )
+    points = {}
+    for r in s.runs:
+        m = r.curves.macro
+        if m.k.size >= CONTOUR_K:
+            points[r.name] = (float(m.precision[CONTOUR_K - 1]), float(m.recall[CONTOUR_K - 1]))
+    if points:
+        fig = contour_figure([beta], points=points, of_means=True)
+        parts.append(
+            figure_html(
+                svg_text(fig, salt="contours"),
+                f"Contours of {f_name} over precision and recall, each run placed at its macro "
+                f"P@{CONTOUR_K} and R@{CONTOUR_K}; its legend value is the {f_name} of those "
+                f"mean P and R, not the mean {f_name} over queries.",
+                small=True,
+            )
+        )
+    testable = [
+        label for label, m in zip(c.labels, c.measures, strict=True) if m.definition.direction != 0
+    ]
+    if len(c.runs) > 1 and testable:
+        fig = difference_figure(c, testable[0])
+        # Drawn for a page, not a wide terminal plot: taller, so its text stays legible.
+        fig.set_size_inches(10.0, 3.8 * (len(c.runs) - 1))
+        fig.tight_layout()
+        parts.append(
+            figure_html(
+                svg_text(fig, salt="differences"),
+                f"Per-query differences in {testable[0]} from the baseline {c.baseline}, "
+                "sorted; each bar is one query's value in the run minus the baseline's.",
+            )
+        )
+    return '<section id="figures"><h2>Figures</h2>' + "".join(parts) + "</section>"
+
+
+def figure_html(svg: str, caption: str, *, small: bool = False) -> str:
+    """A figure element: the SVG and its caption."""
+    klass = ' class="small"' if small else ""
+    return f"<figure{klass}>{svg}<figcaption>{_e(caption)}</figcaption></figure>"
+
+
+class _Drawn:
+    """The figures of one study: from the drawing process, or drawn here if it failed."""
+
+    def __init__(self, future: Future[str] | None, study: Study) -> None:
+        self._future = future
+        self._study = study
+
+    def result(self) -> str:
+        if self._future is not None:
+            try:
+                return self._future.result()
+            except Exception:
+                # The process died, or could not take the study, or drawing failed: draw
+                # here, which gives the same figures, or raises the same error from here.
+                pass
+        return study_figures(self._study)
+
+
+def _prepare() -> None:
+    """The drawing process's start: Ctrl-C is the caller's to handle; matplotlib and the
+    figure modules are imported, and a first small figure drawn (fonts loaded, text laid
+    out), before there is anything to draw."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from prfeval.core.errors import UsageError
+
+    with contextlib.suppress(UsageError):  # no matplotlib: study_figures will say so
+        from prfeval.plots import compare, contours, curves  # noqa: F401  (imported early)
+        from prfeval.plots.figures import pyplot, svg_text
+
+        fig, ax = pyplot().subplots(figsize=(2, 2), layout="constrained")
+        ax.plot([0, 1], [0, 1], label="warm-up")
+        ax.set_xscale("log")
+        ax.legend()
+        svg_text(fig, salt="warm-up")
+
+
+def _ready() -> None:
+    """Nothing: submitted at once, so that the process starts before the study is read."""
+
+
+class FigureDrawer:
+    """A second process that draws a study's figures (see the module docstring).
+
+    Use as a context manager around the study's measuring and rendering::
+
+        with FigureDrawer() as drawer:
+            s = study(...)
+            page = render_study(s, drawer=drawer)
+    """
+
+    def __init__(self) -> None:
+        import multiprocessing
+
+        self._pool: ProcessPoolExecutor | None
+        try:
+            # spawn, not fork: the caller's threads (Arrow's, the reader's) stay its own.
+            self._pool = ProcessPoolExecutor(
+                1, mp_context=multiprocessing.get_context("spawn"), initializer=_prepare
+            )
+            self._pool.submit(_ready)
+        except (OSError, RuntimeError, ValueError):
+            self._pool = None
+
+    def draw(self, study: Study) -> _Drawn:
+        """Start drawing ``study``'s figures; ``.result()`` gives the section's HTML."""
+        future = None
+        if self._pool is not None:
+            slim = replace(study, runs=tuple(replace(r, explanations={}) for r in study.runs))
+            try:
+                future = self._pool.submit(study_figures, slim)
+            except (BrokenProcessPool, RuntimeError):
+                future = None
+        return _Drawn(future, study)
+
+    def close(self) -> None:
+        """Stop the process (at once if the caller is leaving on an error)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> FigureDrawer:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
