@@ -298,6 +298,8 @@ def test_check_not_an_input_in_the_api(tmp_path) -> None:
 
 SIGNAL_SCRIPT = r"""
 import os, signal, sys
+# As at a terminal: a shell's background job (nohup, &) starts with SIGINT ignored.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import prfeval.cli.output as output
 from prfeval.io.atomic import open_output
 
