@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import click
 
-from prfeval.cli.options import evaluation_options, files, output_option
+from prfeval.cli.options import comparison_options, evaluation_options, files, output_option
 from prfeval.cli.output import emit, note, progress_bar
 from prfeval.cli.shared import resolve_baseline, run_names
-from prfeval.comparison.compare import COMPARE_MEASURES, compare
-from prfeval.comparison.stats import CORRECTIONS, TESTS
+from prfeval.comparison.compare import compare
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
 from prfeval.report.comparison import FORMATS, format_comparison, notes
@@ -20,41 +19,7 @@ from prfeval.report.comparison import FORMATS, format_comparison, notes
 )
 @click.argument("qrels", metavar="QRELS")
 @click.argument("runs", nargs=-1, required=True, metavar="RUN_A RUN_B [RUN ...]")
-@click.option(
-    "-m",
-    "--measure",
-    "measures",
-    multiple=True,
-    metavar="M",
-    help=f'Measures, e.g. -m "P@10 R@100". Repeatable.  [default: {COMPARE_MEASURES}]',
-)
-@click.option(
-    "--baseline",
-    default=None,
-    metavar="RUN",
-    help="The run the others are compared with (its file name). Default: the first.",
-)
-@click.option(
-    "--test",
-    type=click.Choice(TESTS),
-    default="randomization",
-    show_default=True,
-    help="Paired two-sided test: Fisher randomization, t-test, bootstrap or Wilcoxon.",
-)
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=0.05,
-    show_default=True,
-    help="Significance level after correction; intervals are at 1 - alpha.",
-)
-@click.option(
-    "--correction",
-    type=click.Choice(CORRECTIONS),
-    default="holm",
-    show_default=True,
-    help="Correction for many tests (every run and measure).",
-)
+@comparison_options()
 @click.option(
     "--permutations",
     type=click.IntRange(min=1),
@@ -69,13 +34,6 @@ from prfeval.report.comparison import FORMATS, format_comparison, notes
     default=10_000,
     show_default=True,
     help="Bootstrap resamples for the confidence intervals.",
-)
-@click.option(
-    "--seed",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Seed of the random draws (same seed, same p-values and intervals).",
 )
 @click.option(
     "--missing",

@@ -14,6 +14,7 @@ from prfeval.io.queries import read_query_ids
 
 __all__ = [
     "collection_size_option",
+    "comparison_options",
     "evaluation_options",
     "files",
     "input_options",
@@ -33,6 +34,58 @@ def _stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
         return function
 
     return apply
+
+
+def comparison_options() -> Callable[[F], F]:
+    """The options of a comparison of runs, as compare and report take them: the measures,
+    the baseline, the test, alpha, the correction and the seed."""
+    from prfeval.comparison.compare import COMPARE_MEASURES
+    from prfeval.comparison.stats import CORRECTIONS, TESTS
+
+    return _stack(
+        click.option(
+            "-m",
+            "--measure",
+            "measures",
+            multiple=True,
+            metavar="M",
+            help=f'Measures, e.g. -m "P@10 R@100". Repeatable.  [default: {COMPARE_MEASURES}]',
+        ),
+        click.option(
+            "--baseline",
+            default=None,
+            metavar="RUN",
+            help="The run the others are compared with (its file name). Default: the first.",
+        ),
+        click.option(
+            "--test",
+            type=click.Choice(TESTS),
+            default="randomization",
+            show_default=True,
+            help="Paired two-sided test: Fisher randomization, t-test, bootstrap or Wilcoxon.",
+        ),
+        click.option(
+            "--alpha",
+            type=click.FloatRange(0, 1, min_open=True, max_open=True),
+            default=0.05,
+            show_default=True,
+            help="Significance level after correction; intervals are at 1 - alpha.",
+        ),
+        click.option(
+            "--correction",
+            type=click.Choice(CORRECTIONS),
+            default="holm",
+            show_default=True,
+            help="Correction for many tests (every run and measure).",
+        ),
+        click.option(
+            "--seed",
+            type=click.IntRange(min=0),
+            default=0,
+            show_default=True,
+            help="Seed of the random draws (same seed, same p-values and intervals).",
+        ),
+    )
 
 
 #: -o FILE: the result written through prfeval.io.atomic (a regular file replaced only when

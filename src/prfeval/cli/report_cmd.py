@@ -8,11 +8,9 @@ from importlib import metadata
 
 import click
 
-from prfeval.cli.options import evaluation_options, files, output_option
+from prfeval.cli.options import comparison_options, evaluation_options, files, output_option
 from prfeval.cli.output import emit, note, notes_from_warnings, progress_bar
 from prfeval.cli.shared import coerce_label, resolve_baseline, run_names
-from prfeval.comparison.compare import COMPARE_MEASURES
-from prfeval.comparison.stats import CORRECTIONS, TESTS
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
 
@@ -22,32 +20,7 @@ from prfeval.core.options import EvalOptions
     inputs=("files", "classify_file", "queries_file", "exclude_file"), outputs=("output",)
 )
 @click.argument("files", nargs=-1, metavar="QRELS RUN [RUN ...]")
-@click.option(
-    "-m",
-    "--measure",
-    "measures",
-    multiple=True,
-    metavar="M",
-    help=f'Measures, e.g. -m "P@10 R@100". Repeatable.  [default: {COMPARE_MEASURES}]',
-)
-@click.option(
-    "--baseline", default=None, metavar="RUN", help="The run compared with (default: the first)."
-)
-@click.option(
-    "--test",
-    type=click.Choice(TESTS),
-    default="randomization",
-    show_default=True,
-    help="Paired two-sided test of each run against the baseline.",
-)
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=0.05,
-    show_default=True,
-    help="Significance level after correction; intervals are at 1 - alpha.",
-)
-@click.option("--correction", type=click.Choice(CORRECTIONS), default="holm", show_default=True)
+@comparison_options()
 @click.option(
     "-b",
     "--beta",
@@ -74,7 +47,6 @@ from prfeval.core.options import EvalOptions
 @click.option("--pred", "pred_col", default=None, metavar="COL", help="With --classify.")
 @click.option("--score", "score_col", default=None, metavar="COL", help="With --classify.")
 @click.option("--pos-label", default=None, metavar="LABEL", help="With --classify --score.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--no-figures", is_flag=True, help="Leave the figures out (no matplotlib needed).")
 @evaluation_options(
     complete_help="Compare on every judged query, even those no run answered (all score 0)."
