@@ -209,13 +209,21 @@ class ReadAhead:
         self._thread.start()
 
     def _fill(self, open_reader: Callable[[], Any]) -> None:
+        items = None
         try:
-            for batch in open_reader():
+            items = open_reader()
+            for batch in items:
                 if not self._put(batch):
                     return
         except BaseException as exc:  # handed to the consumer, raised there
             self._put(exc)
             return
+        finally:
+            # Stopped early or not, the reader is closed here, on the thread that used it,
+            # before close() returns and the caller closes the file under it.
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()
         self._put(self._END)
 
     def _put(self, item: Any) -> bool:
@@ -317,6 +325,16 @@ class _QueryBlock:
     run: Run
     qrels: Qrels
     queries: list[str]  # in run order
+
+
+def _cut_run(source: _RunFile, block_bytes: int, ranks: bool) -> Iterator[Any]:
+    """The run's blocks of whole queries; Arrow's reader is closed when they stop, however
+    they stop (its read-ahead must not outlive the file)."""
+    reader = _blocks(source, block_bytes, ranks)
+    try:
+        yield from _whole_queries(reader)
+    finally:
+        reader.close()
 
 
 def _whole_queries(batches: Iterable[Any]) -> Iterator[tuple[list[Any], IntArray, int]]:
@@ -476,7 +494,7 @@ class StreamedRun:
         # at query boundaries, one gathers the judgments and encodes the ids. With the
         # measuring thread, that keeps both cores busy (one stage alone could not keep up).
         cut = ReadAhead(
-            lambda: _whole_queries(_blocks(source, self._block_bytes, options.order == "rank")),
+            lambda: _cut_run(source, self._block_bytes, options.order == "rank"),
             READ_FIRST_BLOCKS,
         )
         batches = ReadAhead(
