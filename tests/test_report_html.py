@@ -251,3 +251,14 @@ def test_a_drawer_that_cannot_draw_leaves_the_page_as_it_is(tmp_path):
     odd = replace(s, provenance={**s.provenance, "not picklable": lambda: None})
     with FigureDrawer() as drawer:
         assert render_study(odd, drawer=drawer) == render_study(odd) == here
+
+
+def test_a_drawer_left_on_an_error_leaves_no_process_behind():
+    import multiprocessing
+
+    from prfeval.report.figures import FigureDrawer
+
+    with pytest.raises(RuntimeError, match="a reading error"), FigureDrawer():
+        assert any(p.name == "prfeval-figures" for p in multiprocessing.active_children())
+        raise RuntimeError("a reading error")
+    assert not any(p.name == "prfeval-figures" for p in multiprocessing.active_children())

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import html
+import pickle
 import signal
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+import threading
 from dataclasses import replace
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from types import TracebackType
 
 from prfeval.comparison.study import Study
@@ -108,29 +110,34 @@ def figure_html(svg: str, caption: str, *, small: bool = False) -> str:
 class _Drawn:
     """The figures of one study: from the drawing process, or drawn here if it failed."""
 
-    def __init__(self, future: Future[str] | None, study: Study) -> None:
-        self._future = future
+    def __init__(self, connection: Connection | None, study: Study) -> None:
+        self._connection = connection
         self._study = study
 
     def result(self) -> str:
-        if self._future is not None:
+        if self._connection is not None:
             try:
-                return self._future.result()
-            except Exception:
-                # The process died, or could not take the study, or drawing failed: draw
-                # here, which gives the same figures, or raises the same error from here.
-                pass
+                drawn = self._connection.recv()
+            except (EOFError, OSError):  # the process died
+                drawn = None
+            finally:
+                self._connection.close()
+                self._connection = None
+            if isinstance(drawn, str):
+                return drawn
+        # The process could not take the study, or drawing failed there: draw here, which
+        # gives the same figures, or raises the same error from here.
         return study_figures(self._study)
 
 
-def _prepare() -> None:
-    """The drawing process's start: Ctrl-C is the caller's to handle; matplotlib and the
-    figure modules are imported, and a first small figure drawn (fonts loaded, text laid
-    out), before there is anything to draw."""
+def _serve(connection: Connection) -> None:
+    """The drawing process: Ctrl-C is the caller's to handle; matplotlib and the figure
+    modules are imported, and a first small figure drawn (fonts loaded, text laid out),
+    before the study arrives; then its figures go back as HTML (``None`` if they fail)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from prfeval.core.errors import UsageError
 
-    with contextlib.suppress(UsageError):  # no matplotlib: study_figures will say so
+    with contextlib.suppress(UsageError):  # no matplotlib: the caller's drawing says so
         from prfeval.plots import compare, contours, curves  # noqa: F401  (imported early)
         from prfeval.plots.figures import pyplot, svg_text
 
@@ -139,10 +146,15 @@ def _prepare() -> None:
         ax.set_xscale("log")
         ax.legend()
         svg_text(fig, salt="warm-up")
-
-
-def _ready() -> None:
-    """Nothing: submitted at once, so that the process starts before the study is read."""
+    try:
+        study = connection.recv()
+    except EOFError:  # the caller needs no figures after all
+        return
+    try:
+        drawn: str | None = study_figures(study)
+    except Exception:  # the caller draws again, and reports the error
+        drawn = None
+    connection.send(drawn)
 
 
 class FigureDrawer:
@@ -153,37 +165,58 @@ class FigureDrawer:
         with FigureDrawer() as drawer:
             s = study(...)
             page = render_study(s, drawer=drawer)
+
+    Leaving it on an error stops the process at once.
     """
 
     def __init__(self) -> None:
         import multiprocessing
 
-        self._pool: ProcessPoolExecutor | None
+        self._process: BaseProcess | None = None
+        self._connection: Connection | None = None
         try:
             # spawn, not fork: the caller's threads (Arrow's, the reader's) stay its own.
-            self._pool = ProcessPoolExecutor(
-                1, mp_context=multiprocessing.get_context("spawn"), initializer=_prepare
+            context = multiprocessing.get_context("spawn")
+            here, there = context.Pipe()
+            process = context.Process(
+                target=_serve, args=(there,), name="prfeval-figures", daemon=True
             )
-            self._pool.submit(_ready)
+            process.start()
+            there.close()
         except (OSError, RuntimeError, ValueError):
-            self._pool = None
+            return
+        self._process, self._connection = process, here
 
     def draw(self, study: Study) -> _Drawn:
         """Start drawing ``study``'s figures; ``.result()`` gives the section's HTML."""
-        future = None
-        if self._pool is not None:
-            slim = replace(study, runs=tuple(replace(r, explanations={}) for r in study.runs))
-            try:
-                future = self._pool.submit(study_figures, slim)
-            except (BrokenProcessPool, RuntimeError):
-                future = None
-        return _Drawn(future, study)
+        connection, self._connection = self._connection, None  # one study per process
+        if connection is None:
+            return _Drawn(None, study)
+        slim = replace(study, runs=tuple(replace(r, explanations={}) for r in study.runs))
+        try:
+            payload = pickle.dumps(slim)
+        except Exception:  # a study that does not pickle is drawn here
+            connection.close()
+            return _Drawn(None, study)
+        # Sent from a thread: the pipe holds 64 KiB, and the process may still be starting.
+        threading.Thread(
+            target=_send, args=(connection, payload), name="prfeval-figures-send", daemon=True
+        ).start()
+        return _Drawn(connection, study)
 
-    def close(self) -> None:
-        """Stop the process (at once if the caller is leaving on an error)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+    def close(self, *, failed: bool = False) -> None:
+        """Let the process end; stop it at once when the caller ``failed``."""
+        if self._connection is not None:
+            self._connection.close()  # no study will come
+            self._connection = None
+        if self._process is not None:
+            if failed:
+                self._process.terminate()
+            self._process.join(5)
+            if self._process.is_alive():
+                self._process.kill()
+                self._process.join()
+            self._process = None
 
     def __enter__(self) -> FigureDrawer:
         return self
@@ -194,4 +227,9 @@ class FigureDrawer:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        self.close()
+        self.close(failed=error is not None)
+
+
+def _send(connection: Connection, payload: bytes) -> None:
+    with contextlib.suppress(OSError):  # the process died: result() draws here
+        connection.send_bytes(payload)

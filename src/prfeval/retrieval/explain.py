@@ -479,9 +479,11 @@ def _explain_block(
         """Each chosen query's first place (an index into ``rows``) where ``mask`` holds,
         or -1."""
         at = np.flatnonzero(mask)
+        owners = query[at]  # non-decreasing: the first of each run of owners is the first
+        first = np.ones(at.size, dtype=bool)
+        np.not_equal(owners[1:], owners[:-1], out=first[1:])
         out = np.full(n_chosen, -1, dtype=np.int64)
-        owners, index = np.unique(query[at], return_index=True)
-        out[owners] = at[index]
+        out[owners[first]] = at[first]
         return out
 
     nonempty = lengths > 0
