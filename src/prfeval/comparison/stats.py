@@ -59,9 +59,11 @@ TESTS: tuple[Test, ...] = ("randomization", "ttest", "bootstrap", "wilcoxon")
 Correction = Literal["holm", "bonferroni", "none"]
 CORRECTIONS: tuple[Correction, ...] = ("holm", "bonferroni", "none")
 
-# Random numbers drawn per block: bounds memory at about 32 MiB of doubles whatever the number
-# of queries, permutations or resamples.
-_BLOCK_ELEMENTS = 1 << 22
+# Random numbers drawn per block: bounds memory at about 2 MiB of doubles whatever the number
+# of queries, permutations or resamples. Blocks that stay in the cache are faster than large
+# ones (a bootstrap of 10,000 resamples of 990 queries: 0.05 s, against 0.07 s with 32 MiB
+# blocks, and 0.2 s the first time, when a process first touches those pages).
+_BLOCK_ELEMENTS = 1 << 18
 
 
 def _differences(differences: npt.ArrayLike) -> FloatArray:
