@@ -5,15 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from prfeval.cli import COMMANDS, main
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    code = info.value.code
-    return (0 if code is None else int(code)), out, err
+from cli_helpers import run_cli
+from prfeval.cli import COMMANDS
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from prfeval.cli import main
+from cli_helpers import run_cli
 
 # Query 1: relevant d1, d2, d4; d5 judged non-relevant. Ranked d1 (rel), d5, d9 (unjudged).
 # Query 2: relevant d1 (grade 2) and d3; ranked d3 (rel). Query 3 is judged but not run.
@@ -43,15 +43,6 @@ def files(tmp_path: Path) -> tuple[str, str]:
     (tmp_path / "qrels.txt").write_text(QRELS)
     (tmp_path / "run.txt").write_text(RUN)
     return str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """Run ``prfeval`` in-process: (exit code, stdout, stderr)."""
-    with pytest.raises(SystemExit) as info:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    code = info.value.code
-    return (0 if code is None else int(code)), out, err
 
 
 # -- output formats ------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from prfeval.cli import main
+from cli_helpers import run_cli
 from prfeval.core.errors import OutputError, UsageError
 from prfeval.io.atomic import check_not_an_input, open_output, write_atomic
 
@@ -35,14 +35,6 @@ def files(tmp_path: Path) -> tuple[str, str]:
     (tmp_path / "qrels.txt").write_text(QRELS)
     (tmp_path / "run.txt").write_text(RUN)
     return str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    code = info.value.code
-    return (0 if code is None else int(code)), out, err
 
 
 def evaluate_to(capsys, files, target: str) -> tuple[int, str, str]:

@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("pyspark")
 
-from prfeval.cli import main
+from cli_helpers import run_cli
 from prfeval.report.evaluation import FORMATS
 
 PRFEVAL = Path(sys.executable).with_name("prfeval")
@@ -40,13 +40,6 @@ def files(tmp_path_factory) -> tuple[str, str]:
     (folder / "qrels.txt").write_text("\n".join(qrels) + "\n")
     (folder / "run.txt").write_text("\n".join(run) + "\n")
     return str(folder / "qrels.txt"), str(folder / "run.txt")
-
-
-def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    return int(info.value.code or 0), out, err
 
 
 @pytest.mark.parametrize("per_query", [False, True], ids=["averages", "per-query"])

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import prfeval
+from cli_helpers import run_cli
 from prfeval import (
     classify,
     compare,
@@ -29,7 +30,6 @@ from prfeval import (
     split_queries,
     threshold_sweep,
 )
-from prfeval.cli import main
 from prfeval.core.errors import MeasureError, PrfevalError, UsageError
 from prfeval.io.labels import read_label_files, read_label_table
 
@@ -40,14 +40,6 @@ RUN_TXT = (
     "q1 Q0 d1 1 3.0 r\nq1 Q0 d2 2 2.0 r\nq1 Q0 d9 3 1.0 r\nq2 Q0 d4 1 2.0 r\n"
     "q2 Q0 d7 2 1.0 r\nq4 Q0 d1 1 1.0 r\nq1 Q0 d1 4 0.5 r\n"  # d1 twice for q1
 )
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(list(argv))
-    out, err = capsys.readouterr()
-    code = info.value.code
-    return (0 if code is None else int(code)), out, err
 
 
 @pytest.fixture

@@ -1,0 +1,16 @@
+"""What the CLI tests share: running ``prfeval`` in-process."""
+
+from __future__ import annotations
+
+import pytest
+
+from prfeval.cli import main
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run ``prfeval`` in-process: (exit code, stdout, stderr)."""
+    with pytest.raises(SystemExit) as info:
+        main(list(argv))
+    out, err = capsys.readouterr()
+    code = info.value.code
+    return (0 if code is None else int(code)), out, err
