@@ -212,6 +212,12 @@ class MeasureDef:
         the retrieved documents alone (precision at k, reciprocal rank), not of those that
         also read the relevant documents never retrieved (recall, AP, nDCG), which are not
         all judged either.
+    tells_unjudged
+        Whether it tells unjudged documents from judged non-relevant ones (or from one
+        another by grade below 1) by where they are ranked: Judged@k, relstring,
+        num_nonrel_judged_ret. Tied documents with no positive grade are otherwise left in
+        file order, since most measures cannot tell them apart; for these the aligner puts
+        them in trec_eval's order.
     """
 
     name: str
@@ -235,6 +241,7 @@ class MeasureDef:
     higher_is_better: bool = True
     classification: str | None = None
     bounded: bool = False
+    tells_unjudged: bool = False
 
     def __post_init__(self) -> None:
         given = sum(f is not None for f in (self.counts, self.ranked, self.text))

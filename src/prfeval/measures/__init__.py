@@ -279,7 +279,7 @@ def ranking_needs(measures: Sequence[Measure]) -> RankingNeeds:
 def _tells_nonrelevant(m: Measure) -> bool:
     """Whether ``m`` can tell unjudged, judged-0 and negatively judged documents apart by
     where they are ranked."""
-    if m.definition.name in ("RelString", "NumNonRelJudgedRet"):
+    if m.definition.tells_unjudged:
         return True
     if m.rel is not None and m.rel < 1:
         return True

@@ -62,6 +62,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         reads="top_k",
         params=(),
         bounded=True,  # the same under either rule: it reads the judgments themselves
+        tells_unjudged=True,
         conventions="Any grade, negative included, counts as judged; a repeated document takes "
         "a place each time; an empty ranking gives 0. Divides by the places retrieved, at most "
         "k (compare Unjudged@k).",
@@ -80,5 +81,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "divides by the places retrieved); k = 0 gives 0. trec_eval 10 has it; 9.0.8 does not.",
         higher_is_better=False,
         bounded=True,
+        tells_unjudged=True,
     ),
 )

@@ -343,6 +343,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         aggregation="sum",
         aliases=("num_nonrel_judged_ret",),
         trec_eval=TrecName("num_nonrel_judged_ret"),
+        tells_unjudged=True,
         conventions="Unjudged and negatively judged documents are not counted; a repeated "
         "document counts once.",
     ),

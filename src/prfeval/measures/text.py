@@ -91,5 +91,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ),
         conventions="Per query only. Without @k, the whole ranking; trec_eval's relstring "
         "alone shows 10 ranks.",
+        tells_unjudged=True,
     ),
 )

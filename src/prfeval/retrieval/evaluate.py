@@ -351,7 +351,8 @@ def evaluate(
         )
     # Measured beside the ones asked, for the judged share at each of their cutoffs.
     cutoffs, hidden = coverage_measures(parsed)
-    needs = ranking_needs(parsed)
+    # The hidden Judged@k read the ranking too: the ties they can tell apart are ordered.
+    needs = ranking_needs([*parsed, *hidden])
     if bounds:  # unjudged documents become relevant: their place in a tie shows then
         needs = replace(needs, nonrelevant_alike=False)
     sink, done = run_pipeline(

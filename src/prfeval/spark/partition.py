@@ -147,7 +147,7 @@ def measure_batches(plan: Plan, batches: Iterable[pa.RecordBatch]) -> Iterator[p
     the local engine's functions, with the queries set aside listed after them."""
     measures = plan.measures
     options = plan.options
-    needs = ranking_needs(measures[: plan.n_asked])
+    needs = ranking_needs(measures)  # the hidden Judged@k too: they read the ranking
     if plan.bounds:  # unjudged documents become relevant: their place in a tie shows then
         needs = replace(needs, nonrelevant_alike=False)
     layout = plan.layout

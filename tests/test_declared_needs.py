@@ -1,0 +1,91 @@
+"""No measure reads more of a ranking than it declares.
+
+The aligner puts tied documents in trec_eval's order (score descending, then doc id
+descending) only where the measures asked for can tell the difference: at the cutoffs they
+read, and among the documents they can tell apart. A measure that declares less than it
+reads gets a ranking whose ties are in file order, and a value that depends on the order of
+the run file's lines. So every registered measure, under every policy, is measured twice on
+random runs whose scores tie across every cutoff: on the ranking aligned for what it declares,
+and on one in full trec_eval order. The two must agree exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from measure_specs import every_measure
+from prfeval import evaluate
+from prfeval.core.options import EvalOptions
+from prfeval.core.ranking import RankingNeeds
+from prfeval.measures import parse_measures, ranking_needs
+from prfeval.retrieval.kernel import measure_queries
+from prfeval.retrieval.pipeline import align
+
+SPECS = [*every_measure(), "RelString", "RelString@5", "Judged@5", "Unjudged@5"]
+
+POLICIES = [
+    {},
+    {"level": 2},
+    {"unjudged": "drop"},
+    {"unjudged": "relevant"},
+    {"duplicates": "first"},
+    {"max_results": 7},
+    {"max_results": 7, "unjudged": "drop"},
+    {"complete": True},
+]
+
+
+def tied_case(seed: int) -> tuple[str, str]:
+    """TREC judgments and a run whose scores take three values, so that every cutoff cuts
+    through a tie mixing unjudged, judged non-relevant, negatively judged and relevant
+    documents; the run's lines are shuffled, and some documents repeat."""
+    rng = np.random.default_rng(seed)
+    qrels, run = [], []
+    for q in range(8):
+        docs = [f"d{i:02d}" for i in rng.permutation(40)]
+        for d in docs[:20]:
+            qrels.append(f"q{q} 0 {d} {rng.choice([-1, 0, 0, 1, 2])}")
+        ranked = [docs[i] for i in rng.choice(40, size=int(rng.integers(5, 30)))]
+        for d in ranked:
+            run.append(f"q{q} Q0 {d} 0 {rng.choice([1, 2, 3])} r")
+    rng.shuffle(run)
+    return "\n".join(qrels) + "\n", "\n".join(run) + "\n"
+
+
+@pytest.fixture(scope="module", params=[0, 1, 2])
+def case(request, tmp_path_factory) -> tuple[str, str]:
+    root = tmp_path_factory.mktemp(f"tied{request.param}")
+    qrels_text, run_text = tied_case(request.param)
+    (root / "qrels").write_text(qrels_text)
+    (root / "run").write_text(run_text)
+    return str(root / "qrels"), str(root / "run")
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=lambda p: ",".join(map(str, p.items())) or "-")
+def test_every_measure_reads_no_more_than_it_declares(case, policy) -> None:
+    qrels, run = case
+    options = EvalOptions.build(None, **policy)
+    exact = align(qrels, run, options, RankingNeeds.everything())
+    for spec in SPECS:
+        measures = parse_measures(spec)
+        if any(m.definition.needs_tn for m in measures):
+            continue  # the TN family reads the same tables as the others, given -N
+        declared = align(qrels, run, options, ranking_needs(measures))
+        got = measure_queries(declared, measures, level=options.level)
+        want = measure_queries(exact, measures, level=options.level)
+        assert got.query_ids.tolist() == want.query_ids.tolist()
+        np.testing.assert_array_equal(got.values, want.values, err_msg=spec)
+        assert [t.tolist() for t in got.texts] == [t.tolist() for t in want.texts], spec
+
+
+def test_judged_share_follows_trec_eval_tie_order() -> None:
+    """Six documents tied on one score are ranked d6, d5, ..., d1 (doc id descending): the
+    top 5 hold d6 (judged 0) and four unjudged documents."""
+    qrels = {"q1": {"d6": 0, "d9": 1}}
+    run = {"q1": {f"d{i}": 1.0 for i in range(1, 7)}}
+    e = evaluate(qrels, run, "Judged@5 Unjudged@5 P@5")
+    assert e.macro["Judged@5"] == pytest.approx(0.2)
+    assert e.macro["Unjudged@5"] == pytest.approx(0.8)
+    # The judged share shown beside P@5 is the same Judged@5.
+    assert e.judged_at("P@5") == pytest.approx(0.2)
