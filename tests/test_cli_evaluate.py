@@ -407,11 +407,11 @@ def test_notes_are_plain_sentences(files, capsys) -> None:
     notes = out[out.index("macro: the mean over queries"):]
     assert "(" not in notes.replace("(total)", "")
     text = " ".join(notes.split())
-    assert "Judged queries with no results: 1, 3. They were skipped; -c scores them as " \
-        "empty rankings." in text
+    assert "1 judged query had no results: '3'. It was skipped; -c scores it as " \
+        "an empty ranking." in text
     assert max(len(line) for line in out.splitlines()) <= 80
     _, _, err = run_cli(capsys, "evaluate", *files, "-m", MEASURES, "--format", "json")
     assert "(" not in err
     # the same notes as the table's, on stderr (issue 16, case 4)
-    assert "Judged queries with no results: 1, 3. They were skipped; -c scores them as " \
-        "empty rankings." in " ".join(err.replace("prfeval: ", "").split())
+    assert "1 judged query had no results: '3'. It was skipped; -c scores it as " \
+        "an empty ranking." in " ".join(err.replace("prfeval: ", "").split())

@@ -91,7 +91,8 @@ def test_a_query_with_no_relevant_and_one_with_no_results(files):
 
 def test_unknown_queries_are_named_with_close_ids(files):
     qrels, run = files
-    with pytest.raises(UsageError, match=r"'q11' has no judgments; did you mean q1"):
+    with pytest.raises(UsageError, match=r"'q11' is in neither the run nor the judgments; "
+                       r"did you mean 'q1'"):
         explain(qrels, run, "q11")
     (qrels.parent / "run2").write_text("q9 Q0 a 1 1 t\n")
     with pytest.raises(UsageError, match="in the run but has no judgments"):

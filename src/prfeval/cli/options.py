@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from prfeval.core.errors import UsageError
+from prfeval.core.ids import counted
 from prfeval.core.options import DUPLICATES, ORDERS, UNJUDGED_RULES, EvalOptions
 from prfeval.io.queries import read_query_ids
 
@@ -218,7 +219,7 @@ def _query_set_name(
     """The query set as the user gave it: the files and how many ids each listed."""
     parts = []
     if include_file and include is not None:
-        parts.append(f"the {len(include)} queries listed in {include_file}")
+        parts.append(f"the {counted(len(include), 'query', 'queries')} listed in {include_file}")
     if exclude_file and exclude is not None:
         parts.append(f"leaving out the {len(exclude)} listed in {exclude_file}")
     return ", ".join(parts) or None

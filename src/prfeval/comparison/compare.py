@@ -39,7 +39,7 @@ from prfeval.comparison.stats import (
 )
 from prfeval.core.checks import flag, function, integer
 from prfeval.core.errors import UsageError
-from prfeval.core.ids import ordered_ids
+from prfeval.core.ids import counted, id_list, ordered_ids
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import RankingNeeds
 from prfeval.io.blocks import load_judgments
@@ -78,7 +78,7 @@ COMPARE_MEASURES = "P@10 R@100 F@10 AP nDCG@10 Rprec SetP SetR SetF"
 _TIE = 1e-12
 
 def _queries(n: int) -> str:
-    return f"{n} query" if n == 1 else f"{n} queries"
+    return counted(n, "query", "queries")
 
 
 @dataclass(frozen=True)
@@ -128,8 +128,7 @@ class QueryTreatment:
         """The treatment in words, one line per fact; lists longer than ``limit`` are cut."""
 
         def ids(values: tuple[str, ...]) -> str:
-            shown = ", ".join(values[:limit])
-            return shown + (f", ... ({len(values)} in all)" if len(values) > limit else "")
+            return id_list(values, limit)
 
         over = {
             "zero": "the judged queries any run answered",
@@ -147,16 +146,16 @@ class QueryTreatment:
                 )
         if self.dropped:
             lines.append(
-                f"Left out because not every run answered them ({len(self.dropped)}): "
-                f"{ids(self.dropped)}"
+                f"{_queries(len(self.dropped))} left out because not every run answered "
+                f"them: {ids(self.dropped)}"
             )
         if self.unanswered:
             verb = (
                 "scored as empty rankings in every run" if self.policy == "complete" else "left out"
             )
             lines.append(
-                f"Judged queries no run answered ({len(self.unanswered)}, {verb}): "
-                f"{ids(self.unanswered)}"
+                f"{counted(len(self.unanswered), 'judged query', 'judged queries')} no run "
+                f"answered, {verb}: {ids(self.unanswered)}"
             )
         for run, qids in self.not_in_qrels.items():
             if qids:
@@ -166,8 +165,8 @@ class QueryTreatment:
                 )
         if self.unjudged_listed:
             lines.append(
-                f"Listed queries with no judgments ({len(self.unjudged_listed)}, left out): "
-                f"{ids(self.unjudged_listed)}"
+                f"{counted(len(self.unjudged_listed), 'listed query', 'listed queries')} "
+                f"with no judgments, left out: {ids(self.unjudged_listed)}"
             )
         if self.repeated_judgments:
             lines.append(

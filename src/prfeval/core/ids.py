@@ -8,13 +8,14 @@ lists its queries in this order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import difflib
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["is_number", "ordered_ids", "query_output_order"]
+__all__ = ["close_ids", "counted", "id_list", "is_number", "ordered_ids", "query_output_order"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -54,3 +55,41 @@ def ordered_ids(ids: Iterable[str]) -> tuple[str, ...]:
     """Distinct ``ids`` in output order."""
     unique = list(dict.fromkeys(ids))
     return tuple(unique[i] for i in _key_order(unique))
+
+
+def id_list(ids: Sequence[str], limit: int = 8) -> str:
+    """``'a', 'b', 'c'`` or, past ``limit`` ids, ``'a', 'b', ... and 4 more``.
+
+    Each id is quoted, so that an id such as ``2`` can never be read as a count beside it.
+
+    >>> id_list(["5", "17", "23"])
+    "'5', '17', '23'"
+    >>> id_list(["1", "2", "3"], limit=2)
+    "'1', '2', ... and 1 more"
+    """
+    shown = ", ".join(repr(str(q)) for q in ids[:limit])
+    return shown + (f", ... and {len(ids) - limit} more" if len(ids) > limit else "")
+
+
+def counted(n: int, singular: str, plural: str | None = None) -> str:
+    """``1 query``, ``3 queries``: a count with its noun, the count first.
+
+    >>> counted(1, "judged query", "judged queries"), counted(3, "run")
+    ('1 judged query', '3 runs')
+    """
+    return f"{n} {singular if n == 1 else (plural or singular + 's')}"
+
+
+def close_ids(unknown: Sequence[str], known: Sequence[str], n: int = 3) -> str:
+    """``; did you mean '99'?``: the known ids closest to the first few unknown ones (empty
+    when none is close), for messages about ids that match nothing.
+
+    >>> close_ids(["9999"], ["1", "99", "100"])
+    "; did you mean '99'?"
+    """
+    close: list[str] = []
+    for query in unknown[:n]:
+        for match in difflib.get_close_matches(query, known, n=n, cutoff=0.6):
+            if match not in close:
+                close.append(match)
+    return f"; did you mean {' or '.join(map(repr, close[:n]))}?" if close else ""

@@ -97,6 +97,16 @@ class Qrels:
     def __len__(self) -> int:
         return len(self.grades)
 
+    def judged_queries(self) -> list[str]:
+        """Every judged query id, once each (in no set order)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        ids = self.query_ids
+        if not isinstance(ids, pa.ChunkedArray | pa.Array):
+            return list(dict.fromkeys(map(str, ids)))
+        return [str(q) for q in pc.unique(ids.cast(pa.string())).to_pylist()]
+
 
 @dataclass(frozen=True)
 class Run:

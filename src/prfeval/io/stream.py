@@ -127,7 +127,8 @@ class _JudgmentIndex:
         if not isinstance(doc_ids, pa.ChunkedArray):
             doc_ids = pa.chunked_array([doc_ids])
         self.doc_ids = doc_ids
-        ends = np.append(starts[1:], len(self.grades)).tolist()
+        # No judged query left (a query set that matches none): no spans, not one empty one.
+        ends = np.append(starts[1:], len(self.grades)).tolist() if ids else []
         self.span = dict(zip(ids, zip(np.asarray(starts).tolist(), ends, strict=True), strict=True))
 
     def subset(self, query_ids: list[str], dictionary: Any = None) -> Qrels:

@@ -1,4 +1,4 @@
-"""Plain-text building blocks of every report: aligned tables, numbers, lists of ids."""
+"""Plain-text building blocks of every report: aligned tables, numbers, wrapped notes."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["fmt_value", "id_list", "render_rich", "render_table", "wrap_lines"]
+__all__ = ["fmt_value", "render_rich", "render_table", "wrap_lines"]
 
 
 def fmt_value(value: float, *, integer: bool = False, digits: int = 4) -> str:
@@ -17,12 +17,6 @@ def fmt_value(value: float, *, integer: bool = False, digits: int = 4) -> str:
     if integer:
         return str(round(value))
     return f"{value:.{digits}f}"
-
-
-def id_list(ids: Sequence[str], limit: int = 8) -> str:
-    """``a, b, c`` or, past ``limit`` ids, ``a, b, ... and 4 more``."""
-    shown = ", ".join(ids[:limit])
-    return shown + (f", ... and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
 def wrap_lines(lines: Sequence[str], width: int = 80) -> list[str]:

@@ -12,8 +12,9 @@ import io
 import json
 from typing import Any
 
+from prfeval.core.ids import counted, id_list
 from prfeval.measures import Measure
-from prfeval.report._text import fmt_value, id_list, render_table, wrap_lines
+from prfeval.report._text import fmt_value, render_table, wrap_lines
 from prfeval.report.trec_eval import trec_line, trec_number
 from prfeval.retrieval.evaluate import Evaluation
 
@@ -41,24 +42,29 @@ def accounting_lines(e: Evaluation) -> list[str]:
     if e.settings.get("query_set", "all") != "all":
         lines.append(f"Query set: {e.settings['query_set']}.")
     if a.missing_from_run:
-        what = (
-            "They score as empty rankings."
-            if a.complete
-            else "They were skipped; -c scores them as empty rankings."
-        )
+        one = len(a.missing_from_run) == 1
+        if a.complete:
+            what = "It scores as an empty ranking." if one else "They score as empty rankings."
+        elif one:
+            what = "It was skipped; -c scores it as an empty ranking."
+        else:
+            what = "They were skipped; -c scores them as empty rankings."
         lines.append(
-            f"Judged queries with no results: {len(a.missing_from_run)}, "
-            f"{id_list(a.missing_from_run)}. {what}"
+            f"{counted(len(a.missing_from_run), 'judged query', 'judged queries')} had no "
+            f"results: {id_list(a.missing_from_run)}. {what}"
         )
     if a.not_in_qrels:
         lines.append(
-            f"Run queries with no judgments: {len(a.not_in_qrels)}, "
-            f"{id_list(a.not_in_qrels)}. They were skipped."
+            f"{counted(len(a.not_in_qrels), 'run query', 'run queries')} had no judgments: "
+            f"{id_list(a.not_in_qrels)}. "
+            f"{'It was' if len(a.not_in_qrels) == 1 else 'They were'} skipped."
         )
     if a.unmatched_queries:
+        n = len(a.unmatched_queries)
         lines.append(
-            f"Listed queries found in neither the run nor the judgments: "
-            f"{len(a.unmatched_queries)}, {id_list(a.unmatched_queries)}. They were ignored."
+            f"{counted(n, 'listed query', 'listed queries')} {'was' if n == 1 else 'were'} "
+            f"found in neither the run nor the judgments: {id_list(a.unmatched_queries)}. "
+            f"{'It was' if n == 1 else 'They were'} ignored."
         )
     if a.duplicates:
         lines.append(

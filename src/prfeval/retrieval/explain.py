@@ -12,7 +12,6 @@ once in bounded memory and only those queries are aligned.
 
 from __future__ import annotations
 
-import difflib
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -24,7 +23,7 @@ import numpy.typing as npt
 from prfeval.core._arrays import ranges
 from prfeval.core.counts import Counts, f_beta, precision, recall
 from prfeval.core.errors import UsageError
-from prfeval.core.ids import ordered_ids
+from prfeval.core.ids import close_ids, id_list, ordered_ids
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import UNJUDGED, JudgedRanking, RankingNeeds
 from prfeval.io.blocks import load_judgments
@@ -419,21 +418,9 @@ def explain_queries(
 def _unknown(query: str, unjudged: set[str], judgments: Any) -> str:
     if query in unjudged:
         return f"query {query!r} is in the run but has no judgments: nothing to explain"
-    known = list(ordered_ids(str(q) for q in _judged_ids(judgments)))
-    close = difflib.get_close_matches(query, known, n=3, cutoff=0.6)
-    hint = f"; did you mean {' or '.join(close)}?" if close else ""
-    shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
-    return f"query {query!r} has no judgments{hint} (judged queries: {shown})"
-
-
-def _judged_ids(judgments: Any) -> list[str]:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    ids = judgments.query_ids
-    if not isinstance(ids, pa.ChunkedArray | pa.Array):
-        return [str(q) for q in ids]
-    return [str(q) for q in pc.unique(ids.cast(pa.string())).to_pylist()]
+    known = list(ordered_ids(judgments.judged_queries()))
+    hint = close_ids([query], known)
+    return f"query {query!r} has no judgments{hint} (judged queries: {id_list(known)})"
 
 
 def _explain_block(

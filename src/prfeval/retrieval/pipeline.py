@@ -23,8 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar, Unpack
 
-from prfeval.core.errors import PrfevalWarning
-from prfeval.core.ids import ordered_ids, query_output_order
+from prfeval.core.errors import PrfevalWarning, UsageError
+from prfeval.core.ids import close_ids, id_list, ordered_ids, query_output_order
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
 from prfeval.io.blocks import Block, BlockSource, WholeSource, load_judgments
@@ -44,6 +44,7 @@ __all__ = [
     "TeeSink",
     "align",
     "align_block",
+    "check_query_set",
     "drain",
     "open_source",
     "run_pipeline",
@@ -212,6 +213,7 @@ def run_pipeline(
     while True:
         try:
             result = drain(source, options, needs, make_sink())
+            check_query_set(result[1].accounting, options, qrels)
             if late_warning:  # only once the input was read: an error says enough alone
                 warnings.warn(late_warning, PrfevalWarning, stacklevel=2)
             return result
@@ -223,8 +225,34 @@ def run_pipeline(
     result = drain(
         WholeSource(qrels, run, options, use_dicts=not needs.doc_ids), options, needs, make_sink()
     )
+    check_query_set(result[1].accounting, options, qrels)
     warnings.warn(f"{why}; reading it whole instead", PrfevalWarning, stacklevel=2)
     return result
+
+
+def check_query_set(accounting: QueryAccounting, options: EvalOptions, qrels: Any) -> None:
+    """Refuse a query set none of whose ids is in the run or the judgments: averaging over
+    no query would print zeros for a typo, or for the list of another collection.
+
+    Raises :class:`~prfeval.core.errors.UsageError` naming the ids, with the judged ids
+    closest to them. A set some of whose ids match is evaluated, and the rest are listed in
+    ``accounting.unmatched_queries``.
+    """
+    listed = options.queries
+    unmatched = accounting.unmatched_queries
+    if not listed or len(unmatched) < len(listed):
+        return
+    known = list(ordered_ids(load_judgments(qrels, options).judged_queries()))
+    hint = close_ids(unmatched, known)
+    judged = f"(judged queries: {id_list(known)})"
+    if len(unmatched) == 1:
+        raise UsageError(
+            f"query {unmatched[0]!r} is in neither the run nor the judgments{hint} {judged}"
+        )
+    raise UsageError(
+        f"none of the {len(unmatched)} listed queries is in the run or the judgments: "
+        f"{id_list(unmatched)}{hint} {judged}"
+    )
 
 
 def drain(
