@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from prfeval.core import aggregate
 from prfeval.core.arrow import numpy_of
-from prfeval.core.checks import number
+from prfeval.core.checks import beta as check_beta
 from prfeval.core.counts import (
     Counts,
     balanced_accuracy,
@@ -141,6 +141,10 @@ def scalar_labels(values: Any, name: str) -> np.ndarray:
     if type(None) in types:
         raise UsageError(f"{name} has a missing label (None) at position {items.index(None)}")
     if all(issubclass(t, int | float | np.integer | np.floating | np.bool_) for t in types):
+        huge = [i for i, v in enumerate(items) if isinstance(v, int) and not -2**63 <= v < 2**63]
+        if huge:  # numpy would keep them as Python objects, which no label code can hold
+            raise UsageError(f"{name} has an integer label beyond 64 bits at position "
+                             f"{huge[0]}: give such labels as strings")
         return scalar_labels(np.array(items), name)
     shown = sorted(t.__name__ for t in types)
     raise UsageError(f"{name} must hold strings or numbers, not a mix of {', '.join(shown)}")
@@ -931,7 +935,7 @@ def classify(
     (0.7778, 0.3056)
     """
     zd = _zero_division_value(zero_division)
-    beta = number("beta", beta, minimum=0)
+    beta = check_beta(beta)
     if average not in AVERAGE_CHOICES:
         raise UsageError(f"average must be one of {', '.join(AVERAGE_CHOICES)}; "
                          f"got {average!r}")

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.classification.classify import scalar_labels  # the same checks as classify()
-from prfeval.core.checks import number
+from prfeval.core.checks import beta as check_beta
 from prfeval.core.counts import Counts, f_beta, f_from_pr, ppcr, precision, recall
 from prfeval.core.errors import UsageError
 
@@ -215,7 +215,7 @@ def threshold_sweep(
     >>> s.best["threshold"], round(s.best["f"], 4)
     (0.3, 0.8571)
     """
-    beta = number("beta", beta, minimum=0)
+    beta = check_beta(beta)
     if pos_label is not None and not isinstance(pos_label, str | int | float | np.generic):
         raise UsageError(f"pos_label must be one label (a string or a number), got {pos_label!r}")
     s = _scores(scores)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import click
 
 from prfeval.cli.output import check_stdout
+from prfeval.core.checks import MAX_INTEGER
 from prfeval.core.errors import PrfevalError, UsageError
 from prfeval.core.registry import Measure, TrecName
 from prfeval.io.source import check_one_stdin
@@ -97,17 +98,25 @@ class TrecEvalArgs:
 
 
 def atol(text: str) -> int:
-    """C's ``atol``: the leading integer of ``text`` (after spaces and a sign), else 0."""
-    s = text.lstrip()
+    """C's ``atol``: the leading integer of ``text`` (after spaces and a sign), else 0.
+
+    Only the ASCII digits count (``²`` is no digit to C), and a value past 64 bits is
+    clamped, as glibc's ``strtol`` clamps it.
+
+    >>> atol(" -12abc"), atol("²"), atol("99999999999999999999")
+    (-12, 0, 9223372036854775807)
+    """
+    s = text.lstrip(" \t\n\v\f\r")
     sign = -1 if s[:1] == "-" else 1
-    if s[:1] in "+-":
+    if s[:1] in ("+", "-"):
         s = s[1:]
     digits = ""
     for ch in s:
-        if not ch.isdigit():
+        if ch not in "0123456789":
             break
         digits += ch
-    return sign * int(digits) if digits else 0
+    value = sign * int(digits) if digits else 0
+    return max(-(2**63), min(value, 2**63 - 1))
 
 
 def parse_args(argv: list[str]) -> TrecEvalArgs:
@@ -185,9 +194,11 @@ def _apply(args: TrecEvalArgs, opt: str, value: str | None) -> None:
             raise UsageError(f"improper measure in parameter '{name}'")
         args.measures.append((name, params if dot else None))
     elif opt == "l":
-        args.level = atol(str(value))
+        # Past 2^53 a level is above every grade and a cutoff past every ranking, as for
+        # trec_eval's 64-bit values: the same numbers.
+        args.level = min(atol(str(value)), MAX_INTEGER)
     elif opt == "M":
-        args.max_results = atol(str(value))
+        args.max_results = min(atol(str(value)), MAX_INTEGER)
         if args.max_results < 0:
             raise UsageError(f"-M takes a number of documents >= 0, got {value}")
     elif opt == "N":

@@ -77,6 +77,11 @@ COMPARE_MEASURES = "P@10 R@100 F@10 AP nDCG@10 Rprec SetP SetR SetF"
 # genuine differences are far larger).
 _TIE = 1e-12
 
+#: The most permutations or bootstrap samples taken: more cannot change a printed p-value
+#: or interval, and would run for days.
+MAX_DRAWS = 10**8
+
+
 def _queries(n: int) -> str:
     return counted(n, "query", "queries")
 
@@ -644,8 +649,8 @@ def compare(
     """
     opts = EvalOptions.build(options, **option_values)
     _check_options(runs, test, correction, alpha, missing, opts.complete, top, seed)
-    n_permutations = integer("n_permutations", n_permutations, minimum=1)
-    n_bootstrap = integer("n_bootstrap", n_bootstrap, minimum=1)
+    n_permutations = integer("n_permutations", n_permutations, minimum=1, maximum=MAX_DRAWS)
+    n_bootstrap = integer("n_bootstrap", n_bootstrap, minimum=1, maximum=MAX_DRAWS)
     flag("stream", stream, optional=True)
     function("progress", progress)
     names = [str(name) for name in runs]

@@ -25,6 +25,8 @@ from prfeval.comparison.compare import (
     measure_runs,
 )
 from prfeval.comparison.stats import Correction, Test, paired_bootstrap
+from prfeval.core.checks import beta as check_beta
+from prfeval.core.checks import integer
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import RankingNeeds
@@ -112,8 +114,8 @@ def study(
     """
     if not isinstance(runs, Mapping) or not runs:
         raise UsageError("runs must be a mapping of run name -> run, with at least one run")
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
-        raise UsageError(f"depth must be an integer >= 0, got {depth!r}")
+    depth = integer("depth", depth, minimum=0)
+    beta = check_beta(beta)
     names = [str(n) for n in runs]
     if len(set(names)) != len(names):
         raise UsageError(f"run names must be distinct, got {names}")

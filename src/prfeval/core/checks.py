@@ -15,7 +15,26 @@ from typing import Any
 
 from prfeval.core.errors import UsageError
 
-__all__ = ["choice", "flag", "function", "id_collection", "integer", "number", "numbers_in"]
+__all__ = [
+    "MAX_BETA",
+    "MAX_INTEGER",
+    "beta",
+    "choice",
+    "flag",
+    "function",
+    "id_collection",
+    "integer",
+    "number",
+    "numbers_in",
+]
+
+#: The largest count, cutoff, depth or grade taken: 2^53, the last integer a float64 holds
+#: exactly, far past any ranking's length, and safe to add to offsets in int64.
+MAX_INTEGER = 2**53
+
+#: The largest F weight taken: beta^2 (1e200) times any count stays a finite float64, and a
+#: beta this large gives recall to every printed digit.
+MAX_BETA = 1e100
 
 
 def integer(
@@ -23,10 +42,14 @@ def integer(
     value: Any,
     *,
     minimum: int | None = None,
+    maximum: int = MAX_INTEGER,
     optional: bool = False,
     what: str = "an integer",
 ) -> Any:
     """``value`` as a Python int (numpy integers accepted), or a UsageError naming ``name``.
+
+    Beyond ``maximum`` (2^53 unless given) a value is refused: no count is that large, and a
+    larger one would overflow the 64-bit arithmetic it meets.
 
     Examples
     --------
@@ -44,7 +67,18 @@ def integer(
     value = int(value)
     if minimum is not None and value < minimum:
         raise UsageError(f"{name} must be {shown}, got {value}")
+    if value > maximum:
+        raise UsageError(f"{name} must be at most {maximum:,}, got {value:,}")
     return value
+
+
+def beta(value: Any, name: str = "beta") -> float:
+    """The F weight: a finite number in [0, 1e100], or a UsageError.
+
+    >>> beta(2)
+    2.0
+    """
+    return float(number(name, value, minimum=0, maximum=MAX_BETA))
 
 
 def number(

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from prfeval.core.checks import beta as check_beta
 from prfeval.core.errors import UsageError
 
 __all__ = [
@@ -174,10 +175,7 @@ def recall(c: Counts, *, zero_division: float = 0.0) -> FloatArray:
 
 
 def _check_beta(beta: float) -> float:
-    beta = float(beta)
-    if not np.isfinite(beta) or beta < 0:
-        raise UsageError(f"beta must be a finite number >= 0, got {beta}")
-    return beta
+    return check_beta(beta)
 
 
 def beta_from_alpha(alpha: float) -> float:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from prfeval.core.checks import MAX_BETA, MAX_INTEGER
 from prfeval.core.errors import MeasureError
 
 if TYPE_CHECKING:
@@ -738,8 +739,10 @@ def _beta_squared(rest: str, t: TrecName, token: str) -> dict[str, object]:
         x = float(rest)
     except ValueError:
         raise MeasureError(f"{token}: {t.name}.x takes a number x (= beta^2)") from None
-    if not (math.isfinite(x) and x >= 0):
-        raise MeasureError(f"{token}: {t.name}.x takes x = beta^2 >= 0, got {x:g}")
+    if not (0 <= x <= MAX_BETA**2):
+        raise MeasureError(
+            f"{token}: {t.name}.x takes x = beta^2 in [0, {MAX_BETA**2:g}], got {x:g}"
+        )
     # beta2 keeps x itself: sqrt(x)^2 is not always x, and trec_eval computes with x.
     return {"beta": math.sqrt(x), "beta2": x}
 
@@ -764,6 +767,8 @@ def _cutoff(text: str, label: str) -> int:
         raise MeasureError(f"{label}: the cutoff must be an integer >= 0, got {text!r}") from None
     if k < 0:
         raise MeasureError(f"{label}: the cutoff must be an integer >= 0, got {k}")
+    if k > MAX_INTEGER:
+        raise MeasureError(f"{label}: the cutoff must be at most {MAX_INTEGER:,}, got {k:,}")
     return k
 
 

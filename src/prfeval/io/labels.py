@@ -147,7 +147,10 @@ def _text_labels(cols: dict[str, pa.ChunkedArray], locators: dict[str, SourceLin
                 raise locators[what].error(_first(missing), f"missing {what} label")
         encoded[what] = (values, codes)
     flat = [v for values, _ in encoded.values() for v in values]
-    integers = integers and bool(flat) and all(_INTEGER.fullmatch(v) for v in flat)
+    # Labels read as integers only when every one fits 64 bits; else they stay names.
+    integers = integers and bool(flat) and all(
+        _INTEGER.fullmatch(v) and -(2**63) <= int(v) < 2**63 for v in flat
+    )
     out: dict[str, Any] = {}
     for what, (values, codes) in encoded.items():
         dictionary = (arrow_ints([int(v) for v in values]) if integers

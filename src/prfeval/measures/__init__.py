@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from prfeval.core import counts as C
+from prfeval.core.checks import MAX_BETA
 from prfeval.core.ranking import RankingNeeds
 from prfeval.core.registry import Measure, MeasureDef, Param, Registry
 from prfeval.measures import contingency, gains, interpolated, judged, ranked, text
@@ -61,16 +62,16 @@ PARAMS: dict[str, Param] = {
         float,
         1.0,
         "recall weighs beta times as much as precision",
-        lambda v: math.isfinite(v) and v >= 0,
-        "a number >= 0",
+        lambda v: 0 <= v <= MAX_BETA,
+        f"a number in [0, {MAX_BETA:g}]",
     ),
     "alpha": Param(
         "alpha",
         float,
         None,
         "weight of precision in 1/(a/P + (1-a)/R); beta^2 = (1-a)/a",
-        lambda v: 0 < v <= 1,
-        "a number in (0, 1]",
+        lambda v: 1 / (1 + MAX_BETA**2) <= v <= 1,  # beta^2 = (1-a)/a stays finite
+        f"a number in [{1 / (1 + MAX_BETA**2):g}, 1]",
     ),
 }
 

@@ -42,7 +42,8 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core.arrow import arrow_ints
-from prfeval.core.checks import flag, function, id_collection, integer, number, numbers_in
+from prfeval.core.checks import beta as check_beta
+from prfeval.core.checks import flag, function, id_collection, integer, numbers_in
 from prfeval.core.counts import Counts, f_beta, precision, recall, safe_divide
 from prfeval.core.errors import UsageError
 from prfeval.core.ids import query_output_order
@@ -930,7 +931,7 @@ def curve(
     """
     opts = EvalOptions.build(options, **option_values)
     # Every argument checked before any file is read.
-    beta = number("beta", beta, minimum=0)
+    beta = check_beta(beta)
     max_k = integer("max_k", max_k, minimum=1, optional=True)
     recall_levels = numbers_in("recall_levels", recall_levels, above=0, maximum=1)
     iprec_levels = numbers_in("iprec_levels", iprec_levels, minimum=0, maximum=1)

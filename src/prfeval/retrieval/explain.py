@@ -21,6 +21,8 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core._arrays import ranges
+from prfeval.core.checks import beta as check_beta
+from prfeval.core.checks import integer
 from prfeval.core.counts import Counts, f_beta, precision, recall
 from prfeval.core.errors import UsageError
 from prfeval.core.ids import close_ids, id_list, ordered_ids
@@ -384,10 +386,8 @@ def explain_queries(
     wanted = [str(q) for q in dict.fromkeys(queries)]
     if not wanted:
         raise UsageError("no query to explain")
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
-        raise UsageError(f"depth must be an integer >= 0, got {depth!r}")
-    if not (isinstance(beta, int | float) and beta >= 0 and np.isfinite(beta)):
-        raise UsageError(f"beta must be a finite number >= 0, got {beta!r}")
+    depth = integer("depth", depth, minimum=0, optional=True)
+    beta = check_beta(beta)
     parsed = parse_measures("P@10 R@100 SetF" if measures is None else measures)
     base = EvalOptions.build(options, **option_values)
     check_measures(parsed, base.collection_size)

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
-from prfeval.core.checks import integer, number
+from prfeval.core.checks import beta as check_beta
+from prfeval.core.checks import integer
 from prfeval.core.counts import f_from_pr
 from prfeval.core.errors import UsageError
 
@@ -126,7 +127,7 @@ def f_at_k(
     >>> round(f_at_k(["d4", "d1", "d7", "d2"], ["d1", "d2", "d3"], 4), 6)
     0.571429
     """
-    beta = number("beta", beta, minimum=0)
+    beta = check_beta(beta)
     # Read once: iterators would be empty the second time.
     retrieved = _ids("retrieved", retrieved, ranked=True)
     relevant = _ids("relevant", relevant, ranked=False)
