@@ -36,15 +36,27 @@ def _steps() -> Iterator[object]:
     help="Where to write the run, judgments, evaluation and plots.",
 )
 @click.option("--no-plots", is_flag=True, help="Skip the figures (no matplotlib needed).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace files in --out that an earlier demo did not write (by default the demo "
+    "refuses them, and never writes through a symbolic link or into a FIFO or device).",
+)
 @files()
-def command(out_dir: str, no_plots: bool) -> None:
+def command(out_dir: str, no_plots: bool, force: bool) -> None:
     """Rank Cranfield with BM25, evaluate it and show the precision-recall trade-off on
     Cranfield query 2, as Manning, Raghavan and Schütze (2008, §8.3) describe it."""
     from prfeval.demo.run import run_demo
     from prfeval.report.demo import format_demo
 
     with _steps() as step:
-        report = run_demo(out_dir, plots=not no_plots, step=step)  # type: ignore[arg-type]
+        report = run_demo(
+            out_dir,
+            plots=not no_plots,
+            step=step,  # type: ignore[arg-type]
+            force=force,
+            also=("report.html",),
+        )
         step("writing the report to share")  # type: ignore[operator]
         report.files["report"] = _write_report(report.files, plots=not no_plots)
 

@@ -23,11 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from prfeval.demo.outdir import claim, record
 from prfeval.io.atomic import write_atomic
 from prfeval.retrieval.curves import Curves, curve
 from prfeval.retrieval.evaluate import Evaluation, evaluate
 
-__all__ = ["TABLE_CUTOFFS", "DemoReport", "QueryRow", "run_demo"]
+__all__ = ["TABLE_CUTOFFS", "DemoReport", "QueryRow", "demo_files", "run_demo"]
 
 #: The cutoffs of the demo's table for query 2: the best F1, a page of ten, and deeper.
 TABLE_CUTOFFS = (9, 10, 50, 200, 1400)
@@ -95,12 +96,25 @@ def _row(c: Curves, query_id: str, k: int) -> QueryRow:
                     float(q.f[i]))
 
 
+def demo_files(query_id: str = "2", *, plots: bool = True) -> dict[str, str]:
+    """The names :func:`run_demo` writes into its folder, by role."""
+    names = {"run": "run.trec", "qrels": "qrels.trec", "run2": "run2.trec",
+             "evaluation": "evaluation.json"}
+    if plots:
+        names |= {"query_tradeoff": f"query{query_id}_tradeoff.png",
+                  "macro_tradeoff": "macro_tradeoff.png", "f1_contours": "f1_contours.png",
+                  "fbeta_contours": "fbeta_contours.png"}
+    return names
+
+
 def run_demo(
     out_dir: str | Path = "prfeval-demo",
     *,
     query_id: str = "2",
     plots: bool = True,
     step: Callable[[str], None] | None = None,
+    force: bool = False,
+    also: tuple[str, ...] = (),
 ) -> DemoReport:
     """Rank Cranfield with BM25, write the run and judgments, evaluate them and draw the plots.
 
@@ -115,16 +129,23 @@ def run_demo(
         Draw the figures (needs matplotlib).
     step
         Called with a short description before each slow step (for a progress display).
+    force
+        Replace files in ``out_dir`` that an earlier demo did not write (and symbolic links,
+        with regular files); by default they are refused before anything is written (see
+        :mod:`prfeval.demo.outdir`).
+    also
+        More names the caller will write into the folder afterwards (the report), checked
+        and recorded with the demo's own.
     """
     from prfeval.demo.bm25 import rank_bm25, write_run
     from prfeval.demo.datasets import load_cranfield
     from prfeval.demo.datasets.cranfield import write_qrels
 
     say = step or (lambda _: None)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    files: dict[str, Path] = {"run": out / "run.trec", "qrels": out / "qrels.trec",
-                              "run2": out / "run2.trec", "evaluation": out / "evaluation.json"}
+    names = demo_files(query_id, plots=plots)
+    out = claim(out_dir, [*names.values(), *also], force=force)
+    files = {role: out / name for role, name in names.items() if role in
+             ("run", "qrels", "run2", "evaluation")}
 
     say("loading Cranfield (1,400 documents, 225 queries)")
     cranfield = load_cranfield()
@@ -160,22 +181,17 @@ def run_demo(
     )
     if plots:
         say("drawing the plots")
-        files.update(_draw(curves, query_id, out))
+        files.update(_draw(curves, query_id, {r: out / names[r] for r in names if r not in files}))
+    record(out, [*names.values(), *also])
     return report
 
 
-def _draw(curves: Curves, query_id: str, out: Path) -> dict[str, Path]:
-    """The demo's figures, from this run."""
+def _draw(curves: Curves, query_id: str, written: dict[str, Path]) -> dict[str, Path]:
+    """The demo's figures, from this run, at the paths ``written`` gives by role."""
     from prfeval.plots.contours import contour_figure
     from prfeval.plots.curves import tradeoff_figure
     from prfeval.plots.figures import save_figure
 
-    written = {
-        "query_tradeoff": out / f"query{query_id}_tradeoff.png",
-        "macro_tradeoff": out / "macro_tradeoff.png",
-        "f1_contours": out / "f1_contours.png",
-        "fbeta_contours": out / "fbeta_contours.png",
-    }
     save_figure(tradeoff_figure(curves, query=query_id,
                                 title=f"BM25 on Cranfield query {query_id}: the trade-off"),
                 written["query_tradeoff"], close=True)
