@@ -38,14 +38,19 @@ def _files(tmp_path, seed=0):
     return tmp_path / "qrels.trec", tmp_path / "a.run", tmp_path / "b.run"
 
 
+Cell = tuple[str, str | None, str]
+
+
 class Tables(HTMLParser):
-    """Every table of a page: id -> rows of cell texts (and each cell's data-value)."""
+    """Every table of a page: id -> rows of cell texts (and each cell's data-value and
+    class)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.tables: list[tuple[str | None, list[list[tuple[str, str | None]]]]] = []
+        self.tables: list[tuple[str | None, list[list[Cell]]]] = []
         self._cell: list[str] | None = None
         self._value: str | None = None
+        self._class = ""
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -54,11 +59,12 @@ class Tables(HTMLParser):
         elif tag == "tr" and self.tables:
             self.tables[-1][1].append([])
         elif tag in ("td", "th") and self.tables:
-            self._cell, self._value = [], a.get("data-value")
+            self._cell, self._value, self._class = [], a.get("data-value"), a.get("class") or ""
 
     def handle_endtag(self, tag):
         if tag in ("td", "th") and self._cell is not None:
-            self.tables[-1][1][-1].append(("".join(self._cell).strip(), self._value))
+            cell = ("".join(self._cell).strip(), self._value, self._class)
+            self.tables[-1][1][-1].append(cell)
             self._cell = None
 
     def handle_data(self, data):
@@ -66,7 +72,7 @@ class Tables(HTMLParser):
             self._cell.append(data)
 
 
-def _tables(page: str) -> dict[str | None, list[list[tuple[str, str | None]]]]:
+def _tables(page: str) -> dict[str | None, list[list[Cell]]]:
     parser = Tables()
     parser.feed(page)
     return {i if i else f"table{n}": rows for n, (i, rows) in enumerate(parser.tables)}
@@ -262,3 +268,131 @@ def test_a_drawer_left_on_an_error_leaves_no_process_behind():
         assert any(p.name == "prfeval-figures" for p in multiprocessing.active_children())
         raise RuntimeError("a reading error")
     assert not any(p.name == "prfeval-figures" for p in multiprocessing.active_children())
+
+
+def _placed_runs():
+    """Thirty queries of five relevant documents, and three runs that place them alike in
+    every query: ``mid`` (the baseline) at ranks 6-10 of 40, ``top`` at ranks 1-5 of 10,
+    ``bottom`` at ranks 56-60 of 60. By AP, top is better and bottom worse; by SetE, where
+    lower is better, top is better with a negative difference and bottom worse with a
+    positive one. Every difference is the same in each query: significant at any level."""
+    rel = [f"r{j}" for j in range(5)]
+    non = [f"n{j}" for j in range(55)]
+    orders = {"mid.run": non[:5] + rel + non[5:35], "top.run": rel + non[:5],
+              "bottom.run": non + rel}
+    qrels = {f"q{i}": {**dict.fromkeys(rel, 1), **dict.fromkeys(non[:5], 0)} for i in range(30)}
+    runs = {
+        name: {q: {d: float(100 - rank) for rank, d in enumerate(order)} for q in qrels}
+        for name, order in orders.items()
+    }
+    return qrels, runs
+
+
+@pytest.fixture(scope="module")
+def placed():
+    qrels, runs = _placed_runs()
+    s = study(qrels, runs, "AP SetE", n_permutations=2000, n_bootstrap=500, depth=5)
+    return s, render_study(s, figures=False)
+
+
+def test_a_significantly_worse_run_is_marked_worse_and_a_better_one_better(placed):
+    """The direction of a difference (by the measure's) and its significance are shown
+    apart: a run significantly worse gets the dagger with "worse", a down arrow and the
+    worse class (red), never the better one's."""
+    s, text = placed
+    rows, label = {}, None
+    for r in _tables(text)["table1"][1:]:
+        label = r[0][0] or label
+        rows[(label, r[1][0])] = r
+    arrows = {"better": "\u25b2", "worse": "\u25bc"}
+    expected = {("AP", "top.run"): ("better", 1), ("AP", "bottom.run"): ("worse", -1),
+                ("SetE", "top.run"): ("better", -1), ("SetE", "bottom.run"): ("worse", 1)}
+    for (label, run), (way, sign) in expected.items():
+        other = "worse" if way == "better" else "better"
+        assert s.comparison.row(label, run).significant
+        delta, sig = rows[(label, run)][4], rows[(label, run)][8]
+        assert np.sign(float(delta[1])) == sign  # SetE: lower is better
+        assert way in delta[2].split() and other not in delta[2].split()
+        assert arrows[way] in delta[0] and arrows[other] not in delta[0]
+        assert sig[2].split() == ["sig", way], (label, run, sig)
+        assert sig[0] == f"\u2020 {way} {arrows[way]}", (label, run, sig)
+    # The baseline is neither.
+    assert rows[("AP", "mid.run (baseline)")][8][0] == ""
+    # The per-query differences (AP) read the same way, query by query.
+    per_query = _tables(text)["per-query"]
+    header = [h[0] for h in per_query[0]]
+    for run, way in (("top.run", "better"), ("bottom.run", "worse")):
+        column = next(i for i, h in enumerate(header) if h.startswith("\u0394") and run in h)
+        cells = [r[column] for r in per_query[1:]]
+        assert len(cells) == 30
+        assert all(way in c[2].split() and arrows[way] in c[0] for c in cells)
+
+
+def _three_runs(tmp_path):
+    qrels, a, b = _files(tmp_path, seed=5)
+    rng = np.random.default_rng(6)
+    lines = [line.split() for line in a.read_text().splitlines()]
+    c = tmp_path / "c.run"
+    c.write_text("".join(f"{q} Q0 {d} 0 {float(s) + rng.normal(0, 0.4):.3f} c\n"
+                         for q, _, d, _, s, _ in lines))
+    return qrels, {"alpha.run": a, "beta.run": b, "gamma.run": c}
+
+
+_SWATCH = re.compile(r'<span class="swatch" style="--run: (#[0-9a-f]{6})"></span>([^<]+)<')
+_SVG_COLOR = re.compile(r"<text([^>]*)>([^<]*)</text>|(?:stroke|fill): (#[0-9a-f]{6})")
+
+
+def _svg_run_colors(svg: str, names: list[str], palette: set[str]) -> dict[str, set[str]]:
+    """The colours a figure gives each run, read off its SVG: a text that names a run (the
+    first it names, for a title naming two) takes its own colour when that is a run's, else
+    that of the last run-coloured line or marker before it (a legend entry's, drawn just
+    before its label)."""
+    found: dict[str, set[str]] = {}
+    last = None
+    for m in _SVG_COLOR.finditer(svg):
+        if m.group(3):
+            if m.group(3) in palette:
+                last = m.group(3)
+            continue
+        named = sorted((m.group(2).find(n), n) for n in names if n in m.group(2))
+        if not named:
+            continue
+        own = re.search(r"fill: (#[0-9a-f]{6})", m.group(1))
+        color = own.group(1) if own and own.group(1) in palette else last
+        found.setdefault(named[0][1], set()).add(str(color))
+    return found
+
+
+def test_each_run_keeps_one_colour_in_every_table_and_figure(tmp_path):
+    """Run i is drawn in run_color(i) in the summary, the comparison, the per-query table,
+    the drill-down and each of the four figures."""
+    from prfeval.plots.figures import run_color
+
+    qrels, paths = _three_runs(tmp_path)
+    s = study(qrels, paths, "P@5 AP", n_permutations=500, n_bootstrap=500, depth=5)
+    text = render_study(s)
+    names = list(paths)
+    colors = {name: run_color(i) for i, name in enumerate(names)}
+    assert len(set(colors.values())) == 3
+
+    tables = re.findall(r"<table.*?</table>", text, re.S)
+    assert len(tables) == 3  # summary, comparison, per query
+    for table in tables:
+        swatches = {(name, color) for color, name in _SWATCH.findall(table)}
+        assert {name for name, _ in swatches} == set(names)
+        assert swatches == set(colors.items()), swatches
+
+    data = json.loads(
+        re.search(r'<script type="application/json" id="drilldown-data">(.*?)</script>', text,
+                  re.S).group(1).replace("<\\/", "</")
+    )
+    assert dict(zip(data["runs"], data["colors"], strict=True)) == colors
+
+    figures = re.findall(r"<figure.*?</figure>", text, re.S)
+    assert len(figures) == 4
+    shown = [names, names, names, names[1:]]  # the differences: each run against the first
+    for figure, runs in zip(figures, shown, strict=True):
+        found = _svg_run_colors(figure, names, set(colors.values()))
+        assert set(found) == set(runs), (figure[:80], found)
+        for name in runs:
+            assert found[name] == {colors[name]}, (name, found)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from prfeval.core.errors import UsageError
-from prfeval.plots.figures import pyplot
+from prfeval.plots.figures import pyplot, run_color
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -57,8 +57,9 @@ def difference_figure(
     -----
     Bars are sorted by difference, largest first (ties in query order); for measures where
     lower is better (SetE, Fallout) a win is a negative difference and is still green. With
-    more than 40 queries the query ids are left off the axis. Each panel's title gives the
-    wins, ties and losses and the mean difference with its bootstrap interval.
+    more than 40 queries the query ids are left off the axis. Each panel's title, in the run's
+    colour (:func:`~prfeval.plots.figures.run_color`), gives the wins, ties and losses and the
+    mean difference with its bootstrap interval.
     """
 
     labels = comparison.labels
@@ -126,6 +127,8 @@ def difference_figure(
             f"{row.ties} tied, {row.losses} worse; mean {row.delta:+.3f}{interval}",
             fontsize=9,
             loc="left",
+            # In the run's colour (by its position in the comparison), as everywhere else.
+            color=run_color(comparison.runs.index(run)),
         )
         ax.set_ylabel(f"Δ {measure}")
         ax.set_xlim(-0.6, n_q - 0.4)

@@ -28,7 +28,7 @@ from prfeval.core.means import (
     recall_on_f_contour,
     recall_on_mean_contour,
 )
-from prfeval.plots.figures import f_label, pyplot
+from prfeval.plots.figures import f_label, pyplot, run_color
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -41,17 +41,9 @@ FloatArray = npt.NDArray[np.float64]
 #: The contour levels drawn by default: 0.1 to 0.9.
 DEFAULT_LEVELS: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
-# Points cycle through these; blue is left out so they stand apart from the contours.
-_POINT_STYLES = (
-    ("tab:red", "o"),
-    ("tab:orange", "s"),
-    ("tab:green", "^"),
-    ("tab:purple", "D"),
-    ("tab:brown", "v"),
-    ("tab:pink", "P"),
-    ("tab:olive", "X"),
-    ("tab:cyan", "*"),
-)
+# Points cycle through these markers, and take the runs' colours (run_color, which has no
+# blue: they stand apart from the contours).
+_POINT_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 _CONTOUR_COLOR = "#35618f"
 # Points closer than this (in the unit square) are named in the legend only.
 _CROWDED = 0.12
@@ -162,6 +154,7 @@ def _draw_panel(
     levels: Sequence[float],
     points: Mapping[str, tuple[float, float]],
     of_means: bool = False,
+    colors: Mapping[str, str] | None = None,
 ) -> None:
     for i, c in enumerate(levels):
         p, r = _contour_path(panel, c)
@@ -194,9 +187,10 @@ def _draw_panel(
     coords = np.array(list(points.values()), dtype=np.float64).reshape(-1, 2)
     gaps = np.hypot(*(coords[:, None, :] - coords[None, :, :]).transpose(2, 0, 1))
     np.fill_diagonal(gaps, np.inf)
-    for i, ((name, (pp, rr)), (color, marker)) in enumerate(
-        zip(points.items(), itertools.cycle(_POINT_STYLES))
+    for i, ((name, (pp, rr)), marker) in enumerate(
+        zip(points.items(), itertools.cycle(_POINT_MARKERS))
     ):
+        color = colors[name] if colors and name in colors else run_color(i)
         value = float(panel.value(np.float64(pp), np.float64(rr)))
         ax.plot(
             [pp],
@@ -249,6 +243,7 @@ def contour_figure(
     points: Mapping[str, tuple[float, float]] | None = None,
     levels: Sequence[float] = DEFAULT_LEVELS,
     of_means: bool = False,
+    colors: Mapping[str, str] | None = None,
 ) -> Figure:
     """Contours of F_beta over the precision-recall square, one panel per beta.
 
@@ -273,6 +268,10 @@ def contour_figure(
         The points are averages (mean precision and mean recall over queries or classes):
         the legends then say that a point's F is the "F₁ of mean P, R", which is neither the
         mean F₁ nor the micro F₁.
+    colors
+        A point's colour by its name, for points that are some of a study's runs (the HTML
+        report gives each run's own); by default, and for a name not in it, the point's
+        position in ``points`` picks it (:func:`~prfeval.plots.figures.run_color`).
 
     Returns
     -------
@@ -329,5 +328,8 @@ def contour_figure(
         figsize=(_PANEL_SIZE * len(panels), _PANEL_SIZE + 0.45 + 0.19 * n_legend),
     )
     for ax, panel in zip(axes[0], panels, strict=True):
-        _draw_panel(ax, panel, level_values, checked, of_means and panel.value_name[0] == "F")
+        _draw_panel(
+            ax, panel, level_values, checked, of_means and panel.value_name[0] == "F",
+            {str(k): v for k, v in colors.items()} if colors else None,
+        )
     return fig

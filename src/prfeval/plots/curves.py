@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core.errors import UsageError
-from prfeval.plots.figures import f_label, pyplot
+from prfeval.plots.figures import f_label, pyplot, run_color
 from prfeval.retrieval.curves import AverageCurve, Curves, Cutoff, QueryCurve
 
 if TYPE_CHECKING:
@@ -47,11 +47,12 @@ __all__ = [
 
 PlotKind = Literal["tradeoff", "pr", "both"]
 
-# Measures by colour, runs by line style: several runs stay readable in one trade-off plot.
+# Measures by colour, runs by line style: several runs stay readable in one trade-off plot
+# (its legend names each run by its line style drawn in the run's colour, run_color).
 _MEASURE_COLORS = {"precision": "tab:blue", "recall": "tab:orange", "f": "tab:green"}
 _RUN_STYLES = ("-", "--", ":", "-.")
-# Runs by colour in the precision-recall plot, where each run has one colour for its lines.
-_RUN_COLORS = ("tab:blue", "tab:red", "tab:green", "tab:purple", "tab:brown", "tab:olive")
+# A classifier's curves, one colour per class (runs take theirs from run_color).
+_CLASS_COLORS = ("tab:blue", "tab:red", "tab:green", "tab:purple", "tab:brown", "tab:olive")
 _NO_SKILL_COLOR = "0.45"
 
 
@@ -170,7 +171,8 @@ def tradeoff_figure(
         One :class:`~prfeval.retrieval.curves.Curves`, or several by run name, overlaid: the
         measures
         keep their colours (precision blue, recall orange, F green) and each run has its own
-        line style.
+        line style, shown in the legend in the run's colour
+        (:func:`~prfeval.plots.figures.run_color`, by position).
     query
         The query to draw; ``None`` draws the ``average`` over queries.
     average
@@ -224,7 +226,7 @@ def tradeoff_figure(
         style = _RUN_STYLES[i % len(_RUN_STYLES)]
         column: list[tuple[Any, str]] = []
         if several:
-            (header,) = ax.plot([], [], linestyle=style, color="0.15", linewidth=1.6)
+            (header,) = ax.plot([], [], linestyle=style, color=run_color(i), linewidth=2.4)
             column.append((header, s.run))
         if s.k.size == 0:
             run_cols.append(column)
@@ -347,7 +349,8 @@ def pr_curve_figure(
     Parameters
     ----------
     curves_by_run
-        One :class:`~prfeval.retrieval.curves.Curves`, or several by run name (one colour each).
+        One :class:`~prfeval.retrieval.curves.Curves`, or several by run name, each in its
+        colour (:func:`~prfeval.plots.figures.run_color`, by position).
     query
         The query to draw; ``None`` draws the macro average.
     interpolated
@@ -383,7 +386,7 @@ def pr_curve_figure(
     several = len(series) > 1
     handles: list[tuple[Any, str]] = []
     for i, s in enumerate(series):
-        color = _RUN_COLORS[i % len(_RUN_COLORS)]
+        color = run_color(i)
         prefix = f"{s.run}: " if several else ""
         if raw and s.k.size:
             (line,) = ax.plot(s.recall, s.precision, color=color, linewidth=1.0, alpha=0.55)
@@ -465,7 +468,7 @@ def _roc_axes(ax: Axes, curves: Mapping[str, ThresholdSweep]) -> None:
         fpr = np.concatenate([[0.0], sweep.fpr])
         tpr = np.concatenate([[0.0], sweep.recall])
         label = f"{name}: AUC = {sweep.roc_auc:.3f}" if name else f"AUC = {sweep.roc_auc:.3f}"
-        ax.plot(fpr, tpr, color=_RUN_COLORS[i % len(_RUN_COLORS)], lw=1.4, label=label)
+        ax.plot(fpr, tpr, color=_CLASS_COLORS[i % len(_CLASS_COLORS)], lw=1.4, label=label)
     ax.plot([0, 1], [0, 1], color=_NO_SKILL_COLOR, ls=":", lw=1.2, label="no skill: AUC = 0.5")
     ax.set(xlim=(0, 1.02), ylim=(0, 1.02), xlabel="False positive rate (fallout)",
            ylabel="True positive rate (recall)", title="ROC curve")
@@ -491,9 +494,9 @@ def sweep_figure(sweep: ThresholdSweep, *, title: str | None = None) -> Figure:
     flabel = f_label(sweep.beta)
     # Running maximum from the low-threshold end: recall only grows as the threshold falls.
     interpolated = np.maximum.accumulate(sweep.precision[::-1])[::-1]
-    pr_ax.plot(sweep.recall, sweep.precision, color=_RUN_COLORS[0], lw=1.2,
+    pr_ax.plot(sweep.recall, sweep.precision, color=_CLASS_COLORS[0], lw=1.2,
                label=f"raw: AP = {sweep.average_precision:.3f}")
-    pr_ax.step(sweep.recall, interpolated, where="post", color=_RUN_COLORS[0], lw=1.2,
+    pr_ax.step(sweep.recall, interpolated, where="post", color=_CLASS_COLORS[0], lw=1.2,
                ls="--", label="interpolated")
     pr_ax.axhline(sweep.no_skill_precision, color=_NO_SKILL_COLOR, ls=":", lw=1.2,
                   label=f"no skill: prevalence = {sweep.no_skill_precision:.3g}")
@@ -526,7 +529,7 @@ def scores_figure(scores: ScoreMeasures, *, title: str | None = None) -> Figure:
     plt = pyplot()
     fig, (pr_ax, roc_ax) = plt.subplots(1, 2, figsize=(11.5, 5.4), layout="constrained")
     for i, (label, sweep) in enumerate(scores.sweeps.items()):
-        color = _RUN_COLORS[i % len(_RUN_COLORS)]
+        color = _CLASS_COLORS[i % len(_CLASS_COLORS)]
         pr_ax.plot(sweep.recall, sweep.precision, color=color, lw=1.3,
                    label=f"{label}: AP = {sweep.average_precision:.3f}")
     pr_ax.set(xlim=(0, 1.02), ylim=(0, 1.02), xlabel="Recall", ylabel="Precision",

@@ -3,7 +3,11 @@
 ``import prfeval`` never imports matplotlib: each figure function asks :func:`pyplot` for it,
 which also picks the non-interactive Agg backend on a machine with no display, and raises
 :class:`~prfeval.core.errors.UsageError` with the install hint when matplotlib is missing.
-:func:`save_figure` writes a figure as PNG or SVG.
+:func:`save_figure` writes a figure as PNG or SVG. :func:`run_color` gives each run its one
+colour, the same in every figure and in the HTML report's tables. :func:`plain` is how a
+name the user chose (a run's file name, a query id, a class label) becomes figure text:
+shown as it is, never read as mathtext. :func:`check_plot_file` checks a ``--plot FILE`` and
+that matplotlib can be imported, before a command does any work.
 """
 
 from __future__ import annotations
@@ -19,10 +23,26 @@ from prfeval.io.atomic import open_output
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["f_label", "figure_format", "pyplot", "save_figure", "svg_text"]
+__all__ = [
+    "RUN_COLORS",
+    "check_plot_file",
+    "f_label",
+    "figure_format",
+    "plain",
+    "pyplot",
+    "run_color",
+    "save_figure",
+    "svg_text",
+]
 
 _FORMATS = {".png": "png", ".svg": "svg"}
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+#: The runs' colours, by position: purple, brown, magenta, teal, olive, slate. None is a
+#: colour that means something else in a figure or the report: the trade-off plot's measures
+#: (blue, orange, green), better and worse (green, red), the F contours (blue), no skill
+#: (grey). Each is dark enough for text on white (contrast at least 4.5:1).
+RUN_COLORS: tuple[str, ...] = ("#6a3d9a", "#8c510a", "#c51b7d", "#01665e", "#7a6a00", "#5b5b8f")
 
 
 def _headless() -> bool:
@@ -32,6 +52,15 @@ def _headless() -> bool:
     return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+def _matplotlib() -> Any:
+    """``import matplotlib``, or :class:`UsageError` with the install hint."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise UsageError("plotting needs matplotlib: pip install 'prfeval[plot]'") from None
+    return matplotlib
+
+
 def pyplot() -> Any:
     """Import and return ``matplotlib.pyplot``, lazily, so ``import prfeval`` stays light.
 
@@ -39,10 +68,7 @@ def pyplot() -> Any:
     ``MPLBACKEND`` or by importing pyplot first), select Agg so that drawing never tries to
     open a window. Raises :class:`UsageError` when matplotlib is not installed.
     """
-    try:
-        import matplotlib
-    except ImportError:
-        raise UsageError("plotting needs matplotlib: pip install 'prfeval[plot]'") from None
+    matplotlib = _matplotlib()
     if "matplotlib.pyplot" not in sys.modules and not os.environ.get("MPLBACKEND") and _headless():
         matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -63,6 +89,20 @@ def figure_format(path: str | os.PathLike[str]) -> str:
         raise UsageError(
             f"cannot save a figure as {shown} ({str(out)!r}): use a .png or .svg file name"
         )
+    return fmt
+
+
+def check_plot_file(path: str | os.PathLike[str]) -> str:
+    """Check, before any work, what :func:`save_figure` would refuse only after it: the
+    extension of ``path`` (:func:`figure_format`, whose result it returns) and that
+    matplotlib can be imported.
+
+    A command with ``--plot FILE`` calls it first, so that a figure it cannot draw fails
+    the command before anything is computed or printed. (Whether the file can be written is
+    the business of the command's ``files`` declaration.)
+    """
+    fmt = figure_format(path)
+    _matplotlib()
     return fmt
 
 
@@ -128,6 +168,47 @@ def f_label(beta: float) -> str:
     if all(ch.isdigit() or ch == "." for ch in text):
         return "F" + text.translate(_SUBSCRIPTS)
     return f"F(β={text})"
+
+
+def plain(text: object) -> str:
+    r"""``text`` (a run's name, a query id, a class label) as figure text shown as it is.
+
+    matplotlib reads text between two ``$`` as mathtext, so that a run file named
+    ``$x^2$`` would be drawn as x squared, and ``a$b`` beside ``c$d`` in one legend, or
+    ``$$``, would stop the drawing with a parse error. Each ``$`` is escaped as ``\$``,
+    which matplotlib draws as ``$`` (with mathtext off, by ``text.parse_math: False``, the
+    text is returned unchanged: nothing would read the escapes). Every name a user chose goes
+    through here on its way into a title, a legend, a label or a tick; text prfeval writes
+    itself, and a ``title`` a caller passes to a figure function, are left to matplotlib,
+    mathtext and all.
+
+    With ``text.usetex`` on, TeX typesets every text, and TeX's own special characters
+    (``_``, ``%``, ``&``, ``#``, ...) in a name are TeX's to read.
+
+    Examples
+    --------
+    >>> plain("$x^2$"), plain("run-1")
+    ('\\$x^2\\$', 'run-1')
+    """
+    text = str(text)
+    if "$" not in text or not _matplotlib().rcParams["text.parse_math"]:
+        return text
+    return text.replace("$", "\\$")
+
+
+def run_color(index: int) -> str:
+    """The colour of the run at position ``index`` (0 for the first), as ``#rrggbb``.
+
+    The palette :data:`RUN_COLORS` repeats after its sixth colour. Every figure of several
+    runs and the HTML report take a run's colour from here, by the run's position in the
+    study or comparison, so a run looks the same everywhere.
+
+    Examples
+    --------
+    >>> run_color(0), run_color(6) == run_color(0)
+    ('#6a3d9a', True)
+    """
+    return RUN_COLORS[index % len(RUN_COLORS)]
 
 
 def svg_text(fig: Figure, *, salt: str, close: bool = True) -> str:

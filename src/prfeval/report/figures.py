@@ -7,6 +7,11 @@ matplotlib while the runs are read, then draws the figures from the study (pickl
 its explanations, which the figures do not read) while the caller builds the drill-down.
 Where no process can be started, or it fails, the figures are drawn here: the page is the
 same byte for byte.
+
+The figures are the plot functions' own, resized for a page that may be read on a phone:
+narrower, with larger text and one legend below, in one column (``_for_the_page``). Each run
+has its colour, :func:`~prfeval.plots.figures.run_color` of its position in the study, in
+every figure as in the page's tables.
 """
 
 from __future__ import annotations
@@ -20,13 +25,30 @@ from dataclasses import replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from prfeval.comparison.study import Study
+
+if TYPE_CHECKING:
+    from matplotlib.artist import Artist
+    from matplotlib.figure import Figure
 
 __all__ = ["CONTOUR_K", "FigureDrawer", "figure_html", "study_figures"]
 
 #: The cutoff at which each run is placed on the F contours (its macro P@k and R@k).
 CONTOUR_K = 10
+
+# The figures are drawn for a page read on anything from a phone to a wide screen. An SVG
+# scales to the width it is given, its text with it: drawn 5 in (360 pt, 480 CSS px) wide, a
+# figure shown across a phone's 360 CSS px keeps 3/4 of its size, one CSS px per point, so a
+# legend of 10.5 pt is 10.5 px there; on a wide screen two figures sit side by side at their
+# own size (never larger).
+_PAGE_WIDTH = 5.0  # inches
+_LEGEND_PT = 10.5
+_TEXT_PT = 10.0  # ticks, axis labels, annotations
+_TITLE_PT = 11.5
+_QUERY_ID_PT = 8.0  # the difference plot's query ids, up to 40 side by side
+_ROW_IN = 1.45 * _LEGEND_PT / 72  # one legend row, in inches
 
 
 def _e(text: object) -> str:
@@ -39,15 +61,15 @@ def study_figures(s: Study) -> str:
     from prfeval.plots.compare import difference_figure
     from prfeval.plots.contours import contour_figure
     from prfeval.plots.curves import pr_curve_figure, tradeoff_figure
-    from prfeval.plots.figures import svg_text
+    from prfeval.plots.figures import run_color, svg_text
 
     c = s.comparison
-    curves = {r.name: r.curves for r in s.runs}
+    curves = {r.name: r.curves for r in s.runs}  # in the study's order: run i, run_color(i)
     n_curve = s.runs[0].curves.macro.n_queries
     beta = float(s.provenance.get("beta", 1.0))
     f_name = "F" if beta == 1 else f"F{beta:g}"
     parts = []
-    fig = tradeoff_figure(curves)
+    fig = _for_the_page(tradeoff_figure(curves), 3.9)
     parts.append(
         figure_html(
             svg_text(fig, salt="tradeoff"),
@@ -57,14 +79,15 @@ def study_figures(s: Study) -> str:
             "of mean P, R. The best k of each run is marked.",
         )
     )
-    fig = pr_curve_figure(curves, collection_size=c.settings.get("collection_size"))
+    fig = _for_the_page(
+        pr_curve_figure(curves, collection_size=c.settings.get("collection_size")), 4.8
+    )
     parts.append(
         figure_html(
             svg_text(fig, salt="pr"),
             "Precision against recall, the mean over queries at each k (macro), and the "
             "11-point interpolated precision (the mean over queries of trec_eval's "
             "iprec_at_recall).",
-            small=True,
         )
     )
     points = {}
@@ -73,24 +96,26 @@ def study_figures(s: Study) -> str:
         if m.k.size >= CONTOUR_K:
             points[r.name] = (float(m.precision[CONTOUR_K - 1]), float(m.recall[CONTOUR_K - 1]))
     if points:
-        fig = contour_figure([beta], points=points, of_means=True)
+        # Only the runs long enough are placed: each keeps its own colour all the same.
+        colors = {r.name: run_color(i) for i, r in enumerate(s.runs)}
+        fig = _for_the_page(
+            contour_figure([beta], points=points, of_means=True, colors=colors), 4.8
+        )
         parts.append(
             figure_html(
                 svg_text(fig, salt="contours"),
                 f"Contours of {f_name} over precision and recall, each run placed at its macro "
                 f"P@{CONTOUR_K} and R@{CONTOUR_K}; its legend value is the {f_name} of those "
                 f"mean P and R, not the mean {f_name} over queries.",
-                small=True,
             )
         )
     testable = [
         label for label, m in zip(c.labels, c.measures, strict=True) if m.definition.direction != 0
     ]
     if len(c.runs) > 1 and testable:
-        fig = difference_figure(c, testable[0])
-        # Drawn for a page, not a wide terminal plot: taller, so its text stays legible.
-        fig.set_size_inches(10.0, 3.8 * (len(c.runs) - 1))
-        fig.tight_layout()
+        fig = _for_the_page(difference_figure(c, testable[0]), 2.7 * (len(c.runs) - 1))
+        for ax in fig.axes:  # the query ids, side by side: smaller than the rest
+            ax.tick_params(axis="x", labelsize=_QUERY_ID_PT)
         parts.append(
             figure_html(
                 svg_text(fig, salt="differences"),
@@ -98,7 +123,49 @@ def study_figures(s: Study) -> str:
                 "sorted; each bar is one query's value in the run minus the baseline's.",
             )
         )
-    return '<section id="figures"><h2>Figures</h2>' + "".join(parts) + "</section>"
+    return (
+        '<section id="figures"><h2>Figures</h2><div class="figures">'
+        + "".join(parts)
+        + "</div></section>"
+    )
+
+
+def _for_the_page(fig: Figure, height: float) -> Figure:
+    """``fig`` resized and its text set for the page (see ``_PAGE_WIDTH``): ``height``
+    inches for the axes and their labels, and below them one legend of every axes' entries,
+    in one column (several columns would not fit a phone's width at a legible size).
+
+    A long title wraps at the figure's width rather than widening the figure, which would
+    make all of its text smaller on the page.
+    """
+    from matplotlib.text import Text
+
+    handles: list[Artist] = []
+    labels: list[str] = []
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is not None:
+            for handle, text in zip(legend.legend_handles, legend.get_texts(), strict=True):
+                if handle is not None and text.get_text():  # not the blank padding
+                    handles.append(handle)
+                    labels.append(text.get_text())
+            legend.remove()
+        ax.tick_params(labelsize=_TEXT_PT)
+        ax.xaxis.label.set_fontsize(_TEXT_PT)
+        ax.yaxis.label.set_fontsize(_TEXT_PT)
+        titles = {ax.get_title(loc) for loc in ("left", "center", "right")} - {""}
+        for child in ax.get_children():
+            if isinstance(child, Text) and child.get_text() in titles:
+                child.set_fontsize(max(child.get_fontsize(), _TITLE_PT))
+                child.set_wrap(True)
+        for text in ax.texts:  # annotations: contour levels, point names, the best k
+            text.set_fontsize(max(text.get_fontsize(), _TEXT_PT))
+    fig.set_size_inches(_PAGE_WIDTH, height + len(labels) * _ROW_IN)
+    fig.set_layout_engine("constrained")
+    if labels:
+        fig.legend(handles, labels, loc="outside lower center", ncols=1, fontsize=_LEGEND_PT,
+                   frameon=False)
+    return fig
 
 
 def figure_html(svg: str, caption: str, *, small: bool = False) -> str:

@@ -21,6 +21,7 @@ from prfeval.classification.classify import ClassificationResult
 from prfeval.classification.thresholds import ThresholdSweep
 from prfeval.comparison.study import Study
 from prfeval.comparison.tables import describe_test, disagreement_lines
+from prfeval.plots.figures import run_color
 from prfeval.report.figures import FigureDrawer, figure_html, study_figures
 from prfeval.retrieval.explain import Explanation, Places
 
@@ -49,6 +50,42 @@ def _td(text: str, value: float | None = None, cls: str = "") -> str:
     data = "" if value is None or math.isnan(value) else f' data-value="{value!r}"'
     klass = f' class="{cls}"' if cls else ""
     return f"<td{klass}{data}>{text}</td>"
+
+
+def _swatch(index: int) -> str:
+    """The run's colour (:func:`~prfeval.plots.figures.run_color`, by its position in the
+    study), as a square before its name: the figures draw the run in the same colour."""
+    return f'<span class="swatch" style="--run: {run_color(index)}"></span>'
+
+
+def _run_name(index: int, name: str) -> str:
+    return f'<span class="run-name">{_swatch(index)}{_e(name)}</span>'
+
+
+# Differences closer to 0 than this are ties, as compare counts them (floating-point noise
+# of a mean of equal values, not a difference).
+_TIE = 1e-12
+
+
+def _direction(sign: int, delta: float) -> str:
+    """``"better"``, ``"worse"`` or ``""``: a run's difference from the baseline read by the
+    measure's direction (``sign``: 1 higher is better, -1 lower is better, 0 a count)."""
+    if sign == 0 or math.isnan(delta) or abs(delta) <= _TIE:
+        return ""
+    return "better" if sign * delta > 0 else "worse"
+
+
+# The direction in text, not in colour alone: an arrow, named for a screen reader.
+_ARROW = {"better": "\u25b2", "worse": "\u25bc"}
+
+
+def _arrow(direction: str) -> str:
+    if not direction:
+        return ""
+    return (
+        f' <span class="dir" role="img" aria-label="{direction}" '
+        f'title="{direction} than the baseline">{_ARROW[direction]}</span>'
+    )
 
 
 def _payload(data: Any) -> str:
@@ -184,7 +221,7 @@ def _summary(s: Study) -> str:
             rows.append(
                 f'<tr class="{"group-start" if i == 0 else ""}">'
                 + _td(_e(label) if i == 0 else "", None, "text")
-                + _td(_e(r.name), None, "text")
+                + _td(_run_name(i, r.name), None, "text")
                 + _td(_num(macro, 0 if total else 4) + (" (total)" if total else ""), macro, cls)
                 + _td(
                     "" if interval is None else f"[{_num(interval[0])}, {_num(interval[1])}]",
@@ -235,33 +272,41 @@ def _comparison(s: Study) -> str:
     c = s.comparison
     confidence = f"{c.settings['confidence']:.0%} interval"
     rows = []
-    for label in c.labels:
+    for label, m in zip(c.labels, c.measures, strict=True):
+        sign = m.definition.direction
         for i, run in enumerate(c.runs):
             r = c.row(label, run)
             total = r.aggregation == "sum"
             tested = r.wins is not None
-            delta_cls = "" if r.is_baseline or math.isnan(r.delta) else (
-                "pos" if r.delta > 0 else "neg" if r.delta < 0 else ""
-            )
+            # Better or worse by the measure's direction, not by the sign of the difference
+            # (a fall in Fallout is a gain); the dagger only says the test rejected equality.
+            way = "" if r.is_baseline else _direction(sign, r.delta)
+            sig = ""
+            if r.significant:
+                sig = "\u2020" + (f" {way}" if way else "") + _arrow(way)
             rows.append(
                 f'<tr class="{"group-start" if i == 0 else ""}">'
                 + _td(_e(label) if i == 0 else "", None, "text")
-                + _td(_e(run) + (" (baseline)" if r.is_baseline else ""), None, "text")
+                + _td(_run_name(i, run) + (" (baseline)" if r.is_baseline else ""), None,
+                      "text")
                 + _td(_num(r.macro, 0 if total else 4), r.macro)
                 + _td("" if total else _num(r.micro), None if total else r.micro)
-                + _td("" if r.is_baseline else _signed(r.delta, 0 if total else 4),
-                      None if r.is_baseline else r.delta, delta_cls)
+                + _td("" if r.is_baseline else _signed(r.delta, 0 if total else 4) + _arrow(way),
+                      None if r.is_baseline else r.delta, f"delta {way}".strip())
                 + _td(f"[{_signed(r.ci_low)}, {_signed(r.ci_high)}]" if tested else "")
                 + _td(_p(r.p_value) if tested else "", r.p_value if tested else None)
                 + _td(_p(r.p_adjusted) if tested else "", r.p_adjusted if tested else None)
-                + _td("\u2020" if r.significant else "", None, "sig")
+                + _td(sig, None, f"sig {way}".strip() if r.significant else "sig")
                 + _td(f"{r.wins}/{r.ties}/{r.losses}" if tested else "")
                 + "</tr>"
             )
     notes = [
         f"\u0394: the run's macro minus the baseline {c.baseline}'s, paired by query; "
+        "\u25b2 better, \u25bc worse than the baseline, by the measure's direction (where "
+        "lower is better, a negative \u0394 is better); "
         f"{confidence}: a paired bootstrap of the differences, {c.settings['n_bootstrap']:,} "
-        f"resamples. p: {describe_test(c)}; \u2020: p adj. \u2264 {c.settings['alpha']:g}. "
+        f"resamples. p: {describe_test(c)}; \u2020: p adj. \u2264 {c.settings['alpha']:g}, a "
+        "significant difference, better or worse as it says. "
         "W/T/L: queries won, tied and lost.",
         *disagreement_lines(c),
         *c.queries.describe(),
@@ -286,14 +331,21 @@ def _per_query(s: Study) -> str:
     base = c.runs.index(c.baseline)
     testable = [k for k, m in enumerate(c.measures) if m.definition.direction != 0]
     diff_k = testable[0] if testable and others else None
+    # Each run's columns name it with its colour, and carry its position (data-run) for the
+    # page's run switches.
     headers = ['<th class="text">query</th>']
     for label in labels:
-        headers += [f"<th>{_e(label)}<br>{_e(run)}</th>" for run in c.runs]
+        headers += [
+            f'<th data-run="{i}">{_e(label)}<br>{_run_name(i, run)}</th>'
+            for i, run in enumerate(c.runs)
+        ]
     if diff_k is not None:
         headers += [
-            f"<th>\u0394 {_e(labels[diff_k])}<br>{_e(c.runs[i])} \u2212 {_e(c.baseline)}</th>"
+            f'<th data-run="{i}">\u0394 {_e(labels[diff_k])}<br>{_run_name(i, c.runs[i])} '
+            f"\u2212 {_e(c.baseline)}</th>"
             for i in others
         ]
+    sign = c.measures[diff_k].definition.direction if diff_k is not None else 0
     rows = []
     for j, q in enumerate(c.query_ids):
         cells = [f'<td class="text">{_e(q)}</td>']
@@ -305,8 +357,8 @@ def _per_query(s: Study) -> str:
         if diff_k is not None:
             for i in others:
                 d = float(c.values[i, diff_k, j] - c.values[base, diff_k, j])
-                cls = "pos" if d > 0 else "neg" if d < 0 else ""
-                cells.append(_td(_signed(d), d, cls))
+                way = _direction(sign, d)
+                cells.append(_td(_signed(d) + _arrow(way), d, f"delta {way}".strip()))
         rows.append(f'<tr data-query="{_e(q)}">' + "".join(cells) + "</tr>")
     largest = ""
     if diff_k is not None:
@@ -315,15 +367,33 @@ def _per_query(s: Study) -> str:
             f'<button id="largest-differences" data-column="{column}" aria-pressed="false">'
             f"Largest differences first (\u0394 {_e(labels[diff_k])})</button>"
         )
+    switches = ""
+    if len(c.runs) > 1:
+        # Shown by the script, which hides a run's columns when its box is cleared: three runs
+        # of nine measures are 27 columns, more than a screen is wide.
+        switches = (
+            '<fieldset id="run-columns" hidden><legend>Columns of</legend>'
+            + "".join(
+                f'<label><input type="checkbox" value="{i}" checked> {_run_name(i, run)}</label>'
+                for i, run in enumerate(c.runs)
+            )
+            + "</fieldset>"
+        )
+    n = len(c.query_ids)
     return (
         '<section id="queries"><h2>Per query</h2>'
-        f'<p class="muted">{len(c.query_ids)} queries, one row each. Click a column header to '
+        f'<p class="muted">{n} queries, one row each. Click a column header to '
         "sort by it; click a query to see its ranking in each run, with its judgments, the "
-        "relevant documents it missed and the ties a cutoff cuts through.</p>"
+        "relevant documents it missed and the ties a cutoff cuts through. Filter by a part of "
+        "the query id, or by whole ids (exact ids); a comma between ids shows each of them.</p>"
         '<div class="controls"><input id="query-filter" type="search" '
-        'placeholder="Filter by query id" aria-label="Filter by query id">'
+        'placeholder="Filter by query id, e.g. 13 or 13, 21" aria-label="Filter by query id" '
+        'aria-describedby="query-count">'
+        '<label class="check"><input id="query-exact" type="checkbox"> exact ids</label>'
         + largest
+        + f'<span id="query-count" class="muted" aria-live="polite">{n} of {n} shown</span>'
         + "</div>"
+        + switches
         + '<div id="drilldown" hidden></div>'
         + '<noscript><p class="note">The drill-down needs scripts; its data is in the page '
         "as JSON.</p></noscript>"
@@ -376,6 +446,7 @@ def _six_digits(values: list[float]) -> list[float]:
 def _drilldown_data(s: Study) -> dict[str, Any]:
     return {
         "runs": list(s.names),
+        "colors": [run_color(i) for i in range(len(s.names))],
         "queries": {
             q: {r.name: _explanation_data(r.explanations[q]) for r in s.runs if q in r.explanations}
             for q in s.comparison.query_ids

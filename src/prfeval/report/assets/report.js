@@ -50,13 +50,49 @@
   var perQuery = document.getElementById("per-query");
   if (!perQuery) return;
 
+  // The filter: ids between commas (or spaces), each a part of an id, or with "exact ids"
+  // the whole of it, so that 13 is query 13 alone and not 113, 132 and 213 as well. A row
+  // shows when any of them matches.
   var filter = document.getElementById("query-filter");
+  var exact = document.getElementById("query-exact");
+  var count = document.getElementById("query-count");
+  function applyFilter() {
+    var terms = filter.value.split(/[\s,]+/).filter(function (t) { return t !== ""; });
+    var whole = exact !== null && exact.checked;
+    if (!whole) terms = terms.map(function (t) { return t.toLowerCase(); });
+    var rows = perQuery.tBodies[0].rows, shown = 0;
+    Array.prototype.forEach.call(rows, function (row) {
+      var id = row.getAttribute("data-query");
+      if (!whole) id = id.toLowerCase();
+      var match = terms.length === 0 || terms.some(function (t) {
+        return whole ? id === t : id.indexOf(t) !== -1;
+      });
+      row.hidden = !match;
+      if (match) shown += 1;
+    });
+    if (count) count.textContent = shown + " of " + rows.length + " shown";
+  }
   if (filter) {
-    filter.addEventListener("input", function () {
-      var wanted = filter.value.trim().toLowerCase();
-      Array.prototype.forEach.call(perQuery.tBodies[0].rows, function (row) {
-        var id = row.getAttribute("data-query").toLowerCase();
-        row.hidden = wanted !== "" && id.indexOf(wanted) === -1;
+    filter.addEventListener("input", applyFilter);
+    if (exact) exact.addEventListener("change", applyFilter);
+    if (filter.value !== "" || (exact && exact.checked)) applyFilter(); // kept by the browser
+  }
+
+  // The run switches: a cleared box hides the columns of its run (headers with data-run).
+  var switches = document.getElementById("run-columns");
+  if (switches) {
+    switches.hidden = false;
+    switches.addEventListener("change", function () {
+      var off = {};
+      Array.prototype.forEach.call(switches.querySelectorAll("input"), function (box) {
+        if (!box.checked) off[box.value] = true;
+      });
+      var hide = Array.prototype.map.call(perQuery.tHead.rows[0].cells, function (th) {
+        var run = th.getAttribute("data-run");
+        return run !== null && off[run] === true;
+      });
+      Array.prototype.forEach.call(perQuery.rows, function (row) {
+        Array.prototype.forEach.call(row.cells, function (cell, j) { cell.hidden = hide[j]; });
       });
     });
   }
@@ -128,10 +164,15 @@
     close.addEventListener("click", function () { panel.hidden = true; });
     panel.appendChild(close);
     var runs = el("div", null, "runs");
-    data.runs.forEach(function (run) {
+    data.runs.forEach(function (run, i) {
       var e = entry[run];
       var box = el("div");
-      box.appendChild(el("h3", run));
+      var title = el("h3", null, "run-name");
+      var swatch = el("span", null, "swatch");
+      if (data.colors) swatch.style.setProperty("--run", data.colors[i]); // as in the tables
+      title.appendChild(swatch);
+      title.appendChild(document.createTextNode(run));
+      box.appendChild(title);
       if (!e) {
         box.appendChild(el("p", "Not evaluated.", "muted"));
         runs.appendChild(box);
