@@ -1,4 +1,5 @@
-"""Shared fixtures: a local Spark session per test module that asks for one.
+"""Shared fixtures: a local Spark session per test module that asks for one; the Cranfield
+demo's files, made once per session by ``prfeval demo`` as a new user runs it.
 
 The Spark tests skip, saying why, when pyspark is not installed or no Java runtime is found
 (``java`` on the PATH or ``$JAVA_HOME/bin/java``); CI installs one (``.ci/run``). The session
@@ -10,8 +11,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -59,3 +63,34 @@ def spark():
     session.sparkContext.setLogLevel("FATAL")
     yield session
     session.stop()
+
+
+@dataclass(frozen=True)
+class DemoRun:
+    """What ``prfeval demo --out FOLDER/prfeval-demo`` left: run from ``FOLDER``, the README's
+    ``prfeval-demo/...`` paths resolve."""
+
+    folder: Path
+    stdout: str
+    stderr: str
+
+    @property
+    def out(self) -> Path:
+        return self.folder / "prfeval-demo"
+
+
+@pytest.fixture(scope="session")
+def cranfield_demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    """``prfeval demo`` (what ``make demo`` runs) once per session, in a process of its own:
+    Cranfield ranked by BM25, its files, figures and report in ``out``."""
+    for module in ("bm25s", "Stemmer", "matplotlib"):
+        pytest.importorskip(module, reason="the demo needs prfeval[demo]")
+    folder = tmp_path_factory.mktemp("readme")
+    done = subprocess.run(
+        [sys.executable, "-m", "prfeval", "demo", "--out", str(folder / "prfeval-demo")],
+        cwd=folder, capture_output=True, text=True, timeout=600, check=False,
+        env={**os.environ, "COLUMNS": "80"},  # tables and notes as on an 80-column terminal
+    )  # fmt: skip
+    if done.returncode != 0:
+        pytest.fail(f"prfeval demo exited {done.returncode}:\n{done.stderr}")
+    return DemoRun(folder, done.stdout, done.stderr)

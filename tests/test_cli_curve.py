@@ -229,3 +229,79 @@ def test_malformed_run_names_the_line(
 def test_run_names() -> None:
     assert run_names(["x/a.run", "y/b.run"]) == ["a.run", "b.run"]
     assert run_names(["x/a.run", "y/a.run"]) == ["x/a.run", "y/a.run"]
+
+
+def test_plot_draws_the_tradeoff_and_the_pr_curve_by_default(
+    files: dict[str, str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`--plot FILE` alone (as the README's quick start writes it): both figures, in FILE."""
+    pytest.importorskip("matplotlib")
+    import prfeval.plots.figures as figures
+
+    drawn = []
+    save = figures.save_figure
+
+    def keep(fig, path, **kwargs):  # the figure the command saves, kept open to read back
+        drawn.append(fig)
+        return save(fig, path)
+
+    monkeypatch.setattr(figures, "save_figure", keep)
+    svg = tmp_path / "a.svg"
+    assert run(["curve", files["qrels"], files["base.run"], "-q", "A", "--plot", str(svg)]) == 0
+    err = capsys.readouterr().err
+    assert f"wrote {svg}: the trade-off plot and precision-recall curve of query A, 1 run" in err
+    (fig,) = drawn
+    tradeoff, pr = fig.axes
+    assert tradeoff.get_title() == "Precision, recall and F₁ by cutoff: query A (base.run)"
+    assert pr.get_title() == "Precision-recall curve: query A (base.run)"
+    assert (pr.get_xlabel(), pr.get_ylabel()) == ("Recall", "Precision")
+    # The PR panel draws query A's (R, P) at every k: by hand from the table test,
+    # TP = 1 1 2 2 2 3 of 4 relevant at k = 1..6.
+    assert "raw (R, P) at every k" in [t.get_text() for t in pr.get_legend().get_texts()]
+    (raw,) = [
+        ln for ln in pr.get_lines() if ln.get_drawstyle() == "default" and len(ln.get_xdata())
+    ]
+    tp = [1, 1, 2, 2, 2, 3]
+    assert list(raw.get_xdata()) == pytest.approx([t / 4 for t in tp])
+    assert list(raw.get_ydata()) == pytest.approx([t / k for k, t in enumerate(tp, 1)])
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    # And the file written holds both panels.
+    root = ET.parse(svg).getroot()
+    text = " ".join("".join(el.itertext()) for el in root.iter() if el.tag.endswith("text"))
+    assert "Precision, recall and F₁ by cutoff: query A (base.run)" in text
+    assert "Precision-recall curve: query A (base.run)" in text
+
+
+TRADEOFF_TITLE = "Precision, recall and mean F₁ by cutoff: macro average over 2 queries"
+PR_TITLE = "Precision-recall curve: macro average over 2 queries"
+
+
+@pytest.mark.parametrize(
+    ("kind", "drawn", "not_drawn", "what"),
+    [
+        ("tradeoff", TRADEOFF_TITLE, PR_TITLE, "the trade-off plot of"),
+        ("pr", PR_TITLE, TRADEOFF_TITLE, "the precision-recall curve of"),
+    ],
+)
+def test_plot_kind_draws_one_of_them(
+    files: dict[str, str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    kind: str,
+    drawn: str,
+    not_drawn: str,
+    what: str,
+) -> None:
+    pytest.importorskip("matplotlib")
+    svg = tmp_path / f"{kind}.svg"
+    argv = ["curve", files["qrels"], files["base.run"], "--plot", str(svg), "--plot-kind", kind]
+    assert run(argv) == 0
+    assert f"{what} the macro average" in capsys.readouterr().err
+    root = ET.parse(svg).getroot()
+    text = " ".join("".join(el.itertext()) for el in root.iter() if el.tag.endswith("text"))
+    assert drawn in text and not_drawn not in text

@@ -5,7 +5,8 @@ informative cutoffs, the best cutoff, the rank at which recall first reaches eac
 ``--recall-at`` level, the accounting of the relevant documents (scored, never retrieved,
 retrieved only among unscored documents) and
 the 11-point interpolated precision; ``--format json|csv`` gives every k. ``--plot FILE`` draws
-the trade-off plot and/or the precision-recall curve of every RUN, overlaid.
+the trade-off plot and the precision-recall curve of every RUN, overlaid, side by side in one
+figure (``--plot-kind tradeoff`` or ``pr`` draws one of them alone).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from prfeval.cli.output import emit, note, notes_from_warnings, output_file, pro
 from prfeval.cli.shared import distinct_run_names
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
+from prfeval.io.blocks import load_judgments
 from prfeval.report.curves import FORMATS, CurveCsvWriter, format_json, format_table, notes
 from prfeval.retrieval.curves import Curves, curve
 
@@ -91,16 +93,16 @@ def _recall_levels(values: tuple[float, ...]) -> tuple[float, ...]:
     "plot_path",
     default=None,
     metavar="FILE",
-    help="Also draw every RUN, overlaid, to FILE (.png or .svg): one --query, or "
-    "the macro average.",
+    help="Also draw the trade-off plot and the precision-recall curve, side by side, of "
+    "every RUN, overlaid, to FILE (.png or .svg): one --query, or the macro average.",
 )
 @click.option(
     "--plot-kind",
     type=click.Choice(PLOT_KINDS),
-    default="tradeoff",
+    default="both",
     show_default=True,
-    help="tradeoff: P, R, F against k (log axis); pr: the precision-recall curve; "
-    "both: side by side.",
+    help="both: the trade-off plot and the precision-recall curve side by side; "
+    "tradeoff: only P, R, F against k (log axis); pr: only the precision-recall curve.",
 )
 @output_option
 def command(
@@ -145,6 +147,9 @@ def command(
     if fmt == "json" and not selected:
         keep = None
     names = distinct_run_names(runs)
+    # The judgments are read once for every run: a pipe or standard input has no second
+    # reading, and a large qrels file need not be parsed again.
+    judgments = load_judgments(qrels, options) if len(runs) > 1 else qrels
     results: dict[str, Curves] = {}
     with ExitStack() as stack:
         csv_writer = None
@@ -153,7 +158,7 @@ def command(
         for name, run in zip(names, runs, strict=True):
             with progress_bar(f"curve {name}") as progress, notes_from_warnings():
                 c = curve(
-                    qrels,
+                    judgments,
                     run,
                     beta=beta,
                     max_k=max_k,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
@@ -109,13 +110,31 @@ def _names(value: Any) -> Iterator[str]:
         yield from (v for v in value if isinstance(v, str))
 
 
+def _check_distinct(written: list[str]) -> None:
+    """Refuse one file named for two outputs (by any name: links and relative paths too)."""
+    seen: list[str] = []
+    for name in written:
+        if name == "-":
+            continue
+        for other in seen:
+            same = os.path.abspath(name) == os.path.abspath(other)
+            if not same and os.path.exists(name) and os.path.exists(other):
+                same = os.path.samefile(name, other)
+            if same:
+                raise UsageError(
+                    f"{name}: named for two outputs (as {other!r} too); each result needs "
+                    "a file of its own"
+                )
+        seen.append(name)
+
+
 def files(inputs: tuple[str, ...] = (), outputs: tuple[str, ...] = ()) -> Callable[[F], F]:
     """Declare which parameters of a command name the files it reads and writes.
 
     Before the command runs: ``-`` may stand for one input only (standard input is read
     once), an output must be a file that can be written (not a directory, not in a folder
     that does not exist), no output may be one of the inputs (``-o run.txt`` would destroy
-    the run), and a
+    the run), two outputs may not share a file (``-o x --plot x`` would keep only one), and a
     command whose result goes to standard output fails at once when stdout is closed. Every
     command carries this decorator, below its click options.
     """
@@ -133,6 +152,7 @@ def files(inputs: tuple[str, ...] = (), outputs: tuple[str, ...] = ()) -> Callab
                 if name != "-":
                     check_output(name)
             check_not_an_input(written, read)
+            _check_distinct(written)
             if params.get("output") in (None, "-"):
                 check_stdout()
             return function(**params)
