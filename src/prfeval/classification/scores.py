@@ -155,12 +155,18 @@ def score_measures(
     """
     if labels is not None and (isinstance(labels, str | bytes) or not isinstance(labels, Iterable)):
         raise UsageError(f"labels must be a list of the classes, or None; got {labels!r}")
-    if isinstance(scores, Mapping):
-        if not scores:
-            raise UsageError("scores is an empty mapping: give each class's scores")
-        labels = list(scores)
-        scores = np.column_stack([np.asarray(scores[k], dtype=np.float64) for k in labels])
-    s = np.asarray(scores, dtype=np.float64) if not isinstance(scores, np.ndarray) else scores
+    try:
+        if isinstance(scores, Mapping):
+            if not scores:
+                raise UsageError("scores is an empty mapping: give each class's scores")
+            labels = list(scores)
+            scores = np.column_stack([np.asarray(scores[k], dtype=np.float64) for k in labels])
+        s = np.asarray(scores, dtype=np.float64) if not isinstance(scores, np.ndarray) else scores
+    except (TypeError, ValueError):
+        raise UsageError(
+            "scores must be numbers: one per item, a column per class, or a mapping of class "
+            f"-> scores; got {type(scores).__name__}"
+        ) from None
     if s.ndim == 1 and labels is None:
         sweep = threshold_sweep(y_true, s, pos_label=pos_label)
         entry = _entry(sweep)

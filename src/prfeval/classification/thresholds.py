@@ -219,6 +219,10 @@ def threshold_sweep(
     if pos_label is not None and not isinstance(pos_label, str | int | float | np.generic):
         raise UsageError(f"pos_label must be one label (a string or a number), got {pos_label!r}")
     s = _scores(scores)
+    if isinstance(y_true, str | bytes) or not hasattr(y_true, "__iter__"):
+        raise UsageError(f"y_true must be a sequence of labels, got {type(y_true).__name__}")
+    if type(y_true).__name__ == "LazyFrame":  # iterable in name only
+        raise UsageError("y_true must be a sequence of labels, got a LazyFrame: collect() it")
     if not hasattr(y_true, "__len__"):
         y_true = list(y_true)
     if len(y_true) != len(s):

@@ -203,7 +203,9 @@ class Input:
                     self._file.seek(0)
                 return bytes(self._file.readall())
             if self._stream is not None:
-                return bytes(self._stream.read())
+                data = self._stream.read()
+                # A text stream (io.StringIO, a file opened in text mode) gives str.
+                return data.encode("utf-8") if isinstance(data, str) else bytes(data)
         except OSError as exc:
             raise _os_error(exc, self.name) from None
         return self._data or b""

@@ -598,7 +598,13 @@ def frame_to_table(frame: Any) -> pa.Table | None:
         return frame
     module = type(frame).__module__
     if module.startswith("polars"):
+        if type(frame).__name__ == "LazyFrame":  # a query plan: run it once, here
+            frame = frame.collect()
         return frame.to_arrow()
     if module.startswith("pandas"):
-        return pa.Table.from_pandas(frame, preserve_index=False)
+        try:
+            return pa.Table.from_pandas(frame, preserve_index=False)
+        except (pa.ArrowTypeError, pa.ArrowInvalid) as exc:  # a column of mixed objects
+            why = "; ".join(str(a) for a in exc.args)
+            raise InputFormatError(f"the DataFrame cannot be read as a table: {why}") from None
     return None
