@@ -24,7 +24,15 @@ import numpy as np
 from prfeval.core.arrow import numpy_of, read_growing
 from prfeval.core.errors import InputFormatError
 from prfeval.core.tables import Qrels, Run, SourceLines, grades_in_range
-from prfeval.io.source import TABULAR_SUFFIXES, Input, Source, open_input, tabular_kind
+from prfeval.io.jsonl import check_jsonl, json_kind
+from prfeval.io.source import (
+    TABULAR_SUFFIXES,
+    Input,
+    Source,
+    arrow_buffer,
+    open_input,
+    tabular_kind,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -174,24 +182,13 @@ def _csv_error(data: bytes, path: str, delimiter: str, exc: Exception) -> InputF
         data,
         1,
         lambda text: pacsv.read_csv(
-            pa.BufferReader(text), parse_options=pacsv.ParseOptions(delimiter=delimiter)
+            pa.BufferReader(arrow_buffer(text)),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter),
         ),
     )
     return InputFormatError(
         f"cannot read the table: {_arrow_message(exc)}", path=path, line_number=line
     )
-
-
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "a list" if isinstance(value, list) else "an object"
 
 
 def _jsonl_error(data: bytes, path: str, exc: Exception) -> InputFormatError:
@@ -208,12 +205,12 @@ def _jsonl_error(data: bytes, path: str, exc: Exception) -> InputFormatError:
             return InputFormatError(f"invalid JSON: {err.msg}", path=path, line_number=line)
         if not isinstance(value, dict):
             return InputFormatError(
-                f"expected a JSON object per line, got {_json_kind(value)}",
+                f"expected a JSON object per line, got {json_kind(value)}",
                 path=path,
                 line_number=line,
             )
         for key, item in value.items():
-            kind = _json_kind(item)
+            kind = json_kind(item)
             if kind == "null":
                 continue
             seen = kinds.setdefault(key, (kind, line))
@@ -226,7 +223,9 @@ def _jsonl_error(data: bytes, path: str, exc: Exception) -> InputFormatError:
     import pyarrow as pa
     import pyarrow.json as pajson
 
-    line = _first_failing_line(data, 0, lambda text: pajson.read_json(pa.BufferReader(text)))
+    line = _first_failing_line(
+        data, 0, lambda text: pajson.read_json(pa.BufferReader(arrow_buffer(text)))
+    )
     return InputFormatError(
         f"cannot read the table: {_arrow_message(exc)}", path=path, line_number=line
     )
@@ -285,10 +284,13 @@ def _read_csv(handle: Input, delimiter: str, dictionary_columns: Collection[str]
     names = _csv_names(handle, delimiter)
     coded = pa.dictionary(pa.int32(), pa.string())
     types = {n: coded if n in dictionary_columns else pa.string() for n in names}
+    # Arrow reads a regular file through its own file on it, anything else from a copy of
+    # the bytes in its own memory: never from Python's (see prfeval.io.source).
+    text = None if handle.regular else arrow_buffer(handle.read())
 
     def read(block: int) -> pa.Table:
         return pacsv.read_csv(
-            handle.arrow_file() if handle.regular else pa.BufferReader(handle.read()),
+            handle.arrow_file() if text is None else pa.BufferReader(text),
             read_options=pacsv.ReadOptions(block_size=block),
             parse_options=pacsv.ParseOptions(delimiter=delimiter),
             convert_options=pacsv.ConvertOptions(
@@ -306,23 +308,19 @@ def _read_csv(handle: Input, delimiter: str, dictionary_columns: Collection[str]
         raise _csv_error(handle.rereader()(), handle.name, delimiter, exc) from None
 
 
-#: A JSON Lines line that is only ``null``: Arrow's JSON reader (pyarrow 26) crashes the
-#: process on one that comes before any object, so such text never reaches it.
-_NULL_LINE = re.compile(rb"(?m)^[ \t\r]*(?:\xef\xbb\xbf)?[ \t\r]*null[ \t\r]*$")
-
-
 def _read_jsonl(handle: Input) -> pa.Table:
     import pyarrow as pa
     import pyarrow.json as pajson
 
-    # Read whole first (the text is checked before Arrow sees it), then parsed from memory.
+    # Read whole first (the text is checked before Arrow sees it), then parsed from a copy
+    # in Arrow's memory (see prfeval.io.source).
     data = handle.read()
-    if _NULL_LINE.search(data):
-        raise _jsonl_error(data, handle.name, ValueError("a line is null")) from None
+    check_jsonl(data, handle.name)  # text that would crash Arrow's reader never reaches it
+    text = arrow_buffer(data)
 
     def read(block: int) -> pa.Table:
         return pajson.read_json(
-            pa.BufferReader(data), read_options=pajson.ReadOptions(block_size=block)
+            pa.BufferReader(text), read_options=pajson.ReadOptions(block_size=block)
         )
 
     try:
@@ -337,11 +335,12 @@ def _read_parquet(handle: Input) -> pa.Table:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    # Parquet needs random access: a gzipped file or a pipe is read into memory first.
+    # Parquet needs random access: a gzipped file or a pipe is read into (Arrow's) memory
+    # first. Its reads run on Arrow's threads: never from Python's file or bytes.
     if handle.regular and not handle.gzipped:
         source: Any = handle.arrow_file()
     else:
-        source = pa.BufferReader(handle.read(text=False))
+        source = pa.BufferReader(arrow_buffer(handle.read(text=False)))
     return pq.read_table(source)
 
 
