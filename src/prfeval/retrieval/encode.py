@@ -37,7 +37,40 @@ from prfeval.core.tables import Qrels, Run
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["EncodedBlock", "encode_dicts", "encode_tables"]
+__all__ = ["EncodedBlock", "check_query_sizes", "encode_dicts", "encode_tables", "max_results"]
+
+
+def max_results() -> int:
+    """The most results one query may have: 10,000,000, or ``PRFEVAL_MAX_QUERY_RESULTS``.
+
+    A query is aligned in memory as a whole, at about 250 bytes a result, so one query of a
+    billion lines (a gzip of a few MB can hold one) would need hundreds of GB before it
+    failed. Far past any ranking a person evaluates; the variable raises it for the rare
+    full-collection ranking.
+    """
+    import os
+
+    given = os.environ.get("PRFEVAL_MAX_QUERY_RESULTS", "")
+    return int(given) if given.isdigit() and int(given) > 0 else 10_000_000
+
+
+def check_query_sizes(run: Run, codes: IntArray, vocab: Any) -> None:
+    """Refuse a run one of whose queries has more than :func:`max_results` results, naming
+    the query and the line where it passes the limit, before its ranking is built."""
+    limit = max_results()
+    if codes.size <= limit:
+        return
+    sizes = np.bincount(codes)
+    biggest = int(sizes.argmax())
+    if sizes[biggest] <= limit:
+        return
+    past = int(np.flatnonzero(codes == biggest)[limit])
+    raise run.source.error(
+        past,
+        f"query {vocab[biggest].as_py()!r} has {int(sizes[biggest]):,} results, more than "
+        f"the {limit:,} one query may have (each query is ranked in memory, about 250 bytes "
+        "a result; PRFEVAL_MAX_QUERY_RESULTS raises the limit)",
+    )
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -152,6 +185,7 @@ def encode_tables(
     (run_q, qrels_q, empty_q), query_vocab = factorize(
         [run.query_ids, qrels.query_ids, empty_ids], runs=True, sort=False
     )
+    check_query_sizes(run, run_q, query_vocab)
     (run_d, qrels_d), doc_vocab = factorize([run.doc_ids, qrels.doc_ids], sort=sorted_docs)
     n_q = len(query_vocab)
     n_d = max(len(doc_vocab), 1)
@@ -339,6 +373,13 @@ def encode_dicts(
     rankings = [run.get(q, empty) for q in evaluated]
     judgments = [qrels[q] for q in evaluated]
     n_retrieved = np.fromiter(map(len, rankings), dtype=np.int64, count=len(rankings))
+    if n_retrieved.size and n_retrieved.max() > max_results():
+        big = int(n_retrieved.argmax())
+        raise InputFormatError(
+            f"query {evaluated[big]!r} has {int(n_retrieved[big]):,} results, more than the "
+            f"{max_results():,} one query may have (PRFEVAL_MAX_QUERY_RESULTS raises the limit)",
+            path="run",
+        )
     n_judged = np.fromiter(map(len, judgments), dtype=np.int64, count=len(judgments))
     n = int(n_retrieved.sum())
     if "" in qrels or "" in run or any("" in j for j in judgments):
