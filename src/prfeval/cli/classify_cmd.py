@@ -193,9 +193,9 @@ def command(
     """
     columns, score_labels = _score_columns(score_cols)
     if plot_file is not None:
-        from prfeval.plots.figures import figure_format
+        from prfeval.plots.figures import check_plot_file
 
-        figure_format(plot_file)  # a bad extension fails before any work
+        check_plot_file(plot_file)  # a bad extension, or no matplotlib, fails before any work
         if not columns:
             raise UsageError("--plot draws the curves of the scores: give --score COL")
     cols = _read(files, true_col, pred_col, columns, label_sep, missing)
@@ -240,11 +240,10 @@ def command(
             labels = [coerce_label(label, cols.y_true, "--score") for label in score_labels]
             scores = score_measures(cols.y_true, cols.scores, labels=labels)
 
-    emit(
-        format_classification(result, sweep, fmt, scores, verbose=verbose,
-                              width=terminal_width()),
-        output,
-    )
+    text = format_classification(result, sweep, fmt, scores, verbose=verbose,
+                                 width=terminal_width())
+    # The figure first, the result after it: a figure that cannot be drawn or saved fails
+    # the command with nothing on stdout.
     if plot_file is not None and scores is not None:
         from prfeval.plots.curves import scores_figure, sweep_figure
         from prfeval.plots.figures import save_figure
@@ -252,3 +251,4 @@ def command(
         figure = sweep_figure(sweep) if sweep is not None else scores_figure(scores)
         save_figure(figure, plot_file, close=True)
         note(f"wrote {plot_file}")
+    emit(text, output)

@@ -98,9 +98,9 @@ def command(
     if len(runs) < 2:
         raise UsageError(f"compare needs at least two runs, got {len(runs)}")
     if plot_file is not None:
-        from prfeval.plots.figures import figure_format
+        from prfeval.plots.figures import check_plot_file
 
-        figure_format(plot_file)  # a bad extension fails before the work, not after
+        check_plot_file(plot_file)  # a bad extension, or no matplotlib, fails before the work
     names = run_names(runs)
     # A bar on stderr, when it is a terminal, as each run is read and measured.
     with progress_bar("comparing", unit="runs", total=len(runs)) as progress:
@@ -123,6 +123,8 @@ def command(
     text = format_comparison(result, fmt, per_query=per_query)
     for line in notes(result, fmt):
         note(line)
+    # The figure first, the result after it: a figure that cannot be drawn or saved fails
+    # the command with nothing on stdout.
     if plot_file is not None:
         from prfeval.plots.compare import difference_figure
         from prfeval.plots.figures import save_figure

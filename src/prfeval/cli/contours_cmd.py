@@ -106,9 +106,9 @@ def command(
 
     # Imported here: matplotlib is an optional extra and slow to import.
     from prfeval.plots.contours import contour_figure
-    from prfeval.plots.figures import figure_format, save_figure
+    from prfeval.plots.figures import check_plot_file, save_figure
 
-    figure_format(plot_path)  # a bad extension fails before any drawing
+    check_plot_file(plot_path)  # a bad extension, or no matplotlib, fails before drawing
     fig = contour_figure(betas, means=means, points=points)
     written = save_figure(fig, plot_path, close=True)
     panels = (["arithmetic", "geometric"] if means else []) + [_beta_name(b) for b in betas]

@@ -11,13 +11,17 @@ figure (``--plot-kind tradeoff`` or ``pr`` draws one of them alone).
 
 from __future__ import annotations
 
+import os
+import shutil
+import stat
+import tempfile
 from contextlib import ExitStack
 
 import click
 
 from prfeval.cli.options import evaluation_options, files, output_option
 from prfeval.cli.output import emit, note, notes_from_warnings, output_file, progress_bar
-from prfeval.cli.shared import distinct_run_names
+from prfeval.cli.shared import run_names
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
 from prfeval.io.blocks import load_judgments
@@ -28,7 +32,8 @@ __all__ = ["command"]
 
 PLOT_KINDS = ("tradeoff", "pr", "both")
 
-
+# The CSV rows held in memory before they go to a temporary file.
+_SPOOL_BYTES = 16 * 2**20
 
 
 def _recall_levels(values: tuple[float, ...]) -> tuple[float, ...]:
@@ -137,24 +142,34 @@ def command(
     if plot_path is not None:
         if len(selected) > 1:
             raise UsageError("--plot draws one query or the average: give at most one --query")
-        from prfeval.plots.figures import figure_format
+        from prfeval.plots.figures import check_plot_file
 
-        figure_format(plot_path)  # a bad extension fails before any work
+        check_plot_file(plot_path)  # a bad extension, or no matplotlib, fails before any work
 
     # Per-query curves are kept only where they are shown: the asked queries, or every
     # query for JSON (CSV streams its rows instead); the averages table needs none.
     keep: tuple[str, ...] | None = tuple(selected)
     if fmt == "json" and not selected:
         keep = None
-    names = distinct_run_names(runs)
+    names = run_names(runs)
     # The judgments are read once for every run: a pipe or standard input has no second
     # reading, and a large qrels file need not be parsed again.
     judgments = load_judgments(qrels, options) if len(runs) > 1 else qrels
     results: dict[str, Curves] = {}
     with ExitStack() as stack:
         csv_writer = None
+        spool = None
         if fmt == "csv":
-            csv_writer = CurveCsvWriter(stack.enter_context(output_file(output)))
+            # A failure (in a later run, or in drawing) must leave no CSV that looks whole.
+            # The rows go straight into a file -o replaces only once all is written (a
+            # failure removes it); for stdout, a pipe or a device they are held (on disk past
+            # a few MiB) until every run is measured and the figure saved.
+            if _replaced_when_done(output):
+                sink = stack.enter_context(output_file(output))
+            else:
+                spool = stack.enter_context(tempfile.SpooledTemporaryFile(_SPOOL_BYTES, "w+b"))
+                sink = spool
+            csv_writer = CurveCsvWriter(sink)
         for name, run in zip(names, runs, strict=True):
             with progress_bar(f"curve {name}") as progress, notes_from_warnings():
                 c = curve(
@@ -178,31 +193,60 @@ def command(
                 csv_writer.finish(c)
         if csv_writer is not None:
             csv_writer.close()
-    if fmt == "table":
-        several = len(results) > 1
-        emit(
-            "\n".join(
+        text = None
+        if fmt == "table":
+            several = len(results) > 1
+            text = "\n".join(
                 format_table(c, selected, f"Run {name}" if several else None)
                 for name, c in results.items()
-            ),
-            output,
-        )
-    elif fmt == "json":
-        emit(format_json(results, selected), output)
+            )
+        elif fmt == "json":
+            text = format_json(results, selected)
 
-    if plot_path is not None:
-        from prfeval.plots.curves import curves_figure
-        from prfeval.plots.figures import save_figure
+        # The figure first, the result after it: a figure that cannot be drawn or saved
+        # fails the command with nothing on stdout.
+        if plot_path is not None:
+            _plot(results, plot_path, plot_kind, selected, options)
+        if spool is not None:
+            spool.seek(0)
+            with output_file(output) as out:
+                shutil.copyfileobj(spool, out)
+        elif text is not None:
+            emit(text, output)
 
-        fig = curves_figure(
-            results,
-            kind=plot_kind,  # type: ignore[arg-type]
-            query=selected[0] if selected else None,
-            collection_size=options.collection_size,
-        )
-        written = save_figure(fig, plot_path, close=True)
-        what = f"query {selected[0]}" if selected else "the macro average"
-        runs_drawn = f"{len(results)} run" + ("s" if len(results) != 1 else "")
-        drawn = {"tradeoff": "trade-off plot", "pr": "precision-recall curve",
-                 "both": "trade-off plot and precision-recall curve"}[plot_kind]
-        note(f"wrote {written}: the {drawn} of {what}, {runs_drawn}")
+
+def _replaced_when_done(output: str | None) -> bool:
+    """Whether ``-o output`` is written through a temporary file renamed over it at the end
+    (a regular file, or a new name), so that a failure leaves no trace of it; in doubt, no."""
+    if output is None or output == "-" or output.startswith(("/dev/", "/proc/")):
+        return False
+    try:
+        return stat.S_ISREG(os.stat(output).st_mode)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+def _plot(
+    results: dict[str, Curves],
+    plot_path: str,
+    plot_kind: str,
+    selected: list[str],
+    options: EvalOptions,
+) -> None:
+    from prfeval.plots.curves import curves_figure
+    from prfeval.plots.figures import save_figure
+
+    fig = curves_figure(
+        results,
+        kind=plot_kind,  # type: ignore[arg-type]
+        query=selected[0] if selected else None,
+        collection_size=options.collection_size,
+    )
+    written = save_figure(fig, plot_path, close=True)
+    what = f"query {selected[0]}" if selected else "the macro average"
+    runs_drawn = f"{len(results)} run" + ("s" if len(results) != 1 else "")
+    drawn = {"tradeoff": "trade-off plot", "pr": "precision-recall curve",
+             "both": "trade-off plot and precision-recall curve"}[plot_kind]
+    note(f"wrote {written}: the {drawn} of {what}, {runs_drawn}")

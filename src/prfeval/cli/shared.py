@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,28 +15,57 @@ from prfeval.core.errors import UsageError
 __all__ = ["coerce_label", "distinct_run_names", "resolve_baseline", "run_names"]
 
 
-def run_names(paths: tuple[str, ...]) -> list[str]:
-    """A name per run: its file name; the path as given where file names collide; a
-    ``#n`` suffix where even those do."""
+def run_names(paths: Sequence[str]) -> list[str]:
+    """A name per run, all different: its file name; the path as given where file names
+    collide; and where even those do (the same file given twice), ``#2``, ``#3``, ... after
+    the repeats, each the lowest number that makes a name no other run has.
+
+    A suffixed name never takes another run's name: ``x#2 x x`` are named ``x#2``, ``x``
+    and ``x#3``, so that each name keeps to its own file. ``compare``, ``curve`` and
+    ``report`` name their runs here.
+    """
+    _check_repeats_readable(paths)
     names = [Path(p).name or p for p in paths]
     names = [p if names.count(n) > 1 else n for p, n in zip(paths, names, strict=True)]
-    seen: dict[str, int] = {}
+    taken = set(names)
+    seen: set[str] = set()
     out = []
     for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        out.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+        if name in seen:
+            n = 2
+            while f"{name}#{n}" in taken:
+                n += 1
+            name = f"{name}#{n}"
+            taken.add(name)
+        seen.add(name)
+        out.append(name)
     return out
 
 
-def distinct_run_names(paths: Sequence[str]) -> list[str]:
-    """Short names for runs that must differ: file names, or the paths as given when two
-    share a name; the same RUN given twice is an error."""
-    short = [Path(p).name or p for p in paths]
-    if len(set(short)) == len(short):
-        return short
-    if len(set(paths)) != len(paths):
-        raise UsageError("the same RUN is given twice")
-    return list(paths)
+def _check_repeats_readable(paths: Sequence[str]) -> None:
+    """A RUN given twice is read twice: refuse it when it is not a regular file (a FIFO,
+    ``/dev/stdin``, a ``/dev/fd/N`` of a pipe), which gives its bytes once and would then
+    wait forever."""
+    counts: dict[str, int] = {}
+    for p in paths:
+        counts[p] = counts.get(p, 0) + 1
+    for p, n in counts.items():
+        if n < 2 or p == "-":  # '-' twice is refused with the other inputs
+            continue
+        try:
+            regular = stat.S_ISREG(os.stat(p).st_mode)
+        except OSError:
+            continue  # the reader names what is wrong with it
+        if not regular:
+            raise UsageError(
+                f"{p}: given as RUN {n} times, but it is not a regular file and can be read "
+                "once only"
+            )
+
+
+#: The former name of :func:`run_names`, which ``curve`` used (and which refused the same
+#: RUN twice, where compare and report took it): every command now names runs one way.
+distinct_run_names = run_names
 
 
 def resolve_baseline(baseline: str | None, paths: tuple[str, ...], names: list[str]) -> str:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from prfeval.core.errors import UsageError
-from prfeval.plots.figures import pyplot, run_color
+from prfeval.plots.figures import plain, pyplot, run_color
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -123,18 +123,19 @@ def difference_figure(
             f", {comparison.settings['confidence']:.0%} CI [{row.ci_low:+.3f}, {row.ci_high:+.3f}]"
         )
         ax.set_title(
-            f"{measure}: {run} − {comparison.baseline} per query: {row.wins} better, "
-            f"{row.ties} tied, {row.losses} worse; mean {row.delta:+.3f}{interval}",
+            f"{plain(measure)}: {plain(run)} − {plain(comparison.baseline)} per query: "
+            f"{row.wins} better, {row.ties} tied, {row.losses} worse; "
+            f"mean {row.delta:+.3f}{interval}",
             fontsize=9,
             loc="left",
             # In the run's colour (by its position in the comparison), as everywhere else.
             color=run_color(comparison.runs.index(run)),
         )
-        ax.set_ylabel(f"Δ {measure}")
+        ax.set_ylabel(f"Δ {plain(measure)}")
         ax.set_xlim(-0.6, n_q - 0.4)
         if n_q <= _LABELLED_QUERIES:
             ax.set_xticks(x)
-            ax.set_xticklabels(ids[order], rotation=90, fontsize=7)
+            ax.set_xticklabels([plain(q) for q in ids[order]], rotation=90, fontsize=7)
         else:
             ax.set_xticks([])
         ax.grid(axis="y", linewidth=0.4, alpha=0.5)

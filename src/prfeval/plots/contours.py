@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -28,7 +28,7 @@ from prfeval.core.means import (
     recall_on_f_contour,
     recall_on_mean_contour,
 )
-from prfeval.plots.figures import f_label, pyplot, run_color
+from prfeval.plots.figures import f_label, plain, pyplot, run_color
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -156,12 +156,17 @@ def _draw_panel(
     of_means: bool = False,
     colors: Mapping[str, str] | None = None,
 ) -> None:
+    # The legend's entries, given to it in full: matplotlib would leave out a label that
+    # starts with "_" (a point named _baseline) if it collected them itself.
+    entries: list[tuple[Any, str]] = []
     for i, c in enumerate(levels):
         p, r = _contour_path(panel, c)
         if p.size == 0:
             continue
         label = f"{panel.value_name} = {levels[0]:g} … {levels[-1]:g}" if i == 0 else None
-        ax.plot(p, r, color=_CONTOUR_COLOR, linewidth=1.0, label=label)
+        (line,) = ax.plot(p, r, color=_CONTOUR_COLOR, linewidth=1.0, label=label)
+        if label is not None:
+            entries.append((line, label))
         x, y = _arc_midpoint(p, r)
         ax.text(
             x,
@@ -176,7 +181,7 @@ def _draw_panel(
     # The guide line, clipped to the square: R = slope * P reaches R = 1 at P = 1 / slope.
     p_end = min(1.0, 1.0 / panel.guide_slope)
     guide_p = np.linspace(0.0, p_end, 50)
-    ax.plot(
+    (guide,) = ax.plot(
         guide_p,
         panel.guide_slope * guide_p,
         linestyle=panel.guide_style,
@@ -184,6 +189,7 @@ def _draw_panel(
         linewidth=1.2,
         label=panel.guide_label,
     )
+    entries.append((guide, panel.guide_label))
     coords = np.array(list(points.values()), dtype=np.float64).reshape(-1, 2)
     gaps = np.hypot(*(coords[:, None, :] - coords[None, :, :]).transpose(2, 0, 1))
     np.fill_diagonal(gaps, np.inf)
@@ -192,7 +198,7 @@ def _draw_panel(
     ):
         color = colors[name] if colors and name in colors else run_color(i)
         value = float(panel.value(np.float64(pp), np.float64(rr)))
-        ax.plot(
+        (point,) = ax.plot(
             [pp],
             [rr],
             marker=marker,
@@ -203,9 +209,10 @@ def _draw_panel(
             markeredgewidth=0.6,
             zorder=5,
             clip_on=False,
-            label=f"{name} ({pp:.3g}, {rr:.3g}): {panel.value_name}"
+            label=f"{plain(name)} ({pp:.3g}, {rr:.3g}): {panel.value_name}"
             f"{' of mean P, R' if of_means else ''} = {value:.3f}",
         )
+        entries.append((point, point.get_label()))
         if gaps[i].min() < _CROWDED:
             continue  # names of points this close would overlap: the legend names them
         # Keep each name inside the square: left of a point near the right edge, below a
@@ -213,7 +220,7 @@ def _draw_panel(
         dx = -6 if pp > 0.75 else 6
         dy = -6 if rr > 0.9 else 6
         ax.annotate(
-            name,
+            plain(name),
             (pp, rr),
             xytext=(dx, dy),
             textcoords="offset points",
@@ -233,7 +240,10 @@ def _draw_panel(
     ax.set_ylabel("Recall")
     ax.set_title(panel.title)
     # Below the axes, so it hides no contour.
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8, frameon=False)
+    ax.legend(
+        [h for h, _ in entries], [text for _, text in entries], loc="upper center",
+        bbox_to_anchor=(0.5, -0.14), fontsize=8, frameon=False,
+    )
 
 
 def contour_figure(

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core.errors import UsageError
-from prfeval.plots.figures import f_label, pyplot, run_color
+from prfeval.plots.figures import f_label, plain, pyplot, run_color
 from prfeval.retrieval.curves import AverageCurve, Curves, Cutoff, QueryCurve
 
 if TYPE_CHECKING:
@@ -113,8 +113,8 @@ def _subject(runs: Mapping[str, Curves], query: str | None, average: str) -> str
         n = first.macro.n_queries
         what = f"{average} average over {n} quer{'y' if n == 1 else 'ies'}"
     else:
-        what = f"query {query}"
-    return f"{what} ({next(iter(runs))})" if len(runs) == 1 else what
+        what = f"query {plain(query)}"
+    return f"{what} ({plain(next(iter(runs)))})" if len(runs) == 1 else what
 
 
 def _new_axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
@@ -227,7 +227,7 @@ def tradeoff_figure(
         column: list[tuple[Any, str]] = []
         if several:
             (header,) = ax.plot([], [], linestyle=style, color=run_color(i), linewidth=2.4)
-            column.append((header, s.run))
+            column.append((header, plain(s.run)))
         if s.k.size == 0:
             run_cols.append(column)
             continue
@@ -242,7 +242,7 @@ def tradeoff_figure(
                 linestyle=style,
                 color=_MEASURE_COLORS[measure],
                 linewidth=1.6,
-                label=f"{s.run}: {label}" if several else label,
+                label=f"{plain(s.run)}: {label}" if several else label,
             )
             (column if several else lines_col).append((line, label))
         k_end = max(k_end, int(s.k[-1]))
@@ -387,7 +387,7 @@ def pr_curve_figure(
     handles: list[tuple[Any, str]] = []
     for i, s in enumerate(series):
         color = run_color(i)
-        prefix = f"{s.run}: " if several else ""
+        prefix = f"{plain(s.run)}: " if several else ""
         if raw and s.k.size:
             (line,) = ax.plot(s.recall, s.precision, color=color, linewidth=1.0, alpha=0.55)
             what = "raw (R, P) at every k" if s.query is not None else "raw: macro (R, P) at each k"
@@ -464,17 +464,24 @@ def curves_figure(
 
 def _roc_axes(ax: Axes, curves: Mapping[str, ThresholdSweep]) -> None:
     """ROC curves (TPR against FPR, from (0, 0)) with the chance diagonal."""
+    entries: list[tuple[Any, str]] = []  # given in full: a class named "_x" stays in
     for i, (name, sweep) in enumerate(curves.items()):
         fpr = np.concatenate([[0.0], sweep.fpr])
         tpr = np.concatenate([[0.0], sweep.recall])
-        label = f"{name}: AUC = {sweep.roc_auc:.3f}" if name else f"AUC = {sweep.roc_auc:.3f}"
-        ax.plot(fpr, tpr, color=_CLASS_COLORS[i % len(_CLASS_COLORS)], lw=1.4, label=label)
-    ax.plot([0, 1], [0, 1], color=_NO_SKILL_COLOR, ls=":", lw=1.2, label="no skill: AUC = 0.5")
+        auc = f"AUC = {sweep.roc_auc:.3f}"
+        label = f"{plain(name)}: {auc}" if name else auc
+        (line,) = ax.plot(fpr, tpr, color=_CLASS_COLORS[i % len(_CLASS_COLORS)], lw=1.4,
+                          label=label)
+        entries.append((line, label))
+    (chance,) = ax.plot([0, 1], [0, 1], color=_NO_SKILL_COLOR, ls=":", lw=1.2,
+                        label="no skill: AUC = 0.5")
+    entries.append((chance, "no skill: AUC = 0.5"))
     ax.set(xlim=(0, 1.02), ylim=(0, 1.02), xlabel="False positive rate (fallout)",
            ylabel="True positive rate (recall)", title="ROC curve")
     ax.set_aspect("equal")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend([h for h, _ in entries], [text for _, text in entries], fontsize=8,
+              loc="lower right")
 
 
 def sweep_figure(sweep: ThresholdSweep, *, title: str | None = None) -> Figure:
@@ -519,7 +526,7 @@ def sweep_figure(sweep: ThresholdSweep, *, title: str | None = None) -> Figure:
     t_ax.invert_xaxis()  # high thresholds first: the order a ranking is read in
     t_ax.grid(alpha=0.3)
     t_ax.legend(fontsize=8, loc="best")
-    fig.suptitle(title or f"Threshold sweep, positive class {sweep.pos_label!r}")
+    fig.suptitle(title or f"Threshold sweep, positive class {plain(repr(sweep.pos_label))}")
     return fig
 
 
@@ -528,15 +535,18 @@ def scores_figure(scores: ScoreMeasures, *, title: str | None = None) -> Figure:
     (:func:`prfeval.classification.scores.score_measures` with several classes)."""
     plt = pyplot()
     fig, (pr_ax, roc_ax) = plt.subplots(1, 2, figsize=(11.5, 5.4), layout="constrained")
+    entries: list[tuple[Any, str]] = []  # given in full: a class named "_x" stays in
     for i, (label, sweep) in enumerate(scores.sweeps.items()):
         color = _CLASS_COLORS[i % len(_CLASS_COLORS)]
-        pr_ax.plot(sweep.recall, sweep.precision, color=color, lw=1.3,
-                   label=f"{label}: AP = {sweep.average_precision:.3f}")
+        text = f"{plain(label)}: AP = {sweep.average_precision:.3f}"
+        (line,) = pr_ax.plot(sweep.recall, sweep.precision, color=color, lw=1.3, label=text)
+        entries.append((line, text))
     pr_ax.set(xlim=(0, 1.02), ylim=(0, 1.02), xlabel="Recall", ylabel="Precision",
               title="Precision-recall curves, each class against the rest")
     pr_ax.set_aspect("equal")
     pr_ax.grid(alpha=0.3)
-    pr_ax.legend(fontsize=8, loc="lower left")
+    pr_ax.legend([h for h, _ in entries], [text for _, text in entries], fontsize=8,
+                 loc="lower left")
     _roc_axes(roc_ax, {str(k): v for k, v in scores.sweeps.items()})
     roc_ax.set_title("ROC curves, each class against the rest")
     macro = scores.macro or {}

@@ -11,7 +11,6 @@ line is longer than 80 columns.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
@@ -21,6 +20,7 @@ from typing import Any
 from prfeval.classification.classify import MEASURES, ClassificationResult
 from prfeval.classification.scores import ScoreMeasures
 from prfeval.classification.thresholds import ThresholdSweep
+from prfeval.report._csv import csv_writer
 from prfeval.report._text import fmt_value, render_table
 
 __all__ = ["FORMATS", "format_classification", "format_csv", "format_table"]
@@ -346,7 +346,7 @@ def format_csv(r: ClassificationResult | None, s: ThresholdSweep | None) -> str:
     the two overall rows.
     """
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     if s is not None:
         d = s.to_dict()
         writer.writerow(["threshold", "tp", "fp", "precision", "recall", "f", "no_skill_f"])

@@ -3,13 +3,13 @@ Markdown and LaTeX tables of :mod:`prfeval.comparison.tables`."""
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
 
 from prfeval.comparison.compare import Comparison
 from prfeval.comparison.tables import describe_test, disagreement_lines, latex, markdown
+from prfeval.report._csv import csv_writer
 from prfeval.report._text import fmt_value, render_table, wrap_lines
 
 __all__ = ["FORMATS", "format_comparison", "format_csv", "format_table", "mover_lines", "notes"]
@@ -91,7 +91,7 @@ def mover_lines(c: Comparison) -> list[str]:
 def format_csv(c: Comparison) -> str:
     """One line per (measure, run); NaN and not-applicable cells empty."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     records = [r.to_dict() for r in c.rows]
     columns = [k for k in records[0] if k != "top_movers"]
     writer.writerow(columns)

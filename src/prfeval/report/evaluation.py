@@ -7,13 +7,13 @@ notes a command prints on stderr beside a machine-readable format come from :fun
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from typing import Any
 
 from prfeval.core.ids import counted, id_list
 from prfeval.measures import Measure
+from prfeval.report._csv import csv_writer
 from prfeval.report._text import fmt_value, render_table, wrap_lines
 from prfeval.report.trec_eval import trec_line, trec_number
 from prfeval.retrieval.evaluate import Evaluation
@@ -245,7 +245,7 @@ def format_csv(e: Evaluation, per_query: bool) -> str:
     JSON's key for them: ``aggregate`` is ``if_unjudged_relevant`` for a query's value and
     ``if_unjudged_relevant.macro`` (``.micro``, ``.f_of_means``) for an average."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     writer.writerow(CSV_COLUMNS)
     _csv_rows(writer, e, per_query, "")
     if e.upper is not None:

@@ -7,11 +7,11 @@ got to, the tied documents a cutoff cuts through, and the query's values.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Sequence
 
+from prfeval.report._csv import csv_writer
 from prfeval.report._text import fmt_value, render_table
 from prfeval.retrieval.explain import Explanation
 
@@ -89,7 +89,7 @@ def format_explanations(explanations: Sequence[Explanation], fmt: str = "table")
         return json.dumps(items[0] if len(items) == 1 else items, indent=2)
     if fmt == "csv":
         buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
+        writer = csv_writer(buffer)
         writer.writerow(
             ["query_id", "rank", "doc_id", "score", "grade", "relevant", "precision", "recall"]
         )

@@ -88,11 +88,26 @@ def _arrow(direction: str) -> str:
     )
 
 
+# Inside a <script> element the HTML parser looks for "</script" and, after "<!--", for
+# "<script" too (a doc id "<!--<script>" would swallow the rest of the page into the
+# element, and the page's own script with it). No "<" may reach the page unescaped, nor
+# ">" and "&", which JSON reads the same as their \u escapes.
+_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
+def _script_json(data: Any) -> str:
+    """``data`` as JSON to put inside a ``<script>`` element, whatever its strings hold.
+
+    Every ``<``, ``>`` and ``&`` is written as its ``\\u`` escape, which ``JSON.parse``
+    reads back as the character: no ``</script>``, ``<!--`` or ``-->`` can appear in the
+    element, and the ids come back exactly. NaN is refused (it is not JSON).
+    """
+    return json.dumps(data, separators=(",", ":"), allow_nan=False).translate(_SCRIPT_SAFE)
+
+
 def _payload(data: Any) -> str:
     """The drill-down data as the page's JSON script element."""
-    # </script> must not appear inside the JSON: escape the slash of every "</".
-    text = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
-    return f'<script type="application/json" id="drilldown-data">{text}</script>\n'
+    return f'<script type="application/json" id="drilldown-data">{_script_json(data)}</script>\n'
 
 
 def _page(title: str, header: str, sections: Sequence[str], payload: str = "") -> str:

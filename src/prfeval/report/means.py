@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 
 from prfeval.core.means import MeansTable
+from prfeval.report._csv import csv_writer
 from prfeval.report._text import render_rich
 
 __all__ = ["FORMATS", "format_means"]
@@ -35,7 +35,7 @@ def format_table(table: MeansTable) -> str:
 
 def format_csv(table: MeansTable) -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     writer.writerow(["system", *table.COLUMNS])
     for row in table.records():
         writer.writerow([row["system"] or "", *(repr(row[name]) for name in table.COLUMNS)])
