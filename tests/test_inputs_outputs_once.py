@@ -100,3 +100,14 @@ def test_classify_with_one_file_for_table_and_plot(tmp_path, capsys) -> None:
     code, _, err = run_cli(capsys, "classify", str(table), "--true", "y", "--pred", "p",
                            "--score", "s", "-o", str(target), "--plot", str(target))
     assert code == 2 and "named for two outputs" in err and not target.exists()
+
+
+@pytest.mark.parametrize("command", ["evaluate", "curve", "compare"])
+def test_a_fifo_named_as_two_inputs_is_refused_at_once(tmp_path, command) -> None:
+    """A FIFO can be read once: named as the judgments and a run, the second reading would
+    wait for ever. Refused before anything is opened (no writer ever comes here)."""
+    fifo = tmp_path / "both.fifo"
+    os.mkfifo(fifo)
+    done = prfeval(command, str(fifo), str(fifo), *([str(fifo)] if command == "compare" else []))
+    assert done.returncode == 2
+    assert "is not a regular file and is given twice" in done.stderr

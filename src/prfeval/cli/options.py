@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
@@ -110,6 +111,28 @@ def _names(value: Any) -> Iterator[str]:
         yield from (v for v in value if isinstance(v, str))
 
 
+def _check_read_once(read: list[str]) -> None:
+    """Refuse a pipe, FIFO or device named as two inputs: it can be read only once, and the
+    second reading would wait for ever (``-`` is checked as standard input)."""
+    seen: dict[tuple[int, int], str] = {}
+    for name in read:
+        if name == "-":
+            continue
+        try:
+            info = os.stat(name)
+        except OSError:
+            continue  # the reader says what is wrong with it
+        if stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode):
+            continue
+        key = (info.st_dev, info.st_ino)
+        if key in seen:
+            raise UsageError(
+                f"{name}: is not a regular file and is given twice (as {seen[key]!r} too); "
+                "it can be read only once: copy it to a file first"
+            )
+        seen[key] = name
+
+
 def _check_distinct(written: list[str]) -> None:
     """Refuse one file named for two outputs (by any name: links and relative paths too)."""
     seen: list[str] = []
@@ -148,6 +171,7 @@ def files(inputs: tuple[str, ...] = (), outputs: tuple[str, ...] = ()) -> Callab
             read = [n for p in inputs for n in _names(params.get(p))]
             written = [n for p in outputs for n in _names(params.get(p))]
             check_one_stdin(read)
+            _check_read_once(read)
             for name in written:
                 if name != "-":
                     check_output(name)
