@@ -334,31 +334,29 @@ def test_a_repeated_document_under_duplicates_error(spark):
 @pytest.mark.parametrize(
     ("line", "fragment"),
     [
-        ("q1 Q0 d1 1 2.0", "expected at least 6 fields, got 5 in this run line: q1 Q0 d1 1 2.0"),
-        (
-                "q1 Q0 d1 1 high tag",
-                "score is not a number: 'high' in this run line: q1 Q0 d1 1 high tag",
-            ),
-        (
-                "q1 Q0 d1 1 inf tag",
-                "score is not finite: inf in this run line: q1 Q0 d1 1 inf tag",
-            ),
+        ("q1 Q0 d1 1 2.0", "expected at least 6 fields, got 5"),
+        ("q1 Q0 d1 1 high tag", "score is not a number: 'high'"),
+        ("q1 Q0 d1 1 inf tag", "score is not finite: inf"),
     ],
 )
 def test_a_bad_run_line_names_the_file_and_the_line(spark, tmp_path, line, fragment):
+    """A local file's bad line is named by its number, as the local engine names it (in a
+    folder, by its text: tests/test_spark_errors.py)."""
     (tmp_path / "qrels.txt").write_text("q1 0 d1 1\n")
     (tmp_path / "run.txt").write_text(f"q1 Q0 d2 1 3.0 tag\n{line}\n")
+    paths = str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")
     with pytest.raises(InputFormatError) as caught:
-        prfeval.spark.evaluate(
-            str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), "P@5", spark=spark
-        )
-    assert str(caught.value) == f"{tmp_path / 'run.txt'}: {fragment}"
+        prfeval.spark.evaluate(*paths, "P@5", spark=spark)
+    assert str(caught.value) == f"{tmp_path / 'run.txt'}:2: {fragment}"
+    with pytest.raises(InputFormatError) as local:
+        prfeval.evaluate(*paths, "P@5")
+    assert str(caught.value) == str(local.value)
 
 
 def test_a_bad_grade(spark, tmp_path):
     (tmp_path / "qrels.txt").write_text("q1 0 d1 1.5\n")
     (tmp_path / "run.txt").write_text("q1 Q0 d2 1 3.0 tag\n")
-    bad = r"grade is not an integer: '1\.5' in this qrels line: q1 0 d1 1\.5$"
+    bad = r"qrels\.txt:1: grade is not an integer: '1\.5'$"
     with pytest.raises(InputFormatError, match=bad):
         prfeval.spark.evaluate(
             str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), "P@5", spark=spark

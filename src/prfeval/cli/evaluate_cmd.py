@@ -129,8 +129,9 @@ def _on_spark(
     if "-" in (qrels, run):
         raise UsageError("--engine spark reads files Spark can open, not stdin (-)")
     from prfeval.spark.engine import evaluate as evaluate_on_spark
-    from prfeval.spark.session import cli_session
+    from prfeval.spark.session import check_inputs, cli_session
 
+    check_inputs(master, qrels, run)  # a missing file is named before a JVM starts
     with notes_from_warnings():
         session = cli_session(master)
         result = evaluate_on_spark(

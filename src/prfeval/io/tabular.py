@@ -529,7 +529,7 @@ def _numbers(
     if out_of_range.any():
         row = _first(out_of_range)
         raise source.error(
-            row, f"column {column!r} is out of range (64-bit integers): {array[row]!r}"
+            row, f"column {column!r} is out of range (64-bit integers): {array[row].item()!r}"
         )
     return array.astype(np.int64)
 

@@ -8,6 +8,9 @@
     result.per_query                                # a Spark DataFrame: query_id, measure, value
     result.to_evaluation()                          # a local Evaluation, for a small result
 
+Executors without prfeval get the driver's with ``prfeval.spark.ship(spark)``
+(:mod:`prfeval.spark.shipping`); the command line does it for them.
+
 The executors run the local engine's aligner and kernel on partitions of whole queries
 (:mod:`prfeval.spark.partition`); the averages equal the local engine's to the last digit.
 ``docs/spark.md`` tells how to run it locally, with spark-submit, and what it costs.
@@ -23,6 +26,7 @@ if TYPE_CHECKING:
     from prfeval.spark.engine import SparkEvaluation, evaluate
     from prfeval.spark.read import read_qrels, read_run
     from prfeval.spark.session import cli_session
+    from prfeval.spark.shipping import ship
 
 _LAZY = {
     "SparkEvaluation": "prfeval.spark.engine",
@@ -30,9 +34,10 @@ _LAZY = {
     "read_qrels": "prfeval.spark.read",
     "read_run": "prfeval.spark.read",
     "cli_session": "prfeval.spark.session",
+    "ship": "prfeval.spark.shipping",
 }
 
-__all__ = ["SparkEvaluation", "cli_session", "evaluate", "read_qrels", "read_run"]
+__all__ = ["SparkEvaluation", "cli_session", "evaluate", "read_qrels", "read_run", "ship"]
 
 
 def __getattr__(name: str) -> Any:

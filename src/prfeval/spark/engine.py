@@ -33,7 +33,7 @@ import numpy as np
 
 from prfeval.core.aggregate import summarise_moments
 from prfeval.core.counts import Counts
-from prfeval.core.errors import InputFormatError, PrfevalWarning, UsageError
+from prfeval.core.errors import InputFormatError, PrfevalError, PrfevalWarning, UsageError
 from prfeval.core.ids import ordered_ids, query_output_order
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import QueryAccounting
@@ -48,11 +48,12 @@ from prfeval.retrieval.evaluate import (
 from prfeval.retrieval.kernel import check_measures
 from prfeval.retrieval.pipeline import PipelineRun
 from prfeval.spark.blocks import BlockFrame
+from prfeval.spark.failures import LocalFile, located, translated
 from prfeval.spark.layout import Layout, Totals
-from prfeval.spark.partition import BLOCK_ROWS, Plan, error_from, measure_batches, portable
+from prfeval.spark.partition import BLOCK_ROWS, Plan, measure_batches, portable
 from prfeval.spark.partition import reduce_batches as reduce_partition
-from prfeval.spark.read import Judgments, Ranking, read_qrels, read_run
-from prfeval.spark.session import no_pandas_warning, require_pyspark
+from prfeval.spark.read import Judgments, Ranking, check_paths, local_file, read_qrels, read_run
+from prfeval.spark.session import default_filesystem, no_pandas_warning, require_pyspark
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -61,14 +62,23 @@ __all__ = ["SparkEvaluation", "averages", "evaluate"]
 
 
 @contextmanager
-def _spark_errors() -> Iterator[None]:
-    """Spark's failures that carry a prfeval error raised as that error, on the driver
-    (and pyspark's warning about pandas 3 kept out)."""
+def _spark_errors(files: tuple[LocalFile, ...] = ()) -> Iterator[None]:
+    """Spark's failures that stand for a prfeval error raised as that error, on the driver
+    (:func:`~prfeval.spark.failures.translated`), an error about one of the local ``files``
+    as the local reader words it (:func:`~prfeval.spark.failures.located`: a bad line named
+    by its number), and pyspark's warning about pandas 3 kept out."""
     with no_pandas_warning():
         try:
             yield
+        except InputFormatError as exc:
+            error = located(exc, files)
+            if error is exc:
+                raise
+            raise error from None
+        except PrfevalError:
+            raise
         except Exception as exc:
-            error = error_from(str(exc))
+            error = translated(exc, files)
             if error is None:
                 raise
             raise error from None
@@ -376,6 +386,17 @@ def evaluate(
         ``per_query`` as a Spark DataFrame, the accounting; ``to_evaluation()`` for a local
         :class:`~prfeval.retrieval.evaluate.Evaluation`.
 
+    Raises
+    ------
+    InputFormatError
+        For an input the local engine would refuse, in its words: a local path is checked
+        before Spark reads anything (missing, unreadable, a pipe, gzip not named ``.gz``); a bad
+        line or value names the line by its number when the input is one local file, by its
+        text otherwise (:mod:`prfeval.spark.failures`).
+    UsageError
+        For options that do not fit, and for executors that cannot import prfeval (or
+        numpy, pyarrow): the message says how to give it to them (:func:`prfeval.spark.ship`).
+
     Notes
     -----
     The averages are those of the local engine to the last digit: the executors run its
@@ -399,9 +420,20 @@ def evaluate(
         raise UsageError(f"block_rows must be at least 1, got {block_rows}")
     cutoffs, hidden = coverage_measures(parsed)
     session = _session(spark, qrels, run)
-    with _spark_errors():
+    fs = default_filesystem(session)
+    check_paths(qrels, run, default_fs=fs)  # a missing local file: before Spark reads it
+    ranks = opts.order == "rank"
+    files = tuple(
+        f
+        for f in (
+            local_file(qrels, "qrels", default_fs=fs),
+            local_file(run, "run", ranks=ranks, default_fs=fs),
+        )
+        if f
+    )
+    with _spark_errors(files):
         judgments = read_qrels(qrels, session)
-        ranking = read_run(run, session, ranks=opts.order == "rank")
+        ranking = read_run(run, session, ranks=ranks)
     order = opts.order or ranking.default_order
     _check_order(order, ranking)
     frame = BlockFrame(
@@ -419,7 +451,7 @@ def evaluate(
 
     from pyspark import StorageLevel
 
-    with _spark_errors():
+    with _spark_errors(files):
         union = _union(judgments, ranking, order, opts)
         n = partitions or max(session.sparkContext.defaultParallelism,
                               union.rdd.getNumPartitions())

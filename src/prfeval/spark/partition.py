@@ -14,7 +14,8 @@ A prfeval error on an executor (a repeated document under ``duplicates="error"``
 size too small) reaches the driver inside Spark's exception text; :func:`error_text` marks it
 there and :func:`error_from` finds it again, so the driver raises the same error class with
 the same reason. Line numbers are left out (an executor sees a block of lines or rows, not
-where they were in the file): a bad TREC line is named by its text.
+where they were in the file): a bad TREC line is named by its text, and the driver names it
+by its number when it can read the file (:func:`~prfeval.spark.failures.located`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ spark-submit set up when it launched prfeval, or else a new one at ``--spark-mas
 (``local[*]`` by default). A local session is made quiet (no progress bars, no web UI, Spark's
 own log lines only when fatal), so that prfeval's output is all a user sees, and its Python
 workers run this interpreter, the one prfeval is installed in (``PYSPARK_PYTHON``, unless it
-is set already: pyspark reads it from the environment).
+is set already: pyspark reads it from the environment). A session whose workers may run
+another interpreter (a cluster, or another ``PYSPARK_PYTHON``) is given the driver's prfeval
+(:func:`~prfeval.spark.shipping.ship`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ if TYPE_CHECKING:
 __all__ = [
     "LOCAL_MASTER",
     "LOG4J_QUIET",
+    "check_inputs",
     "cli_session",
+    "default_filesystem",
     "local_settings",
     "no_pandas_warning",
     "require_pyspark",
@@ -64,6 +68,39 @@ def no_pandas_warning() -> Iterator[None]:
         yield
 
 
+def default_filesystem(spark: SparkSession) -> str | None:
+    """The file system a path without a scheme is on (Hadoop's ``fs.defaultFS``:
+    ``file:///`` unless configured), or ``None`` when the session cannot tell."""
+    try:
+        return str(spark.sparkContext._jsc.hadoopConfiguration().get("fs.defaultFS"))
+    except Exception:  # a session without a JVM of its own (Spark Connect): unknown
+        return None
+
+
+def check_inputs(master: str | None, *sources: Any) -> None:
+    """The command's inputs checked before :func:`cli_session` starts a session (which takes
+    seconds): a missing local file is refused at once
+    (:func:`~prfeval.spark.read.check_paths`). Paths without a scheme are on this machine
+    when the session is a local one prfeval starts with no Hadoop configuration in the
+    environment, or the active session's file system says so; otherwise (spark-submit's
+    session, a cluster) :func:`prfeval.spark.evaluate` checks them with the session's."""
+    require_pyspark()
+    from pyspark.sql import SparkSession
+
+    from prfeval.spark.failures import LOCAL_FS
+    from prfeval.spark.read import check_paths
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        check_paths(*sources, default_fs=default_filesystem(active))
+        return
+    if master is None and spark_submitted():
+        return
+    local = (master or LOCAL_MASTER).startswith("local")
+    hadoop = os.environ.get("HADOOP_CONF_DIR") or os.environ.get("YARN_CONF_DIR")
+    check_paths(*sources, default_fs=LOCAL_FS if local and not hadoop else None)
+
+
 def spark_submitted() -> bool:
     """Whether spark-submit launched this Python process (it hands over its JVM's port)."""
     return "PYSPARK_GATEWAY_PORT" in os.environ
@@ -89,7 +126,9 @@ def cli_session(master: str | None = None, settings: dict[str, Any] | None = Non
     An active session is used as it is. Under spark-submit, the session is built from the
     settings spark-submit passed (its ``--master``, unless ``master`` is given). Otherwise a
     new session is started at ``master`` (default :data:`LOCAL_MASTER`), with
-    :func:`local_settings` for a local master. ``settings`` are added to the builder.
+    :func:`local_settings` for a local master. ``settings`` are added to the builder. The
+    session it builds is given the driver's prfeval unless its workers run this interpreter
+    (:func:`~prfeval.spark.shipping.workers_run_this_python`).
     """
     require_pyspark()
     from pyspark.sql import SparkSession
@@ -110,4 +149,9 @@ def cli_session(master: str | None = None, settings: dict[str, Any] | None = Non
     for key, value in (settings or {}).items():
         builder = builder.config(key, value)
     with no_pandas_warning():
-        return builder.getOrCreate()
+        session = builder.getOrCreate()
+    from prfeval.spark.shipping import ship, workers_run_this_python
+
+    if not workers_run_this_python(session):
+        ship(session)
+    return session
