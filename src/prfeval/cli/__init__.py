@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import io
 import os
 import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from typing import Any
 
 import click
 
@@ -155,9 +157,66 @@ def _quiet_broken_pipe() -> None:
         pass
 
 
+class _WholeWrites(io.BufferedWriter):
+    """Standard output's raw stream, written whole, and at once.
+
+    ``PYTHONUNBUFFERED=1`` (or ``python -u``), set in many containers and CI jobs, leaves
+    ``sys.stdout`` writing straight into the descriptor, one write(2) per write, and the
+    text layer does not look at how much was taken. When the reader of a pipe goes away in
+    the middle of a write, the kernel takes part of it and says so; the rest was dropped
+    without an error and prfeval exited 0, as if ``| head`` had read it all. A buffered
+    writer writes the rest, and that write fails with EPIPE, as it must (exit 141). Flushed
+    at every write, as the raw stream was; never closes it (it is the interpreter's).
+    """
+
+    def write(self, data: Any) -> int:
+        written = super().write(data)
+        self.flush()
+        return written
+
+    def close(self) -> None:
+        with suppress(OSError, ValueError):
+            self.flush()
+
+
+@contextmanager
+def _whole_stdout() -> Iterator[None]:
+    """While the CLI runs, ``sys.stdout`` writes every byte or raises (see
+    :class:`_WholeWrites`); a buffered stdout does already and is left as it is."""
+    stream = sys.stdout
+    raw = getattr(stream, "buffer", None)
+    if stream is None or not isinstance(raw, io.RawIOBase):
+        yield
+        return
+    with suppress(OSError, ValueError):
+        stream.flush()
+    whole = io.TextIOWrapper(
+        _WholeWrites(raw),
+        encoding=stream.encoding,
+        errors=stream.errors,
+        line_buffering=stream.line_buffering,
+        write_through=True,
+    )
+    sys.stdout = whole
+    try:
+        yield
+    finally:
+        sys.stdout = stream
+        try:
+            whole.close()  # flushes; the raw stream stays open
+        except (OSError, ValueError):  # a failed write the command let pass: left unsaid
+            _quiet_broken_pipe()
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning user errors into one line and exit code 2."""
     _fill_closed_descriptors()
+    with _whole_stdout():
+        _run(argv)
+
+
+def _run(argv: list[str] | None) -> None:
+    """The CLI, ended by ``sys.exit`` with its exit code."""
     try:
         with _signals():
             cli.main(args=argv, prog_name="prfeval", standalone_mode=False)

@@ -9,6 +9,14 @@ second writer.
 gzip is recognised by its magic bytes, wherever the data comes from. :func:`sniff_format`
 tells a table (CSV, TSV, JSON Lines, Parquet) from TREC text by its first line, for inputs
 whose name does not say.
+
+Arrow is only ever given what it owns: a file of its own on the descriptor opened here
+(:meth:`Input.arrow_file`), or bytes copied into its memory (:func:`arrow_buffer`), never a
+Python file (``pa.PythonFile``) or Python bytes (``pa.py_buffer``). Arrow's reading threads
+outlive the call that reads: the last of them to let go of the source destroys it, and a
+Python object's destructor takes the GIL. When that happens as the interpreter ends (an
+error exits at once), Python stops the thread in the middle of C++ code and the process
+aborts, ``terminate called without an active exception``, exit 134 after the right message.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ __all__ = [
     "FORMATS",
     "TABULAR_SUFFIXES",
     "Input",
+    "arrow_buffer",
     "check_one_stdin",
     "display_name",
     "open_input",
@@ -103,6 +112,20 @@ def _gunzipped(data: bytes, name: str) -> bytes:
         except (OSError, EOFError) as exc:
             raise InputFormatError(f"corrupt gzip data ({exc})", path=name) from None
     return data
+
+
+def arrow_buffer(data: bytes) -> Any:
+    """``data`` copied into memory Arrow owns, to hand to Arrow's readers.
+
+    Not ``pa.py_buffer(data)``, which Arrow's reading threads may be the last to release, and
+    releasing it takes the GIL: at the interpreter's end that aborts the process (see the
+    module's notes). The copy costs a memcpy, a fraction of the parse.
+    """
+    import pyarrow as pa
+
+    buffer = pa.allocate_buffer(len(data))
+    pa.FixedSizeBufferWriter(buffer).write(data)
+    return buffer
 
 
 def _text(data: bytes, name: str) -> bytes:
@@ -181,18 +204,30 @@ class Input:
     def arrow_file(self) -> Any:
         """The regular file from its start, as an Arrow input stream (gunzipped if need be).
 
-        Arrow reads through the file opened here, not by the name again.
+        Arrow reads the file opened here, not the name again: an Arrow file of its own
+        (``pa.OSFile``) opened on this one's descriptor (``/dev/fd/N``), so that Arrow's
+        reading threads never call into Python, not even to close it (see the module's
+        notes). Where no descriptor can be opened so, the bytes are read here and handed to
+        Arrow in its own memory.
         """
         import pyarrow as pa
 
         if not self.regular:
             raise ValueError("arrow_file() is for regular files; use read()")
-        # A duplicate of the descriptor, not a second opening: Arrow closes what it is given
-        # (a gzip stream closes its file), and the file must stay open for a second pass.
-        self._file.seek(0)
-        copy = os.fdopen(os.dup(self._file.fileno()), "rb", buffering=0)
-        self._copies.append(copy)  # closed with the input
-        stream = pa.PythonFile(copy, mode="r")
+        stream: Any = None
+        fd = self._file.fileno()
+        self._file.seek(0)  # where /dev/fd/N shares the file's offset (macOS), its start
+        for name in (f"/dev/fd/{fd}", f"/proc/self/fd/{fd}"):
+            try:
+                stream = pa.OSFile(name, "rb")
+            except OSError:  # no /dev/fd here (or it refuses): the next way
+                continue
+            # Arrow's to close (a gzip stream closes its file) while this input stays open
+            # for a second pass; closed with the input if Arrow has not.
+            self._copies.append(stream)
+            break
+        if stream is None:
+            stream = pa.BufferReader(arrow_buffer(self._raw()))
         return pa.CompressedInputStream(stream, "gzip") if self.gzipped else stream
 
     def _raw(self) -> bytes:

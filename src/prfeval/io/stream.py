@@ -192,11 +192,39 @@ class _RunFile:
         self._raw.close()
 
 
+#: How often a waiting reading thread looks whether it is to stop, in seconds.
+_POLL_SECONDS = 0.05
+
+
+def _ending() -> bool:
+    """Whether the program is ending: its main thread has finished, and the interpreter is
+    waiting for the threads that are not daemons (as :class:`ReadAhead`'s) to end."""
+    return not threading.main_thread().is_alive()
+
+
+def _wait(future: Future[Any]) -> Any:
+    """``future``'s result, on a reading thread: given up when the program ends."""
+    while True:
+        try:
+            return future.result(timeout=_POLL_SECONDS)
+        except TimeoutError:
+            if _ending():
+                raise RuntimeError("the program ended before the judgments were loaded") from None
+
+
 class ReadAhead:
     """Batches of an Arrow reader, read on a background thread a few batches ahead.
 
     Whatever the reader raises is raised again where the batches are consumed. ``close``
-    stops the thread (it must be called, also when consuming stops early).
+    stops the thread (it must be called, also when consuming stops early), and the reader
+    is closed on the thread that read it.
+
+    The thread is not a daemon. Python stops a daemon thread still running as the
+    interpreter ends wherever it is, in Arrow's C++ code too, and C++ then aborts the
+    process (``terminate called without an active exception``). If ``close`` was never
+    called (the consumer was dropped in a reference cycle, or the main thread ended without
+    it), the thread notices the main thread has finished, closes its reader and ends, and
+    the interpreter waits for it.
     """
 
     _END = object()
@@ -205,7 +233,7 @@ class ReadAhead:
         self._queue: queue.Queue[Any] = queue.Queue(depth)
         self._stop = threading.Event()
         self._thread = threading.Thread(
-            target=self._fill, args=(open_reader,), name="prfeval-read-ahead", daemon=True
+            target=self._fill, args=(open_reader,), name="prfeval-read-ahead"
         )
         self._thread.start()
 
@@ -227,17 +255,32 @@ class ReadAhead:
                 close()
         self._put(self._END)
 
+    def _stopping(self) -> bool:
+        return self._stop.is_set() or _ending()
+
     def _put(self, item: Any) -> bool:
-        while not self._stop.is_set():
+        while not self._stopping():
             try:
-                self._queue.put(item, timeout=0.05)
+                self._queue.put(item, timeout=_POLL_SECONDS)
                 return True
             except queue.Full:
                 continue
         return False
 
     def __iter__(self) -> Iterator[Any]:
-        while (item := self._queue.get()) is not self._END:
+        while True:
+            try:
+                item = self._queue.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                if self._thread.is_alive():
+                    continue
+                try:  # it may have put its last item as it ended
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    stopped = "the reading thread stopped: the program is ending"
+                    raise RuntimeError(stopped) from None
+            if item is self._END:
+                return
             if isinstance(item, BaseException):
                 raise item
             yield item
@@ -499,7 +542,7 @@ class StreamedRun:
             READ_FIRST_BLOCKS,
         )
         batches = ReadAhead(
-            lambda: (_query_block(*part, judgments.result(), path) for part in cut),
+            lambda: (_query_block(*part, _wait(judgments), path) for part in cut),
             READ_AHEAD_BLOCKS,
         )
         seen: set[str] = set()

@@ -416,6 +416,15 @@ def _first(mask: Any) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
+def _empty_cells(values: pa.Array) -> np.ndarray:
+    """Where a text column is empty. By length, not ``pc.equal(values, "")``: Arrow converts
+    a Python ``""`` to a scalar through its pandas check, which imports pandas (0.5 s of
+    every command reading a table)."""
+    import pyarrow.compute as pc
+
+    return numpy_of(pc.binary_length(values)) == 0
+
+
 def _ids(table: pa.Table, column: str, source: SourceLines) -> pa.Array:
     """An id column as strings; a missing (null or NaN) or empty id is an error naming its
     line: it would count as a document (or a query) of its own."""
@@ -438,8 +447,8 @@ def _ids(table: pa.Table, column: str, source: SourceLines) -> pa.Array:
                 path=source.path,
             ) from None
     values = values.combine_chunks().cast(pa.string())
-    empty = pc.equal(values, "")
-    if pc.any(empty).as_py():
+    empty = _empty_cells(values)
+    if empty.any():
         raise source.error(_first(empty), f"column {column!r} is empty: every row needs an id")
     return values
 
@@ -469,8 +478,8 @@ def _parse_numbers(
     import pyarrow.compute as pc
 
     values = pc.utf8_trim_whitespace(values)
-    empty = pc.equal(values, "")
-    if pc.any(empty).as_py():
+    empty = _empty_cells(values)
+    if empty.any():
         raise source.error(_first(empty), f"column {column!r} is missing (empty)")
     if integer:
         try:

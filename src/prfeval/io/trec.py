@@ -24,7 +24,7 @@ import numpy as np
 from prfeval.core.arrow import arrow_strings, numpy_of, read_growing
 from prfeval.core.errors import InputFormatError
 from prfeval.core.tables import GRADE_MAX, GRADE_MIN, Qrels, Run, SourceLines
-from prfeval.io.source import Input, Source, open_input
+from prfeval.io.source import Input, Source, arrow_buffer, open_input
 
 __all__ = [
     "BLOCK_BYTES",
@@ -144,16 +144,18 @@ def _arrow_read(
     ``source`` is the bytes, or a function opening the file from its start; ``size`` is how
     many bytes it holds. Blank lines are not skipped but rejected, so that row ``i`` is
     always line ``i + 1`` of what was read. A line longer than a block (a 10 MB doc id) is
-    read by growing the block (:func:`~prfeval.core.arrow.read_growing`).
+    read by growing the block (:func:`~prfeval.core.arrow.read_growing`). Bytes are handed
+    to Arrow in its own memory (:func:`~prfeval.io.source.arrow_buffer`), once.
     """
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     types = {"str": pa.string(), "float": pa.float64(), "int": pa.int64()}
+    text = arrow_buffer(source) if isinstance(source, bytes) else None
 
     def read(block: int) -> Any:
         return pacsv.read_csv(
-            pa.py_buffer(source) if isinstance(source, bytes) else source(),
+            pa.BufferReader(text) if text is not None else source(),
             read_options=pacsv.ReadOptions(
                 column_names=[f"f{i}" for i in range(n_fields)], block_size=block
             ),
