@@ -136,7 +136,9 @@ def _fill_closed_descriptors() -> None:
     """Put /dev/null (opened, never replaced) on stdin, stdout or stderr if the program was
     started with them closed (``>&-``): else the first file opened would take that number
     and receive what is meant for the terminal. Python then has no ``sys.stdout``, and
-    writing a result there is reported as an error (one line, exit 2)."""
+    writing a result there is reported as an error (one line, exit 2). A closed stderr
+    (``2>&-``) gets a ``sys.stderr`` on that /dev/null: notes and progress go nowhere, and
+    the command's result and exit status are what they would be."""
     for fd, stream in ((0, sys.stdin), (1, sys.stdout), (2, sys.stderr)):
         if stream is not None:
             continue
@@ -144,6 +146,8 @@ def _fill_closed_descriptors() -> None:
             os.fstat(fd)
         except OSError:
             os.open(os.devnull, os.O_RDWR)  # takes the lowest free number: ``fd``
+        if fd == 2:
+            sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115 (the process's stderr)
 
 
 def _quiet_broken_pipe() -> None:
