@@ -20,6 +20,7 @@ Failures name the target as it was given, never the temporary file
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -105,8 +106,16 @@ def _direct(name: str, fd: int | None) -> Iterator[BinaryIO]:
             handle = os.fdopen(os.dup(fd), "wb")
         else:
             # No O_TRUNC and no O_CREAT: a device or a FIFO is written into, never made.
-            handle = os.fdopen(os.open(name, os.O_WRONLY), "wb")
+            # Not blocking at the opening: a FIFO nobody reads would wait for ever there.
+            opened = os.open(name, os.O_WRONLY | getattr(os, "O_NONBLOCK", 0))
+            os.set_blocking(opened, True)  # the writes wait for the reader, as a pipe's do
+            handle = os.fdopen(opened, "wb")
     except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a FIFO with no reader
+            raise OutputError(
+                f"{name}: cannot write: no process is reading this FIFO (start its reader "
+                "first; prfeval does not wait for one)"
+            ) from None
         raise OutputError(f"{name}: cannot write: {exc.strerror or exc}") from None
     with handle:
         writer = _Writer(handle, name)

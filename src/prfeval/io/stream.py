@@ -40,6 +40,7 @@ from prfeval.core.options import EvalOptions
 from prfeval.core.tables import Qrels, Run, SourceLines
 from prfeval.io.blocks import Block, load_judgments
 from prfeval.io.select import restrict_queries
+from prfeval.io.source import check_text_file
 from prfeval.io.trec import run_id_of
 
 __all__ = [
@@ -180,6 +181,12 @@ class _RunFile:
         self._raw = pa.OSFile(path, "rb")  # opened once: looked at, then read from the start
         gzipped = self._raw.read(2) == b"\x1f\x8b"
         self._raw.seek(0)
+        if not gzipped:
+            try:
+                check_text_file(self._raw.fileno(), path)
+            except InputFormatError:
+                self._raw.close()
+                raise
         self.stream = pa.CompressedInputStream(self._raw, "gzip") if gzipped else self._raw
 
     @property

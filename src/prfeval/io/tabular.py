@@ -338,7 +338,7 @@ def _read_parquet(handle: Input) -> pa.Table:
     # Parquet needs random access: a gzipped file or a pipe is read into (Arrow's) memory
     # first. Its reads run on Arrow's threads: never from Python's file or bytes.
     if handle.regular and not handle.gzipped:
-        source: Any = handle.arrow_file()
+        source: Any = handle.arrow_file(text=False)  # Parquet is binary
     else:
         source = pa.BufferReader(arrow_buffer(handle.read(text=False)))
     return pq.read_table(source)
