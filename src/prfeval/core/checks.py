@@ -24,6 +24,7 @@ __all__ = [
     "function",
     "id_collection",
     "integer",
+    "max_results",
     "number",
     "numbers_in",
 ]
@@ -157,3 +158,17 @@ def id_collection(name: str, value: Any, *, optional: bool = True) -> frozenset[
     if isinstance(value, Mapping) or not isinstance(value, Iterable):
         raise UsageError(f"{name} must be a collection of query ids, got {value!r}")
     return frozenset(str(q) for q in value)
+
+
+def max_results() -> int:
+    """The most results one query may have: 10,000,000, or ``PRFEVAL_MAX_QUERY_RESULTS``.
+
+    A query is aligned in memory as a whole, at about 250 bytes a result, so one query of a
+    billion lines (a gzip of a few MB can hold one) would need hundreds of GB before it
+    failed. Far past any ranking a person evaluates; the variable raises it for the rare
+    full-collection ranking.
+    """
+    import os
+
+    given = os.environ.get("PRFEVAL_MAX_QUERY_RESULTS", "")
+    return int(given) if given.isdigit() and int(given) > 0 else 10_000_000

@@ -34,6 +34,7 @@ import numpy.typing as npt
 
 from prfeval.core._arrays import ranges
 from prfeval.core.arrow import MAX_BLOCK_BYTES, arrow_ints, arrow_strings, is_long_line, numpy_of
+from prfeval.core.checks import max_results
 from prfeval.core.codes import factorize, run_starts
 from prfeval.core.errors import InputFormatError, PrfevalError
 from prfeval.core.options import EvalOptions
@@ -178,6 +179,7 @@ class _RunFile:
     def __init__(self, path: str) -> None:
         import pyarrow as pa
 
+        self.path = path
         self._raw = pa.OSFile(path, "rb")  # opened once: looked at, then read from the start
         gzipped = self._raw.read(2) == b"\x1f\x8b"
         self._raw.seek(0)
@@ -383,12 +385,14 @@ def _cut_run(source: _RunFile, block_bytes: int, ranks: bool) -> Iterator[Any]:
     they stop (its read-ahead must not outlive the file)."""
     reader = _blocks(source, block_bytes, ranks)
     try:
-        yield from _whole_queries(reader)
+        yield from _whole_queries(reader, source.path)
     finally:
         reader.close()
 
 
-def _whole_queries(batches: Iterable[Any]) -> Iterator[tuple[list[Any], IntArray, int]]:
+def _whole_queries(
+    batches: Iterable[Any], path: str = "run"
+) -> Iterator[tuple[list[Any], IntArray, int]]:
     """The run's batches cut at query boundaries (a query's rows are never split).
 
     The last query of a batch may go on in the next one: its rows are carried over, as
@@ -423,6 +427,13 @@ def _whole_queries(batches: Iterable[Any]) -> Iterator[tuple[list[Any], IntArray
             pending = [[*chunks, c] for chunks, c in zip(carried, columns, strict=True)]
         pending_rows = sum(len(c) for c in pending[0])
         pending_query = columns[0][batch.num_rows - 1].as_py()
+        if pending_rows > max_results():  # refused as it is read, before it fills memory
+            raise InputFormatError(
+                f"query {pending_query!r} has more than the {max_results():,} results one "
+                "query may have (each query is ranked in memory, about 250 bytes a result; "
+                "PRFEVAL_MAX_QUERY_RESULTS raises the limit)",
+                path=path,
+            )
     if pending_rows:
         zero = np.zeros(1, dtype=np.int64)
         yield [pa.chunked_array(chunks) for chunks in pending], zero, first_row

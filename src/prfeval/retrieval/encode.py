@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core.arrow import arrow_ints, arrow_strings
+from prfeval.core.checks import max_results
 from prfeval.core.codes import factorize, ranks_by_doc_descending
 from prfeval.core.errors import InputFormatError
 from prfeval.core.ids import ordered_ids, query_output_order
@@ -37,21 +38,7 @@ from prfeval.core.tables import Qrels, Run
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["EncodedBlock", "check_query_sizes", "encode_dicts", "encode_tables", "max_results"]
-
-
-def max_results() -> int:
-    """The most results one query may have: 10,000,000, or ``PRFEVAL_MAX_QUERY_RESULTS``.
-
-    A query is aligned in memory as a whole, at about 250 bytes a result, so one query of a
-    billion lines (a gzip of a few MB can hold one) would need hundreds of GB before it
-    failed. Far past any ranking a person evaluates; the variable raises it for the rare
-    full-collection ranking.
-    """
-    import os
-
-    given = os.environ.get("PRFEVAL_MAX_QUERY_RESULTS", "")
-    return int(given) if given.isdigit() and int(given) > 0 else 10_000_000
+__all__ = ["EncodedBlock", "check_query_sizes", "encode_dicts", "encode_tables"]
 
 
 def check_query_sizes(run: Run, codes: IntArray, vocab: Any) -> None:
