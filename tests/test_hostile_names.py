@@ -248,7 +248,7 @@ def test_a_fifo_given_twice_is_refused_not_waited_on(tmp_path) -> None:
             capture_output=True, text=True, timeout=120, check=False,
         )  # fmt: skip
         assert done.returncode == 2, done.stderr
-        assert "not a regular file and can be read once only" in done.stderr
+        assert "is not a regular file and is given twice" in done.stderr
         assert done.stdout == ""
 
 
