@@ -13,6 +13,7 @@ Adding a scenario is one :class:`Scenario` in :data:`SCENARIOS`.
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import sys
 from collections.abc import Callable
@@ -78,6 +79,27 @@ def prfeval_exe() -> str:
     """The prfeval command beside this interpreter, else the one on the PATH."""
     beside = Path(sys.executable).with_name("prfeval")
     return str(beside) if beside.exists() else (shutil.which("prfeval") or "prfeval")
+
+
+def trec_eval_exe() -> str | None:
+    """The trec_eval binary: ``$TREC_EVAL``, else ``trec_eval`` on the PATH (``None``: none)."""
+    given = os.environ.get("TREC_EVAL")
+    if given:
+        return given if os.access(given, os.X_OK) else None
+    return shutil.which("trec_eval")
+
+
+def _trec_eval(*args: str) -> Callable[[Files], list[str]]:
+    def command(files: Files) -> list[str]:
+        return [trec_eval_exe() or "trec_eval", *args, str(files.qrels), str(files.run)]
+
+    return command
+
+
+def _trec_eval_missing() -> str | None:
+    if trec_eval_exe() is None:
+        return "no trec_eval binary (set TREC_EVAL=/path/to/trec_eval, or put it on the PATH)"
+    return None
 
 
 def _prfeval(*args: str) -> Callable[[Files], list[str]]:
@@ -211,8 +233,20 @@ SCENARIOS: dict[str, Scenario] = {
             ),
             Contender(
                 "trec_eval -m all_trec",
-                lambda files: ["trec_eval", "-m", "all_trec", str(files.qrels), str(files.run)],
-                lambda: None if shutil.which("trec_eval") else "no trec_eval binary on the PATH",
+                _trec_eval("-m", "all_trec"),
+                _trec_eval_missing,
+            ),
+            Contender(
+                "prfeval trec_eval -q -m all_trec",
+                _prfeval(
+                    "trec_eval", "-q", "-m", "all_trec", "{qrels}", "{run}",
+                ),
+                note="about 100 rows a query as well (see bench/trec_eval_drop_in.py)",
+            ),
+            Contender(
+                "trec_eval -q -m all_trec",
+                _trec_eval("-q", "-m", "all_trec"),
+                _trec_eval_missing,
             ),
         ),
         (
@@ -229,6 +263,13 @@ SCENARIOS: dict[str, Scenario] = {
                 1.0,
                 per="faster",
                 against="pytrec_eval all_trec",
+            ),
+            Target(
+                "trec_eval -q -m all_trec >= 3x faster than the binary",
+                "prfeval trec_eval -q -m all_trec",
+                3.0,
+                per="faster",
+                against="trec_eval -q -m all_trec",
             ),
         ),
     ),

@@ -5,26 +5,59 @@ trec_eval'`` keeps scripts working. Its arguments are parsed as trec_eval's ``ge
 parses them (click cannot: values attach to their flag, ``-M100`` and ``-l2``, flags cluster,
 ``-qc``, and ``-m`` repeats), then the Python API evaluates and :mod:`prfeval.report.trec_eval`
 prints. ``--trec-eval-version 10`` gives trec_eval 10.0's numbers where it differs from 9.0.8.
+
+It stops as trec_eval 9.0.8 stops, with its exit status and its words on stderr:
+
+======  ==============================================================================
+status  when
+======  ==============================================================================
+1       a bad option, the wrong number of files, or a measure trec_eval does not have
+        (``trec_eval: illegal measure 'mapp'``)
+2       an input it cannot read: an empty (zero-byte) file (``trec_eval.get_results:
+        Cannot read results file 'run'``), a malformed line or a missing file (in
+        prfeval's words, which name the line); a measure's parameters it cannot take
+4       a document repeated in the top ``-M`` of a query's results, or a judgment
+        repeated for a query with results (``trec_eval.form_res_qrels: duplicate docs
+        d`` -- no newline, as trec_eval -- then ``trec_eval: Can't calculate measure
+        'num_ret'``); the queries before it in byte order have been printed with ``-q``
+7       no query has both results and judgments
+======  ==============================================================================
+
+``-D level.qid`` evaluates the one query ``qid``, as trec_eval does (with ``-c`` its summary
+is still divided by every judged query); the debugging lines trec_eval prints at a level above
+0 are not printed.
 """
 
 from __future__ import annotations
 
+import difflib
+import os
 import sys
 import warnings
 from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import click
-
-from prfeval.cli.output import check_stdout
 from prfeval.core.checks import MAX_INTEGER
-from prfeval.core.errors import PrfevalError, UsageError
-from prfeval.core.registry import Measure, TrecName
+from prfeval.core.errors import OutputError, PrfevalError, UsageError
 from prfeval.io.source import check_one_stdin
-from prfeval.measures import TREC_REGISTRY, parse_measures
-from prfeval.report.trec_eval import NICKNAMES, TABLE_ORDER, format_trec_eval
+from prfeval.report.trec_eval import (
+    NICKNAMES,
+    NOT_COMPUTED,
+    TABLE_ORDER,
+    evaluated_queries,
+    trec_eval_blocks,
+)
 from prfeval.retrieval.evaluate import evaluate
 
-__all__ = ["TrecEvalArgs", "command", "measure_entries", "parse_args"]
+if TYPE_CHECKING:
+    import click
+
+    from prfeval.core.registry import Measure, TrecName
+    from prfeval.retrieval.evaluate import Evaluation
+
+# ``command`` (the click command) is made on first use: see __getattr__.
+__all__ = ["TrecEvalArgs", "TrecEvalStop", "main", "measure_entries", "parse_args"]
 
 USAGE = """\
 Usage: prfeval trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>]
@@ -47,12 +80,15 @@ version inside pytrec_eval-terrier) and printed as trec_eval prints.
   -J              keep only judged documents (a negative grade counts as unjudged)
   -M <num>        keep the top <num> of each ranking
   -N <num>        documents in the collection (utility's fourth weight)
-  -D, -R, -T, -o  accepted as trec_eval accepts them (-R qrels, -T trec_results only)
+  -D <num>.<qid>  evaluate query <qid> only (trec_eval's debugging lines are not printed)
+  -R, -T, -o      accepted as trec_eval accepts them (-R qrels, -T trec_results only)
   --trec-eval-version 10
                   trec_eval 10.0's numbers: recall levels rounded, doubles kept,
                   and -c rows for the judged queries without results
 
-`prfeval measures` lists every measure with its formula and trec_eval name.
+Exit status as trec_eval's: 1 for a bad option or measure name, 2 for an input that
+cannot be read, 4 for a repeated document or judgment, 7 when no query has both results
+and judgments. `prfeval measures` lists every measure with its formula and trec_eval name.
 """
 
 #: Long options, as trec_eval's getopt_long table has them (unique prefixes are accepted).
@@ -77,6 +113,19 @@ LONG: dict[str, str] = {
 #: Short options that take a value (trec_eval's getopt string "hvqm:cl:nD:JN:M:R:T:oZ:").
 WITH_VALUE = set("mlDNMRTZV")
 FLAGS = set("hvqcnJo")
+#: The measures whose values trec_eval computes without reading a query's ranking and
+#: judgments together; every other one stops at a repeated document or judgment.
+NOT_JOINED = frozenset({"runid", "num_q"})
+
+
+class TrecEvalStop(PrfevalError):
+    """trec_eval stops here: ``message`` is what it writes on stderr, as it writes it, and
+    ``status`` its exit status."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message.rstrip("\n"))
+        self.message = message
+        self.status = status
 
 
 @dataclass
@@ -93,6 +142,8 @@ class TrecEvalArgs:
     max_results: int | None = None
     collection_size: int | None = None
     version: int = 9
+    #: ``-D level.qid``: the one query to evaluate (``""`` matches none, as in trec_eval).
+    debug_query: str | None = None
     help: bool = False
     show_version: bool = False
 
@@ -187,7 +238,11 @@ def _apply(args: TrecEvalArgs, opt: str, value: str | None) -> None:
     elif opt == "o":
         pass  # obsolete in trec_eval too: it changes nothing
     elif opt == "D":
-        pass  # trec_eval's debugging output: prfeval has none to print
+        # trec_eval's "level.qid": only qid is evaluated (everything after the first '.');
+        # the level only switches on debugging lines, which prfeval does not print.
+        _level, dot, query = str(value).partition(".")
+        if dot:
+            args.debug_query = query
     elif opt == "m":
         name, dot, params = str(value).partition(".")
         if dot and not params:
@@ -215,6 +270,18 @@ def _apply(args: TrecEvalArgs, opt: str, value: str | None) -> None:
         args.version = int(value)
 
 
+def check_measure_names(asked: list[tuple[str, str | None]]) -> None:
+    """Stop, as trec_eval does while reading its options (status 1), at a name that is
+    neither a measure of trec_eval's table nor one of its sets; a measure of its table that
+    prfeval does not compute is refused later, as not supported (status 2)."""
+    known = (*TABLE_ORDER, *NOT_COMPUTED, *NICKNAMES, "all_prefs", "prefs", "qrels_jg")
+    for name, _ in asked:
+        if name not in known:
+            close = difflib.get_close_matches(name, [*TABLE_ORDER, *NICKNAMES], n=3, cutoff=0.5)
+            hint = f"; did you mean {' or '.join(close)}?" if close else ""
+            raise TrecEvalStop(f"trec_eval: illegal measure '{name}'{hint}\n", 1)
+
+
 def measure_entries(
     asked: list[tuple[str, str | None]],
 ) -> list[tuple[Measure, TrecName]]:
@@ -224,6 +291,9 @@ def measure_entries(
     of a measure that gives parameters fixes them, as in trec_eval. No ``-m`` at all is
     ``official``.
     """
+    from prfeval.measures import TREC_REGISTRY
+
+    check_measure_names(asked)
     marked: set[str] = set()
     params: dict[str, str] = {}
     for name, given in asked or [("official", None)]:
@@ -232,10 +302,8 @@ def measure_entries(
             continue
         if name in ("all_prefs", "prefs", "qrels_jg"):
             raise UsageError(f"measure set '{name}' (preference judgments) is not supported")
-        if TREC_REGISTRY.trec_name(name) is None or name not in TABLE_ORDER:
-            raise PrfevalError(
-                f"illegal measure '{name}'{TREC_REGISTRY.suggest(name)}"
-            )
+        if name not in TABLE_ORDER or TREC_REGISTRY.trec_name(name) is None:
+            raise UsageError(f"trec_eval's measure '{name}' is not supported")
         marked.add(name)
         if given is not None:
             params.setdefault(name, given)
@@ -250,43 +318,130 @@ def measure_entries(
     return entries
 
 
-@click.command(
-    "trec_eval",
-    context_settings={"ignore_unknown_options": True, "help_option_names": []},
-    add_help_option=False,
-)
-@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
-def command(argv: tuple[str, ...]) -> None:
-    """trec_eval's command line and output (prfeval trec_eval -h for its options)."""
+def main(argv: list[str]) -> int:
+    """Run ``trec_eval`` with ``argv`` (what follows ``prfeval trec_eval``): its rows on
+    stdout, and its exit status returned. Where trec_eval stops, its message goes to
+    stderr; prfeval's own errors (:class:`PrfevalError`, a malformed line ...) are raised
+    for the caller to report (``prfeval: ...``, status 2)."""
     try:
-        args = parse_args(list(argv))
+        return _run(argv)
+    except TrecEvalStop as stop:
+        sys.stdout.flush()
+        sys.stderr.write(stop.message)
+        sys.stderr.flush()
+        return stop.status
+
+
+def __getattr__(name: str) -> Any:
+    """``command``, the click command ``prfeval trec_eval`` dispatches to, made on first use:
+    :func:`main` itself never imports click, so that a caller routing ``trec_eval`` before
+    click is loaded starts faster."""
+    if name == "command":
+        return _click_command()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@cache
+def _click_command() -> click.Command:
+    import click
+
+    @click.command(
+        "trec_eval",
+        context_settings={"ignore_unknown_options": True, "help_option_names": []},
+        add_help_option=False,
+    )
+    @click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+    def command(argv: tuple[str, ...]) -> None:
+        """trec_eval's command line and output (prfeval trec_eval -h for its options)."""
+        status = main(list(argv))
+        if status:
+            sys.exit(status)
+
+    return command
+
+
+def _run(argv: list[str]) -> int:
+    try:
+        args = parse_args(argv)
     except UsageError as exc:
-        click.echo(f"prfeval trec_eval: {exc}", err=True)
-        click.echo(USAGE, err=True, nl=False)
-        sys.exit(1)
+        sys.stderr.write(f"prfeval trec_eval: {exc}\n{USAGE}")
+        return 1
+    check_measure_names(args.measures)  # as trec_eval, while reading the options
     if args.help:
-        click.echo(HELP, nl=False)
-        return
+        sys.stdout.write(HELP)
+        return 0
     if args.show_version:
         from importlib.metadata import version
 
-        click.echo(f"trec_eval version 9.0.8 (prfeval {version('prfeval')})", err=True)
-        return
+        sys.stderr.write(f"trec_eval version 9.0.8 (prfeval {version('prfeval')})\n")
+        return 0
     if len(args.files) != 2:
-        click.echo(USAGE, err=True, nl=False)
-        sys.exit(1)
+        sys.stderr.write(USAGE)
+        return 1
     # As every command: '-' for one input only, and a closed stdout said before any work
     # (its arguments are trec_eval's, so the files decorator cannot see them).
     check_one_stdin(args.files)
-    check_stdout()
-    qrels, run = args.files
+    if sys.stdout is None:
+        raise OutputError("standard output is closed: nowhere to write the result")
+    qrels_path, run_path = args.files
+    _refuse_empty(qrels_path, "get_qrels: Cannot read qrels file")
+    _refuse_empty(run_path, "get_results: Cannot read results file")
+    qrels, run = _inputs(qrels_path, run_path)
     entries = measure_entries(args.measures)
+    result, num_rel_all = _evaluate(qrels, run, entries, args)
+    only = None if args.debug_query is None else {args.debug_query}
+    # Queries with both results and judgments (with -c too: 9.0.8 evaluates no other).
+    evaluated = evaluated_queries(result, complete=args.complete, queries=only)
+    if not evaluated:
+        raise TrecEvalStop("trec_eval: No queries with both results and relevance info\n", 7)
+    _stop_where_trec_eval_stops(qrels, run, result, entries, args, evaluated[0])
+    if args.complete and result.accounting.repeated_judgments:
+        num_rel_all = _judgments_above_zero(qrels)  # trec_eval counts every line
+    for text in trec_eval_blocks(
+        result,
+        entries,
+        per_query=args.per_query,
+        summary=args.summary,
+        complete=args.complete,
+        version=args.version,
+        num_rel_complete=num_rel_all,
+        queries=only,
+    ):
+        sys.stdout.write(text)
+    sys.stdout.flush()
+    return 0
+
+
+def _refuse_empty(path: str, message: str) -> None:
+    """trec_eval cannot read an empty file (it maps the file's bytes, and there are none):
+    its words and status 2."""
+    if path != "-" and os.path.isfile(path) and os.path.getsize(path) == 0:
+        raise TrecEvalStop(f"trec_eval.{message} '{path}'\ntrec_eval: Quit in file '{path}'\n", 2)
+
+
+def _inputs(qrels: str, run: str) -> tuple[Any, Any]:
+    """The inputs as evaluate takes them: files by name (a large run is streamed); when one
+    is standard input, both read first, judgments first as trec_eval reads them, so that
+    either can be looked at again if a repeated document or judgment needs it."""
+    if "-" not in (qrels, run):
+        return qrels, run
+    from prfeval.io.load import load_qrels, load_run
+
+    judgments = load_qrels(qrels)
+    return judgments, load_run(run, ranks=False)
+
+
+def _evaluate(
+    qrels: Any, run: Any, entries: list[tuple[Measure, TrecName]], args: TrecEvalArgs
+) -> tuple[Evaluation, float | None]:
+    """Every query's values, and with ``-c`` the summary's num_rel."""
+    from prfeval.measures import parse_measures
+
     measures = [m for m, _ in entries]
-    extra = []
-    if args.complete:
-        # trec_eval's -c summary recounts num_rel as the grades above 0 over every judged
-        # query, whatever -l says: a hidden NumRel(rel=1) gives that count.
-        extra = parse_measures("NumRel(rel=1)")
+    # Each query's judgments with a grade of 0 or more (see _stop_where_trec_eval_stops), and
+    # with -c the summary's num_rel, which trec_eval recounts as the grades above 0 over every
+    # judged query, whatever -l says: hidden measures beside the ones asked.
+    extra = parse_measures(["NumRel(rel=0)", *(["NumRel(rel=1)"] if args.complete else [])])
     with warnings.catch_warnings():
         # trec_eval writes nothing but its rows: prfeval's notes (reading a run whole
         # because it has text after the sixth field, ...) would only be noise here.
@@ -300,24 +455,158 @@ def command(argv: tuple[str, ...]) -> None:
             judged_only=args.judged_only,
             max_results=args.max_results,
             collection_size=args.collection_size,
-            duplicates="error",
+            # Repeats are counted, not refused here: trec_eval stops at the first query
+            # (in byte order) that has one, and only where it looks.
+            duplicates="keep",
+            qrels_duplicates="last",
             order="score",
             trec_eval_version=args.version,
         )
-    missing = len(result.accounting.missing_from_run) if args.complete else 0
-    if len(result.query_ids) - missing == 0:
-        click.echo("trec_eval: No queries with both results and relevance info", err=True)
-        sys.exit(7)
-    num_rel_all = result.macro[str(extra[0])] if extra else None
-    sys.stdout.write(
-        format_trec_eval(
+    return result, (result.macro[str(extra[1])] if args.complete else None)
+
+
+def _stop_where_trec_eval_stops(
+    qrels: Any,
+    run: Any,
+    result: Evaluation,
+    entries: list[tuple[Measure, TrecName]],
+    args: TrecEvalArgs,
+    first: int,
+) -> None:
+    """Stop as trec_eval 9.0.8 stops (status 4) at a repeated document or judgment, or at a
+    first query judged only with negative grades, if it does.
+
+    trec_eval evaluates the queries with results and judgments in byte order of their ids,
+    and for each one sorts its results (by score, then doc id), keeps the top ``-M``, and
+    refuses a doc id found twice there (before ``-J``), then a doc id judged twice for that
+    query. The first query that has either stops it, naming the first such doc id in byte
+    order and the measure it was computing (the first asked that reads the query's ranking
+    with its judgments); with ``-q`` the rows of the queries before it have been printed. A
+    repeat it never looks at (past ``-M``, or among the judgments of a query without
+    results) changes nothing. It also stops, saying only which measure it was computing,
+    when the first query it evaluates has no judgment with a grade of 0 or more (it finds
+    no room for the counts of its grades); at a later such query it does not. ``first``
+    is that query (an index into ``result.query_ids``).
+    """
+    joined = next((t.name for _, t in entries if t.name not in NOT_JOINED), None)
+    if joined is None:
+        return  # runid and num_q alone: trec_eval never joins a ranking with its judgments
+    accounting = result.accounting
+    stop = None
+    if accounting.duplicates or accounting.repeated_judgments:
+        stop = _first_repeat(qrels, run, args)
+    graded = result.values[result.labels.index("NumRel(rel=0)")]
+    if graded[first] == 0 and (stop is None or stop[0] != result.query_ids[first]):
+        stop = (result.query_ids[first], "")
+    if stop is None:
+        return
+    query, message = stop
+    if args.per_query:
+        shown = evaluated_queries(
             result,
-            entries,
-            per_query=args.per_query,
-            summary=args.summary,
             complete=args.complete,
             version=args.version,
-            num_rel_complete=num_rel_all,
+            queries=None if args.debug_query is None else {args.debug_query},
         )
+        before = {
+            result.query_ids[i]
+            for i in shown
+            if result.query_ids[i].encode("utf-8") < query.encode("utf-8")
+        }
+        for text in trec_eval_blocks(
+            result,
+            entries,
+            per_query=True,
+            summary=False,
+            complete=args.complete,
+            version=args.version,
+            queries=before,
+        ):
+            sys.stdout.write(text)
+    raise TrecEvalStop(f"{message}trec_eval: Can't calculate measure '{joined}'\n", 4)
+
+
+def _first_repeat(qrels: Any, run: Any, args: TrecEvalArgs) -> tuple[str, str] | None:
+    """The first query (in byte order) where trec_eval finds a repeated document or
+    judgment, and what it says of it; ``None`` where it finds none. The inputs are read
+    again (streamed, as the first time), with ``-M`` and without ``-J``, as trec_eval looks
+    for repeats."""
+    from prfeval.core.options import EvalOptions
+    from prfeval.core.ranking import RankingNeeds
+    from prfeval.retrieval.pipeline import run_pipeline
+
+    every = args.complete and args.version >= 10  # 10.0 evaluates the missing queries too
+    options = EvalOptions(
+        max_results=args.max_results,
+        complete=every,
+        duplicates="keep",
+        qrels_duplicates="last",
+        order="score",
+        trec_eval_version=args.version,
     )
-    sys.stdout.flush()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found, _ = run_pipeline(
+            qrels, run, options, RankingNeeds.everything(), lambda: _Repeats(every)
+        )
+    stops = set(found.docs) | found.judged
+    if args.debug_query is not None:
+        stops &= {args.debug_query}
+    if not stops:
+        return None
+    query = _first_in_byte_order(list(stops))
+    if query in found.docs:
+        # trec_eval writes no newline after this one.
+        return query, f"trec_eval.form_res_qrels: duplicate docs {found.docs[query]}"
+    doc = _first_in_byte_order(_repeated_judgments(qrels, query))
+    return query, f"trec_eval.form_res_rels: duplicate docs {doc}\n"
+
+
+class _Repeats:
+    """A sink of the pipeline keeping, for each query trec_eval evaluates, the first doc id
+    (in byte order) repeated in its ranking, and whether it has a judgment repeated."""
+
+    def __init__(self, every: bool) -> None:
+        self.every = every
+        self.docs: dict[str, str] = {}
+        self.judged: set[str] = set()
+
+    def add(self, ranking: Any) -> None:
+        import numpy as np
+
+        looked_at = ranking.in_run | self.every
+        again = ~ranking.first
+        for i in np.unique(ranking.query_index[again]):
+            if looked_at[i]:
+                where = slice(int(ranking.offsets[i]), int(ranking.offsets[i + 1]))
+                codes = ranking.doc_codes[where][again[where]]
+                docs = ranking.doc_vocab.take(codes).to_pylist()
+                self.docs[str(ranking.query_ids[i])] = _first_in_byte_order(docs)
+        counts = ranking.query_counts.get("repeated_judgments")
+        if counts is not None:
+            self.judged.update(str(q) for q in ranking.query_ids[(counts > 0) & looked_at])
+
+
+def _first_in_byte_order(ids: list[Any]) -> str:
+    return min((str(d) for d in ids), key=lambda d: d.encode("utf-8"))
+
+
+def _repeated_judgments(qrels: Any, query: str) -> list[str]:
+    """The doc ids judged more than once for ``query``."""
+    from collections import Counter
+
+    from prfeval.io.load import load_qrels
+
+    table = load_qrels(qrels)
+    ids = table.query_ids.to_pylist()
+    docs = table.doc_ids.to_pylist()
+    counted = Counter(d for q, d in zip(ids, docs, strict=True) if q == query)
+    return [d for d, n in counted.items() if n > 1]
+
+
+def _judgments_above_zero(qrels: Any) -> int:
+    """trec_eval's -c num_rel: the lines of the judgments with a grade above 0, repeats
+    included."""
+    from prfeval.io.load import load_qrels
+
+    return int((load_qrels(qrels).grades > 0).sum())
