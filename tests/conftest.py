@@ -9,6 +9,7 @@ re-partitioning (partition counts stay as asked), Spark's own log lines silenced
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -94,3 +95,60 @@ def cranfield_demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
     if done.returncode != 0:
         pytest.fail(f"prfeval demo exited {done.returncode}:\n{done.stderr}")
     return DemoRun(folder, done.stdout, done.stderr)
+
+
+# -- The browser of the HTML report's tests: Debian's Chromium driven by Playwright ---------
+
+CHROMIUM_ENV = "PRFEVAL_CHROMIUM"
+REQUIRE_ENV = "PRFEVAL_REQUIRE_BROWSER"
+CANDIDATES = ("chromium", "chromium-headless-shell", "chromium-browser", "google-chrome")
+
+
+def find_chromium() -> tuple[str | None, str]:
+    override = os.environ.get(CHROMIUM_ENV)
+    if override:
+        path = shutil.which(override) or override
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path, ""
+        return None, f"${CHROMIUM_ENV}={override!r} is not an executable file"
+    for name in CANDIDATES:
+        path = shutil.which(name)
+        if path:
+            return path, ""
+    return None, (
+        f"no Chromium found (looked for {', '.join(CANDIDATES)} on PATH; or set "
+        f"${CHROMIUM_ENV}); install one with: apt-get install -y --no-install-recommends chromium"
+    )
+
+
+def skip_or_fail(reason: str) -> None:
+    if os.environ.get(REQUIRE_ENV) == "1":
+        pytest.fail(f"{REQUIRE_ENV}=1 but the browser tests cannot run: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    if importlib.util.find_spec("playwright") is None:
+        skip_or_fail(
+            "the playwright package is not installed (pip install playwright; the tests use "
+            "the system's Chromium, so never run 'playwright install')"
+        )
+    exe, reason = find_chromium()
+    if exe is None:
+        skip_or_fail(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        # Chromium's crash reporter writes under $XDG_CONFIG_HOME: keep it in the test's space.
+        env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path_factory.mktemp("chromium-config"))}
+        b = pw.chromium.launch(
+            executable_path=exe,
+            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                  "--disable-background-networking"],
+            env=env,
+        )
+        try:
+            yield b
+        finally:
+            b.close()

@@ -10,7 +10,6 @@ test's folder, and also to PRFEVAL_SCREENSHOT_DIR when it is set.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -24,61 +23,8 @@ pytest.importorskip("matplotlib")
 from prfeval import evaluate
 from prfeval.cli import main
 
-CHROMIUM_ENV = "PRFEVAL_CHROMIUM"
-REQUIRE_ENV = "PRFEVAL_REQUIRE_BROWSER"
 SCREENSHOT_ENV = "PRFEVAL_SCREENSHOT_DIR"
-CANDIDATES = ("chromium", "chromium-headless-shell", "chromium-browser", "google-chrome")
 LOCAL = ("file:", "data:", "blob:", "about:")
-
-
-def find_chromium() -> tuple[str | None, str]:
-    override = os.environ.get(CHROMIUM_ENV)
-    if override:
-        path = shutil.which(override) or override
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            return path, ""
-        return None, f"${CHROMIUM_ENV}={override!r} is not an executable file"
-    for name in CANDIDATES:
-        path = shutil.which(name)
-        if path:
-            return path, ""
-    return None, (
-        f"no Chromium found (looked for {', '.join(CANDIDATES)} on PATH; or set "
-        f"${CHROMIUM_ENV}); install one with: apt-get install -y --no-install-recommends chromium"
-    )
-
-
-def skip_or_fail(reason: str) -> None:
-    if os.environ.get(REQUIRE_ENV) == "1":
-        pytest.fail(f"{REQUIRE_ENV}=1 but the browser tests cannot run: {reason}", pytrace=False)
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    if importlib.util.find_spec("playwright") is None:
-        skip_or_fail(
-            "the playwright package is not installed (pip install playwright; the tests use "
-            "the system's Chromium, so never run 'playwright install')"
-        )
-    exe, reason = find_chromium()
-    if exe is None:
-        skip_or_fail(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        # Chromium's crash reporter writes under $XDG_CONFIG_HOME: keep it in the test's space.
-        env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path_factory.mktemp("chromium-config"))}
-        b = pw.chromium.launch(
-            executable_path=exe,
-            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                  "--disable-background-networking"],
-            env=env,
-        )
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @dataclass

@@ -11,11 +11,8 @@ with the reason when there is none, unless PRFEVAL_REQUIRE_BROWSER=1).
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -25,10 +22,6 @@ pytest.importorskip("matplotlib")
 from prfeval.comparison.study import study
 from prfeval.report.html import render_study
 
-CHROMIUM_ENV = "PRFEVAL_CHROMIUM"
-REQUIRE_ENV = "PRFEVAL_REQUIRE_BROWSER"
-CANDIDATES = ("chromium", "chromium-headless-shell", "chromium-browser", "google-chrome")
-
 HOSTILE = ("<!--<script>", "</script>", "<!--", "-->", "]]>", "a&amp;b", "<b>x</b>")
 # Two pages: every id above, and "<!--<script>" alone. Alone it is the one that broke the
 # page; beside "-->", which ends what "<!--" began, the old page survived it.
@@ -36,54 +29,6 @@ CASES = {
     "all": (HOSTILE, ("<!--<script>", "</script> -->]]>")),
     "comment-script": (("<!--<script>", "x<!--<script>"), ("<!--<script>", "b<!--<script>")),
 }
-
-
-def _skip_or_fail(reason: str) -> None:
-    if os.environ.get(REQUIRE_ENV) == "1":
-        pytest.fail(f"{REQUIRE_ENV}=1 but the browser tests cannot run: {reason}", pytrace=False)
-    pytest.skip(reason)
-
-
-def _chromium() -> str:
-    override = os.environ.get(CHROMIUM_ENV)
-    if override:
-        path = shutil.which(override) or override
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-        _skip_or_fail(f"${CHROMIUM_ENV}={override!r} is not an executable file")
-    for name in CANDIDATES:
-        path = shutil.which(name)
-        if path:
-            return path
-    _skip_or_fail(
-        f"no Chromium found (looked for {', '.join(CANDIDATES)} on PATH; or set "
-        f"${CHROMIUM_ENV}); install one with: apt-get install -y --no-install-recommends chromium"
-    )
-    raise AssertionError("unreachable")
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    if importlib.util.find_spec("playwright") is None:
-        _skip_or_fail(
-            "the playwright package is not installed (pip install playwright; the tests use "
-            "the system's Chromium, so never run 'playwright install')"
-        )
-    exe = _chromium()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path_factory.mktemp("chromium-config"))}
-        b = pw.chromium.launch(
-            executable_path=exe,
-            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                  "--disable-background-networking"],
-            env=env,
-        )
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @pytest.fixture(scope="module", params=sorted(CASES))
