@@ -316,7 +316,8 @@ def test_errors_after_reading_name_the_line_of_every_format(tmp_path) -> None:
     assert error_of(evaluate, str(csv_path), RUN.encode(), "P@1").startswith(f"{csv_path}:4: ")
     trec = tmp_path / "q.txt"
     trec.write_text("# judgments\n\nq1 0 d1 1\nq1\t0\td1\t2\n")
-    assert error_of(evaluate, str(trec), RUN.encode(), "P@1").startswith(f"{trec}:4: ")
+    with pytest.warns(PrfevalWarning, match="skipped 1 comment line starting with '#'"):
+        assert error_of(evaluate, str(trec), RUN.encode(), "P@1").startswith(f"{trec}:4: ")
 
 
 # -- case 18: a streamed error is one message ------------------------------------------------

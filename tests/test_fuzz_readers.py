@@ -114,6 +114,7 @@ def _check_qrels(data: bytes) -> None:
 
 @FUZZ
 @given(ANY_INPUT)
+@pytest.mark.filterwarnings("ignore::prfeval.core.errors.PrfevalWarning")  # notes on CRs, #
 def test_parse_run_any_bytes(data: bytes) -> None:
     """parse_run returns a consistent Run with finite scores or raises InputFormatError."""
     _check_run(data)
@@ -121,6 +122,7 @@ def test_parse_run_any_bytes(data: bytes) -> None:
 
 @FUZZ
 @given(ANY_INPUT)
+@pytest.mark.filterwarnings("ignore::prfeval.core.errors.PrfevalWarning")  # notes on CRs, #
 def test_parse_qrels_any_bytes(data: bytes) -> None:
     """parse_qrels returns consistent Qrels with integer grades or raises InputFormatError."""
     _check_qrels(data)
@@ -140,6 +142,7 @@ def test_evaluate_with_fuzzed_run(data: bytes) -> None:
 
 @FUZZ
 @given(ANY_INPUT)
+@pytest.mark.filterwarnings("ignore::prfeval.core.errors.PrfevalWarning")  # notes on CRs, #
 def test_evaluate_with_fuzzed_qrels(data: bytes) -> None:
     """evaluate(fuzzed qrels, valid run) gives an Evaluation or a PrfevalError, nothing else."""
     try:

@@ -35,7 +35,22 @@ def test_whitespace_comments_and_blank_lines():
         "# a comment\n\n  q1\tQ0   a 1 3.0 t  \r\nq1 Q0 c 2 2.5 t\n\n"
         "q1 Q0 z 3 1 t\nq2 Q0 y 1 0.5 t"
     )
-    check(QRELS_TEXT.encode(), messy.encode())
+    with pytest.warns(PrfevalWarning, match="<bytes>: skipped 1 comment line starting with '#'"):
+        check(QRELS_TEXT.encode(), messy.encode())
+
+
+def test_comment_lines_and_lone_carriage_returns_are_counted():
+    """Nothing is dropped without a count: each skipped comment line and each lone CR read
+    as a line end is said, once per file, with how many."""
+    run = b"# one\nq1 Q0 a 1 3 t\n  # two\nq1 Q0 c 2 2.5 t\rq2 Q0 y 1 0.5 t\r\n"
+    with pytest.warns(PrfevalWarning) as notes:
+        parsed = parse_run(run, "r.txt")
+    assert sorted(str(n.message) for n in notes) == [
+        "r.txt: read 1 lone carriage return (CR) as line ends",
+        "r.txt: skipped 2 comment lines starting with '#'",
+    ]
+    assert parsed.doc_ids.to_pylist() == ["a", "c", "y"]
+    assert parsed.source.line_of(2) == 5
 
 
 def test_csv_tsv_jsonl_parquet(tmp_path):

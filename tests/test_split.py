@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from prfeval.comparison.split import split_queries, write_split
-from prfeval.core.errors import InputFormatError, UsageError
+from prfeval.core.errors import InputFormatError, PrfevalWarning, UsageError
 from prfeval.io.queries import read_query_ids
 
 IDS = [str(i) for i in range(1, 401)]
@@ -80,7 +80,8 @@ def test_write_split_files(tmp_path: Path) -> None:
     qrels = tmp_path / "qrels.txt"
     qrels.write_text(QRELS_TEXT)
     out = tmp_path / "split"
-    s = write_split(qrels, out, 0.5, seed=2)
+    with pytest.warns(PrfevalWarning, match="skipped 1 comment line"):
+        s = write_split(qrels, out, 0.5, seed=2)
     expected_held = [q for q in ("1", "2", "3", "10") if reference_heldout(q, 2, 0.5)]
     dev_ids = [q for q in ("1", "2", "3", "10") if q not in expected_held]
     assert dev_ids and expected_held  # seed 2 puts queries on both sides

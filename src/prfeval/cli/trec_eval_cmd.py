@@ -39,8 +39,10 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from prfeval.core.checks import MAX_INTEGER
-from prfeval.core.errors import OutputError, PrfevalError, UsageError
+from prfeval.core.errors import InputFormatError, OutputError, PrfevalError, UsageError
+from prfeval.io.c_numbers import atol
 from prfeval.io.source import check_one_stdin
+from prfeval.io.trec_eval_text import TrecEvalUnreadable, read_trec_eval_inputs
 from prfeval.report.trec_eval import (
     NICKNAMES,
     NOT_COMPUTED,
@@ -146,28 +148,6 @@ class TrecEvalArgs:
     debug_query: str | None = None
     help: bool = False
     show_version: bool = False
-
-
-def atol(text: str) -> int:
-    """C's ``atol``: the leading integer of ``text`` (after spaces and a sign), else 0.
-
-    Only the ASCII digits count (``²`` is no digit to C), and a value past 64 bits is
-    clamped, as glibc's ``strtol`` clamps it.
-
-    >>> atol(" -12abc"), atol("²"), atol("99999999999999999999")
-    (-12, 0, 9223372036854775807)
-    """
-    s = text.lstrip(" \t\n\v\f\r")
-    sign = -1 if s[:1] == "-" else 1
-    if s[:1] in ("+", "-"):
-        s = s[1:]
-    digits = ""
-    for ch in s:
-        if ch not in "0123456789":
-            break
-        digits += ch
-    value = sign * int(digits) if digits else 0
-    return max(-(2**63), min(value, 2**63 - 1))
 
 
 def parse_args(argv: list[str]) -> TrecEvalArgs:
@@ -386,9 +366,31 @@ def _run(argv: list[str]) -> int:
     qrels_path, run_path = args.files
     _refuse_empty(qrels_path, "get_qrels: Cannot read qrels file")
     _refuse_empty(run_path, "get_results: Cannot read results file")
-    qrels, run = _inputs(qrels_path, run_path)
     entries = measure_entries(args.measures)
-    result, num_rel_all = _evaluate(qrels, run, entries, args)
+    try:
+        inputs = read_trec_eval_inputs(qrels_path, run_path)
+    except TrecEvalUnreadable as exc:
+        raise TrecEvalStop(exc.message, exc.status) from None
+    try:
+        result, num_rel_all = _evaluate(inputs.qrels, inputs.run, entries, args)
+    except InputFormatError as exc:
+        if not isinstance(inputs.run, str):
+            raise
+        number = getattr(exc, "nonblank_line_number", None)
+        if number is not None and exc.path == run_path and "fields" in exc.reason:
+            raise TrecEvalStop(  # found where streaming stopped: trec_eval's numbering too
+                f"trec_eval.get_results: Malformed line {number}\n"
+                f"trec_eval: Quit in file '{run_path}'\n",
+                2,
+            ) from None
+        # prfeval's reader refused a line of the run that trec_eval reads (a score only
+        # atof reads, bytes that are not UTF-8): read both as trec_eval does, whole.
+        try:
+            inputs = read_trec_eval_inputs(qrels_path, run_path, whole=True)
+        except TrecEvalUnreadable as exc:
+            raise TrecEvalStop(exc.message, exc.status) from None
+        result, num_rel_all = _evaluate(inputs.qrels, inputs.run, entries, args)
+    qrels, run = inputs.qrels, inputs.run
     only = None if args.debug_query is None else {args.debug_query}
     # Queries with both results and judgments (with -c too: 9.0.8 evaluates no other).
     evaluated = evaluated_queries(result, complete=args.complete, queries=only)
@@ -407,9 +409,20 @@ def _run(argv: list[str]) -> int:
         num_rel_complete=num_rel_all,
         queries=only,
     ):
-        sys.stdout.write(text)
+        _write(text, inputs.codec)
     sys.stdout.flush()
     return 0
+
+
+def _write(text: str, codec: str) -> None:
+    """Rows on stdout as the bytes trec_eval writes: ids in the codec they were read in
+    (Latin-1 gives back the very bytes of a file that is not UTF-8)."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None or (codec == "utf-8" and sys.stdout.encoding.lower() in ("utf-8", "utf8")):
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    buffer.write(text.encode(codec))
 
 
 def _refuse_empty(path: str, message: str) -> None:
@@ -417,18 +430,6 @@ def _refuse_empty(path: str, message: str) -> None:
     its words and status 2."""
     if path != "-" and os.path.isfile(path) and os.path.getsize(path) == 0:
         raise TrecEvalStop(f"trec_eval.{message} '{path}'\ntrec_eval: Quit in file '{path}'\n", 2)
-
-
-def _inputs(qrels: str, run: str) -> tuple[Any, Any]:
-    """The inputs as evaluate takes them: files by name (a large run is streamed); when one
-    is standard input, both read first, judgments first as trec_eval reads them, so that
-    either can be looked at again if a repeated document or judgment needs it."""
-    if "-" not in (qrels, run):
-        return qrels, run
-    from prfeval.io.load import load_qrels, load_run
-
-    judgments = load_qrels(qrels)
-    return judgments, load_run(run, ranks=False)
 
 
 def _evaluate(

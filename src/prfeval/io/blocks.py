@@ -92,7 +92,8 @@ class WholeSource:
         self._options = options
         if use_dicts and plain_dicts(qrels, run) and any(qrels.values()):
             self._block = Block(qrels, run, dicts=True)
-            self.qrels_name, self.run_name = "qrels dict", "run"
+            # A dict run may carry its name (trec_eval's run id, read with it).
+            self.qrels_name, self.run_name = "qrels dict", getattr(run, "run_name", "run")
             self._empty = not any(run.values())
             return
         check_one_stdin([qrels, run])

@@ -210,6 +210,16 @@ class Input:
             return os.fstat(self._file.fileno()).st_size
         return len(self.read(text=False))
 
+    def holds_carriage_return(self) -> bool:
+        """Whether a regular file (not gzipped) holds a CR byte: mapped and searched at
+        ``memchr``'s speed. Arrow would read a lone CR as a line end without saying so."""
+        import mmap
+
+        if not self.regular or self.gzipped or os.fstat(self._file.fileno()).st_size == 0:
+            return False
+        with mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            return mapped.find(b"\r") >= 0
+
     @property
     def gzipped(self) -> bool:
         """Whether a regular file starts with gzip's magic bytes."""

@@ -40,6 +40,7 @@ from prfeval.core.errors import InputFormatError, PrfevalError
 from prfeval.core.options import EvalOptions
 from prfeval.core.tables import Qrels, Run, SourceLines
 from prfeval.io.blocks import Block, load_judgments
+from prfeval.io.fields import field_counts
 from prfeval.io.select import restrict_queries
 from prfeval.io.source import check_text_file
 from prfeval.io.trec import run_id_of
@@ -153,9 +154,7 @@ class _JudgmentIndex:
         # One small array (a block's judgments), not a chunk per query: the encoder pays a
         # price per chunk.
         slices = [c for a, b in spans for c in self.doc_ids.slice(a, b - a).chunks]
-        doc_ids = pa.chunked_array(
-            [pa.concat_arrays(slices)] if slices else [], type=pa.string()
-        )
+        doc_ids = pa.chunked_array([pa.concat_arrays(slices)] if slices else [], type=pa.string())
         return Qrels(
             query_codes,
             doc_ids,
@@ -329,6 +328,55 @@ def _blocks(source: _RunFile, block_bytes: int, ranks: bool) -> Any:
     )
 
 
+def _raise_malformed_after(path: str, lines_done: int, ranks: bool, block_bytes: int) -> None:
+    """Raise the error about the first malformed line after the first ``lines_done`` of
+    the run at ``path``, if there is one there: the file is mapped, and only what follows
+    those lines is scanned, a few blocks first (the line Arrow stopped at is within one
+    query and one block of them), then the rest."""
+    import mmap
+
+    from prfeval.io.trec import scan_run_text
+
+    with open(path, "rb") as f:
+        if os.fstat(f.fileno()).st_size == 0:
+            return
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            start = 0
+            if lines_done:
+                newlines = np.flatnonzero(np.frombuffer(mapped, dtype=np.uint8) == 10)
+                if newlines.size < lines_done:
+                    return
+                start = int(newlines[lines_done - 1]) + 1
+            end = mapped.rfind(b"\n", start, start + 4 * block_bytes) + 1
+            near = mapped[start:end] if end > start else b""
+            rest = mapped[end:] if near else mapped[start:]
+    first_line = lines_done + 1
+    blank_before = 0
+    for part in (near, rest):
+        if not part:
+            continue
+        try:
+            scan_run_text(part, path, ranks=ranks, first_line=first_line)
+        except InputFormatError as exc:
+            # Every line before ``part`` was a plain run line: the error's number among the
+            # lines that are not blank is known too (trec_eval numbers its lines so).
+            if exc.line_number is not None:
+                counts = field_counts(part[: _offset_of_line(part, exc.line_number - first_line)])
+                blank = int(np.count_nonzero(counts == 0)) + blank_before
+                exc.nonblank_line_number = exc.line_number - blank  # type: ignore[attr-defined]
+            raise
+        blank_before = int(np.count_nonzero(field_counts(part) == 0))
+        first_line += part.count(b"\n")
+
+
+def _offset_of_line(text: bytes, line: int) -> int:
+    """Where 0-based line ``line`` of ``text`` starts."""
+    if line == 0:
+        return 0
+    newlines = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == 10)
+    return int(newlines[line - 1]) + 1 if newlines.size >= line else len(text)
+
+
 def _query_runs(query_ids: Any) -> tuple[IntArray, list[str]]:
     """Where each run of equal query ids starts, and its id, across the chunks of a column.
 
@@ -418,8 +466,10 @@ def _whole_queries(
         tail = int(starts[-1])  # where the last query starts: it may go on
         carried = pending or [[] for _ in columns]
         if tail > 0:
-            head = [[*chunks, c.slice(0, tail - pending_rows)] for chunks, c in
-                    zip(carried, columns, strict=True)]
+            head = [
+                [*chunks, c.slice(0, tail - pending_rows)]
+                for chunks, c in zip(carried, columns, strict=True)
+            ]
             yield [pa.chunked_array(h) for h in head], starts[:-1], first_row
             first_row += tail
             pending = [[c.slice(tail - pending_rows)] for c in columns]
@@ -564,6 +614,7 @@ class StreamedRun:
             READ_AHEAD_BLOCKS,
         )
         seen: set[str] = set()
+        lines_done = 0  # every line before these was a plain run line: Arrow read it
         try:
             index, self.qrels_name = _judgment_index(self._qrels, options)
             judgments.set_result(index)
@@ -572,6 +623,7 @@ class StreamedRun:
                     if not seen.isdisjoint(block.queries):
                         raise NotStreamable(f"{path}: the run is not grouped by query")
                     seen.update(block.queries)
+                    lines_done += len(block.run)
                     run = restrict_queries(block.run, options.queries, options.exclude_queries)
                     run = replace(run, extra={**run.extra, "run_id": run_id})  # read if asked
                     yield Block(block.qrels, run)  # type: ignore[arg-type]
@@ -581,6 +633,9 @@ class StreamedRun:
                 if is_long_line(exc) and self._block_bytes < MAX_BLOCK_BYTES:
                     bigger = min(self._block_bytes * 8, MAX_BLOCK_BYTES)
                     raise LineTooLong(f"{path}: a line longer than a block", bigger) from None
+                # The line Arrow stopped at is found where the reading stopped, not by
+                # reading the whole run again.
+                _raise_malformed_after(path, lines_done, options.order == "rank", self._block_bytes)
                 raise NotStreamable(
                     f"{path}: not in the plain single-space layout ({exc})"
                 ) from None

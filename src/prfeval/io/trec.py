@@ -22,21 +22,28 @@ from typing import Any
 import numpy as np
 
 from prfeval.core.arrow import arrow_strings, numpy_of, read_growing
-from prfeval.core.errors import InputFormatError
+from prfeval.core.errors import InputFormatError, PrfevalWarning
 from prfeval.core.tables import GRADE_MAX, GRADE_MIN, Qrels, Run, SourceLines
+from prfeval.io.fields import field_counts
 from prfeval.io.source import Input, Source, arrow_buffer, open_input
 
 __all__ = [
     "BLOCK_BYTES",
+    "first_wrong_fields",
     "last_run_id",
     "parse_qrels",
     "parse_run",
     "read_qrels",
+    "read_ranked_run",
     "read_run",
+    "read_text_columns",
     "run_id_of",
+    "scan_run_text",
 ]
 
-_SPACE_RUNS = re.compile(rb"[ \t\r\f\v]+")
+# Only the separators that are not already one space: on a single-spaced file this finds
+# nothing to replace, where matching every space took seconds on two million lines.
+_SPACE_RUNS = re.compile(rb"[ \t\r\f\v]{2,}|[\t\r\f\v]")
 #: A normalised run line with more than six fields, and its first six.
 _EXTRA_FIELDS = re.compile(rb"(?m)^((?:[^ \n]+ ){5}[^ \n]+) [^\n]*$")
 #: How much of a run's end is read to find its last line.
@@ -67,8 +74,18 @@ _RUN_FIELDS = (
 _RANK_FIELD = _Field(3, "rank", "float")
 
 
-def _normalise(data: bytes) -> tuple[bytes, np.ndarray]:
-    """Single-space fields, no comment or blank lines; and the original number of each line."""
+def _say(path: str, notes: list[str]) -> None:
+    """Notes on how the text was read: lines it skipped, line ends it took, with counts
+    (a :class:`PrfevalWarning` each: on stderr from the CLI)."""
+    import warnings
+
+    for note in notes:
+        warnings.warn(f"{path}: {note}", PrfevalWarning, stacklevel=5)
+
+
+def _normalise(data: bytes) -> tuple[bytes, np.ndarray, int]:
+    """Single-space fields, no comment or blank lines; the original number of each line, and
+    how many comment lines were skipped."""
     data = _EDGE_SPACE.sub(b"", _SPACE_RUNS.sub(b" ", data))
     if not data.endswith(b"\n"):
         data += b"\n"
@@ -78,37 +95,141 @@ def _normalise(data: bytes) -> tuple[bytes, np.ndarray]:
     blank = newlines == starts
     comment = raw[np.minimum(starts, raw.size - 1)] == ord("#")
     kept = ~(blank | comment)
+    skipped = int(np.count_nonzero(comment & ~blank))
     line_numbers = np.flatnonzero(kept).astype(np.int64) + 1
-    return _DROPPED_LINES.sub(b"", data), line_numbers
+    return _DROPPED_LINES.sub(b"", data), line_numbers, skipped
 
 
-def _scan_for_error(data: bytes, path: str, n_fields: int, fields: tuple[_Field, ...]) -> None:
-    """Find and raise the first malformed line (the slow path, run only after a failure).
+def _scan_for_error(
+    data: bytes, path: str, n_fields: int, fields: tuple[_Field, ...], first_line: int = 1
+) -> None:
+    """Find and raise the first malformed line (run only after Arrow refused the text).
 
-    A run line (six fields) may have more; a qrels line has exactly four."""
-    for number, raw_line in enumerate(data.split(b"\n"), start=1):
-        stripped = raw_line.strip()
-        if not stripped or stripped.startswith(b"#"):
+    A run line (six fields) may have more; a qrels line has exactly four. Everything is found
+    with whole-text passes, at reading speed, never a Python loop over lines: bytes that are
+    not UTF-8 by one decode, a wrong number of fields by :mod:`prfeval.io.fields`, and a
+    number Arrow cannot read by halving the rows Arrow is asked to convert."""
+    try:
+        data.decode("utf-8")
+        not_utf8 = None
+    except UnicodeDecodeError as exc:
+        not_utf8 = data.count(b"\n", 0, exc.start)
+    wrong = first_wrong_fields(data, path, n_fields, first_line=first_line)
+    wrong_line = wrong.line_number if wrong is not None and wrong.line_number else None
+    if not_utf8 is not None and (wrong_line is None or not_utf8 < wrong_line - first_line):
+        raise InputFormatError(
+            "not valid UTF-8 text",
+            path=path,
+            line_number=not_utf8 + first_line,
+            line=_line_text(data, not_utf8),
+        )
+    if wrong is not None:
+        raise wrong
+    _scan_numbers(data, path, n_fields, fields, first_line)
+
+
+def scan_run_text(data: bytes, path: str, *, ranks: bool, first_line: int = 1) -> None:
+    """Raise the error about the first malformed line of run text ``data`` (whose first
+    line is line ``first_line`` of ``path``), if it has one; see :func:`_scan_for_error`."""
+    _scan_for_error(data, path, 6, _run_fields(ranks), first_line)
+
+
+def first_wrong_fields(
+    data: Any, path: str, n_fields: int, *, first_line: int = 1
+) -> InputFormatError | None:
+    """The error about the first line of ``data`` (text or a mapped file, whose first line
+    is line ``first_line`` of ``path``) that is not blank or a comment and has the wrong
+    number of fields (at least six in a run, exactly four in qrels), or ``None``.
+    Whole-text passes (:mod:`prfeval.io.fields`): no loop over lines."""
+    counts = field_counts(data)
+    comment = _comment_lines(data, counts.size)
+    wrong = (counts < n_fields) if n_fields == 6 else (counts != n_fields)
+    wrong &= (counts > 0) & ~comment
+    if not wrong.any():
+        return None
+    line = int(np.argmax(wrong))
+    n = int(counts[line])
+    return InputFormatError(
+        f"expected {'at least ' if n_fields == 6 else ''}{n_fields} fields, got {n}",
+        path=path,
+        line_number=first_line + line,
+        line=_line_text(data, line),
+    )
+
+
+def _scan_numbers(
+    data: bytes, path: str, n_fields: int, fields: tuple[_Field, ...], first_line: int
+) -> None:
+    """Raise at the first number Arrow cannot convert (every line has its fields)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    as_text = tuple(_Field(f.index, f.name, "str") for f in fields)
+    try:  # a plain layout needs no normalising pass (regular expressions over the text)
+        if b"\n\n" in data or data.startswith(b"\n"):
+            raise pa.ArrowInvalid("blank lines: Arrow would read each as a row")
+        table = _arrow_read(data, n_fields, as_text, len(data))
+        line_numbers = np.arange(1, table.num_rows + 1, dtype=np.int64)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        clean, line_numbers, _ = _normalise(data)
+        if n_fields == 6:
+            clean = _EXTRA_FIELDS.sub(rb"\1", clean)
+        table = _arrow_read(clean, n_fields, as_text, len(clean))
+    types = {"float": pa.float64(), "int": pa.int64()}
+    for f in fields:
+        if f.kind == "str":
             continue
-        text = raw_line.decode("utf-8", errors="replace").rstrip("\r")
-        try:
-            raw_line.decode("utf-8")
-        except UnicodeDecodeError:
-            raise InputFormatError(
-                "not valid UTF-8 text", path=path, line_number=number, line=text
-            ) from None
-        parts = stripped.split()
-        if len(parts) < n_fields or (len(parts) > n_fields and n_fields != 6):
-            raise InputFormatError(
-                f"expected {'at least ' if n_fields == 6 else ''}{n_fields} fields, "
-                f"got {len(parts)}",
-                path=path,
-                line_number=number,
-                line=text,
-            )
-        for f in fields:
-            token = parts[f.index].decode("utf-8", errors="replace")
-            _check_number(token, f, path, number, text)
+        column = table.column(f"f{f.index}").combine_chunks()
+
+        def converts(n: int, column: Any = column, to: Any = types[f.kind]) -> bool:
+            try:
+                pc.cast(column.slice(0, n), to)
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                return False
+            return True
+
+        if converts(len(column)):
+            continue
+        # The shortest prefix that fails ends at the first bad row: about two conversions
+        # of the column in all.
+        low, high = 0, len(column)
+        while high - low > 1:
+            mid = (low + high) // 2
+            low, high = (mid, high) if converts(mid) else (low, mid)
+        token = column[low].as_py()
+        number = int(line_numbers[low]) + first_line - 1
+        text = _line_text(data, number - first_line)
+        _check_number(token, f, path, number, text)  # out of range, not finite: its words
+        what = "an integer" if f.kind == "int" else "a number"
+        raise InputFormatError(
+            f"{f.name} is not {what}: {token!r}", path=path, line_number=number, line=text
+        )
+
+
+def _line_text(data: bytes, line: int) -> str:
+    """0-based line ``line`` of ``data``, as text for a message."""
+    start = _line_start(data, line)
+    end = data.find(b"\n", start)
+    text = data[start : end if end >= 0 else len(data)]
+    return text.decode("utf-8", errors="replace").rstrip("\r")
+
+
+def _comment_lines(data: bytes, n_lines: int) -> np.ndarray:
+    """Which of the ``n_lines`` lines of ``data`` start with ``#`` (after spaces)."""
+    comment = np.zeros(n_lines, dtype=bool)
+    if b"#" in data:
+        starts = [m.start() for m in re.finditer(rb"(?m)^[ \t\f\v]*#", data)]
+        comment[np.searchsorted(_newlines(data), np.array(starts, dtype=np.int64))] = True
+    return comment
+
+
+def _newlines(data: bytes) -> np.ndarray:
+    return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+
+
+def _line_start(data: bytes, line: int) -> int:
+    """The byte offset where 0-based line ``line`` of ``data`` starts."""
+    return 0 if line == 0 else int(_newlines(data)[line - 1]) + 1
 
 
 def _check_number(token: str, f: _Field, path: str, number: int, text: str) -> None:
@@ -213,6 +334,8 @@ def _parse_file(
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if handle.holds_carriage_return():
+        return None  # counted and said by the careful way (see _parse)
     try:
         table = _arrow_read(handle.arrow_file, n_fields, fields, handle.size)
     except (pa.ArrowException, OSError, ValueError):
@@ -229,26 +352,41 @@ def _parse(
     """Parse whitespace-separated ``data`` into the requested columns with Arrow."""
     import pyarrow as pa
 
+    notes = []
     if b"\r" in data:
-        # CRLF is one line end and a lone CR is one too, as for Arrow reading a regular
-        # file: the same file gets the same line numbers through a pipe.
-        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        # CRLF is one line end and a lone CR is one too (old Mac files), said with a count:
+        # trec_eval reads a lone CR as a space between fields (``prfeval trec_eval`` does).
+        data = data.replace(b"\r\n", b"\n")
+        lone = data.count(b"\r")
+        if lone:
+            data = data.replace(b"\r", b"\n")
+            notes.append(f"read {_count(lone, 'lone carriage return')} (CR) as line ends")
     # Fast path: a clean text (single spaces, no tabs, CRs, comments or blank lines; blank
     # lines and extra spaces make Arrow fail, which sends us to the normalising path). The
     # single-byte tests are memchr scans, far cheaper than a regex pass.
     table = None
     source = SourceLines(path)
-    if not data.isspace() and not (b"\t" in data or b"\r" in data or b"#" in data):
+    plain = not data.isspace() and not (b"\t" in data or b"\r" in data or b"#" in data)
+    if plain:
         try:
             table = _arrow_read(data, n_fields, fields, len(data))
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             table = None
+    if table is None and plain:
+        # Arrow refused a plain layout: a line with too few fields is found at reading
+        # speed here, before the normalising pass (regular expressions over the whole text).
+        wrong = first_wrong_fields(data, path, n_fields)
+        if wrong is not None:
+            raise wrong
     if table is None:
-        clean, line_numbers = _normalise(data)
+        clean, line_numbers, comments = _normalise(data)
+        if comments:
+            notes.append(f"skipped {_count(comments, 'comment line')} starting with '#'")
         if n_fields == 6:  # a run: text after the sixth field is ignored, as trec_eval does
             clean = _EXTRA_FIELDS.sub(rb"\1", clean)
         source = SourceLines(path, line_numbers)
         if not clean or clean.isspace():
+            _say(path, notes)
             return {
                 f.name: arrow_strings([]) if f.kind == "str" else np.array([], np.float64)
                 for f in fields
@@ -258,7 +396,38 @@ def _parse(
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             _scan_for_error(data, path, n_fields, fields)
             raise InputFormatError(f"cannot parse ({exc})", path=path) from None
-    return _columns(table, fields, path, source), source
+    columns = _columns(table, fields, path, source)
+    _say(path, notes)  # only once the text is read: an error is what matters then
+    return columns, source
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n:,} {what}{'s' if n != 1 else ''}"
+
+
+def read_text_columns(data: bytes, n_fields: int, kinds: dict[int, str], *, blank: bool) -> Any:
+    """Arrow's reading of the fields ``kinds`` names (index -> ``"str"``, ``"float"`` or
+    ``"int"``) from whitespace-separated text with ``n_fields`` fields a line (a run's sixth
+    and later are read as one), or ``None`` where Arrow refuses it. ``blank`` says whether
+    blank lines may be skipped; where they may not, text holding one gives ``None``. Lines
+    starting with ``#`` must not occur (they would be skipped as comments).
+    """
+    import pyarrow as pa
+
+    fields = tuple(_Field(i, f"f{i}", kind) for i, kind in sorted(kinds.items()))
+    try:
+        return _arrow_read(data, n_fields, fields, len(data))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
+    clean, line_numbers, _ = _normalise(data)
+    if not blank and line_numbers.size != data.count(b"\n") + (not data.endswith(b"\n")):
+        return None
+    if n_fields == 6:
+        clean = _EXTRA_FIELDS.sub(rb"\1", clean)
+    try:
+        return _arrow_read(clean, n_fields, fields, len(clean))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
 
 
 def _qrels(columns: dict[str, object], source: SourceLines) -> Qrels:
@@ -392,3 +561,28 @@ def read_run(source: Source | Input, *, ranks: bool = False) -> Run:
     else:
         run_id = last_run_id(data) or source_lines.path
     return _run(columns, source_lines, source_lines.path, run_id)
+
+
+#: MS MARCO's run: ``qid docid rank`` (tab-separated, no header), the rank ordering it.
+_RANKED_RUN_FIELDS = (
+    _Field(0, "query id", "str"),
+    _Field(1, "doc id", "str"),
+    _Field(2, "rank", "float"),
+)
+
+
+def read_ranked_run(source: Source | Input) -> Run:
+    """Read MS MARCO's three-column run, ``qid docid rank`` (fields separated by tabs or
+    spaces, no header): ranked by its rank column, rank 1 first (``default_order="rank"``);
+    ties keep the file's order. Errors name the file, the line and the field, as for TREC.
+    """
+    columns, source_lines, _ = _read(source, 3, _RANKED_RUN_FIELDS)
+    return Run(
+        columns["query id"],  # type: ignore[arg-type]
+        columns["doc id"],  # type: ignore[arg-type]
+        None,
+        np.asarray(columns["rank"], dtype=np.float64),
+        source=source_lines,
+        default_order="rank",
+        name=source_lines.path,
+    )

@@ -74,6 +74,7 @@ def align_block(block: Block, options: EvalOptions, needs: RankingNeeds) -> Judg
             block.run,  # type: ignore[arg-type]
             complete=options.complete,
             wants=options.wants if options.restricts_queries else None,
+            name=getattr(block.run, "run_name", "run"),
         )
         if encoded is None:  # dicts the dict encoder does not take: read them as tables
             qrels = load_judgments(block.qrels)
