@@ -120,9 +120,13 @@ def test_bad_qrels_grade_and_missing_file(tmp_path):
         parse_qrels(b"q1 0 a 1\nq1 0 b 1.5\n", "q.txt")
     with pytest.raises(InputFormatError, match="no such file"):
         load_qrels(tmp_path / "missing.txt")
-    with pytest.raises(InputFormatError, match="no relevance column"):
-        (tmp_path / "q.csv").write_text("qid,docid\n1,2\n")
-        load_qrels(tmp_path / "q.csv")
+    # No relevance column: every listed document is relevant (a gold list), unless the table
+    # has a rank column (a run given as judgments).
+    (tmp_path / "q.csv").write_text("qid,docid\n1,2\n")
+    assert load_qrels(tmp_path / "q.csv").grades.tolist() == [1]
+    with pytest.raises(InputFormatError, match="no relevance column, and a rank column"):
+        (tmp_path / "r.csv").write_text("qid,docid,rank\n1,2,1\n")
+        load_qrels(tmp_path / "r.csv")
     with pytest.raises(InputFormatError, match="expected a finite score"):
         load_run({"q1": {"a": "high"}})
 

@@ -22,8 +22,9 @@ from __future__ import annotations
 import itertools
 import math
 import sys
+import warnings
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -32,6 +33,8 @@ import numpy.typing as npt
 from prfeval.core import aggregate
 from prfeval.core.arrow import numpy_of
 from prfeval.core.checks import beta as check_beta
+from prfeval.core.checks import flag
+from prfeval.core.checks import integer as check_integer
 from prfeval.core.counts import (
     Counts,
     balanced_accuracy,
@@ -40,8 +43,10 @@ from prfeval.core.counts import (
     precision,
     prevalence,
     recall,
+    safe_divide,
     warn_undefined,
 )
+from prfeval.core.display import Table, classification_report_text, number, plural, table
 from prfeval.core.errors import UsageError
 from prfeval.measures import REGISTRY, Measure, MeasureDef
 
@@ -724,6 +729,10 @@ class ClassificationResult:
         ``"samples"`` lists item positions (multi-label).
     beta, zero_division, average, pos_label
         The settings used; ``average`` names the average :attr:`summary` returns.
+    item_counts
+        Multi-label only: each item's table over the reported labels (TP the labels both
+        true and predicted), from which :meth:`classification_report` makes its samples
+        average.
     """
 
     labels: tuple[Label, ...]
@@ -746,6 +755,7 @@ class ClassificationResult:
     average: str
     pos_label: Label | None
     labels_given: bool = False
+    item_counts: Counts | None = field(default=None, repr=False, compare=False)
 
     @property
     def summary(self) -> dict[str, float]:
@@ -834,6 +844,178 @@ class ClassificationResult:
         frame = pd.DataFrame.from_records(records, columns=columns)
         frame.index = pd.Index(index, name="label", dtype=object)
         return frame
+
+    def classification_report(
+        self,
+        digits: int = 2,
+        output_dict: bool = False,
+        target_names: Sequence[Any] | None = None,
+        labels: Iterable[Label] | None = None,
+        zero_division: ZeroDivision = "warn",
+    ) -> str | dict[str, Any]:
+        """scikit-learn's ``classification_report`` of this result, to the byte.
+
+        Parameters
+        ----------
+        digits
+            Decimals of the values in the text.
+        output_dict
+            A dict instead of the text: ``name -> {"precision", "recall", "f1-score",
+            "support"}`` per class and per average, and ``"accuracy"`` a number.
+        target_names
+            The names shown for the classes, in the order of ``labels``.
+        labels
+            The classes to show, in this order; by default the result's classes that occur
+            in the data (every class of :attr:`labels` when ``classify`` was given them). A
+            class the data never hold gets a row of zeros (single-label). For a multi-label
+            result, the same classes as :attr:`labels`, in any order.
+        zero_division
+            The value of a 0/0 ratio, as in :func:`classify`: 0, 1, NaN, or ``"warn"`` (0,
+            and one :class:`~prfeval.core.counts.UndefinedMetricWarning`).
+
+        Returns
+        -------
+        str or dict
+            A row per class (precision, recall, F1, support); then ``accuracy`` (the micro
+            F1, which equals it when the classes shown include every class in the data,
+            single-label) or else ``micro avg``; ``macro avg``; ``weighted avg`` (by
+            support); and ``samples avg`` for a multi-label result.
+
+        Notes
+        -----
+        Made again from the per-class counts, whatever ``beta`` and ``zero_division`` the
+        result was made with: the F column is F1 = 2 TP / (2 TP + FP + FN), divided in that
+        form. macro is the mean over the classes, NaN values (``zero_division=nan``) left
+        out; weighted weights it by support and, when no class shown has support, is the
+        unweighted mean, as scikit-learn computes it (unlike :attr:`weighted`, which then
+        takes ``zero_division``).
+        """
+        digits = check_integer("digits", digits, minimum=0)
+        flag("output_dict", output_dict)
+        zd = _zero_division_value(zero_division)
+        shown = self._report_labels(labels)
+        given = labels is not None or self.labels_given
+        where = {label: i for i, label in enumerate(self.labels)}
+
+        def cells(column: FloatArray) -> FloatArray:
+            return np.array([column[where[x]] if x in where else 0.0 for x in shown])
+
+        c = Counts(cells(self.counts.tp), cells(self.counts.fp), cells(self.counts.fn))
+        p, r, f = _prf1(c, zd)
+        support = c.relevant.astype(np.int64)
+        # scikit-learn's support is float when no item at all is right (its "pathological
+        # case"), and its text then prints 2.0 where it would print 2.
+        as_float = not self.multilabel and self.n_items > 0 and self.accuracy == 0
+        column: list[Any] = support.astype(np.float64).tolist() if as_float else support.tolist()
+        total: int | float = float(support.sum()) if as_float else int(support.sum())
+        averages: list[tuple[str, float, float, float]] = []
+        seen = {x for x, n in zip(self.labels, self.counts.relevant + self.counts.retrieved,
+                                  strict=True) if n > 0}
+        accuracy = not self.multilabel and (
+            not given or (self._every_class_reported() and seen <= set(shown)))
+        micro = tuple(float(v[0]) for v in _prf1(c.pooled(), zd))
+        averages.append(("accuracy" if accuracy else "micro avg", *micro))
+        averages.append(("macro avg", *(_nanaverage(v) for v in (p, r, f))))
+        averages.append(("weighted avg", *(_nanaverage(v, support) for v in (p, r, f))))
+        undefined: dict[str, tuple[Label, ...]] = {
+            m: tuple(x for x, bad in zip(shown, mask, strict=True) if bad)
+            for m, mask in (("precision", c.retrieved == 0), ("recall", c.relevant == 0),
+                            ("f", (c.retrieved == 0) & (c.relevant == 0)))
+        }
+        if self.multilabel:
+            items = self.item_counts
+            if items is None:
+                raise UsageError("this multi-label result holds no per-item counts for the "
+                                 "samples average; classify the labels again")
+            averages.append(("samples avg", *(_nanaverage(v) for v in _prf1(items, zd))))
+            empty = (items.retrieved == 0) | (items.relevant == 0)
+            undefined["samples"] = tuple(int(i) for i in np.flatnonzero(empty))
+        undefined = {m: v for m, v in undefined.items() if v}
+        if zero_division == "warn" and undefined:
+            warn_undefined(*_warning(undefined))  # stacklevel points at our caller
+
+        names = [str(x) for x in (shown if target_names is None else target_names)]
+        if len(names) != len(shown):
+            message = (f"labels size, {len(shown)}, does not match size of target_names, "
+                       f"{len(names)}")
+            if not given:
+                raise UsageError(message + ": give target_names one name per class")
+            warnings.warn(message, UserWarning, stacklevel=2)  # as scikit-learn: rows cut
+        rows = list(zip(names, p.tolist(), r.tolist(), f.tolist(), column, strict=False))
+        if output_dict:
+            heads = ("precision", "recall", "f1-score", "support")
+            out: dict[str, Any] = {
+                name: dict(zip(heads, map(float, values), strict=True))
+                for name, *values in rows
+            }
+            for heading, *values in averages:
+                out[heading] = dict(zip(heads, map(float, [*values, total]), strict=True))
+            if accuracy:
+                out["accuracy"] = out["accuracy"]["precision"]
+            return out
+        lines = [(h, None, None, f1, total) if h == "accuracy" else (h, pv, rv, f1, total)
+                 for h, pv, rv, f1 in averages]
+        return classification_report_text(rows, lines, digits=digits, names=names)
+
+    def _report_labels(self, labels: Iterable[Label] | None) -> list[Label]:
+        """The classes :meth:`classification_report` shows, checked."""
+        if labels is None:
+            if self.multilabel or self.labels_given:
+                return list(self.labels)
+            occur = self.counts.relevant + self.counts.retrieved > 0  # not an added pos_label
+            return [x for x, o in zip(self.labels, occur, strict=True) if o]
+        if isinstance(labels, str | bytes) or not isinstance(labels, Iterable):
+            raise UsageError(f"labels must be a list of classes, got {labels!r}")
+        chosen = [_native(x) for x in labels]
+        if not chosen:
+            raise UsageError("labels must name at least one class")
+        if len(set(chosen)) != len(chosen):
+            raise UsageError("labels names a class twice")
+        if self.multilabel:
+            if set(chosen) != set(self.labels):
+                raise UsageError("a multi-label report shows the classes of the result (in "
+                                 "any order); classify again with labels= for others")
+            return chosen
+        unknown = [x for x in chosen if x not in set(self.labels)]
+        if unknown and not self._every_class_reported():
+            raise UsageError(f"class {unknown[0]!r} is not among the result's classes; "
+                             "classify again with labels= to count it")
+        return chosen
+
+    def _every_class_reported(self) -> bool:
+        """Single-label: whether every item's true and predicted class are among
+        :attr:`labels` (so a class outside them never occurs)."""
+        return int(self.confusion_matrix.sum()) == self.n_items
+
+    def _table(self) -> Table:
+        """The short table ``print(result)`` shows: the average :attr:`summary` names,
+        accuracy and balanced accuracy, each beside the no-skill baseline's."""
+        f_name = f"F{self.beta:g}"
+        kind = "multi-label, " if self.multilabel else ""
+        if self.average == "binary":
+            average = f"binary, positive class {self.pos_label!r}"
+            base: dict[str, float] = self.no_skill.per_class.get(self.pos_label, {})
+        else:
+            average = f"{self.average} average"
+            base = getattr(self.no_skill, self.average) or {}
+        title = (f"Classification of {plural(self.n_items, 'item')} into "
+                 f"{plural(len(self.labels), 'class', 'classes')} ({kind}{average}; {f_name})")
+        shown = {"f": f_name, "youden_j": "Youden's J"}
+        rows = [[shown.get(m, m), number(v), number(base.get(m))]
+                for m, v in self.summary.items()]
+        rows += [["accuracy", number(self.accuracy), number(self.no_skill.accuracy)],
+                 ["balanced accuracy", number(self.balanced_accuracy),
+                  number(self.no_skill.balanced_accuracy)]]
+        notes = ["no skill: a classifier independent of the truth, flagging each class as "
+                 "often. Per class: .classification_report(); every average: .to_frame()."]
+        return table(title, ["measure", "value", "no skill"], rows, noun="measures",
+                     notes=notes)
+
+    def __repr__(self) -> str:
+        return self._table().text()
+
+    def _repr_html_(self) -> str:  # Jupyter shows this
+        return self._table().html()
 
 
 # --------------------------------------------------------------------------------------------
@@ -962,6 +1144,7 @@ def classify(
     samples: dict[str, float] | None = None
     base_samples: dict[str, float] | None = None
     undefined_items: tuple[Label, ...] = ()
+    item_counts: Counts | None = None
     if enc.multilabel:
         assert enc.true_matrix is not None and enc.pred_matrix is not None
         t, p = enc.true_matrix[:, enc.selected], enc.pred_matrix[:, enc.selected]
@@ -971,6 +1154,8 @@ def classify(
         base_accuracy, base_samples = _no_skill_sets(enc, beta, zd)
         empty = ~t.any(axis=1) | ~p.any(axis=1)
         undefined_items = tuple(int(i) for i in np.flatnonzero(empty))
+        both = (t & p).sum(axis=1).astype(np.float64)
+        item_counts = Counts(both, p.sum(axis=1) - both, t.sum(axis=1) - both)
     else:
         assert enc.true_codes is not None and enc.pred_codes is not None
         accuracy = (float(np.trace(full)) / enc.n if full is not None
@@ -1005,6 +1190,7 @@ def classify(
         average=average,
         pos_label=_native(pos_label) if average == "binary" else None,
         labels_given=labels is not None,
+        item_counts=item_counts,
         **averages,
     )
 
@@ -1026,6 +1212,27 @@ def _binary(enc: _Encoded, y_true: Any, y_pred: Any, labels: Iterable[Label] | N
         raise UsageError(f"average='binary' needs at most two classes, found "
                          f"{len(enc.classes)}; choose micro, macro, weighted or f_of_means")
     return enc
+
+
+def _prf1(c: Counts, zd: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Precision, recall and F1 divided as scikit-learn divides them, F1 in the count form
+    ``2 TP / ((TP + FN) + (TP + FP))``; a 0/0 ratio is ``zd``."""
+    return (safe_divide(c.tp, c.retrieved, zero_division=zd),
+            safe_divide(c.tp, c.relevant, zero_division=zd),
+            safe_divide(2 * c.tp, c.relevant + c.retrieved, zero_division=zd))
+
+
+def _nanaverage(values: FloatArray, weights: IntArray | None = None) -> float:
+    """scikit-learn's average of per-class values: NaN left out (all NaN or none: NaN),
+    weighted by ``weights`` unless those left sum to 0, then unweighted."""
+    keep = ~np.isnan(values)
+    if not keep.any():
+        return math.nan
+    if weights is None:
+        return float(np.nanmean(values))
+    if weights[keep].sum() == 0:
+        return float(np.average(values[keep]))
+    return float(np.average(values[keep], weights=weights[keep]))
 
 
 def _undefined(labels: tuple[Label, ...], c: Counts, items: tuple[Label, ...]

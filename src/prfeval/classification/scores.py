@@ -22,6 +22,7 @@ import numpy as np
 
 from prfeval.classification.classify import scalar_labels
 from prfeval.classification.thresholds import ThresholdSweep, threshold_sweep
+from prfeval.core.display import Table, number, plural, table
 from prfeval.core.errors import UsageError
 
 __all__ = ["ScoreMeasures", "score_measures"]
@@ -85,6 +86,28 @@ class ScoreMeasures:
                 "weighted": self.weighted,
             },
         }
+
+    def _table(self) -> Table:
+        """The short table ``print(s)`` shows: average precision and ROC AUC, beside the
+        no-skill values (binary) or as the macro and weighted means over the classes."""
+        names = {"average_precision": "average precision", "roc_auc": "ROC AUC"}
+        if self.binary:
+            title = (f"Score measures of {plural(self.n_items, 'item')} (binary, positive "
+                     f"class {self.labels[0]!r})")
+            no_skill = {"average_precision": self.no_skill_average_precision, "roc_auc": 0.5}
+            rows = [[names[k], number(getattr(self, k)), number(no_skill[k])] for k in _KEYS]
+            return table(title, ["measure", "value", "no skill"], rows)
+        title = (f"Score measures of {plural(self.n_items, 'item')} over "
+                 f"{plural(len(self.labels), 'class', 'classes')} (one-vs-rest)")
+        macro, weighted = self.macro or {}, self.weighted or {}
+        rows = [[names[k], number(macro.get(k)), number(weighted.get(k))] for k in _KEYS]
+        return table(title, ["measure", "macro", "weighted"], rows)
+
+    def __repr__(self) -> str:
+        return self._table().text()
+
+    def _repr_html_(self) -> str:  # Jupyter shows this
+        return self._table().html()
 
 
 def _mean(values: Sequence[float], weights: Sequence[float] | None = None) -> float:

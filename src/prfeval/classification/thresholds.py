@@ -20,6 +20,7 @@ import numpy.typing as npt
 from prfeval.classification.classify import scalar_labels  # the same checks as classify()
 from prfeval.core.checks import beta as check_beta
 from prfeval.core.counts import Counts, f_beta, f_from_pr, ppcr, precision, recall
+from prfeval.core.display import Table, number, plural, table
 from prfeval.core.errors import UsageError
 
 if TYPE_CHECKING:
@@ -138,6 +139,29 @@ class ThresholdSweep:
             "fp": self.counts.fp.astype(np.int64), "precision": self.precision,
             "recall": self.recall, "f": self.f, "no_skill_f": self.no_skill_f,
         })
+
+    def _table(self) -> Table:
+        """The short table ``print(sweep)`` shows: the areas under the curves and the
+        threshold of the best F_beta, with its precision and recall."""
+        f_name = f"F{self.beta:g}"
+        title = (f"Threshold sweep of {plural(int(self.counts.total[0]), 'item')}, "
+                 f"{plural(int(self.thresholds.size), 'threshold')} (positive class "
+                 f"{self.pos_label!r}; {f_name})")
+        rows = [["average precision", number(self.average_precision)],
+                ["ROC AUC", number(self.roc_auc)]]
+        if self.thresholds.size:
+            best = self.best
+            rows += [[f"best {f_name}", number(best["f"])],
+                     ["  at threshold", f"{best['threshold']:.6g}"],
+                     ["  precision there", number(best["precision"])],
+                     ["  recall there", number(best["recall"])]]
+        return table(title, ["measure", "value"], rows)
+
+    def __repr__(self) -> str:
+        return self._table().text()
+
+    def _repr_html_(self) -> str:  # Jupyter shows this
+        return self._table().html()
 
 
 def _scores(scores: Any) -> FloatArray:

@@ -12,7 +12,16 @@ import click
 
 from prfeval.core.errors import UsageError
 from prfeval.core.ids import counted
-from prfeval.core.options import DUPLICATES, ORDERS, UNJUDGED_RULES, EvalOptions
+from prfeval.core.options import (
+    DUPLICATES,
+    INPUT_FORMATS,
+    ORDERS,
+    QRELS_COLUMN_KEYS,
+    RUN_COLUMN_KEYS,
+    UNJUDGED_RULES,
+    EvalOptions,
+    column_map,
+)
 from prfeval.io.queries import read_query_ids
 
 __all__ = [
@@ -289,22 +298,40 @@ unjudged_options = _stack(
 )
 
 
-#: How the judgments and runs are read: --qrels-format, --run-format, --qrels-duplicates.
+#: How the judgments and runs are read: --qrels-format, --run-format, --qrels-columns,
+#: --run-columns, --qrels-duplicates.
 input_options = _stack(
     click.option(
         "--qrels-format",
-        type=click.Choice(["auto", "trec", "csv", "tsv", "jsonl", "parquet"]),
+        type=click.Choice(["auto", *INPUT_FORMATS]),
         default="auto",
         show_default=True,
-        help="Read QRELS as this format. auto: by the file name's extension, else by its "
-        "first line (a CSV, TSV or JSON header, or TREC), as standard input is read.",
+        help="Read QRELS as this format. auto: by the file name's extension and first line "
+        "(a CSV, TSV or JSON header, a JSON document, MS MARCO's columns, or TREC), as "
+        "standard input is read.",
     ),
     click.option(
         "--run-format",
-        type=click.Choice(["auto", "trec", "csv", "tsv", "jsonl", "parquet"]),
+        type=click.Choice(["auto", *INPUT_FORMATS]),
         default="auto",
         show_default=True,
         help="Read each RUN as this format (auto: as --qrels-format).",
+    ),
+    click.option(
+        "--qrels-columns",
+        default=None,
+        metavar="KEY=NAME,...",
+        help="Which QRELS columns hold what, KEY one of "
+        f"{', '.join(QRELS_COLUMN_KEYS)}, e.g. doc_id=positive_ctxs (a list column: every "
+        "listed id relevant). Default: by name (qid, docid, grade, ...).",
+    ),
+    click.option(
+        "--run-columns",
+        default=None,
+        metavar="KEY=NAME,...",
+        help=f"Which RUN columns hold what, KEY one of {', '.join(RUN_COLUMN_KEYS)}, e.g. "
+        "query_id=question_id,doc_id=ctxs (a list column is a ranking, in list order "
+        "unless scores are given).",
     ),
     click.option(
         "--qrels-duplicates",
@@ -347,6 +374,10 @@ def evaluation_options(*, complete_help: str) -> Callable[[F], F]:
                 exclude_queries=exclude,
                 query_set=_query_set_name(include_file, include, exclude_file, exclude),
                 qrels_duplicates=kwargs.pop("qrels_duplicates"),
+                qrels_columns=column_map(
+                    "--qrels-columns", kwargs.pop("qrels_columns"), QRELS_COLUMN_KEYS
+                ),
+                run_columns=column_map("--run-columns", kwargs.pop("run_columns"), RUN_COLUMN_KEYS),
                 **{
                     name: None if kwargs[name] == "auto" else kwargs[name]
                     for name in ("qrels_format", "run_format")

@@ -38,6 +38,7 @@ from prfeval.comparison.stats import (
     paired_p_values,
 )
 from prfeval.core.checks import flag, function, integer
+from prfeval.core.display import Table, number, plural, table
 from prfeval.core.errors import UsageError
 from prfeval.core.ids import counted, id_list, ordered_ids
 from prfeval.core.options import EvalOptions, OptionValues
@@ -415,6 +416,41 @@ class Comparison:
         from prfeval.comparison.tables import latex
 
         return latex(self, digits=digits)
+
+    def _table(self) -> Table:
+        """The short table ``print(c)`` shows: per measure and run, the mean over queries,
+        the difference from the baseline, the adjusted p-value and † where significant."""
+        s = self.settings
+        test = {"ttest": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test"}.get(
+            s.get("test", ""), f"paired {s.get('test', '')} test"
+        )
+        if s.get("correction", "none") != "none":
+            test += f", {str(s['correction']).capitalize()}-corrected"
+        title = (
+            f"Comparison of {plural(len(self.runs), 'run')} on "
+            f"{plural(len(self.query_ids), 'query', 'queries')} against the baseline "
+            f"{self.baseline!r} ({test}; alpha {s.get('alpha', 0.05):g})"
+        )
+        rows = []
+        for r in self.rows:
+            integer = r.aggregation == "sum"
+            tested = r.wins is not None
+            rows.append([
+                r.measure + (" (total)" if integer else ""),
+                r.run + (" (baseline)" if r.is_baseline else ""),
+                number(r.macro, integer=integer),
+                "" if r.is_baseline else f"{r.delta:+.{0 if integer else 4}f}",
+                ("<0.0001" if r.p_adjusted < 1e-4 else number(r.p_adjusted)) if tested else "",
+                "†" if r.significant else "",
+            ])
+        columns = ["measure", "run", "mean", "Δ mean", "p adj.", "sig."]
+        return table(title, columns, rows, left=2)
+
+    def __repr__(self) -> str:
+        return self._table().text()
+
+    def _repr_html_(self) -> str:  # Jupyter shows this
+        return self._table().html()
 
 
 _FLOAT_COLUMNS = (

@@ -134,12 +134,20 @@ def arrow_ints(values: npt.ArrayLike, *, bits: int = 64) -> Any:
 
 
 def arrow_strings(values: Sequence[str]) -> Any:
-    """An Arrow string array from Python strings (small lists: query ids, names)."""
+    """An Arrow string array from Python strings (query ids, names, the doc ids of dicts).
+
+    Built from their bytes, not with ``pa.array``, which imports pandas to check whether
+    ``values`` is a pandas object. Past 2 GiB of text, whose offsets do not fit the 32 bits
+    of ``pa.string()``, ``pa.array`` makes it (a chunked array).
+    """
     import pyarrow as pa
 
     encoded = [v.encode("utf-8") for v in values]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    if offsets[-1] > MAX_BLOCK_BYTES:
+        return pa.array(values, pa.string())
+    offsets = offsets.astype(np.int32)
     return pa.Array.from_buffers(
         pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
     )

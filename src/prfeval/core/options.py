@@ -9,7 +9,7 @@ value fails before any file is read, with the parameter's name and the values it
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, TypedDict, get_args
 
@@ -20,8 +20,11 @@ __all__ = [
     "DUPLICATES",
     "INPUT_FORMATS",
     "ORDERS",
+    "QRELS_COLUMN_KEYS",
     "QRELS_DUPLICATES",
+    "RUN_COLUMN_KEYS",
     "UNJUDGED_RULES",
+    "ColumnMap",
     "Duplicates",
     "EvalOptions",
     "InputFormat",
@@ -29,6 +32,7 @@ __all__ = [
     "Order",
     "QrelsDuplicates",
     "Unjudged",
+    "column_map",
 ]
 
 #: How a run is put in rank order: by score (trec_eval), by its rank column, or as given.
@@ -37,8 +41,18 @@ Order = Literal["score", "rank", "file"]
 Duplicates = Literal["keep", "first", "error"]
 #: What to do with a judgment repeated for one (query, document).
 QrelsDuplicates = Literal["error", "max", "last"]
-#: How an input file is read (``None``: by its name, else by its first line).
-InputFormat = Literal["trec", "csv", "tsv", "jsonl", "parquet"]
+#: How an input file is read (``None``: by its name, else by its first line). ``json`` is one
+#: JSON object ``{qid: {docid: value}}`` (BEIR's results); ``msmarco`` is MS MARCO's
+#: headerless ``qid docid rank`` run (its qrels are TREC's four columns).
+InputFormat = Literal["trec", "csv", "tsv", "jsonl", "parquet", "json", "msmarco"]
+
+#: The roles a run's / judgments' columns play, as a column map names them (``run_columns``,
+#: ``--run-columns``).
+RUN_COLUMN_KEYS: tuple[str, ...] = ("query_id", "doc_id", "score", "rank")
+QRELS_COLUMN_KEYS: tuple[str, ...] = ("query_id", "doc_id", "relevance")
+
+#: A column map, normalised: (role, column name) pairs in the order of the roles' keys.
+ColumnMap = tuple[tuple[str, str], ...]
 
 #: What an unjudged retrieved document is taken to be: non-relevant (trec_eval), relevant
 #: (at grade ``unjudged_grade``, the level by default), or not there at all (``-J``).
@@ -52,6 +66,67 @@ INPUT_FORMATS: tuple[str, ...] = get_args(InputFormat)
 
 #: The highest relevance level: grades are 64-bit integers. The lowest is 0 (see ``level``).
 _LEVEL_MAX = 2**63 - 1
+
+
+def column_map(name: str, value: Any, keys: tuple[str, ...]) -> ColumnMap | None:
+    """Which column plays which role: ``{"query_id": "question_id", "doc_id": "ctxs"}``, or
+    the command line's ``"query_id=question_id,doc_id=ctxs"``, normalised to (role, column)
+    pairs in the order of ``keys``; ``None`` (or an empty map) leaves every role to the
+    column names prfeval knows.
+
+    Raises
+    ------
+    UsageError
+        Naming ``name``: a role not in ``keys`` (the message lists them), a column name
+        that is not a non-empty string, an item without ``=``, a role given twice, or one
+        column given two roles.
+
+    Examples
+    --------
+    >>> column_map("run_columns", "doc_id=ctxs,query_id=question_id", RUN_COLUMN_KEYS)
+    (('query_id', 'question_id'), ('doc_id', 'ctxs'))
+    """
+    if value is None:
+        return None
+    pairs: list[tuple[Any, Any]]
+    if isinstance(value, str):
+        pairs = []
+        for item in (i.strip() for i in value.split(",")):
+            if not item:
+                continue
+            role, sep, column = item.partition("=")
+            if not sep:
+                raise UsageError(
+                    f"{name}: expected KEY=NAME items separated by commas, got {item!r} "
+                    f"(KEY is one of {', '.join(keys)})"
+                )
+            pairs.append((role.strip(), column.strip()))
+    elif isinstance(value, Mapping):
+        pairs = list(value.items())
+    elif isinstance(value, tuple | list) and all(
+        isinstance(p, tuple | list) and len(p) == 2 for p in value
+    ):
+        pairs = [tuple(p) for p in value]  # the normalised form, given back
+    else:
+        raise UsageError(
+            f"{name} must map roles to column names, e.g. {{'doc_id': 'ctxs'}}; "
+            f"got {value!r}"
+        )
+    chosen: dict[str, str] = {}
+    for role, column in pairs:
+        if role not in keys:
+            raise UsageError(
+                f"{name}: unknown key {role!r}; the keys are {', '.join(keys)}"
+            )
+        if not isinstance(column, str) or not column:
+            raise UsageError(f"{name}: the column for {role} must be a name, got {column!r}")
+        if role in chosen:
+            raise UsageError(f"{name}: {role} is given twice ({chosen[role]!r}, {column!r})")
+        for other, named in chosen.items():
+            if named == column:
+                raise UsageError(f"{name}: column {column!r} is given for {other} and {role}")
+        chosen[role] = column
+    return tuple((k, chosen[k]) for k in keys if k in chosen) or None
 
 
 class OptionValues(TypedDict, total=False):
@@ -73,6 +148,8 @@ class OptionValues(TypedDict, total=False):
     qrels_duplicates: QrelsDuplicates
     qrels_format: InputFormat | None
     run_format: InputFormat | None
+    qrels_columns: Mapping[str, str] | str | None
+    run_columns: Mapping[str, str] | str | None
 
 
 @dataclass(frozen=True)
@@ -131,9 +208,18 @@ class EvalOptions:
         ``"max"`` (the highest grade counts) or ``"last"`` (the last one in the file). The
         number of repeats is always reported (``accounting.repeated_judgments``).
     qrels_format, run_format
-        Read the judgments / the run as ``"trec"``, ``"csv"``, ``"tsv"``, ``"jsonl"`` or
-        ``"parquet"``, whatever the file's name or first line says. ``None``: by the name's
-        extension, else by the first line (how standard input is read).
+        Read the judgments / the run as ``"trec"``, ``"csv"``, ``"tsv"``, ``"jsonl"``,
+        ``"parquet"``, ``"json"`` (one object ``{qid: {docid: value}}``, BEIR's results) or
+        ``"msmarco"`` (``qid docid rank``, no header), whatever the file's name or first line
+        says. ``None``: by the name's extension and first line (how standard input is read;
+        see docs/inputs.md).
+    qrels_columns, run_columns
+        Which column of a table (a file with named columns, a DataFrame, an Arrow table, a
+        Hugging Face dataset) plays which role, e.g. ``{"query_id": "question_id",
+        "doc_id": "ctxs"}`` (or ``"query_id=question_id,doc_id=ctxs"``). The keys are
+        ``query_id``, ``doc_id`` and ``relevance`` for judgments, ``query_id``, ``doc_id``,
+        ``score`` and ``rank`` for runs; a role not given is found by the names prfeval
+        knows (``qid``, ``docid``, ...). Inputs without named columns (TREC) ignore it.
     """
 
     level: int = 1
@@ -152,6 +238,8 @@ class EvalOptions:
     qrels_duplicates: QrelsDuplicates = "error"
     qrels_format: InputFormat | None = None
     run_format: InputFormat | None = None
+    qrels_columns: ColumnMap | None = None
+    run_columns: ColumnMap | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__  # frozen: normalise in place once, here
@@ -173,6 +261,9 @@ class EvalOptions:
         )
         for name in ("qrels_format", "run_format"):
             set_(self, name, choice(name, getattr(self, name), INPUT_FORMATS, optional=True))
+        set_(self, "qrels_columns", column_map("qrels_columns", self.qrels_columns,
+                                               QRELS_COLUMN_KEYS))
+        set_(self, "run_columns", column_map("run_columns", self.run_columns, RUN_COLUMN_KEYS))
         for flag in ("judged_only", "complete"):
             if not isinstance(getattr(self, flag), bool):
                 raise UsageError(f"{flag} must be True or False, got {getattr(self, flag)!r}")

@@ -7,7 +7,9 @@ of the written files:
 1. load the bundled Cranfield collection and rank all 1,400 documents for each of the 225
    queries with BM25 (:mod:`prfeval.demo.bm25`, Lucene's configuration);
 2. write ``run.trec`` and ``qrels.trec``, and ``run2.trec``, BM25 with k1 = 0.9 and b = 0.4,
-   a second run to compare the first with;
+   a second run to compare the first with; and the run and judgments as a RAG pipeline
+   writes them (``rag.jsonl``: each question's top 10 passages as a list, ``gold.jsonl``:
+   its relevant passages as a list), for the README's "Your data as it comes";
 3. read them back and evaluate the whole run (the default measures, macro and micro), writing
    ``evaluation.json``, and compute the curves at every cutoff;
 4. draw the figures: query 2's trade-off, the macro-average trade-off and the F1 /
@@ -22,6 +24,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from prfeval.demo.outdir import claim, record
 from prfeval.io.atomic import write_atomic
@@ -35,6 +38,8 @@ TABLE_CUTOFFS = (9, 10, 50, 200, 1400)
 COLLECTION_SIZE = 1400
 #: The BM25 parameters of the second run the demo writes, ``run2.trec``.
 SECOND_RUN = {"k1": 0.9, "b": 0.4}
+#: The passages per question of ``rag.jsonl``, the run as a RAG pipeline writes it.
+RAG_DEPTH = 10
 
 
 @dataclass(frozen=True)
@@ -99,7 +104,7 @@ def _row(c: Curves, query_id: str, k: int) -> QueryRow:
 def demo_files(query_id: str = "2", *, plots: bool = True) -> dict[str, str]:
     """The names :func:`run_demo` writes into its folder, by role."""
     names = {"run": "run.trec", "qrels": "qrels.trec", "run2": "run2.trec",
-             "evaluation": "evaluation.json"}
+             "evaluation": "evaluation.json", "rag": "rag.jsonl", "gold": "gold.jsonl"}
     if plots:
         names |= {"query_tradeoff": f"query{query_id}_tradeoff.png",
                   "macro_tradeoff": "macro_tradeoff.png", "f1_contours": "f1_contours.png",
@@ -121,8 +126,8 @@ def run_demo(
     Parameters
     ----------
     out_dir
-        Where ``run.trec``, ``qrels.trec``, ``run2.trec``, ``evaluation.json`` and the plots
-        go (created).
+        Where ``run.trec``, ``qrels.trec``, ``run2.trec``, ``evaluation.json``,
+        ``rag.jsonl``, ``gold.jsonl`` and the plots go (created).
     query_id
         The query of the trade-off table.
     plots
@@ -145,7 +150,7 @@ def run_demo(
     names = demo_files(query_id, plots=plots)
     out = claim(out_dir, [*names.values(), *also], force=force)
     files = {role: out / name for role, name in names.items() if role in
-             ("run", "qrels", "run2", "evaluation")}
+             ("run", "qrels", "run2", "evaluation", "rag", "gold")}
 
     say("loading Cranfield (1,400 documents, 225 queries)")
     cranfield = load_cranfield()
@@ -153,6 +158,7 @@ def run_demo(
     ranking = rank_bm25(cranfield.documents, cranfield.queries)
     write_run(files["run"], ranking)
     write_qrels(files["qrels"], cranfield.qrels)
+    _write_rag(files["rag"], files["gold"], ranking, cranfield)
     # A second run to compare with (`prfeval compare`): BM25 with weaker length normalisation.
     write_run(files["run2"], rank_bm25(cranfield.documents, cranfield.queries,
                                        k1=SECOND_RUN["k1"], b=SECOND_RUN["b"]),
@@ -184,6 +190,22 @@ def run_demo(
         files.update(_draw(curves, query_id, {r: out / names[r] for r in names if r not in files}))
     record(out, [*names.values(), *also])
     return report
+
+
+def _write_rag(rag: Path, gold: Path, ranking: Any, cranfield: Any) -> None:
+    """The run and judgments in a RAG pipeline's shape, one JSON line per question: its
+    top :data:`RAG_DEPTH` passages, best first (``question_id``, ``question``, ``ctxs``), and
+    the passages judged relevant (``qid``, ``docid``: a list, no grades)."""
+    text = {q.qid: q.text for q in cranfield.queries}
+    write_atomic(rag, "".join(
+        json.dumps({"question_id": qid, "question": " ".join(text[qid].split()),
+                    "ctxs": [doc for doc, _ in docs[:RAG_DEPTH]]}) + "\n"
+        for qid, docs in ranking.items()
+    ))  # fmt: skip
+    write_atomic(gold, "".join(
+        json.dumps({"qid": qid, "docid": [d for d, g in judged.items() if g >= 1]}) + "\n"
+        for qid, judged in cranfield.qrels.items()
+    ))  # fmt: skip
 
 
 def _draw(curves: Curves, query_id: str, written: dict[str, Path]) -> dict[str, Path]:

@@ -64,9 +64,13 @@ class BlockSource(Protocol):
 
 
 def load_judgments(qrels: Any, options: EvalOptions | None = None) -> Qrels:
-    """Judgments in any form (read as ``options.qrels_format`` says); an empty set of
-    judgments is an error (nothing to measure)."""
-    table = load_qrels(qrels, format=None if options is None else options.qrels_format)
+    """Judgments in any form (read as ``options.qrels_format`` and ``qrels_columns`` say);
+    an empty set of judgments is an error (nothing to measure)."""
+    table = load_qrels(
+        qrels,
+        format=None if options is None else options.qrels_format,
+        qrels_columns=None if options is None else options.qrels_columns,
+    )
     if len(table) == 0:
         raise InputFormatError("no judgments", path=table.source.path)
     return table
@@ -98,7 +102,8 @@ class WholeSource:
             return
         check_one_stdin([qrels, run])
         qrels_table = load_judgments(qrels, options)
-        run_table = load_run(run, ranks=options.order == "rank", format=options.run_format)
+        run_table = load_run(run, ranks=options.order == "rank", format=options.run_format,
+                             run_columns=options.run_columns)
         self._empty = len(run_table) == 0
         self.qrels_name, self.run_name = qrels_table.source.path, run_table.name
         include, exclude = options.queries, options.exclude_queries

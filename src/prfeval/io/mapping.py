@@ -1,5 +1,8 @@
 """Python objects: ``{qid: {docid: grade}}``, ``{qid: {docid: score}}``, ``{qid: [docid, ...]}``.
 
+Judgments may also list their relevant documents, ``{qid: ["p1", "p2"]}`` or
+``{qid: {"p1", "p2"}}``: grade 1 each (a repeated id is a repeated judgment, as in a file).
+
 Flattening a dict needs one pass over its entries (they are Python objects), done with
 ``itertools.chain`` and ``numpy.fromiter`` rather than an explicit loop per document.
 """
@@ -7,12 +10,13 @@ Flattening a dict needs one pass over its entries (they are Python objects), don
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from itertools import chain
+from collections.abc import Collection, Mapping, Sequence
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
 
+from prfeval.core.arrow import arrow_strings
 from prfeval.core.errors import InputFormatError
 from prfeval.core.tables import GRADE_MAX, GRADE_MIN, Qrels, Run, SourceLines, grades_in_range
 
@@ -47,12 +51,20 @@ def _flatten(obj: Mapping[Any, Any], what: str) -> tuple[Any, Any, list[Any], li
     keys = [str(k) for k in obj]
     inner = list(obj.values())
     lengths = [len(v) for v in inner]
-    qids = pa.array(np.repeat(np.array(keys, dtype=object), lengths), pa.string())
+    # From the strings' bytes: pa.array would import pandas (0.5 s) to check for a Series.
+    qids = arrow_strings(np.repeat(np.array(keys, dtype=object), lengths).tolist())
     values = [v.values() if isinstance(v, Mapping) else v for v in inner]
+    ids = list(chain.from_iterable(inner))
     try:  # ids are usually str already: hand them to Arrow as they are
-        docs = pa.array(list(chain.from_iterable(inner)), pa.string())
-    except (pa.ArrowException, TypeError):
-        docs = pa.array([str(d) for d in chain.from_iterable(inner)], pa.string())
+        docs = arrow_strings(ids)
+    except AttributeError:  # not all str: numbers become their str, bytes as pa.array reads
+        if not any(isinstance(d, bytes | bytearray | memoryview) for d in ids):
+            docs = arrow_strings([str(d) for d in ids])
+        else:
+            try:
+                docs = pa.array(ids, pa.string())
+            except (pa.ArrowException, TypeError):
+                docs = pa.array([str(d) for d in ids], pa.string())
     return qids, docs, values, lengths
 
 
@@ -61,7 +73,7 @@ def _bad_value(obj: Mapping[Any, Any], what: str, integer: bool) -> InputFormatE
     message."""
     kind = "an integer grade" if integer else "a finite score"
     for q, docs in obj.items():
-        for d, v in docs.items():
+        for d, v in docs.items() if isinstance(docs, Mapping) else ():
             where = f"query {q!r}, doc {d!r}"
             number = isinstance(v, int | float | np.integer | np.floating)
             if isinstance(v, bool) or not number:
@@ -87,14 +99,27 @@ def _bad_value(obj: Mapping[Any, Any], what: str, integer: bool) -> InputFormatE
     return InputFormatError("invalid values", path=what)
 
 
+def _graded(docs: Any) -> Any:
+    """The grades of one query's judgments: a dict's values, or 1 for each listed id."""
+    return docs.values() if isinstance(docs, Mapping) else repeat(1, len(docs))
+
+
 def qrels_from_mapping(obj: Mapping[Any, Any], what: str = "qrels dict") -> Qrels:
-    """Judgments from ``{qid: {docid: grade}}``."""
+    """Judgments from ``{qid: {docid: grade}}``, or ``{qid: [docid, ...]}`` and
+    ``{qid: {docid, ...}}`` (the relevant documents: grade 1 each)."""
     for q, docs in obj.items():
-        if not isinstance(docs, Mapping):
-            raise InputFormatError(f"query {q!r}: expected a dict of doc id -> grade", path=what)
-    qids, docs, values, _ = _flatten(obj, what)
+        listed = isinstance(docs, Collection) and not isinstance(docs, str | bytes)
+        if not isinstance(docs, Mapping) and not (listed or isinstance(docs, np.ndarray)):
+            raise InputFormatError(
+                f"query {q!r}: expected a dict of doc id -> grade, or a list or set of the "
+                "relevant doc ids",
+                path=what,
+            )
+    qids, docs, _, _ = _flatten(obj, what)
     try:
-        grades = np.fromiter(chain.from_iterable(values), dtype=np.float64, count=len(docs))
+        grades = np.fromiter(
+            chain.from_iterable(map(_graded, obj.values())), dtype=np.float64, count=len(docs)
+        )
     except (TypeError, ValueError, OverflowError):
         raise _bad_value(obj, what, integer=True) from None
     if not np.all(np.isfinite(grades) & (grades == np.round(grades)) & grades_in_range(grades)):
@@ -107,7 +132,7 @@ def _exact(obj: Mapping[Any, Any], grades: np.ndarray) -> np.ndarray:
     if np.abs(grades).max(initial=0) < 2.0**53:
         return grades.astype(np.int64)
     return np.fromiter(
-        (int(g) for docs in obj.values() for g in docs.values()), np.int64, count=grades.size
+        (int(g) for docs in obj.values() for g in _graded(docs)), np.int64, count=grades.size
     )
 
 

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import stat
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -41,9 +42,12 @@ __all__ = [
     "check_one_stdin",
     "check_text_file",
     "display_name",
+    "headerless_kind",
+    "is_header",
     "open_input",
     "read_bytes",
     "sniff_format",
+    "starts_with_data",
     "tabular_kind",
 ]
 
@@ -344,17 +348,78 @@ def read_bytes(source: Source) -> bytes:
         return handle.read()
 
 
-#: Column names that mark a header line: a query id column and a doc id column.
-_QUERY_NAMES = frozenset({"query_id", "qid", "query"})
-_DOC_NAMES = frozenset({"doc_id", "docid", "doc", "docno"})
+#: Column names that mark a header line: a query id column and a doc id column (BEIR's
+#: ``query-id`` and ``corpus-id`` too).
+_QUERY_NAMES = frozenset({"query_id", "qid", "query", "query-id"})
+_DOC_NAMES = frozenset({"doc_id", "docid", "doc", "docno", "corpus-id"})
+
+#: The start of a JSON document spread over lines: ``{`` alone, or its first key.
+_JSON_START = re.compile(r'^\{\s*("([^"\\]|\\.)*"\s*:.*)?$')
 
 
-def sniff_format(head: bytes) -> str:
+def _first_line(head: bytes) -> bytes:
+    return head.split(b"\n", 1)[0].removeprefix(b"\xef\xbb\xbf").strip()
+
+
+def is_header(head: bytes, separator: str, names: Collection[str] = ()) -> bool:
+    """Whether the first line of ``head`` is a header of columns separated by
+    ``separator``: it names a query and a doc column (or the columns ``names``, a column
+    map's), and no column is a number (a TREC line has its rank and score)."""
+    text = _first_line(head).decode("utf-8", errors="replace")
+    fields = [f.strip().strip('"') for f in text.split(separator)]
+    lowered = {f.lower() for f in fields}
+    if any(_is_number(f) for f in fields):
+        return False
+    if names and {n.lower() for n in names} <= lowered:
+        return True
+    return bool(lowered & _QUERY_NAMES and lowered & _DOC_NAMES)
+
+
+def starts_with_data(head: bytes, separator: str) -> bool:
+    """Whether the first line of ``head`` is a row of data rather than a header: one of its
+    fields is a number (MS MARCO's and TREC's files have no header)."""
+    text = _first_line(head).decode("utf-8", errors="replace")
+    return any(_is_number(f.strip().strip('"')) for f in text.split(separator))
+
+
+def headerless_kind(head: bytes) -> str:
+    """The format of text without a header, from its first line: three fields, the last
+    an integer, are MS MARCO's run (``qid docid rank``); anything else is TREC."""
+    fields = _first_line(head).split()
+    if len(fields) == 3 and fields[2].lstrip(b"+-").isdigit():
+        return "msmarco"
+    return "trec"
+
+
+def _json_kind(line: bytes) -> str | None:
+    """``jsonl`` or ``json`` for a first line starting with ``{``, or ``None`` (TREC)."""
+    import json
+
+    text = line.decode("utf-8", errors="replace")
+    try:  # a TREC query id may start with "{" too: the whole line must be an object
+        value = json.loads(text)
+    except ValueError:
+        # One JSON document over many lines ({ alone, or {"q1": {) is BEIR's layout.
+        return "json" if _JSON_START.match(text) else None
+    if not isinstance(value, dict):
+        return None
+    # {qid: {docid: score}} or {qid: [docid, ...]} on one line: one document, not a record
+    # (a record has an id among its values).
+    if value and all(isinstance(v, dict | list) for v in value.values()):
+        return "json"
+    return "jsonl"
+
+
+def sniff_format(head: bytes, names: Collection[str] = ()) -> str:
     """The format of text that starts with ``head`` (gunzipped), from its first line.
 
-    ``PAR1`` is Parquet; a first line starting with ``{`` is JSON Lines; a header naming a
-    query id and a doc id column (``query_id``/``qid``/``query``, ``doc_id``/``docid``/
-    ``doc``/``docno``), separated by tabs or commas, is TSV or CSV; anything else is TREC.
+    ``PAR1`` is Parquet; a first line that is a JSON object of values is JSON Lines, and one
+    whose every value is an object or a list (``{"q1": {"d1": 2.5}}``), or the start of a
+    document spread over lines, is one JSON document (``json``, BEIR's results); a header
+    naming a query id and a doc id column (``query_id``/``qid``/``query``/``query-id``,
+    ``doc_id``/``docid``/``doc``/``docno``/``corpus-id``, or the columns ``names`` a column
+    map gives), separated by tabs or commas, is TSV or CSV; three fields ending in an
+    integer are MS MARCO's run (``qid docid rank``); anything else is TREC.
 
     Examples
     --------
@@ -362,29 +427,22 @@ def sniff_format(head: bytes) -> str:
     'csv'
     >>> sniff_format(b"q1 Q0 d1 1 2.5 run\\n")
     'trec'
+    >>> sniff_format(b"1048585\\t7187158\\t1\\n")
+    'msmarco'
+    >>> sniff_format(b'{"q1": {"d1": 2.5, "d2": 1.0}}')
+    'json'
     """
     if head.startswith(b"PAR1"):
         return "parquet"
-    line = head.split(b"\n", 1)[0].removeprefix(b"\xef\xbb\xbf").strip()
-    text = line.decode("utf-8", errors="replace")
+    line = _first_line(head)
     if line.startswith(b"{"):
-        import json
-
-        try:  # a TREC query id may start with "{" too: the whole line must be an object
-            if isinstance(json.loads(text), dict):
-                return "jsonl"
-        except ValueError:
-            pass
-        return "trec"
+        return _json_kind(line) or "trec"
     for separator, kind in (("\t", "tsv"), (",", "csv")):
-        names = [f.strip().strip('"').lower() for f in text.split(separator)]
-        # A header names a query and a doc column, and no column is a number (a TREC line
-        # has its rank and score).
-        if set(names) & _QUERY_NAMES and set(names) & _DOC_NAMES and not any(
-            _is_number(n) for n in names
+        if separator in line.decode("utf-8", errors="replace") and is_header(
+            head, separator, names
         ):
             return kind
-    return "trec"
+    return headerless_kind(head)
 
 
 def _is_number(text: str) -> bool:

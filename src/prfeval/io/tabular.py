@@ -1,7 +1,11 @@
-"""Tables with named columns: CSV/TSV with a header, JSON Lines, Parquet, and DataFrames.
+"""Tables with named columns: CSV/TSV with a header, JSON Lines, Parquet, DataFrames (pandas,
+polars), Arrow tables and Hugging Face datasets.
 
-Columns are found by name: ``query_id`` (or ``qid``), ``doc_id`` (or ``docid``), and
-``relevance`` (or ``grade``, ``rel``) for judgments, ``score`` (and optionally ``rank``) for runs.
+Columns are found by name (:mod:`prfeval.io.columns`): as a column map says, else
+``query_id`` (or ``qid``), ``doc_id`` (or ``docid``), and ``relevance`` (or ``grade``,
+``rel``) for judgments, ``score`` (and optionally ``rank``) for runs. A doc id column of lists
+(or maps) is flattened into one row per item first (:mod:`prfeval.io.lists`), and the rows go
+on as any table's do.
 
 Every problem names the file and its line (a CSV header is line 1), or its row for inputs
 without lines (Parquet, DataFrames): an empty or missing id, a number that is not one, NaN, a
@@ -23,8 +27,11 @@ import numpy as np
 
 from prfeval.core.arrow import numpy_of, read_growing
 from prfeval.core.errors import InputFormatError
+from prfeval.core.options import ColumnMap
 from prfeval.core.tables import Qrels, Run, SourceLines, grades_in_range
+from prfeval.io.columns import COLUMN_ALIASES, qrels_columns, run_columns
 from prfeval.io.jsonl import check_jsonl, json_kind
+from prfeval.io.lists import flatten, is_nested
 from prfeval.io.source import (
     TABULAR_SUFFIXES,
     Input,
@@ -46,22 +53,6 @@ __all__ = [
     "run_from_table",
     "tabular_kind",
 ]
-
-_QUERY = ("query_id", "qid", "query")
-_DOC = ("doc_id", "docid", "doc", "docno")
-_GRADE = ("relevance", "grade", "rel", "label")
-_SCORE = ("score", "sim")
-_RANK = ("rank",)
-
-#: The names a column may have (matched case-insensitively, first match wins), for every
-#: reader of named columns (the Spark engine's too).
-COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
-    "query id": _QUERY,
-    "doc id": _DOC,
-    "relevance": _GRADE,
-    "score": _SCORE,
-    "rank": _RANK,
-}
 
 #: Arrow's block size for CSV and JSON Lines (grown for a longer line).
 _BLOCK_BYTES = 1 << 22
@@ -198,6 +189,7 @@ def _jsonl_error(data: bytes, path: str, exc: Exception) -> InputFormatError:
     if bad_text is not None:
         return bad_text
     kinds: dict[str, tuple[str, int]] = {}
+    items: dict[str, tuple[str, int, int]] = {}  # a list's items: kind, line, place
     for line, text in _jsonl_lines(data):
         try:
             value = json.loads(text)
@@ -220,6 +212,10 @@ def _jsonl_error(data: bytes, path: str, exc: Exception) -> InputFormatError:
                     path=path,
                     line_number=line,
                 )
+            if isinstance(item, list):
+                mixed = _mixed_items(key, item, line, items)
+                if mixed is not None:
+                    return InputFormatError(mixed, path=path, line_number=line)
     import pyarrow as pa
     import pyarrow.json as pajson
 
@@ -229,6 +225,22 @@ def _jsonl_error(data: bytes, path: str, exc: Exception) -> InputFormatError:
     return InputFormatError(
         f"cannot read the table: {_arrow_message(exc)}", path=path, line_number=line
     )
+
+
+def _mixed_items(
+    key: str, values: list[Any], line: int, seen: dict[str, tuple[str, int, int]]
+) -> str | None:
+    """Why the list ``values`` (``key`` on ``line``) cannot be one Arrow list column with
+    the lists before it: an item of another kind (a number among ids), or ``None``."""
+    for place, value in enumerate(values, 1):
+        kind = json_kind(value)
+        if kind == "null":
+            continue  # a null item is refused later, by the reader of the column
+        first = seen.setdefault(key, (kind, line, place))
+        if first[0] != kind:
+            where = f"item {first[2]}" + ("" if first[1] == line else f" on line {first[1]}")
+            return f"{key!r}: item {place} is {kind}, but {where} is {first[0]}"
+    return None
 
 
 def _first_failing_line(
@@ -316,6 +328,8 @@ def _read_jsonl(handle: Input) -> pa.Table:
     # in Arrow's memory (see prfeval.io.source).
     data = handle.read()
     check_jsonl(data, handle.name)  # text that would crash Arrow's reader never reaches it
+    if _objects_on_first_line(data):
+        return _read_jsonl_objects(data, handle.name)
     text = arrow_buffer(data)
 
     def read(block: int) -> pa.Table:
@@ -329,6 +343,98 @@ def _read_jsonl(handle: Input) -> pa.Table:
         if "Empty JSON file" in str(exc):
             return pa.table({})
         raise _jsonl_error(data, handle.name, exc) from None
+
+
+def _objects_on_first_line(data: bytes) -> bool:
+    """Whether the first line holding something has an object as a value (a map
+    ``{doc id: grade}``), which Arrow would read as a struct with a field per doc id."""
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        text = _decode(data[start:end]).strip()
+        if text:
+            try:
+                value = json.loads(text)
+            except ValueError:
+                return False  # Arrow's reader and its second pass say what is wrong
+            return isinstance(value, dict) and any(isinstance(v, dict) for v in value.values())
+        start = end + 1
+    return False
+
+
+def _read_jsonl_objects(data: bytes, path: str) -> pa.Table:
+    """JSON Lines whose values include objects, read here rather than by Arrow: a column of
+    objects becomes a list of (key, value) entries, the layout of an Arrow map. Arrow would
+    give a struct with one field for every key of every line (a field per doc id), whose
+    size grows with the square of the file's."""
+    import pyarrow as pa
+
+    lines: list[int] = []
+    rows: list[dict[str, Any]] = []
+    for line, text in _jsonl_lines(data):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise InputFormatError(
+                f"invalid JSON: {err.msg}", path=path, line_number=line
+            ) from None
+        if not isinstance(value, dict):
+            raise InputFormatError(
+                f"expected a JSON object per line, got {json_kind(value)}",
+                path=path,
+                line_number=line,
+            )
+        lines.append(line)
+        rows.append(value)
+    columns: dict[str, Any] = {}
+    for key in dict.fromkeys(k for row in rows for k in row):
+        values = [row.get(key) for row in rows]
+        if any(isinstance(v, dict) for v in values):
+            columns[key] = _map_column(key, values, lines, path)
+            continue
+        try:
+            columns[key] = pa.array(values)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
+            raise _jsonl_error(data, path, exc) from None
+    return pa.table(columns)
+
+
+def _map_column(key: str, values: list[Any], lines: list[int], path: str) -> Any:
+    """A column of JSON objects (or nulls) as a list of (key, value) entries a row."""
+    import pyarrow as pa
+
+    offsets = [0]
+    ids: list[str] = []
+    items: list[Any] = []
+    item_lines: list[int] = []
+    first = next(line for v, line in zip(values, lines, strict=True) if isinstance(v, dict))
+    for value, line in zip(values, lines, strict=True):
+        if value is not None and not isinstance(value, dict):
+            raise InputFormatError(
+                f"{key!r} is {json_kind(value)} here but an object on line {first}",
+                path=path,
+                line_number=line,
+            )
+        if value:
+            ids.extend(value)
+            items.extend(value.values())
+            item_lines.extend([line] * len(value))
+        offsets.append(len(ids))
+    try:
+        entries = pa.array(items)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        kinds = [json_kind(v) for v in items]
+        known = next(k for k in kinds if k != "null")
+        at = next(i for i, k in enumerate(kinds) if k not in ("null", known))
+        raise InputFormatError(
+            f"{key!r} maps {ids[at]!r} to {kinds[at]}, but other ids to {known}",
+            path=path,
+            line_number=item_lines[at],
+        ) from None
+    struct = pa.StructArray.from_arrays([pa.array(ids, pa.string()), entries], ["key", "value"])
+    mask = pa.array([v is None for v in values])
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), struct, mask=mask)
 
 
 def _read_parquet(handle: Input) -> pa.Table:
@@ -386,24 +492,6 @@ def read_table(
 
 # --------------------------------------------------------------------------------------------
 # Columns
-
-
-def _column(table: pa.Table, names: tuple[str, ...], what: str, path: str) -> str:
-    lowered = {c.lower(): c for c in table.column_names}
-    for name in names:
-        if name in lowered:
-            column = lowered[name]
-            if [c.lower() for c in table.column_names].count(name) > 1:
-                raise InputFormatError(
-                    f"column {column!r} is named twice in the header: which holds the {what}?",
-                    path=path,
-                )
-            return column
-    raise InputFormatError(
-        f"no {what} column: expected one of {', '.join(names)}; "
-        f"found {', '.join(table.column_names) or 'none'}",
-        path=path,
-    )
 
 
 def _first(mask: Any) -> int:
@@ -548,63 +636,91 @@ def _source(source: SourceLines | str) -> SourceLines:
     return source if isinstance(source, SourceLines) else SourceLines(source, unit="row")
 
 
-def qrels_from_table(table: pa.Table, source: SourceLines | str = "<table>") -> Qrels:
-    """Judgments from an Arrow table with query id, doc id and relevance columns.
+def qrels_from_table(
+    table: pa.Table, source: SourceLines | str = "<table>", *, columns: ColumnMap | None = None
+) -> Qrels:
+    """Judgments from an Arrow table with query id, doc id and (optionally) relevance columns.
 
     ``source`` says where the rows are (as :func:`read_table` gives it), or names a table
-    that is not a file (its rows are then named by number).
+    that is not a file (its rows are then named by number). ``columns`` says which column
+    plays which role (:func:`prfeval.core.options.column_map`); the others are found by
+    name. Without a relevance column every listed document is relevant (grade 1). A doc id
+    column of lists, sets or maps is one row per item (:mod:`prfeval.io.lists`): grade 1
+    each, or the grades of a parallel list, of the items' own field or of the map, or the
+    row's one grade for each of its items.
     """
     lines = _source(source)
-    q = _column(table, _QUERY, "query id", lines.path)
-    d = _column(table, _DOC, "doc id", lines.path)
-    g = _column(table, _GRADE, "relevance", lines.path)
-    return Qrels(
-        _ids(table, q, lines), _ids(table, d, lines), _numbers(table, g, lines, integer=True), lines
+    names = qrels_columns(table, columns, lines.path)
+    doc, grade = names.doc_id, names.relevance
+    queries = _ids(table, names.query_id, lines)
+    if is_nested(table.column(doc).type):
+        flat = flatten(table, queries, names.query_id, doc, {"relevance": grade}, lines,
+                       broadcast=("relevance",))
+        table, lines, doc = flat.table, flat.source, flat.doc
+        grade = flat.values.get("relevance")
+        queries = table.column(flat.query).combine_chunks()
+    docs = _ids(table, doc, lines)
+    grades = (
+        np.ones(len(docs), dtype=np.int64)
+        if grade is None
+        else _numbers(table, grade, lines, integer=True)
     )
+    return Qrels(queries, docs, grades, lines)
 
 
 def run_from_table(
-    table: pa.Table, source: SourceLines | str = "<table>", *, name: str | None = None
+    table: pa.Table,
+    source: SourceLines | str = "<table>",
+    *,
+    name: str | None = None,
+    columns: ColumnMap | None = None,
 ) -> Run:
     """A run from an Arrow table with query id, doc id and score (and optional rank) columns.
 
-    Without a score column the rows' order is the ranking (``default_order="file"``).
+    Without a score column the rank column orders the rows (``default_order="rank"``), and
+    without either the rows' order is the ranking (``default_order="file"``). ``columns``
+    is as in :func:`qrels_from_table`. A doc id column of lists is one row per item, ranked
+    by its place in the list unless scores are given (a parallel list, the items' own score
+    field, or a map's values); the place is the rank column too.
     """
     lines = _source(source)
-    path = lines.path
-    q = _column(table, _QUERY, "query id", path)
-    d = _column(table, _DOC, "doc id", path)
-    lowered = {c.lower() for c in table.column_names}
-    has_score = any(s in lowered for s in _SCORE)
-    has_rank = any(s in lowered for s in _RANK)
-    scores = (
-        _numbers(table, _column(table, _SCORE, "score", path), lines, integer=False)
-        if has_score
-        else None
-    )
-    ranks = (
-        _numbers(table, _column(table, _RANK, "rank", path), lines, integer=False)
-        if has_rank
-        else None
-    )
+    names = run_columns(table, columns, lines.path)
+    doc, score, rank = names.doc_id, names.score, names.rank
+    queries = _ids(table, names.query_id, lines)
+    extra: dict[str, Any] = {}
+    positions = None
+    if is_nested(table.column(doc).type):
+        flat = flatten(table, queries, names.query_id, doc, {"score": score, "rank": rank}, lines)
+        table, lines, doc = flat.table, flat.source, flat.doc
+        score, rank = flat.values.get("score"), flat.values.get("rank")
+        queries = table.column(flat.query).combine_chunks()
+        positions = flat.positions
+        if flat.empty_queries:
+            extra["empty_queries"] = flat.empty_queries
+    scores = None if score is None else _numbers(table, score, lines, integer=False)
+    ranks = positions if rank is None else _numbers(table, rank, lines, integer=False)
     return Run(
-        _ids(table, q, lines),
-        _ids(table, d, lines),
+        queries,
+        _ids(table, doc, lines),
         scores,
         ranks,
         source=lines,
-        default_order="score" if has_score else ("rank" if has_rank else "file"),
-        name=name or path,
+        default_order="score" if score else ("rank" if rank else "file"),
+        name=name or lines.path,
+        extra=extra,
     )
 
 
 def frame_to_table(frame: Any) -> pa.Table | None:
-    """An Arrow table from a pandas or polars DataFrame (or an Arrow table); else ``None``."""
+    """An Arrow table from a pandas or polars DataFrame, a Hugging Face ``datasets.Dataset``
+    (or an Arrow table); else ``None``."""
     import pyarrow as pa
 
     if isinstance(frame, pa.Table):
         return frame
     module = type(frame).__module__
+    if module.startswith("datasets."):
+        return _dataset_table(frame)
     if module.startswith("polars"):
         if type(frame).__name__ == "LazyFrame":  # a query plan: run it once, here
             frame = frame.collect()
@@ -615,4 +731,27 @@ def frame_to_table(frame: Any) -> pa.Table | None:
         except (pa.ArrowTypeError, pa.ArrowInvalid) as exc:  # a column of mixed objects
             why = "; ".join(str(a) for a in exc.args)
             raise InputFormatError(f"the DataFrame cannot be read as a table: {why}") from None
+    return None
+
+
+def _dataset_table(dataset: Any) -> pa.Table | None:
+    """The Arrow table of a Hugging Face dataset: its rows as selected (``select``,
+    ``filter`` and ``shuffle`` keep an index over the table they share), without a copy when
+    it has none."""
+    kind = type(dataset).__name__
+    if kind == "DatasetDict":
+        raise InputFormatError(
+            f"a DatasetDict of splits ({', '.join(map(str, dataset))}): give one, e.g. "
+            "ds['test']"
+        )
+    if kind == "Dataset":
+        return dataset.with_format("arrow")[:]
+    table = getattr(dataset, "table", None)  # datasets.table.Table: Arrow's table inside
+    if table is not None and type(table).__module__.startswith("pyarrow"):
+        return table
+    if kind.startswith("Iterable"):
+        raise InputFormatError(
+            f"a streaming {kind} has no table to read: take its rows first "
+            "(datasets.Dataset.from_generator, or load_dataset without streaming=True)"
+        )
     return None

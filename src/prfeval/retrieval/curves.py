@@ -45,6 +45,7 @@ from prfeval.core.arrow import arrow_ints
 from prfeval.core.checks import beta as check_beta
 from prfeval.core.checks import flag, function, id_collection, integer, numbers_in
 from prfeval.core.counts import Counts, f_beta, precision, recall, safe_divide
+from prfeval.core.display import Table, number, plural, skipped, table
 from prfeval.core.errors import UsageError
 from prfeval.core.ids import query_output_order
 from prfeval.core.options import EvalOptions, OptionValues
@@ -393,6 +394,36 @@ class Curves:
                 "micro_f": u.f,
             }
         )
+
+    def _table(self) -> Table:
+        """The short table ``print(curves)`` shows: the averages at a few cutoffs (1, 5, 10,
+        20, 50, 100, 1000, the best and the last k), and where the F peaks."""
+        m, u = self.macro, self.micro
+        f_name = f"F{self.beta:g}"
+        title = (
+            f"Curves of run {self.name!r} on {plural(len(self.query_ids), 'query', 'queries')} "
+            f"(averages at k; level {self.level})"
+        )
+        last = int(m.k[-1]) if m.k.size else 0
+        shown = {k for k in (1, 5, 10, 20, 50, 100, 1000) if k <= last}
+        shown |= {k for k in (m.best.k, u.best.k, last) if k >= 1}
+        rows = [
+            [str(k), *(number(float(a[k - 1])) for a in (m.precision, m.recall, m.f, u.recall,
+                                                         u.f))]
+            for k in sorted(shown)
+        ]
+        notes = [
+            f"Best mean {f_name} at k = {m.best.k} ({m.best.f:.4f}); best micro {f_name} at "
+            f"k = {u.best.k} ({u.best.f:.4f}). curves[query_id] holds one query's curve."
+        ] if last else []
+        columns = ["k", "P", "mean R", f"mean {f_name}", "micro R", f"micro {f_name}"]
+        return table(title, columns, rows, notes=[*notes, *skipped(self.accounting)], left=0)
+
+    def __repr__(self) -> str:
+        return self._table().text()
+
+    def _repr_html_(self) -> str:  # Jupyter shows this
+        return self._table().html()
 
 
 def _unknown_query(query_id: str, known: Sequence[str]) -> str:

@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from prfeval.core import aggregate
 from prfeval.core.checks import flag, function
+from prfeval.core.display import Table, number, plural, skipped, table
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import QueryAccounting
@@ -243,6 +244,39 @@ class Evaluation:
                 "f_of_means": [self.f_of_means.get(x, np.nan) for x in labels],
             }
         )
+
+    def _table(self) -> Table:
+        """The short table ``print(e)`` shows: what was evaluated, then one row per measure
+        with its mean over queries (a total for counts such as NumRet), the value with the
+        unjudged documents taken as relevant beside it when measured with ``bounds``, and
+        the queries left out. ``to_dict()`` and ``to_frame()`` hold everything."""
+        s = self.settings
+        title = (
+            f"Evaluation of run {s.get('run', 'run')!r} on "
+            f"{plural(self.accounting.evaluated, 'query', 'queries')} "
+            f"(mean over queries; level {s.get('level', 1)})"
+        )
+        kind = {"sum": " (total)", "gmean": " (geometric mean)"}
+        rows = []
+        for m in self.measures:
+            label = str(m)
+            integer = m.definition.is_total
+            row = [label + kind.get(m.definition.aggregation, ""),
+                   number(self.macro.get(label), integer=integer)]
+            if self.upper is not None:
+                row.append(number(self.upper.macro.get(label), integer=integer))
+            rows.append(row)
+        for label, text in self.text_summary.items():
+            rows.append([label, text, *([""] if self.upper is not None else [])])
+        upper = ["if unjudged relevant"] if self.upper is not None else []
+        columns = ["measure", "value", *upper]
+        return table(title, columns, rows, noun="measures", notes=skipped(self.accounting))
+
+    def __repr__(self) -> str:
+        return self._table().text()
+
+    def _repr_html_(self) -> str:  # Jupyter shows this
+        return self._table().html()
 
 
 def summarise(

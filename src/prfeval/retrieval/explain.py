@@ -24,6 +24,7 @@ from prfeval.core._arrays import ranges
 from prfeval.core.checks import beta as check_beta
 from prfeval.core.checks import integer
 from prfeval.core.counts import Counts, f_beta, precision, recall
+from prfeval.core.display import Table, number, plural, table
 from prfeval.core.errors import UsageError
 from prfeval.core.ids import close_ids, id_list, ordered_ids
 from prfeval.core.options import EvalOptions, OptionValues
@@ -240,6 +241,29 @@ class Explanation:
             {c: [getattr(d, c) for d in self.ranking] for c in columns}, columns=list(columns)
         )
 
+    def _table(self) -> Table:
+        """The short table ``print(x)`` shows: the query's value of each measure, where its
+        F_beta peaks and how many relevant documents it never retrieved; ``x.ranking``
+        holds the places."""
+        title = (f"Explanation of query {self.query!r}: "
+                 f"{plural(self.n_relevant, 'relevant document')}, "
+                 f"{plural(self.n_retrieved, 'place')} retrieved")
+        rows = [[label, number(v)] for label, v in self.values.items()]
+        notes = []
+        if self.best is not None:
+            k, p, r, f = self.best
+            notes.append(f"Best F{self.beta:g} at k = {k}: P = {p:.4f}, R = {r:.4f}, "
+                         f"F{self.beta:g} = {f:.4f}.")
+        notes.append(f"Relevant documents never retrieved: {len(self.missed)}. "
+                     f".ranking holds the top {len(self.ranking)} places.")
+        return table(title, ["measure", "value"], rows, noun="measures", notes=notes)
+
+    def __repr__(self) -> str:
+        return self._table().text()
+
+    def _repr_html_(self) -> str:  # Jupyter shows this
+        return self._table().html()
+
 
 class ExplainSink:
     """Explains the queries of each block as it comes (all of them, or those in
@@ -391,7 +415,7 @@ def explain_queries(
     parsed = parse_measures("P@10 R@100 SetF" if measures is None else measures)
     base = EvalOptions.build(options, **option_values)
     check_measures(parsed, base.collection_size)
-    judgments = load_judgments(qrels)
+    judgments = load_judgments(qrels, base)  # read as the options say (format, columns)
     # Only the queries asked, every judged one among them included (-c), so that a judged
     # query with no results can still show what it missed.
     restricted = EvalOptions.build(

@@ -28,9 +28,9 @@ from prfeval.core.ids import close_ids, id_list, ordered_ids, query_output_order
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
 from prfeval.io.blocks import Block, BlockSource, WholeSource, load_judgments
-from prfeval.io.load import load_run
+from prfeval.io.load import file_format, load_run
 from prfeval.io.select import restrict_queries
-from prfeval.io.source import check_one_stdin, tabular_kind
+from prfeval.io.source import check_one_stdin
 from prfeval.io.stream import STREAM_THRESHOLD_BYTES, LineTooLong, NotStreamable, StreamedRun
 from prfeval.measures import Measure
 from prfeval.retrieval.align import assemble
@@ -146,11 +146,11 @@ def open_source(
 
 
 def streamable(run: Any, options: EvalOptions) -> bool:
-    """Whether ``run`` can be streamed: a regular TREC run file."""
-    if not isinstance(run, str | os.PathLike) or str(run) == "-":
+    """Whether ``run`` can be streamed: a regular TREC run file (by its name and first line:
+    MS MARCO's three columns and JSON are read whole)."""
+    if not isinstance(run, str | os.PathLike) or str(run) == "-" or not os.path.isfile(run):
         return False
-    kind = options.run_format or tabular_kind(os.fspath(run)) or "trec"
-    return kind == "trec" and os.path.isfile(run)
+    return file_format(run, options.run_format) == "trec"
 
 
 def _readable_again(source: Any) -> bool:
