@@ -25,6 +25,7 @@ LAYERS = {
     "measures": 1,
     "retrieval": 2,
     "classification": 2,
+    "leakage": 2,
     "comparison": 3,
     "spark": 3,
     "plots": 4,

@@ -37,12 +37,16 @@ INVOCATIONS = {
     "measures": ["measures"],
     "split": ["split", "{d}/qrels.txt", "--out", "{out}/split"],
     "trec_eval": ["trec_eval", "{d}/qrels.txt", "{d}/run.txt"],
+    "gate": ["gate", "{d}/qrels.txt", "{d}/run.txt", "{d}/run2.txt", "-m", "P@1"],
+    "leakage": ["leakage", "--corpus", "{d}/corpus.jsonl", "--items", "{d}/items.jsonl"],
+    "run-retriever": ["run-retriever", "--retriever", "builtins:str.split", "--queries",
+                      "{d}/queries.tsv"],
 }  # fmt: skip
 #: The argument of each command that names an input file (commands without one: None).
 INPUT_ARGUMENT = {
     "classify": 1, "compare": 1, "curve": 2, "evaluate": 2, "explain": 2, "report": 2,
     "split": 1, "trec_eval": 1, "contours": None, "demo": None, "means": None,
-    "measures": None,
+    "measures": None, "gate": 1, "leakage": 2, "run-retriever": 4,
 }  # fmt: skip
 
 
@@ -54,6 +58,9 @@ def inputs(tmp_path: Path) -> Path:
     (d / "run.txt").write_text(RUN)
     (d / "run2.txt").write_text(RUN)
     (d / "labels.csv").write_text("true,pred\na,a\nb,a\n")
+    (d / "corpus.jsonl").write_text('{"_id": "d", "text": "a b c d"}\n')
+    (d / "items.jsonl").write_text('{"_id": "q", "text": "what is x y"}\n')
+    (d / "queries.tsv").write_text("q1\tcat mat\n")
     return d
 
 

@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from prfeval.retrieval.curves import Curves, curve
     from prfeval.retrieval.evaluate import Evaluation, evaluate
     from prfeval.retrieval.explain import Explanation, explain
+    from prfeval.retrieval.incremental import Evaluator
     from prfeval.retrieval.topk import f_at_k, precision_at_k, recall_at_k
 
 # Public name -> the module that defines it.
@@ -87,6 +88,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(["Curves", "curve"], "prfeval.retrieval.curves"),
     "EvalOptions": "prfeval.core.options",
     **dict.fromkeys(["Evaluation", "evaluate"], "prfeval.retrieval.evaluate"),
+    "Evaluator": "prfeval.retrieval.incremental",
     **dict.fromkeys(["Explanation", "explain"], "prfeval.retrieval.explain"),
     **dict.fromkeys(["load_qrels", "load_run"], "prfeval.io"),
     **dict.fromkeys(["Measure", "parse_measures"], "prfeval.measures"),
@@ -104,6 +106,7 @@ __all__ = [
     "Curves",
     "EvalOptions",
     "Evaluation",
+    "Evaluator",
     "Explanation",
     "InputFormatError",
     "Measure",

@@ -1,0 +1,200 @@
+"""``prfeval gate QRELS BASELINE CANDIDATE -m M``: fail CI when a measure regressed.
+
+Exit status 0 when no measure dropped beyond its budget, 1 when one did (the output names
+the measures and the queries that regressed most), 2 on bad input or options (one line on
+stderr), as every command.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+import click
+
+from prfeval.cli.options import evaluation_options, files, output_option
+from prfeval.cli.output import emit, note, notes_from_warnings
+from prfeval.cli.shared import run_names
+from prfeval.comparison.gate import DEFAULT_MAX_DROP, gate
+from prfeval.comparison.stats import CORRECTIONS, TESTS
+from prfeval.core.errors import UsageError
+from prfeval.core.options import EvalOptions
+from prfeval.report.gate import FORMATS, format_gate, notes
+
+
+def _pairs(flag: str, given: tuple[str, ...], example: str) -> dict[str, str]:
+    """``MEASURE=VALUE`` items as a mapping; the value is after the last ``=``, since a
+    measure's name may hold one (``SetF(beta=2)=0.01``)."""
+    out: dict[str, str] = {}
+    for item in given:
+        key, sep, value = item.rpartition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or not value:
+            raise UsageError(f"{flag} {item!r}: expected MEASURE=VALUE, e.g. {flag} {example}")
+        if key in out:
+            raise UsageError(f"{flag} {key} is given twice ({out[key]} and {value})")
+        out[key] = value
+    return out
+
+
+def _names(baseline: str, candidate: str) -> tuple[str, str]:
+    """The two sides named by their file names, as compare names runs (``<stdin>`` for -)."""
+    named = ["<stdin>" if path == "-" else name
+             for path, name in zip((baseline, candidate), run_names([baseline, candidate]),
+                                   strict=True)]  # fmt: skip
+    return named[0], named[1]
+
+
+@click.command("gate")
+@files(
+    inputs=("qrels", "baseline", "candidate", "queries_file", "exclude_file"),
+    outputs=("output",),
+)
+@click.argument("qrels", metavar="QRELS")
+@click.argument("baseline", metavar="BASELINE")
+@click.argument("candidate", metavar="CANDIDATE")
+@click.option(
+    "-m",
+    "--measure",
+    "measures",
+    multiple=True,
+    required=True,
+    metavar="M",
+    help='The measures to gate, e.g. -m "R@10 nDCG@10". Repeatable.',
+)
+@click.option(
+    "--max-drop",
+    "max_drops",
+    multiple=True,
+    metavar="MEASURE=AMOUNT",
+    help="How far MEASURE's mean may drop (rise, where lower is better) before the gate "
+    "fails: an amount (R@10=0.02) or a share of the baseline's mean (R@10=2%). ALL=AMOUNT "
+    "for every measure; a measure's own budget overrides it. Repeatable.  "
+    f"[default: {DEFAULT_MAX_DROP:g}, any drop fails]",
+)
+@click.option(
+    "--min",
+    "minimums",
+    multiple=True,
+    metavar="MEASURE=VALUE",
+    help="Also fail when the candidate's mean of MEASURE is below VALUE, whatever the "
+    "baseline. Repeatable.",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=None,
+    help="Fail a drop over budget only where the paired test finds it significant: p adj. "
+    "<= ALPHA.  [default: none, every drop over budget fails]",
+)
+@click.option(
+    "--test",
+    type=click.Choice(TESTS),
+    default="randomization",
+    show_default=True,
+    help="Paired two-sided test, as prfeval compare runs it (the same p-values).",
+)
+@click.option(
+    "--correction",
+    type=click.Choice(CORRECTIONS),
+    default="holm",
+    show_default=True,
+    help="Correction for testing every gated measure.",
+)
+@click.option(
+    "--permutations",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="Random sign flips of the randomization test.",
+)
+@click.option(
+    "--bootstrap",
+    "n_bootstrap",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    help="Resamples of the bootstrap test.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Seed of the random draws (same seed, same p-values).",
+)
+@click.option(
+    "--top",
+    type=click.IntRange(min=0),
+    default=5,
+    show_default=True,
+    help="Queries that regressed most to list per failing measure (0: none).",
+)
+@evaluation_options(
+    complete_help="Compare on every judged query of the query set, even those neither side "
+    "answered (they score as empty rankings)."
+)
+@click.option(
+    "--trec-eval-version",
+    type=click.Choice(["9", "10"]),
+    default="9",
+    show_default=True,
+    help="Give trec_eval 10.0's numbers where it differs from 9.0.8, as evaluate does.",
+)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@output_option
+def command(
+    qrels: str,
+    baseline: str,
+    candidate: str,
+    measures: tuple[str, ...],
+    max_drops: tuple[str, ...],
+    minimums: tuple[str, ...],
+    alpha: float | None,
+    test: str,
+    correction: str,
+    permutations: int,
+    n_bootstrap: int,
+    seed: int,
+    top: int,
+    options: EvalOptions,
+    trec_eval_version: str,
+    fmt: str,
+    output: str | None,
+) -> None:
+    """Fail (exit 1) when CANDIDATE regressed from BASELINE on QRELS beyond a budget.
+
+    BASELINE and CANDIDATE are runs (any format evaluate reads) or saved evaluations, the
+    JSON of `prfeval evaluate --format json -q -o FILE`, so that CI need not rerun the
+    baseline. Both are measured on one query set and paired by query id, as compare pairs
+    them; two measured with different options (level, -c, the unjudged rule, -M, the query
+    set, ...) are refused as not comparable. Exit status: 0 nothing regressed beyond its
+    budget, 1 something did, 2 bad input or options.
+    """
+    budgets = _pairs("--max-drop", max_drops, "R@10=0.02")
+    floors = _pairs("--min", minimums, "R@10=0.5")
+    options = replace(options, trec_eval_version=int(trec_eval_version))
+    with notes_from_warnings():
+        result = gate(
+            qrels,
+            baseline,
+            candidate,
+            list(measures),
+            max_drop=budgets,
+            minimum=floors,  # type: ignore[arg-type]
+            alpha=alpha,
+            test=test,  # type: ignore[arg-type]
+            correction=correction,  # type: ignore[arg-type]
+            n_permutations=permutations,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+            top=top,
+            names=_names(baseline, candidate),
+            options=options,
+        )
+    text = format_gate(result, fmt)
+    for line in notes(result, fmt):
+        note(line)
+    emit(text, output)
+    if result.exit_status:
+        sys.exit(result.exit_status)
