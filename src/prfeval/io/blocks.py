@@ -22,15 +22,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from prfeval.core.errors import InputFormatError, PrfevalWarning
+from prfeval.core.errors import InputFormatError, PrfevalError, PrfevalWarning
 from prfeval.core.options import EvalOptions
 from prfeval.core.tables import Qrels, Run
-from prfeval.io.load import load_qrels, load_run
 from prfeval.io.mapping import plain_dicts
 from prfeval.io.select import restrict_queries
 from prfeval.io.source import check_one_stdin
 
-__all__ = ["Block", "BlockSource", "WholeSource", "load_judgments"]
+__all__ = ["Block", "BlockSource", "LineTooLong", "NotStreamable", "WholeSource", "load_judgments"]
 
 
 @dataclass(frozen=True)
@@ -63,9 +62,24 @@ class BlockSource(Protocol):
         ...
 
 
+class NotStreamable(PrfevalError):
+    """The run cannot be evaluated block by block (not grouped by query, or not clean)."""
+
+
+class LineTooLong(NotStreamable):
+    """A line of the run is longer than a block: it can be streamed again with blocks of
+    ``block_bytes`` (a block holds whole lines)."""
+
+    def __init__(self, message: str, block_bytes: int) -> None:
+        super().__init__(message)
+        self.block_bytes = block_bytes
+
+
 def load_judgments(qrels: Any, options: EvalOptions | None = None) -> Qrels:
     """Judgments in any form (read as ``options.qrels_format`` and ``qrels_columns`` say);
     an empty set of judgments is an error (nothing to measure)."""
+    from prfeval.io.load import load_qrels  # every reader: not for dicts (see WholeSource)
+
     table = load_qrels(
         qrels,
         format=None if options is None else options.qrels_format,
@@ -102,6 +116,8 @@ class WholeSource:
             return
         check_one_stdin([qrels, run])
         qrels_table = load_judgments(qrels, options)
+        from prfeval.io.load import load_run
+
         run_table = load_run(run, ranks=options.order == "rank", format=options.run_format,
                              run_columns=options.run_columns)
         self._empty = len(run_table) == 0

@@ -36,10 +36,10 @@ from prfeval.core._arrays import ranges
 from prfeval.core.arrow import MAX_BLOCK_BYTES, arrow_ints, arrow_strings, is_long_line, numpy_of
 from prfeval.core.checks import max_results
 from prfeval.core.codes import factorize, run_starts
-from prfeval.core.errors import InputFormatError, PrfevalError
+from prfeval.core.errors import InputFormatError
 from prfeval.core.options import EvalOptions
 from prfeval.core.tables import Qrels, Run, SourceLines
-from prfeval.io.blocks import Block, load_judgments
+from prfeval.io.blocks import Block, LineTooLong, NotStreamable, load_judgments
 from prfeval.io.fields import field_counts
 from prfeval.io.select import restrict_queries
 from prfeval.io.source import check_text_file
@@ -74,19 +74,6 @@ READ_FIRST_BLOCKS = 16
 #: Bytes of run text read per block. Measured on 10M lines (2 cores): 32 MiB blocks took
 #: 8.2 s and 0.9 GiB, 8 MiB 5.8 s and 0.68 GiB, 2 MiB 5.0 s and 0.44 GiB, 1 MiB 5.8 s.
 BLOCK_BYTES = 2 << 20
-
-
-class NotStreamable(PrfevalError):
-    """The run cannot be evaluated block by block (not grouped by query, or not clean)."""
-
-
-class LineTooLong(NotStreamable):
-    """A line of the run is longer than a block: it can be streamed again with blocks of
-    ``block_bytes`` (a block holds whole lines)."""
-
-    def __init__(self, message: str, block_bytes: int) -> None:
-        super().__init__(message)
-        self.block_bytes = block_bytes
 
 
 class _JudgmentIndex:

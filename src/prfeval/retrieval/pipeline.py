@@ -27,11 +27,16 @@ from prfeval.core.errors import PrfevalWarning, UsageError
 from prfeval.core.ids import close_ids, id_list, ordered_ids, query_output_order
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
-from prfeval.io.blocks import Block, BlockSource, WholeSource, load_judgments
-from prfeval.io.load import file_format, load_run
+from prfeval.io.blocks import (
+    Block,
+    BlockSource,
+    LineTooLong,
+    NotStreamable,
+    WholeSource,
+    load_judgments,
+)
 from prfeval.io.select import restrict_queries
 from prfeval.io.source import check_one_stdin
-from prfeval.io.stream import STREAM_THRESHOLD_BYTES, LineTooLong, NotStreamable, StreamedRun
 from prfeval.measures import Measure
 from prfeval.retrieval.align import assemble
 from prfeval.retrieval.encode import encode_dicts, encode_tables
@@ -78,6 +83,8 @@ def align_block(block: Block, options: EvalOptions, needs: RankingNeeds) -> Judg
         )
         if encoded is None:  # dicts the dict encoder does not take: read them as tables
             qrels = load_judgments(block.qrels)
+            from prfeval.io.load import load_run
+
             run = load_run(block.run, ranks=False)
             block = Block(
                 restrict_queries(qrels, options.queries, options.exclude_queries),
@@ -138,6 +145,8 @@ def open_source(
     """The source for ``run``: a streamed TREC run file when asked (``stream=True``) or when
     it is larger than 8 MiB (``stream=None``), else the whole input at once."""
     if stream is not False and streamable(run, options):
+        from prfeval.io.stream import STREAM_THRESHOLD_BYTES, StreamedRun
+
         size = os.path.getsize(run)
         # An empty run has nothing to stream: the whole-file path says it is empty.
         if size and (stream or size >= STREAM_THRESHOLD_BYTES):
@@ -150,6 +159,8 @@ def streamable(run: Any, options: EvalOptions) -> bool:
     MS MARCO's three columns and JSON are read whole)."""
     if not isinstance(run, str | os.PathLike) or str(run) == "-" or not os.path.isfile(run):
         return False
+    from prfeval.io.load import file_format
+
     return file_format(run, options.run_format) == "trec"
 
 
