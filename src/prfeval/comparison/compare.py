@@ -10,9 +10,9 @@ luck?" honestly:
   difference of the macro values, a paired bootstrap confidence interval of that difference,
   a p-value from a paired test, the p-value adjusted for the number of tests (Holm by
   default), and the queries won, tied and lost;
-* every pair of runs that macro and micro averaging rank in opposite orders is flagged (seed
-  004: System B has the higher macro recall, .667 against .533, System A the higher micro
-  recall, .762 against .476).
+* every pair of runs that macro and micro averaging rank in opposite orders is flagged (for
+  example, System B with the higher macro recall, .667 against .533, and System A with the
+  higher micro recall, .762 against .476).
 
 The tests themselves live in :mod:`prfeval.comparison.stats`; the Markdown and LaTeX tables in
 :mod:`prfeval.comparison.tables`.
