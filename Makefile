@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test quick lint bench clean
 
 # No `pip install --upgrade pip`: Python >= 3.11 ships a pip (>= 22.3) that does editable
 # installs from pyproject.toml, and the upgrade cost a download on every fresh clone.
@@ -30,6 +30,12 @@ demo: $(DEMO_STAMP)
 test: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/python -m pytest
+
+# Everything but the tests that start Spark or a browser or run processes under load (CI and
+# `make test` run those too).
+quick: $(TEST_STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/python -m pytest -m "not slow"
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench

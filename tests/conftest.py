@@ -152,3 +152,26 @@ def browser(tmp_path_factory):
             yield b
         finally:
             b.close()
+
+
+#: Test modules that start a JVM or a browser, or run processes under load: they run in CI
+#: and in ``make test``; ``make quick`` (``pytest -m "not slow"``) leaves them out locally.
+SLOW_MODULES = {
+    "test_spark_blocks": "spark",
+    "test_spark_cli": "spark",
+    "test_spark_engine": "spark",
+    "test_spark_errors": "spark",
+    "test_report_browser": "browser",
+    "test_exit_stress": "stress",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the slow modules' tests ``slow`` and by what they need (``spark``, ``browser``,
+    ``stress``), so that one flag selects or leaves them out."""
+    for item in items:
+        module = getattr(item, "module", None)  # doctest items have none
+        kind = SLOW_MODULES.get(module.__name__ if module is not None else "")
+        if kind is not None:
+            item.add_marker(pytest.mark.slow)
+            item.add_marker(getattr(pytest.mark, kind))
