@@ -19,22 +19,7 @@ from prfeval.report.comparison import FORMATS, format_comparison, notes
 )
 @click.argument("qrels", metavar="QRELS")
 @click.argument("runs", nargs=-1, required=True, metavar="RUN_A RUN_B [RUN ...]")
-@comparison_options()
-@click.option(
-    "--permutations",
-    type=click.IntRange(min=1),
-    default=10_000,
-    show_default=True,
-    help="Random sign flips of the randomization test.",
-)
-@click.option(
-    "--bootstrap",
-    "n_bootstrap",
-    type=click.IntRange(min=1),
-    default=10_000,
-    show_default=True,
-    help="Bootstrap resamples for the confidence intervals.",
-)
+@comparison_options(draws=True)
 @click.option(
     "--missing",
     type=click.Choice(["zero", "drop"]),

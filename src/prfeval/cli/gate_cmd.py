@@ -12,11 +12,10 @@ from dataclasses import replace
 
 import click
 
-from prfeval.cli.options import evaluation_options, files, output_option
+from prfeval.cli.options import evaluation_options, files, output_option, paired_test_options
 from prfeval.cli.output import emit, note, notes_from_warnings
 from prfeval.cli.shared import run_names
 from prfeval.comparison.gate import DEFAULT_MAX_DROP, gate
-from prfeval.comparison.stats import CORRECTIONS, TESTS
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
 from prfeval.report.gate import FORMATS, format_gate, notes
@@ -80,48 +79,12 @@ def _names(baseline: str, candidate: str) -> tuple[str, str]:
     help="Also fail when the candidate's mean of MEASURE is below VALUE, whatever the "
     "baseline. Repeatable.",
 )
-@click.option(
-    "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=None,
-    help="Fail a drop over budget only where the paired test finds it significant: p adj. "
-    "<= ALPHA.  [default: none, every drop over budget fails]",
-)
-@click.option(
-    "--test",
-    type=click.Choice(TESTS),
-    default="randomization",
-    show_default=True,
-    help="Paired two-sided test, as prfeval compare runs it (the same p-values).",
-)
-@click.option(
-    "--correction",
-    type=click.Choice(CORRECTIONS),
-    default="holm",
-    show_default=True,
-    help="Correction for testing every gated measure.",
-)
-@click.option(
-    "--permutations",
-    type=click.IntRange(min=1),
-    default=10_000,
-    show_default=True,
-    help="Random sign flips of the randomization test.",
-)
-@click.option(
-    "--bootstrap",
-    "n_bootstrap",
-    type=click.IntRange(min=1),
-    default=10_000,
-    show_default=True,
-    help="Resamples of the bootstrap test.",
-)
-@click.option(
-    "--seed",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Seed of the random draws (same seed, same p-values).",
+@paired_test_options(
+    alpha=None,
+    alpha_help="Fail a drop over budget only where the paired test finds it significant: "
+    "p adj. <= ALPHA.  [default: none, every drop over budget fails]",
+    family="every gated measure",
+    intervals=False,
 )
 @click.option(
     "--top",

@@ -32,6 +32,7 @@ __all__ = [
     "input_options",
     "level_option",
     "output_option",
+    "paired_test_options",
     "query_set_options",
     "ranking_options",
 ]
@@ -48,11 +49,11 @@ def _stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
     return apply
 
 
-def comparison_options() -> Callable[[F], F]:
+def comparison_options(*, draws: bool = False) -> Callable[[F], F]:
     """The options of a comparison of runs, as compare and report take them: the measures,
-    the baseline, the test, alpha, the correction and the seed."""
+    the baseline, and the paired tests (:func:`paired_test_options`; with ``draws``, their
+    numbers of draws too)."""
     from prfeval.comparison.compare import COMPARE_MEASURES
-    from prfeval.comparison.stats import CORRECTIONS, TESTS
 
     return _stack(
         click.option(
@@ -69,6 +70,30 @@ def comparison_options() -> Callable[[F], F]:
             metavar="RUN",
             help="The run the others are compared with (its file name). Default: the first.",
         ),
+        paired_test_options(draws=draws),
+    )
+
+
+def paired_test_options(
+    *,
+    alpha: float | None = 0.05,
+    alpha_help: str = "Significance level after correction; intervals are at 1 - alpha.",
+    family: str = "every run and measure",
+    intervals: bool = True,
+    draws: bool = True,
+) -> Callable[[F], F]:
+    """The paired tests' options, as compare runs the tests and gate reuses them: --test,
+    --alpha, --correction, --seed and (with ``draws``) --permutations and --bootstrap.
+
+    Names, types and defaults are the same in every command, so that one set of flags gives
+    one set of p-values. What differs is said by the arguments: ``alpha`` and ``alpha_help``
+    (compare's level of significance; gate's is optional), ``family`` (what the correction
+    counts as its tests) and ``intervals`` (whether the command reports bootstrap intervals,
+    which the seed and the resamples then also decide).
+    """
+    from prfeval.comparison.stats import CORRECTIONS, TESTS
+
+    decorators = [
         click.option(
             "--test",
             type=click.Choice(TESTS),
@@ -76,28 +101,51 @@ def comparison_options() -> Callable[[F], F]:
             show_default=True,
             help="Paired two-sided test: Fisher randomization, t-test, bootstrap or Wilcoxon.",
         ),
+        # show_default shows no None: a command without a default level says so in its help.
         click.option(
             "--alpha",
             type=click.FloatRange(0, 1, min_open=True, max_open=True),
-            default=0.05,
+            default=alpha,
             show_default=True,
-            help="Significance level after correction; intervals are at 1 - alpha.",
+            help=alpha_help,
         ),
         click.option(
             "--correction",
             type=click.Choice(CORRECTIONS),
             default="holm",
             show_default=True,
-            help="Correction for many tests (every run and measure).",
+            help=f"Correction for many tests ({family}).",
         ),
         click.option(
             "--seed",
             type=click.IntRange(min=0),
             default=0,
             show_default=True,
-            help="Seed of the random draws (same seed, same p-values and intervals).",
+            help="Seed of the random draws (same seed, same p-values"
+            + (" and intervals)." if intervals else ")."),
         ),
-    )
+    ]
+    if draws:
+        decorators += [
+            click.option(
+                "--permutations",
+                type=click.IntRange(min=1),
+                default=10_000,
+                show_default=True,
+                help="Random sign flips of the randomization test.",
+            ),
+            click.option(
+                "--bootstrap",
+                "n_bootstrap",
+                type=click.IntRange(min=1),
+                default=10_000,
+                show_default=True,
+                help="Bootstrap resamples for the confidence intervals."
+                if intervals
+                else "Resamples of the bootstrap test.",
+            ),
+        ]
+    return _stack(*decorators)
 
 
 #: -o FILE: the result written through prfeval.io.atomic (a regular file replaced only when

@@ -56,11 +56,13 @@ __all__ = [
     "ComparisonRow",
     "Disagreement",
     "Missing",
+    "PairedTests",
     "QueryTreatment",
     "RunPass",
     "compare",
     "compare_passes",
     "measure_runs",
+    "paired_tests",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -718,6 +720,73 @@ def compare(
 
 
 @dataclass(frozen=True)
+class PairedTests:
+    """The paired test of each column of per-query differences, and the correction over them.
+
+    Attributes
+    ----------
+    p_value, p_adjusted
+        One p-value per column, and the same adjusted for every column tested.
+    ci_low, ci_high
+        The bootstrap interval of each column's mean difference, when one was asked for;
+        else empty.
+    """
+
+    p_value: FloatArray
+    p_adjusted: FloatArray
+    ci_low: FloatArray
+    ci_high: FloatArray
+
+
+def paired_tests(
+    diffs: FloatArray,
+    test: Test,
+    correction: Correction,
+    *,
+    n_permutations: int,
+    n_bootstrap: int,
+    seed: int,
+    confidence: float | None = None,
+) -> PairedTests:
+    """Test every column of ``diffs`` (shape ``(n_queries, n_columns)``) as compare tests a
+    (run, measure): the one place compare and gate take their p-values from.
+
+    Every column sees the same sign flips and the same resamples, each test starting from
+    ``seed`` afresh (:mod:`prfeval.comparison.stats`), so a column's p-value depends only on
+    its differences, the test, the seed and the number of draws: the same column gives the
+    same p-value, to the last bit, whichever columns stand beside it. ``"bootstrap"`` takes
+    its p-value from the resamples of the interval (Efron and Tibshirani's shifted test), so
+    it is drawn once. The family of the correction is the columns: ``p_adjusted`` is
+    ``adjust(p_value, correction)`` over all of them.
+
+    With ``confidence`` (in (0, 1)), also the percentile bootstrap interval of each column's
+    mean difference, from ``n_bootstrap`` resamples; without it, the intervals are empty and
+    only the bootstrap test draws resamples. No column: every array is empty.
+    """
+    none = np.empty(0)
+    if diffs.shape[1] == 0:
+        return PairedTests(none, adjust(none, correction), none, none)
+    low = high = none
+    p: FloatArray | None = None
+    if confidence is not None or test == "bootstrap":
+        # The shifted test's p-value does not depend on the interval's level.
+        boot = paired_bootstrap(
+            diffs,
+            confidence=0.95 if confidence is None else confidence,
+            n_resamples=n_bootstrap,
+            seed=seed,
+        )
+        if confidence is not None:
+            low, high = np.atleast_1d(boot.low), np.atleast_1d(boot.high)
+        if test == "bootstrap":
+            p = boot.p_value
+    if p is None:
+        p = paired_p_values(diffs, test, n_permutations=n_permutations, seed=seed)
+    p = np.atleast_1d(p)
+    return PairedTests(p, adjust(p, correction), low, high)
+
+
+@dataclass(frozen=True)
 class RunPass:
     """One run read once: its measures over every judged query of the query set, the pass's
     accounting, and the extra sinks it fed (curves, explanations for a report)."""
@@ -857,16 +926,16 @@ def compare_passes(
     diffs = np.empty((n_q, len(pairs)))
     for c, (i, k) in enumerate(pairs):
         diffs[:, c] = values[i, k] - values[base, k]
-    p = ci_low = ci_high = np.empty(0)
-    if pairs:
-        boot = paired_bootstrap(diffs, confidence=1.0 - alpha, n_resamples=n_bootstrap, seed=seed)
-        ci_low, ci_high = boot.low, boot.high
-        p = (
-            boot.p_value
-            if test == "bootstrap"
-            else paired_p_values(diffs, test, n_permutations=n_permutations, seed=seed)
-        )
-    p_adj = adjust(p, correction)
+    tests = paired_tests(
+        diffs,
+        test,
+        correction,
+        n_permutations=n_permutations,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        confidence=1.0 - alpha,
+    )
+    p, p_adj, ci_low, ci_high = tests.p_value, tests.p_adjusted, tests.ci_low, tests.ci_high
     tested = {pair: c for c, pair in enumerate(pairs)}
 
     rows = []

@@ -37,16 +37,8 @@ from typing import Any, Unpack
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.comparison.compare import MAX_DRAWS, measure_runs
-from prfeval.comparison.stats import (
-    CORRECTIONS,
-    TESTS,
-    Correction,
-    Test,
-    adjust,
-    paired_bootstrap,
-    paired_p_values,
-)
+from prfeval.comparison.compare import MAX_DRAWS, measure_runs, paired_tests
+from prfeval.comparison.stats import CORRECTIONS, TESTS, Correction, Test
 from prfeval.core import aggregate
 from prfeval.core.checks import choice, flag, integer, number
 from prfeval.core.errors import MeasureError, PrfevalWarning, UsageError
@@ -583,13 +575,15 @@ def gate(
 
     # One column per gated measure, as compare tests one (run, measure) per column: every
     # column sees the same sign flips and resamples, so each p-value is compare's.
-    diffs = (c_values - b_values).T
-    if test == "bootstrap":
-        p = paired_bootstrap(diffs, n_resamples=n_bootstrap, seed=seed).p_value
-    else:
-        p = paired_p_values(diffs, test, n_permutations=n_permutations, seed=seed)
-    p = np.atleast_1d(p)
-    p_adj = adjust(p, correction)
+    tests = paired_tests(
+        (c_values - b_values).T,
+        test,
+        correction,
+        n_permutations=n_permutations,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+    )
+    p, p_adj = tests.p_value, tests.p_adjusted
 
     verdicts = [
         _verdict(m, query_ids, b_values[k], c_values[k], budgets[k], floors[k],

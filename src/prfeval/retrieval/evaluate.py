@@ -14,12 +14,21 @@ from prfeval.core.checks import flag, function
 from prfeval.core.display import Table, number, plural, skipped, table
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions, OptionValues
-from prfeval.core.ranking import QueryAccounting
+from prfeval.core.ranking import QueryAccounting, RankingNeeds
 from prfeval.measures import Measure, parse_measures, ranking_needs
 from prfeval.retrieval.kernel import MeasuredQueries, check_measures
-from prfeval.retrieval.pipeline import MeasureSink, run_pipeline
+from prfeval.retrieval.pipeline import MeasureSink, PipelineRun, run_pipeline
 
-__all__ = ["Coverage", "Evaluation", "coverage_measures", "coverage_of", "evaluate", "summarise"]
+__all__ = [
+    "Coverage",
+    "Evaluation",
+    "EvaluationPlan",
+    "coverage_measures",
+    "coverage_of",
+    "evaluate",
+    "plan_evaluation",
+    "summarise",
+]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -376,12 +385,98 @@ def evaluate(
     opts = EvalOptions.build(options, **option_values)
     flag("stream", stream, optional=True)
     function("progress", progress)
-    parsed = parse_measures(measures)
-    check_measures(parsed, opts.collection_size)
-    if bounds and opts.unjudged != "nonrelevant":
+    plan = plan_evaluation(measures, opts, bounds=bounds)
+    sink, done = run_pipeline(
+        qrels, run, opts, plan.needs, plan.new_sink, stream=stream, progress=progress
+    )
+    return plan.evaluation(sink, done)
+
+
+@dataclass(frozen=True)
+class EvaluationPlan:
+    """What an evaluation measures and how, checked once: made by :func:`plan_evaluation`,
+    read by :func:`evaluate` and by :class:`~prfeval.retrieval.incremental.Evaluator`, so
+    that a run measured in one call and one measured a ranking at a time are measured and
+    averaged by the same steps.
+
+    Attributes
+    ----------
+    asked
+        The measures asked, in order (text measures among them).
+    hidden
+        Measured beside them for :attr:`Evaluation.coverage`: ``Judged@k`` at each cutoff,
+        then ``NumRet`` (:func:`coverage_measures`).
+    cutoffs
+        The cutoffs of the measures asked, ascending.
+    needs
+        What the aligner must keep of a ranking for all of them (and for the bounds).
+    options
+        The evaluation options.
+    bounds
+        Whether the unjudged documents are also measured as relevant (``Evaluation.upper``).
+    """
+
+    asked: tuple[Measure, ...]
+    hidden: tuple[Measure, ...]
+    cutoffs: tuple[int, ...]
+    needs: RankingNeeds
+    options: EvalOptions
+    bounds: bool
+
+    @property
+    def n_numeric(self) -> int:
+        """How many of the measures asked give numbers (not runid or relstring)."""
+        return sum(not m.definition.is_text for m in self.asked)
+
+    def new_sink(self) -> MeasureSink:
+        """A sink for every measure, asked and hidden (and, with bounds, the upper values)."""
+        upper = self.options.assumed_grade if self.bounds else None
+        return MeasureSink([*self.asked, *self.hidden], self.options, upper_grade=upper)
+
+    def evaluation(self, sink: MeasureSink, done: PipelineRun) -> Evaluation:
+        """The :class:`Evaluation` of what ``sink`` measured in the pass(es) ``done`` accounts
+        for: the averages of the measures asked, their coverage and, with bounds, ``upper``
+        (the same averages with the unjudged documents relevant, over the same queries)."""
+        opts = self.options
+        # Text measures (runid, relstring) are kept apart from the rows of numbers.
+        n_numeric = self.n_numeric
+        asked = list(range(n_numeric))
+        measured = sink.result()
+        settings = done.settings(opts)
+        upper = None
+        if self.bounds:
+            upper_settings = {
+                **settings, "unjudged": "relevant", "unjudged_grade": opts.assumed_grade
+            }
+            up = sink.upper()
+            upper = summarise(up.only(asked), up.accounted(
+                missing_from_run=done.accounting.missing_from_run,
+                not_in_qrels=done.accounting.not_in_qrels,
+                complete=opts.complete,
+            ), upper_settings)  # fmt: skip
+        return replace(
+            summarise(measured.only(asked), done.accounting, settings),
+            coverage=coverage_of(measured, self.cutoffs, n_numeric),
+            upper=upper,
+        )
+
+
+def plan_evaluation(measures: Any, options: EvalOptions, *, bounds: bool) -> EvaluationPlan:
+    """The measures parsed and checked against the options, with the hidden ones beside them.
+
+    Raises a :class:`~prfeval.core.errors.MeasureError` for a measure that cannot be parsed,
+    and a :class:`~prfeval.core.errors.UsageError` for a measure the options cannot give
+    (TN without a collection size, ...), for ``bounds`` that is not a bool, and for bounds
+    with an unjudged rule other than ``"nonrelevant"`` (the bounds are the values with the
+    unjudged documents non-relevant and relevant).
+    """
+    bounds = flag("bounds", bounds)
+    parsed = tuple(parse_measures(measures))
+    check_measures(parsed, options.collection_size)
+    if bounds and options.unjudged != "nonrelevant":
         raise UsageError(
             "bounds compare unjudged documents taken as non-relevant and as relevant; "
-            f"it cannot be combined with unjudged={opts.unjudged!r}"
+            f"it cannot be combined with unjudged={options.unjudged!r}"
         )
     # Measured beside the ones asked, for the judged share at each of their cutoffs.
     cutoffs, hidden = coverage_measures(parsed)
@@ -389,36 +484,7 @@ def evaluate(
     needs = ranking_needs([*parsed, *hidden])
     if bounds:  # unjudged documents become relevant: their place in a tie shows then
         needs = replace(needs, nonrelevant_alike=False)
-    sink, done = run_pipeline(
-        qrels,
-        run,
-        opts,
-        needs,
-        lambda: MeasureSink(
-            [*parsed, *hidden], opts, upper_grade=opts.assumed_grade if bounds else None
-        ),
-        stream=stream,
-        progress=progress,
-    )
-    # Text measures (runid, relstring) are kept apart from the rows of numbers.
-    n_numeric = sum(not m.definition.is_text for m in parsed)
-    asked = list(range(n_numeric))
-    measured = sink.result()
-    settings = done.settings(opts)
-    upper = None
-    if bounds:
-        upper_settings = {**settings, "unjudged": "relevant", "unjudged_grade": opts.assumed_grade}
-        up = sink.upper()
-        upper = summarise(up.only(asked), up.accounted(
-            missing_from_run=done.accounting.missing_from_run,
-            not_in_qrels=done.accounting.not_in_qrels,
-            complete=opts.complete,
-        ), upper_settings)
-    return replace(
-        summarise(measured.only(asked), done.accounting, settings),
-        coverage=coverage_of(measured, cutoffs, n_numeric),
-        upper=upper,
-    )
+    return EvaluationPlan(parsed, tuple(hidden), tuple(cutoffs), needs, options, bounds)
 
 
 def coverage_measures(measures: Sequence[Measure]) -> tuple[list[int], list[Measure]]:
@@ -428,7 +494,7 @@ def coverage_measures(measures: Sequence[Measure]) -> tuple[list[int], list[Meas
     return cutoffs, parse_measures([*(f"Judged@{k}" for k in cutoffs), "NumRet"])
 
 
-def coverage_of(measured: MeasuredQueries, cutoffs: list[int], first: int = 0) -> Coverage:
+def coverage_of(measured: MeasuredQueries, cutoffs: Sequence[int], first: int = 0) -> Coverage:
     """The judged share at each cutoff, from ``Judged@k`` rows (one per cutoff, from row
     ``first`` on) followed by a ``NumRet`` row, as :func:`coverage_measures` asks for them."""
     n_retrieved = measured.values[first + len(cutoffs)]

@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core.arrow import arrow_ints, arrow_strings
-from prfeval.core.checks import flag, integer, max_results
+from prfeval.core.checks import integer, max_results
 from prfeval.core.errors import InputFormatError, UsageError
 from prfeval.core.ids import ordered_ids
 from prfeval.core.options import EvalOptions, OptionValues
@@ -36,9 +36,7 @@ from prfeval.core.ranking import QueryAccounting
 from prfeval.core.tables import Run, SourceLines
 from prfeval.io.blocks import Block, load_judgments, warn_empty_run
 from prfeval.io.select import restrict_queries
-from prfeval.measures import parse_measures, ranking_needs
-from prfeval.retrieval.evaluate import Evaluation, coverage_measures, coverage_of, summarise
-from prfeval.retrieval.kernel import check_measures
+from prfeval.retrieval.evaluate import Evaluation, plan_evaluation
 from prfeval.retrieval.pipeline import MeasureSink, PipelineRun, check_query_set, drain
 
 __all__ = ["BLOCK_RESULTS", "RUN_NAME", "Evaluator"]
@@ -144,23 +142,11 @@ class Evaluator:
         **option_values: Unpack[OptionValues],
     ) -> None:
         opts = EvalOptions.build(options, **option_values)
-        self._bounds = flag("bounds", bounds)
         self._block_results = integer("block_results", block_results, minimum=1)
-        parsed = parse_measures(measures)
-        check_measures(parsed, opts.collection_size)
-        if bounds and opts.unjudged != "nonrelevant":
-            raise UsageError(
-                "bounds compare unjudged documents taken as non-relevant and as relevant; "
-                f"it cannot be combined with unjudged={opts.unjudged!r}"
-            )
-        # As evaluate(): the Judged@k of each cutoff are measured beside the measures asked.
-        self._cutoffs, hidden = coverage_measures(parsed)
-        self._measures = [*parsed, *hidden]
-        self._n_numeric = sum(not m.definition.is_text for m in parsed)
-        needs = ranking_needs(self._measures)
-        if bounds:
-            needs = replace(needs, nonrelevant_alike=False)
-        self._needs = needs
+        self._max_results = max_results()  # read from the environment once, not per add
+        # evaluate()'s own checks and measures (the Judged@k beside the ones asked), and at
+        # the end its own averaging: the two cannot drift apart.
+        self._plan = plan_evaluation(measures, opts, bounds=bounds)
         self._options = opts
         self._name = RUN_NAME
         table = load_judgments(qrels, opts)
@@ -168,7 +154,7 @@ class Evaluator:
         self._qrels = restrict_queries(table, opts.queries, opts.exclude_queries)
         self._qrels_name = table.source.path
         self._judged = [q for q in table.judged_queries() if opts.wants(q)]
-        self._sink = self._new_sink()
+        self._sink = self._plan.new_sink()
         self._passes: list[PipelineRun] = []
         self._added: set[str] = set()
         self._scored: bool | None = None
@@ -227,14 +213,23 @@ class Evaluator:
             )
         ids = list(ranked_ids)
         n = len(ids)
-        if n > max_results():
+        if n > self._max_results:
             raise InputFormatError(
-                f"query {query_id!r} has {n:,} results, more than the {max_results():,} one "
+                f"query {query_id!r} has {n:,} results, more than the {self._max_results:,} one "
                 "query may have (PRFEVAL_MAX_QUERY_RESULTS raises the limit)",
                 path=self._name,
             )
-        if set(map(type, ids)) - {str} or "" in ids:  # one pass in C, not a loop per id
+        # Every id a non-empty str, the common case, told in C: join refuses anything else,
+        # and the set that finds repeats finds "" too.
+        try:
+            "".join(ids)
+            distinct = set(ids)
+            plain = "" not in distinct
+        except TypeError:
+            plain = False
+        if not plain:
             ids = self._checked_ids(query_id, ids)
+            distinct = set(ids)
         values = None if scores is None else self._checked_scores(query_id, ids, scores)
         scored = values is not None
         if self._scored is not None and scored != self._scored:
@@ -264,7 +259,7 @@ class Evaluator:
         self._pending_rows += n
         # Under duplicates="error" a repeat is the pipeline's to find: measure at once, so
         # that the add of the ranking that repeats a document is the call that fails.
-        repeated = len(set(ids)) < n
+        repeated = len(distinct) < n
         self._pending_repeats |= repeated
         repeats = repeated and self._options.duplicates == "error"
         if repeats or self._pending_rows >= self._block_results:
@@ -337,10 +332,6 @@ class Evaluator:
     # ----------------------------------------------------------------------------------------
     # Measuring
 
-    def _new_sink(self) -> MeasureSink:
-        upper = self._options.assumed_grade if self._bounds else None
-        return MeasureSink(self._measures, self._options, upper_grade=upper)
-
     def _run(
         self,
         query_ids: list[str],
@@ -375,7 +366,7 @@ class Evaluator:
     def _measure(self, block: Block, sink: MeasureSink | None = None) -> PipelineRun:
         """One block through the pipeline: into ``sink`` (by default a throwaway one)."""
         source = _OneBlock(block, self._qrels_name, self._name, empty=False)
-        _, done = drain(source, self._options, self._needs, sink or self._new_sink())
+        _, done = drain(source, self._options, self._plan.needs, sink or self._plan.new_sink())
         return done
 
     def _pending_block(self) -> Block:
@@ -409,7 +400,7 @@ class Evaluator:
         opts = self._options
         # The judged queries never added: one block with an empty run, as a streamed run
         # ends, measured into a copy of the sink (more questions may come after this).
-        sink = self._new_sink()
+        sink = self._plan.new_sink()
         sink.parts.extend(self._sink.parts)
         sink.upper_parts.extend(self._sink.upper_parts)
         missing = [q for q in self._judged if q not in self._added]
@@ -417,7 +408,7 @@ class Evaluator:
         empty_run = self._run([], [], [], None if self._scored is False else np.zeros(0), 0)
         source = _OneBlock(Block(qrels, empty_run), self._qrels_name, self._name,
                            empty=self._rows == 0)  # fmt: skip
-        _, last = drain(source, opts, self._needs, sink)
+        _, last = drain(source, opts, self._plan.needs, sink)
         passes = [*self._passes, last]
         accounting = (
             passes[0].accounting
@@ -439,30 +430,7 @@ class Evaluator:
             False,
             "file" if self._scored is False else "score",
         )
-        return self._summarised(sink, done)
-
-    def _summarised(self, sink: MeasureSink, done: PipelineRun) -> Evaluation:
-        """Averages, coverage and bounds, as :func:`prfeval.evaluate` makes them."""
-        opts = self._options
-        asked = list(range(self._n_numeric))
-        measured = sink.result()
-        settings = done.settings(opts)
-        upper = None
-        if self._bounds:
-            upper_settings = {
-                **settings, "unjudged": "relevant", "unjudged_grade": opts.assumed_grade
-            }
-            up = sink.upper()
-            upper = summarise(up.only(asked), up.accounted(
-                missing_from_run=done.accounting.missing_from_run,
-                not_in_qrels=done.accounting.not_in_qrels,
-                complete=opts.complete,
-            ), upper_settings)  # fmt: skip
-        return replace(
-            summarise(measured.only(asked), done.accounting, settings),
-            coverage=coverage_of(measured, self._cutoffs, self._n_numeric),
-            upper=upper,
-        )
+        return self._plan.evaluation(sink, done)
 
 
 def _strings(values: list[str]) -> Any:
