@@ -9,6 +9,7 @@ or chooses exit codes: 0 on success, 2 for a user's mistake (one line on stderr,
 
 from __future__ import annotations
 
+import os
 import sys
 
 from prfeval.cli.commands import COMMANDS
@@ -22,6 +23,10 @@ def main(argv: list[str] | None = None) -> None:
 
     ``prfeval trec_eval`` goes straight to trec_eval's own argument parser, without click."""
     prepare_streams()
+    # No command multiplies matrices: OpenBLAS's thread pool, started as numpy is imported,
+    # costs a third of numpy's import on two cores and is never used (a caller who set
+    # the variable keeps theirs).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     args = sys.argv[1:] if argv is None else argv
     with whole_stdout():
         if args[:1] == ["trec_eval"]:
