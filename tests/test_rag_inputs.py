@@ -108,11 +108,12 @@ def trec_qrels(text: str) -> dict[str, dict[str, int]]:
     return qrels
 
 
-def pytrec(qrels_text: str, run: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+def pytrec(qrels_text: str, run: dict[str, dict[str, float]],
+           measures: dict[str, str] = MEASURES) -> dict[str, dict[str, float]]:  # fmt: skip
     """pytrec_eval's values, by query and prfeval label."""
-    values = pytrec_eval.RelevanceEvaluator(trec_qrels(qrels_text), set(MEASURES.values()))
+    values = pytrec_eval.RelevanceEvaluator(trec_qrels(qrels_text), set(measures.values()))
     return {
-        q: {label: got[name] for label, name in MEASURES.items()}
+        q: {label: got[name] for label, name in measures.items()}
         for q, got in values.evaluate(run).items()
     }
 
@@ -489,6 +490,78 @@ def test_the_demos_rag_files_are_its_run_and_judgments(cranfield_demo) -> None:
         for q, values in expected.items():
             for label, value in values.items():
                 assert result.per_query[q][label] == pytest.approx(value, abs=1e-12), (q, label)
+
+
+def _top(run_trec: str, depth: int) -> dict[str, dict[str, float]]:
+    """A TREC run's lines of rank <= depth, parsed with str.split."""
+    run: dict[str, dict[str, float]] = {}
+    for line in run_trec.splitlines():
+        q, _, d, rank, score, _ = line.split()
+        if int(rank) <= depth:
+            run.setdefault(q, {})[d] = float(score)
+    return run
+
+
+def test_the_demos_beir_and_ms_marco_files_are_its_run_and_judgments(cranfield_demo) -> None:
+    """BEIR's qrels TSV and results JSON and MS MARCO's run and qrels, as the demo writes
+    them, rewritten here as TREC text: prfeval on the files gives pytrec_eval's values on the
+    rewrite. The rewrites are ``run.trec``'s top 100 and ``qrels.trec``'s judgments (MS
+    MARCO's: the relevant ones, at 1), so R@100 and RR@10, and on BEIR's graded judgments
+    nDCG@10, are the whole run's, as the README says (RR@10: pytrec_eval's recip_rank of the
+    run cut at 10; MS MARCO's binary judgments give another nDCG@10, which it does not ask)."""
+    out = cranfield_demo.out
+    qrels_text = (out / "qrels.trec").read_text()
+    run_text = (out / "run.trec").read_text()
+    # BEIR: a header, then query-id, corpus-id, score (the grade); results {qid: {docid: score}}.
+    header, *rows = (out / "beir-qrels.tsv").read_text().splitlines()
+    assert header.split("\t") == ["query-id", "corpus-id", "score"]
+    beir_qrels = "".join(f"{q} 0 {d} {g}\n" for q, d, g in (r.split("\t") for r in rows))
+    results = json.loads((out / "beir-results.json").read_text())
+    beir_run = "".join(f"{q} Q0 {d} {i} {score!r} beir\n" for q, docs in results.items()
+                       for i, (d, score) in enumerate(docs.items(), 1))  # fmt: skip
+    # MS MARCO: qid, docid, rank (rank 1 first), written with scores 1000 - rank; the qrels
+    # are TREC's four columns already, tab separated.
+    fields = [r.split("\t") for r in (out / "msmarco-run.tsv").read_text().splitlines()]
+    assert all(len(f) == 3 for f in fields)
+    ms_run = "".join(f"{q} Q0 {d} {r} {1000 - int(r)} msmarco\n" for q, d, r in fields)
+    judged = [r.split("\t") for r in (out / "msmarco-qrels.tsv").read_text().splitlines()]
+    assert all(len(f) == 4 and f[1] == "0" for f in judged)
+    ms_qrels = "".join(f"{q} 0 {d} {g}\n" for q, _, d, g in judged)
+
+    # The same data as the demo's TREC files: every judgment, and run.trec's top 100 in order.
+    assert trec_qrels(beir_qrels) == trec_qrels(qrels_text)
+    assert trec_qrels(ms_qrels) == {
+        q: {d: 1 for d, g in docs.items() if g >= 1} for q, docs in trec_qrels(qrels_text).items()
+    }
+    top100 = _top(run_text, 100)
+    assert trec_run(beir_run) == top100
+    ranked = {q: sorted(docs, key=docs.__getitem__, reverse=True) for q, docs in top100.items()}
+    assert {q: [d for d, _ in sorted(docs.items(), key=lambda kv: -kv[1])]
+            for q, docs in trec_run(ms_run).items()} == ranked  # fmt: skip
+
+    measures = {**MEASURES, "R@100": "recall_100"}
+    asked = " ".join(measures)
+    layouts = {  # each file pair, its TREC rewrite, and what it shares with the whole run
+        "BEIR": (out / "beir-qrels.tsv", out / "beir-results.json", beir_qrels, beir_run,
+                 ("nDCG@10", "R@100", "RR@10")),
+        "MS MARCO": (out / "msmarco-qrels.tsv", out / "msmarco-run.tsv", ms_qrels, ms_run,
+                     ("R@100", "RR@10")),
+    }  # fmt: skip
+    whole = pytrec(qrels_text, trec_run(run_text), {"nDCG@10": "ndcg_cut_10",
+                                                    "R@100": "recall_100"})  # fmt: skip
+    cut10 = pytrec(qrels_text, _top(run_text, 10), {"RR@10": "recip_rank"})
+    for name, (qrels, run, qrels_rewrite, run_rewrite, shared) in layouts.items():
+        result = evaluate(qrels, run, f"{asked} RR@10")
+        expected = pytrec(qrels_rewrite, trec_run(run_rewrite), measures)
+        assert set(result.per_query) == set(expected) == set(whole), name
+        assert len(expected) == 225
+        for q, values in expected.items():
+            got = result.per_query[q]
+            for label, value in values.items():
+                assert got[label] == pytest.approx(value, abs=1e-12), (name, q, label)
+            for label in shared:
+                value = {**whole[q], **cut10[q]}[label]
+                assert got[label] == pytest.approx(value, abs=1e-12), (name, q, label)
 
 
 # --- Bad input: one line naming the file, the line and the field -------------------------

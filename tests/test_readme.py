@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import json
 import math
 import re
 import shlex
@@ -22,6 +23,7 @@ import signal
 import subprocess
 import sys
 import tomllib
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -406,6 +408,23 @@ def test_every_shell_block_was_read() -> None:
     assert [w[0] for w in SETUP_LINES] == ["make", "make", "source"]
 
 
+def test_your_data_as_it_comes_gives_the_quick_starts_numbers() -> None:
+    """The section's samples are all the demo's one run, as its prose says: a measure shown
+    twice (in the quick start or the section) has the same values each time. That each sample
+    is what its command prints is test_shell_line's to show."""
+    title = "Your data as it comes"
+    samples = [ln for ln in SHELL_LINES if ln.section == title and ln.output is not None]
+    assert [ln.argv[0] for ln in samples] == ["evaluate"] * 4
+    seen = dict(README_TABLE)
+    for line in samples:
+        shown = table_values(line.output or "")
+        assert shown, line.text
+        for measure, values in shown.items():
+            assert seen.setdefault(measure, values) == values, (line.text, measure)
+    assert ("the values are the quick start's (nDCG@10, R@100) and the column map's above "
+            "(RR@10)") in prose(section(title))  # fmt: skip
+
+
 # --- The Python block ---------------------------------------------------------------------
 
 PYTHON_BLOCK = next(b.text for b in BLOCKS if b.lang == "python")
@@ -444,7 +463,7 @@ def test_python_block(in_demo_folder, capsys) -> None:
                 checked += 1
         else:
             exec(compile(ast.Module([node], []), "README.md", "exec"), namespace)
-    assert checked == 2  # recall_at_k's 0.333..., and AP and ROC AUC's 0.833..., 0.75
+    assert checked == 3  # recall_at_k's 0.333..., the sets' 0.75s, AP and ROC AUC's
     printed = capsys.readouterr().out
 
     # The evaluation: the quick start's table, from Python.
@@ -484,6 +503,44 @@ def test_python_block(in_demo_folder, capsys) -> None:
     ap, auc = values["s.average_precision, s.roc_auc"]  # type: ignore[misc]
     assert ap == pytest.approx(metrics.average_precision_score(labels, scores))
     assert auc == pytest.approx(metrics.roc_auc_score(labels, scores))
+    _check_sets_as_gold(source, namespace)
+
+
+#: The measures of the README's sets example, as pytrec_eval names them.
+PYTREC_NAMES = {"R@2": "recall_2", "RR": "recip_rank", "P@2": "P_2"}
+
+
+def _check_sets_as_gold(source: str, namespace: dict[str, object]) -> None:
+    """Gold as a set and as a list, runs as ranked lists: pytrec_eval's values on the same
+    data written here as TREC text (a ranked list of n as scores n, n - 1, ..., 1)."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    assigned = {
+        n.targets[0].id: n.value for n in ast.parse(source).body
+        if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name)
+    }  # fmt: skip
+    gold = ast.literal_eval(assigned["gold"])
+    assert {type(docs) for docs in gold.values()} == {set, list}  # both shapes are shown
+    call = assigned["g"]
+    assert isinstance(call, ast.Call) and ast.unparse(call.func) == "prfeval.evaluate"
+    assert ast.unparse(call.args[0]) == "gold"
+    ranked, measures = (ast.literal_eval(a) for a in call.args[1:3])
+    qrels_text = "".join(f"{q} 0 {d} 1\n" for q, docs in gold.items() for d in sorted(docs))
+    run_text = "".join(f"{q} Q0 {d} {i} {len(docs) - i + 1} r\n"
+                       for q, docs in ranked.items() for i, d in enumerate(docs, 1))  # fmt: skip
+    qrels: dict[str, dict[str, int]] = {}
+    for q, _, d, grade in map(str.split, qrels_text.splitlines()):
+        qrels.setdefault(q, {})[d] = int(grade)
+    run: dict[str, dict[str, float]] = {}
+    for q, _, d, _, score, _ in map(str.split, run_text.splitlines()):
+        run.setdefault(q, {})[d] = float(score)
+    names = {m: PYTREC_NAMES[m] for m in measures.split()}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, set(names.values())).evaluate(run)
+    g = namespace["g"]
+    for label, name in names.items():
+        for q, got in theirs.items():
+            assert g.per_query[q][label] == pytest.approx(got[name], abs=1e-12), (q, label)  # type: ignore[attr-defined]
+        mean = sum(got[name] for got in theirs.values()) / len(theirs)
+        assert g.macro[label] == pytest.approx(mean, abs=1e-12), label  # type: ignore[attr-defined]
 
 
 def test_the_other_python_the_readme_shows(in_demo_folder) -> None:
@@ -536,6 +593,8 @@ SECTIONS = {
     "Conventions (each one is tested)": "evaluate",
     "When judgments are incomplete": "evaluate",
     "A report to share": "report",
+    "In CI": "gate",
+    "One question at a time": "run-retriever",
     "Large runs": "evaluate",
     "On Apache Spark": "evaluate",
 }
@@ -545,12 +604,14 @@ def _claims() -> list[tuple[str, str, list[str]]]:
     """(command, option, values) for every option the README names."""
     claims = []
     for template, what in table_rows("Commands"):
-        (command,) = re.findall(r"`prfeval (\w+)", template)
+        (command,) = re.findall(r"`prfeval ([\w-]+)", template)
         for span in code_spans(template + " " + what):
             claims += [(command, o, v) for o, v in _named_options(span)]
     for title, default in SECTIONS.items():
-        for span in code_spans(section(title)):
-            named = re.match(r"prfeval (\w+)", span)
+        # The inline code of the prose (a fenced block's lines are other programs' too).
+        text = re.sub(r"^```.*?^```[ \t]*$", "", section(title), flags=re.S | re.M)
+        for span in code_spans(text):
+            named = re.match(r"prfeval ([\w-]+)", span)
             command = named.group(1) if named else default
             claims += [(command, o, v) for o, v in _named_options(span)]
     return claims
@@ -560,7 +621,7 @@ def test_every_command_and_option_the_readme_names_exists(capsys) -> None:
     helps: dict[str, dict[str, set[str] | None]] = {}
     claims = _claims()
     commands = {c for c, *_ in claims} | {
-        re.findall(r"`prfeval (\w+)", row[0])[0] for row in table_rows("Commands")
+        re.findall(r"`prfeval ([\w-]+)", row[0])[0] for row in table_rows("Commands")
     }
     for command in sorted(commands):
         code, out, err = run_cli(capsys, command, "--help")
@@ -576,6 +637,15 @@ def test_every_command_and_option_the_readme_names_exists(capsys) -> None:
             assert not missing, f"prfeval {command} {option} has no choice {missing}"
 
 
+#: The bundled leakage example (the README's "Eval questions kept aside stay aside").
+LEAKAGE = ROOT / "src" / "prfeval" / "data" / "leakage"
+#: The measures the gate row is run with: P@k and R@k, which the test counts by hand.
+GATED = "P@10 R@100"
+#: The queries the run-retriever row asks, MS MARCO's ``qid<TAB>text``: no word twice in one
+#: query, since the retriever (``str.split``) returns the words as ids and a repeat is refused.
+RETRIEVER_QUERIES = "1\tboundary layer flow\n2\theat transfer at hypersonic speeds\n"
+
+
 def _table_argv(template: str, folder: Path) -> list[str]:
     """A Commands-table synopsis with its placeholders filled in on the demo's files."""
     words = shlex.split(re.sub(r"\[[^\[\]]*\]", "", re.sub(r"\[[^\[\]]*\]", "", template)))
@@ -584,23 +654,81 @@ def _table_argv(template: str, folder: Path) -> list[str]:
         "RUN...": ["prfeval-demo/run.trec"], "RUN_A": ["prfeval-demo/run.trec"],
         "RUN_B...": ["prfeval-demo/run2.trec"], "Q": ["2"], "FILE": ["labels.csv"],
         "N": ["1"], "DIR": ["split"],
+        # gate: run2.trec, BM25 at k1 = 0.9, b = 0.4, is the baseline run.trec beats on both
+        # measures (counted by hand in the check below), so the gate passes and exits 0.
+        "BASELINE": ["prfeval-demo/run2.trec"], "CANDIDATE": ["prfeval-demo/run.trec"],
+        "MEASURES": [GATED],
+        "CORPUS": [str(LEAKAGE / "corpus.jsonl")], "ITEMS": [str(LEAKAGE / "questions.jsonl")],
+        "MODULE:ATTR": ["builtins:str.split"],
     }  # fmt: skip
+    # run-retriever reads queries (FILE) and writes a run (RUN): never onto the demo's run.
+    fill |= {"run-retriever": {"FILE": ["queries.tsv"], "RUN": ["retrieved.trec"]}}.get(
+        words[1], {}
+    )
     argv: list[str] = []
     for i, word in enumerate(words[1:], 1):
         if word == "COL":
             argv.append(words[i - 1].removeprefix("--"))  # --true COL -> the column "true"
-        elif re.fullmatch(r"[A-Z_]+(\.\.\.)?", word):
-            assert word in fill, f"a placeholder this test does not know: {word}"
+        elif word in fill:
             argv += fill[word]
+        elif re.fullmatch(r"[A-Z_:]+(\.\.\.)?", word):
+            pytest.fail(f"a placeholder this test does not know: {word}")
         else:
             argv.append(word)
     return argv
 
 
+def _hand_p_r(folder: Path, run_name: str, ks: tuple[int, int]) -> tuple[float, float]:
+    """Macro P@k1 and R@k2 of a demo run, counted by hand from the TREC text (relevant:
+    grade >= 1; the run's rank column, which write_run makes the evaluated order)."""
+    relevant: dict[str, set[str]] = {}
+    for q, _, d, grade in map(str.split, (folder / "prfeval-demo/qrels.trec").read_text()
+                              .splitlines()):  # fmt: skip
+        relevant.setdefault(q, set())
+        if int(grade) >= 1:
+            relevant[q].add(d)
+    depth = max(ks)
+    top: dict[str, list[tuple[int, str]]] = {}
+    for q, _, d, rank, _, _ in map(str.split, (folder / run_name).read_text().splitlines()):
+        if int(rank) <= depth:
+            top.setdefault(q, []).append((int(rank), d))
+    queries = sorted(set(top) & set(relevant))
+    hits = {q: [d in relevant[q] for _, d in sorted(top[q])] for q in queries}
+    p = sum(sum(hits[q][: ks[0]]) / ks[0] for q in queries) / len(queries)
+    r = sum(sum(hits[q][: ks[1]]) / len(relevant[q]) if relevant[q] else 0.0
+            for q in queries) / len(queries)  # fmt: skip
+    return p, r
+
+
+def _brute_leaks(corpus: Path, items: Path, field: str, threshold: float) -> dict[str, tuple]:
+    """Item id -> (document, shared 3-grams, the item's 3-grams) for every leaking item, from
+    the definition: words are runs of letters and digits after NFKC and lowercasing, and
+    containment(q, d) = |G(q) & G(d)| / |G(q)| over every document, the best one kept."""
+
+    def grams(text: str) -> set[tuple[str, ...]]:
+        words = re.findall(r"[^\W_]+", unicodedata.normalize("NFKC", text).lower())
+        return {tuple(words[i : i + 3]) for i in range(len(words) - 2)}
+
+    def records(path: Path) -> list[dict]:
+        return [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines()]
+
+    docs = {r["_id"]: grams(r["text"]) for r in records(corpus)}
+    leaks = {}
+    for item in records(items):
+        g = grams(item[field])
+        if not g:  # fewer than 3 words: counted, not checked
+            continue
+        shared, doc = max((len(g & dg), d) for d, dg in docs.items())
+        if shared / len(g) >= threshold:
+            leaks[item["_id"]] = (doc, shared, len(g))
+    return leaks
+
+
 TABLE = [row for row in table_rows("Commands") if not row[0].startswith("`prfeval demo")]
 
 
-@pytest.mark.parametrize("row", TABLE, ids=[re.findall(r"prfeval (\w+)", r[0])[0] for r in TABLE])
+@pytest.mark.parametrize("row", TABLE, ids=[re.findall(r"prfeval ([\w-]+)", r[0])[0]
+                                            for r in TABLE])  # fmt: skip
 def test_commands_table_runs_on_the_demo_data(row: list[str], in_demo_folder, capsys) -> None:
     """Each command of the table, as its synopsis shows it (``prfeval demo``: the fixture)."""
     folder = in_demo_folder.folder
@@ -615,6 +743,19 @@ def test_commands_table_runs_on_the_demo_data(row: list[str], in_demo_folder, ca
         (folder / "labels.csv").write_text(
             "true,pred\n" + "".join(f"{t},{p}\n" for t, p in zip(y_true, y_pred, strict=True))
         )
+    if name == "run-retriever":
+        (folder / argv[argv.index("--queries") + 1]).write_text(RETRIEVER_QUERIES)
+    if name == "leakage":
+        # The bundled example leaks, and by default (--max-leaks 0) that is exit 1, as the
+        # README's leakage section says; with --max-leaks at the leaks counted by brute
+        # force the same command passes.
+        leaks = _brute_leaks(LEAKAGE / "corpus.jsonl", LEAKAGE / "questions.jsonl", "text", 0.6)
+        assert leaks and "--max-leaks" in row[1] and "(0 by default)" in row[1]
+        code, out, err = run_cli(capsys, *argv)
+        assert code == 1, err
+        assert re.search(rf"{len(leaks)} items? leaks? into the corpus, more than --max-leaks 0",
+                         err), err  # fmt: skip
+        argv += ["--max-leaks", str(len(leaks))]
     code, out, err = run_cli(capsys, *argv)
     assert code == 0, err
     text = prose(out + " " + err)
@@ -650,6 +791,36 @@ def test_commands_table_runs_on_the_demo_data(row: list[str], in_demo_folder, ca
         assert not re.search(r"""<(script|img|link|iframe)[^>]*(src|href)=["']?(https?:)?//""",
                              page, re.I)  # fmt: skip
         assert (in_demo_folder.out / "report.html").stat().st_size > 0  # and the demo's own
+    elif name == "gate":
+        # The gate's means are the hand counts of both runs; every measure rose, so it passed.
+        ks = tuple(int(m.split("@")[1]) for m in GATED.split())
+        assert [m.split("@")[0] for m in GATED.split()] == ["P", "R"]
+        base = _hand_p_r(folder, argv[2], ks)  # type: ignore[arg-type]
+        cand = _hand_p_r(folder, argv[3], ks)  # type: ignore[arg-type]
+        shown = {w[0]: w[1:] for w in map(str.split, out.splitlines()) if w and w[0] in GATED}
+        assert list(shown) == GATED.split()
+        for measure, b, c in zip(GATED.split(), base, cand, strict=True):
+            baseline, candidate, delta, budget, *_, verdict = shown[measure]
+            assert (baseline, candidate) == (f"{b:.4f}", f"{c:.4f}"), measure
+            assert float(delta) == pytest.approx(c - b, abs=1e-4) and c > b, measure
+            assert (budget, verdict) == ("0", "pass"), measure  # the default budget: 0
+        assert out.startswith("prfeval gate: pass")
+    elif name == "leakage":
+        rows = re.findall(r"^  (\S+)\s+text\s+(\S+)\s+(\d\.\d{3})\s+(\d+) of (\d+)$", out, re.M)
+        assert {i: (d, int(s), int(n)) for i, d, _, s, n in rows} == leaks
+        for i, _, c, s, n in rows:
+            assert c == f"{int(s) / int(n):.3f}", i
+    elif name == "run-retriever":
+        # str.split answers each query with its words, best first, and no scores: rank 1 to
+        # k, score k - rank + 1, the tag the attribute's name.
+        k = int(re.search(r"`--k (\d+)`", row[1]).group(1))
+        tag = argv[argv.index("--retriever") + 1].rpartition(".")[2]
+        expected = "".join(
+            f"{qid} Q0 {word} {rank} {k - rank + 1} {tag}\n"
+            for qid, text in (ln.split("\t") for ln in RETRIEVER_QUERIES.splitlines())
+            for rank, word in enumerate(text.split(), 1)
+        )
+        assert (folder / argv[argv.index("-o") + 1]).read_text() == expected
     elif name == "split":
         out_dir = folder / argv[argv.index("--out") + 1]
         held = len((out_dir / "heldout.queries").read_text().split())

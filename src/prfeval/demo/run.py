@@ -9,7 +9,9 @@ of the written files:
 2. write ``run.trec`` and ``qrels.trec``, and ``run2.trec``, BM25 with k1 = 0.9 and b = 0.4,
    a second run to compare the first with; and the run and judgments as a RAG pipeline
    writes them (``rag.jsonl``: each question's top 10 passages as a list, ``gold.jsonl``:
-   its relevant passages as a list), for the README's "Your data as it comes";
+   its relevant passages as a list), and in the layouts BEIR and MS MARCO ship (each
+   question's top 100: ``beir-qrels.tsv``, ``beir-results.json``; ``msmarco-run.tsv``,
+   ``msmarco-qrels.tsv``), for the README's "Your data as it comes";
 3. read them back and evaluate the whole run (the default measures, macro and micro), writing
    ``evaluation.json``, and compute the curves at every cutoff;
 4. draw the figures: query 2's trade-off, the macro-average trade-off and the F1 /
@@ -21,7 +23,7 @@ Needs the ``demo`` extra (bm25s, PyStemmer, matplotlib).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,8 @@ COLLECTION_SIZE = 1400
 SECOND_RUN = {"k1": 0.9, "b": 0.4}
 #: The passages per question of ``rag.jsonl``, the run as a RAG pipeline writes it.
 RAG_DEPTH = 10
+#: The results per question of the BEIR and MS MARCO files: enough for R@100 and nDCG@10.
+CUT_DEPTH = 100
 
 
 @dataclass(frozen=True)
@@ -104,7 +108,9 @@ def _row(c: Curves, query_id: str, k: int) -> QueryRow:
 def demo_files(query_id: str = "2", *, plots: bool = True) -> dict[str, str]:
     """The names :func:`run_demo` writes into its folder, by role."""
     names = {"run": "run.trec", "qrels": "qrels.trec", "run2": "run2.trec",
-             "evaluation": "evaluation.json", "rag": "rag.jsonl", "gold": "gold.jsonl"}
+             "evaluation": "evaluation.json", "rag": "rag.jsonl", "gold": "gold.jsonl",
+             "beir_qrels": "beir-qrels.tsv", "beir_results": "beir-results.json",
+             "msmarco_run": "msmarco-run.tsv", "msmarco_qrels": "msmarco-qrels.tsv"}
     if plots:
         names |= {"query_tradeoff": f"query{query_id}_tradeoff.png",
                   "macro_tradeoff": "macro_tradeoff.png", "f1_contours": "f1_contours.png",
@@ -127,7 +133,8 @@ def run_demo(
     ----------
     out_dir
         Where ``run.trec``, ``qrels.trec``, ``run2.trec``, ``evaluation.json``,
-        ``rag.jsonl``, ``gold.jsonl`` and the plots go (created).
+        ``rag.jsonl``, ``gold.jsonl``, the BEIR and MS MARCO files (:func:`demo_files`) and
+        the plots go (created).
     query_id
         The query of the trade-off table.
     plots
@@ -142,15 +149,15 @@ def run_demo(
         More names the caller will write into the folder afterwards (the report), checked
         and recorded with the demo's own.
     """
-    from prfeval.demo.bm25 import rank_bm25, write_run
+    from prfeval.demo.bm25 import rank_bm25, run_scores, write_run
     from prfeval.demo.datasets import load_cranfield
     from prfeval.demo.datasets.cranfield import write_qrels
 
     say = step or (lambda _: None)
     names = demo_files(query_id, plots=plots)
     out = claim(out_dir, [*names.values(), *also], force=force)
-    files = {role: out / name for role, name in names.items() if role in
-             ("run", "qrels", "run2", "evaluation", "rag", "gold")}
+    # The data files (the figures are added once drawn).
+    files = {role: out / name for role, name in demo_files(query_id, plots=False).items()}
 
     say("loading Cranfield (1,400 documents, 225 queries)")
     cranfield = load_cranfield()
@@ -159,6 +166,11 @@ def run_demo(
     write_run(files["run"], ranking)
     write_qrels(files["qrels"], cranfield.qrels)
     _write_rag(files["rag"], files["gold"], ranking, cranfield)
+    # The scores written to run.trec (strictly decreasing), so BEIR's results rank as it does.
+    top = {qid: list(zip([d for d, _ in docs], run_scores([s for _, s in docs]).tolist(),
+                         strict=True))[:CUT_DEPTH] for qid, docs in ranking.items()}  # fmt: skip
+    _write_beir(files["beir_qrels"], files["beir_results"], top, cranfield.qrels)
+    _write_msmarco(files["msmarco_run"], files["msmarco_qrels"], top, cranfield.qrels)
     # A second run to compare with (`prfeval compare`): BM25 with weaker length normalisation.
     write_run(files["run2"], rank_bm25(cranfield.documents, cranfield.queries,
                                        k1=SECOND_RUN["k1"], b=SECOND_RUN["b"]),
@@ -205,6 +217,32 @@ def _write_rag(rag: Path, gold: Path, ranking: Any, cranfield: Any) -> None:
     write_atomic(gold, "".join(
         json.dumps({"qid": qid, "docid": [d for d, g in judged.items() if g >= 1]}) + "\n"
         for qid, judged in cranfield.qrels.items()
+    ))  # fmt: skip
+
+
+def _write_beir(qrels: Path, results: Path, top: dict[str, list[tuple[str, float]]],
+                judged: Mapping[str, Mapping[str, int]]) -> None:  # fmt: skip
+    """The judgments and run as BEIR ships and writes them (Thakur et al. 2021): its
+    ``qrels/test.tsv`` (a header, ``query-id<TAB>corpus-id<TAB>score``, the score the grade,
+    every judgment) and its results, one JSON object ``{qid: {docid: score}}``."""
+    write_atomic(qrels, "query-id\tcorpus-id\tscore\n" + "".join(
+        f"{qid}\t{doc}\t{grade}\n" for qid, docs in judged.items() for doc, grade in docs.items()
+    ))  # fmt: skip
+    write_atomic(results, json.dumps({qid: dict(docs) for qid, docs in top.items()}) + "\n")
+
+
+def _write_msmarco(run: Path, qrels: Path, top: dict[str, list[tuple[str, float]]],
+                   judged: Mapping[str, Mapping[str, int]]) -> None:  # fmt: skip
+    """The run and judgments as MS MARCO ships them: a run ``qid<TAB>docid<TAB>rank``
+    (rank 1 first, no scores, no header) and qrels ``qid<TAB>0<TAB>docid<TAB>1`` listing the
+    relevant passages only (grade >= 1), as MS MARCO's binary qrels do."""
+    write_atomic(run, "".join(
+        f"{qid}\t{doc}\t{rank}\n" for qid, docs in top.items()
+        for rank, (doc, _) in enumerate(docs, start=1)
+    ))  # fmt: skip
+    write_atomic(qrels, "".join(
+        f"{qid}\t0\t{doc}\t1\n" for qid, docs in judged.items()
+        for doc, grade in docs.items() if grade >= 1
     ))  # fmt: skip
 
 
