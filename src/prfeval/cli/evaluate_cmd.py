@@ -128,10 +128,10 @@ def _on_spark(
         raise UsageError("--stream/--no-stream is for the local engine; Spark reads in splits")
     if "-" in (qrels, run):
         raise UsageError("--engine spark reads files Spark can open, not stdin (-)")
-    if options.qrels_columns or options.run_columns:
-        raise UsageError("--qrels-columns and --run-columns are for the local engine; Spark "
-                         "finds the columns by their names (query_id, doc_id, ...)")
     from prfeval.spark.engine import evaluate as evaluate_on_spark
+    from prfeval.spark.engine import refuse_column_maps
+
+    refuse_column_maps(options)  # before a JVM starts
     from prfeval.spark.session import check_inputs, cli_session
 
     check_inputs(master, qrels, run)  # a missing file is named before a JVM starts

@@ -58,7 +58,7 @@ from prfeval.spark.session import default_filesystem, no_pandas_warning, require
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["SparkEvaluation", "averages", "evaluate"]
+__all__ = ["SparkEvaluation", "averages", "evaluate", "refuse_column_maps"]
 
 
 @contextmanager
@@ -333,6 +333,16 @@ def _check_order(order: str, ranking: Ranking) -> None:
         raise UsageError(f"{ranking.name}: has no rank column to order by")
 
 
+def refuse_column_maps(options: EvalOptions) -> None:
+    """Refuse column maps, which the Spark engine's readers do not take (they find the
+    columns by their names): ignored, they would measure other columns without a word."""
+    if options.qrels_columns or options.run_columns:
+        raise UsageError(
+            "qrels_columns and run_columns (--qrels-columns, --run-columns) are for the local "
+            "engine; Spark finds the columns by their names (query_id, doc_id, ...)"
+        )
+
+
 def evaluate(
     qrels: Any,
     run: Any,
@@ -406,6 +416,7 @@ def evaluate(
     """
     require_pyspark()
     opts = EvalOptions.build(options, **option_values)
+    refuse_column_maps(opts)
     parsed = parse_measures(measures)
     check_measures(parsed, opts.collection_size)
     text = [str(m) for m in parsed if m.definition.is_text]
