@@ -181,3 +181,123 @@ def test_import_prfeval_loads_no_numpy_and_is_quick():
     assert all(heavy == "" for heavy, *_ in runs), runs
     # About 10 ms on a quiet machine; the bound leaves room for a loaded CI runner.
     assert min(float(took) for _, took, *_ in runs) < 0.1
+
+
+# --- trec_eval's facts live in each measure's declaration (issue 25, item 3) -------------------
+
+#: The modules that print and drive trec_eval: they read what is particular to a measure (its
+#: place in trec_eval's table, its sets, how its rows are printed) from the registry.
+TREC_EVAL_MODULES = ("prfeval.report.trec_eval", "prfeval.cli.trec_eval_cmd")
+#: trec_eval's option letters (its getopt string "hvqm:cl:nD:JN:M:R:T:oZ:", and V for
+#: --trec-eval-version), which the command compares options with: R is also recall's name.
+OPTION_LETTERS = frozenset("hvqmclnDJNMRTZoV")
+
+
+def measure_names() -> set[str]:
+    """Every name of a measure: the registry's (canonical, aliases, trec_eval's as typed and
+    as printed) and those of trec_eval's table that prfeval does not compute."""
+    from prfeval.measures import TREC_REGISTRY as r
+
+    return {*r.names(), *r.trec_table, *r.trec_unsupported, *r.trec_unsupported_sets}
+
+
+def measure_name_literals(source: str, names: set[str]) -> list[str]:
+    """The string constants of ``source`` (docstrings and other bare strings left out) that
+    are a measure's name, or one with parameters or a cutoff (``NumRel(rel=0)``, ``P.10``)."""
+    tree = ast.parse(source)
+    bare = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            continue
+        if id(node) in bare or node.value in OPTION_LETTERS:
+            continue
+        head = node.value.split("(")[0].split("@")[0].split(".")[0]
+        if node.value in names or (head != node.value and head in names):
+            found.append(f"line {node.lineno}: {node.value!r}")
+    return found
+
+
+@pytest.mark.parametrize("name", TREC_EVAL_MODULES)
+def test_trec_eval_output_names_no_measure(name):
+    """No measure is special-cased by name, nor listed, where trec_eval's rows are made."""
+    found = measure_name_literals(MODULES[name].read_text(), measure_names())
+    assert not found, found
+
+
+def test_the_name_check_finds_names():
+    """The check above can fail: a table of names, a comparison with a canonical name and a
+    hidden measure written out are each found (the forms the code had before issue 25)."""
+    source = (
+        '"""Docstrings may name map and NumQ."""\n'
+        'TABLE_ORDER = ("runid", "num_q", "map")\n'
+        'if d.name == "NumQ" or opt == "R":\n'
+        '    extra = ["NumRel(rel=0)", "P.10", "prefs_simp", "all_prefs"]\n'
+    )
+    found = measure_name_literals(source, measure_names())
+    assert [f.split(": ", 1)[1] for f in found] == [
+        "'runid'", "'num_q'", "'map'", "'NumQ'", "'NumRel(rel=0)'", "'P.10'", "'prefs_simp'",
+        "'all_prefs'",
+    ]
+
+
+def test_trec_eval_table_is_derived_from_the_declarations():
+    """trec_eval's table is each declaration's place, and is trec_eval's own list of measures
+    (pytrec_eval's, compiled from trec_eval 9.0.8); -m all_trec prints it in that order."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    from prfeval.cli.trec_eval_cmd import measure_entries
+    from prfeval.measures import REGISTRY, TREC_REGISTRY
+
+    placed = sorted(
+        (t.place, t.name) for d in REGISTRY.values() for t in d.trec_names if t.place is not None
+    )
+    assert TREC_REGISTRY.trec_table == tuple(name for _, name in placed)
+    assert set(TREC_REGISTRY.trec_table) == set(pytrec_eval.supported_measures)
+    printed = list(dict.fromkeys(t.name for _, t in measure_entries([("all_trec", None)])))
+    assert printed == list(TREC_REGISTRY.trec_table)
+
+
+def test_measure_functions_write_no_parameter_default():
+    """A parameter's default is declared once, in its Param; the measures' functions read
+    complete parameters (``m.param``), never ``m.get(name, default)``."""
+    from prfeval.measures import PARAMS
+
+    offences = []
+    for name, path in MODULES.items():
+        if not name.startswith("prfeval.measures"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "get"
+                and len(node.args) == 2
+                and isinstance(node.args[0], ast.Constant)
+                and node.args[0].value in PARAMS
+            ):
+                offences.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
+    assert not offences, offences
+
+
+def test_parameters_are_resolved_before_a_function_is_called():
+    """Every measure the registry builds carries each of its parameters, given or by the
+    default its Param declares."""
+    from prfeval.measures import PARAMS, parse_measures
+
+    names = "RBP RBP(p=0.5)@10 ERR@5 IPrecAvg Utility(fp=-2) nDCG@3 G utility.2,-1,0,0"
+    for m in parse_measures(names):
+        d = m.definition
+        given = dict(m.params)
+        want = {
+            key: given.get(key, PARAMS[key].default)
+            for key in d.params
+            if key not in ("rel", "beta", "alpha")
+        }
+        assert dict(m.values) == want, m
+        assert all(m.param(key) == value for key, value in want.items())
+    assert parse_measures("RBP(p=0.5)")[0].param("p") == 0.5
+    assert parse_measures("utility.2,-1,0,0")[0].param("tp") == 2.0

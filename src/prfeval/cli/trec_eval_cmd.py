@@ -43,13 +43,8 @@ from prfeval.core.errors import InputFormatError, OutputError, PrfevalError, Usa
 from prfeval.io.c_numbers import atol
 from prfeval.io.source import check_one_stdin
 from prfeval.io.trec_eval_text import TrecEvalUnreadable, read_trec_eval_inputs
-from prfeval.report.trec_eval import (
-    NICKNAMES,
-    NOT_COMPUTED,
-    TABLE_ORDER,
-    evaluated_queries,
-    trec_eval_blocks,
-)
+from prfeval.measures import TREC_REGISTRY
+from prfeval.report.trec_eval import evaluated_queries, trec_eval_blocks
 from prfeval.retrieval.evaluate import evaluate
 
 if TYPE_CHECKING:
@@ -115,9 +110,8 @@ LONG: dict[str, str] = {
 #: Short options that take a value (trec_eval's getopt string "hvqm:cl:nD:JN:M:R:T:oZ:").
 WITH_VALUE = set("mlDNMRTZV")
 FLAGS = set("hvqcnJo")
-#: The measures whose values trec_eval computes without reading a query's ranking and
-#: judgments together; every other one stops at a repeated document or judgment.
-NOT_JOINED = frozenset({"runid", "num_q"})
+#: trec_eval's default set of measures, when no -m is given.
+DEFAULT_SET = "official"
 
 
 class TrecEvalStop(PrfevalError):
@@ -254,10 +248,12 @@ def check_measure_names(asked: list[tuple[str, str | None]]) -> None:
     """Stop, as trec_eval does while reading its options (status 1), at a name that is
     neither a measure of trec_eval's table nor one of its sets; a measure of its table that
     prfeval does not compute is refused later, as not supported (status 2)."""
-    known = (*TABLE_ORDER, *NOT_COMPUTED, *NICKNAMES, "all_prefs", "prefs", "qrels_jg")
+    r = TREC_REGISTRY
+    offered = (*r.trec_table, *r.trec_sets)
+    known = (*offered, *r.trec_unsupported, *r.trec_unsupported_sets)
     for name, _ in asked:
         if name not in known:
-            close = difflib.get_close_matches(name, [*TABLE_ORDER, *NICKNAMES], n=3, cutoff=0.5)
+            close = difflib.get_close_matches(name, offered, n=3, cutoff=0.5)
             hint = f"; did you mean {' or '.join(close)}?" if close else ""
             raise TrecEvalStop(f"trec_eval: illegal measure '{name}'{hint}\n", 1)
 
@@ -269,26 +265,25 @@ def measure_entries(
 
     Each ``-m`` marks a measure or a set of them (official, set, all_trec); the first ``-m``
     of a measure that gives parameters fixes them, as in trec_eval. No ``-m`` at all is
-    ``official``.
+    ``official``. The order is trec_eval's table, which the registry's entries declare.
     """
-    from prfeval.measures import TREC_REGISTRY
-
+    table, sets = TREC_REGISTRY.trec_table, TREC_REGISTRY.trec_sets
     check_measure_names(asked)
     marked: set[str] = set()
     params: dict[str, str] = {}
-    for name, given in asked or [("official", None)]:
-        if name in NICKNAMES and given is None:
-            marked.update(NICKNAMES[name])
+    for name, given in asked or [(DEFAULT_SET, None)]:
+        if name in sets and given is None:
+            marked.update(sets[name])
             continue
-        if name in ("all_prefs", "prefs", "qrels_jg"):
+        if name in TREC_REGISTRY.trec_unsupported_sets:
             raise UsageError(f"measure set '{name}' (preference judgments) is not supported")
-        if name not in TABLE_ORDER or TREC_REGISTRY.trec_name(name) is None:
+        if name not in table:
             raise UsageError(f"trec_eval's measure '{name}' is not supported")
         marked.add(name)
         if given is not None:
             params.setdefault(name, given)
     entries: list[tuple[Measure, TrecName]] = []
-    for name in TABLE_ORDER:
+    for name in table:
         if name in marked:
             found = TREC_REGISTRY.trec_name(name)
             if found is None:  # a declaration is missing: prfeval's fault, not the user's
@@ -436,13 +431,11 @@ def _evaluate(
     qrels: Any, run: Any, entries: list[tuple[Measure, TrecName]], args: TrecEvalArgs
 ) -> tuple[Evaluation, float | None]:
     """Every query's values, and with ``-c`` the summary's num_rel."""
-    from prfeval.measures import parse_measures
-
     measures = [m for m, _ in entries]
     # Each query's judgments with a grade of 0 or more (see _stop_where_trec_eval_stops), and
     # with -c the summary's num_rel, which trec_eval recounts as the grades above 0 over every
     # judged query, whatever -l says: hidden measures beside the ones asked.
-    extra = parse_measures(["NumRel(rel=0)", *(["NumRel(rel=1)"] if args.complete else [])])
+    extra = [_judged_at(0), *([_judged_at(1)] if args.complete else [])]
     with warnings.catch_warnings():
         # trec_eval writes nothing but its rows: prfeval's notes (reading a run whole
         # because it has text after the sixth field, ...) would only be noise here.
@@ -464,6 +457,13 @@ def _evaluate(
             trec_eval_version=args.version,
         )
     return result, (result.macro[str(extra[1])] if args.complete else None)
+
+
+def _judged_at(grade: int) -> Measure:
+    """The count of judgments with a grade >= ``grade`` per query: the measure whose -c
+    summary trec_eval recounts so (``summary_value="judged_relevant"``, its num_rel)."""
+    d = next(d for t, d in TREC_REGISTRY.trec_entries() if t.summary_value == "judged_relevant")
+    return TREC_REGISTRY.build(d, "", {"rel": grade})
 
 
 def _stop_where_trec_eval_stops(
@@ -489,14 +489,14 @@ def _stop_where_trec_eval_stops(
     no room for the counts of its grades); at a later such query it does not. ``first``
     is that query (an index into ``result.query_ids``).
     """
-    joined = next((t.name for _, t in entries if t.name not in NOT_JOINED), None)
+    joined = next((t.name for _, t in entries if t.joins), None)
     if joined is None:
         return  # runid and num_q alone: trec_eval never joins a ranking with its judgments
     accounting = result.accounting
     stop = None
     if accounting.duplicates or accounting.repeated_judgments:
         stop = _first_repeat(qrels, run, args)
-    graded = result.values[result.labels.index("NumRel(rel=0)")]
+    graded = result.values[result.labels.index(str(_judged_at(0)))]
     if graded[first] == 0 and (stop is None or stop[0] != result.query_ids[first]):
         stop = (result.query_ids[first], "")
     if stop is None:

@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from prfeval.core.ranking import JudgedRanking
 
 __all__ = [
+    "ALL_TREC",
     "Aggregation",
     "Cutoff",
     "Depth",
@@ -52,6 +53,7 @@ __all__ = [
     "Reads",
     "Registry",
     "TrecName",
+    "number_text",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -71,6 +73,14 @@ Aggregation = Literal["mean", "sum", "gmean", "none", "shared"]
 #: (``iprec_at_recall.0.1,0.5``), x = beta squared (``set_F.0.5``), gain pairs
 #: (``ndcg.1=3,2=9``) or a list of numbers bound to named parameters (``utility.2,-1,0,0``).
 TrecParam = Literal["cutoffs", "levels", "beta_squared", "gains", "values"]
+#: trec_eval's named sets of measures besides ``all_trec`` (the whole table).
+TrecSet = Literal["official", "set"]
+#: What trec_eval's summary (``all``) row of a measure holds (see :class:`TrecName`).
+SummaryValue = Literal["average", "queries", "judged_relevant"]
+#: What trec_eval 10.0 prints for a judged query without results (see :class:`TrecName`).
+Placeholder = Literal["measured", "zero"]
+#: trec_eval's name for the set of every measure of its table.
+ALL_TREC = "all_trec"
 
 
 @dataclass(frozen=True)
@@ -117,6 +127,31 @@ class TrecName:
         (``k`` for a cutoff), or a MeasureError naming what is expected.
     per_query, summary
         Whether trec_eval prints a row for each query (``-q``) and the ``all`` row.
+    place
+        Its index in trec_eval 9.0.8's measure table (``te_trec_measures``), which is the
+        order trec_eval prints measures in and what ``all_trec`` holds; ``None`` for a name
+        9.0.8's table does not have (``unj``, trec_eval 10's), which ``prfeval trec_eval``
+        refuses as trec_eval 9.0.8 does.
+    sets
+        trec_eval's other sets of measures (its nicknames) that hold it besides
+        ``all_trec``: ``"official"`` (its default, when no ``-m`` is given) and ``"set"``.
+    summary_value
+        What the ``all`` row holds: ``"average"``, the per-query values added in query
+        order and averaged as the measure's aggregation says (divided by the number of
+        queries, every judged one with ``-c``); ``"queries"``, that number of queries itself
+        (``num_q``); ``"judged_relevant"``, with ``-c`` the judgments with a grade above 0
+        over every judged query, whatever the relevance level, else the average
+        (``num_rel``: trec_eval recounts it from the judgments).
+    joins
+        Whether trec_eval joins a query's ranking with its judgments to compute it, and so
+        stops at a document or judgment repeated there: every measure but ``runid`` and
+        ``num_q``, which it computes from the results or the query count alone.
+    quoted
+        For text: each query's value is printed in single quotes (``relstring``: ``'10-'``).
+    placeholder
+        With trec_eval 10.0's ``-c``, which evaluates a judged query without results as a
+        ranking of one unjudged placeholder document: ``"measured"``, the measure of that
+        ranking is printed, or ``"zero"``, 0 is (``utility``, which 10.0 zeroes).
     """
 
     name: str
@@ -126,6 +161,12 @@ class TrecName:
     bind: Callable[[list[str], str], dict[str, Any]] | None = None
     per_query: bool = True
     summary: bool = True
+    place: int | None = None
+    sets: tuple[TrecSet, ...] = ()
+    summary_value: SummaryValue = "average"
+    joins: bool = True
+    quoted: bool = False
+    placeholder: Placeholder = "measured"
 
     def describe(self) -> str:
         """The name for ``prfeval measures``: ``P_k (P.5,10 ...; P alone: 5, 10, ...)``."""
@@ -318,7 +359,10 @@ class Measure:
     differ from their defaults, as ``(name, value)`` pairs sorted by name, so that equal
     measures compare and hash equal; ``rendered`` is how each is written in ``name``.
     ``printed`` is trec_eval's printed name when the measure was asked by its trec_eval
-    name (``P.10`` prints ``P_10``).
+    name (``P.10`` prints ``P_10``). ``values`` holds every parameter of the definition
+    (but ``rel``, ``beta`` and ``alpha``, which are fields of their own) with its declared
+    default filled in, resolved when the registry builds the measure: a measure's function
+    reads them with :meth:`param` and never writes a default of its own.
     """
 
     definition: MeasureDef
@@ -331,6 +375,7 @@ class Measure:
     params: tuple[tuple[str, Any], ...] = ()
     printed: str | None = field(default=None, compare=False)
     rendered: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    values: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
 
     def get(self, name: str, default: Any = None) -> Any:
         """The value of parameter ``name``, or ``default`` when it was not given."""
@@ -338,6 +383,15 @@ class Measure:
             if key == name:
                 return value
         return default
+
+    def param(self, name: str) -> Any:
+        """The value of the definition's parameter ``name``: as given, or its declared
+        default. A KeyError for a parameter the definition does not declare (or a measure
+        not built by the registry)."""
+        for key, value in self.values:
+            if key == name:
+                return value
+        raise KeyError(f"{self.definition.name} has no resolved parameter {name!r}")
 
     @property
     def name(self) -> str:
@@ -368,11 +422,15 @@ class Measure:
         return self.label or self.name
 
 
-def _fmt(value: object) -> str:
-    """A parameter value that parses back to the same number (repr keeps every digit)."""
+def number_text(value: object) -> str:
+    """A parameter value that parses back to the same number (repr keeps every digit):
+    ``1.0`` as ``1``, ``0.25`` as ``0.25``, anything else as ``str`` gives it."""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return repr(value) if isinstance(value, float) else str(value)
+
+
+_fmt = number_text
 
 
 _OURS = re.compile(r"^(?P<name>[A-Za-z][\w-]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>.+))?$")
@@ -389,6 +447,19 @@ class Registry:
         Every parameter an entry may name, by name.
     beta_from_alpha
         Turns the alpha of the F measure's alpha form into beta (validating it).
+    trec_unsupported, trec_unsupported_sets
+        The measures of trec_eval 9.0.8's table, and its sets of measures, that no entry
+        computes (preference judgments, ...): ``prfeval trec_eval`` knows the names, and
+        refuses them as not supported rather than as misspelt.
+
+    Attributes
+    ----------
+    trec_table
+        trec_eval 9.0.8's measures that entries compute, in the order of its measure table
+        (each :class:`TrecName`'s ``place``), which is the order it prints them in.
+    trec_sets
+        trec_eval's sets of measures by name (``official``, ``set``, ``all_trec``), each in
+        table order, from each :class:`TrecName`'s ``sets``.
     """
 
     def __init__(
@@ -396,6 +467,9 @@ class Registry:
         definitions: Iterable[MeasureDef],
         params: Mapping[str, Param],
         beta_from_alpha: Callable[[float], float],
+        *,
+        trec_unsupported: Iterable[str] = (),
+        trec_unsupported_sets: Iterable[str] = (),
     ) -> None:
         self.definitions: dict[str, MeasureDef] = {}
         self.params = dict(params)
@@ -418,8 +492,36 @@ class Registry:
                 if any(t.name == other.name for other, _ in self._trec):
                     raise TypeError(f"{d.name}: the trec_eval name {t.name!r} is taken")
                 self._trec.append((t, d))
+        self.trec_unsupported = tuple(trec_unsupported)
+        self.trec_unsupported_sets = tuple(trec_unsupported_sets)
+        self.trec_table, self.trec_sets = self._trec_table()
         # Longest first: num_rel_ret before num_rel, map_cut before map.
         self._trec.sort(key=lambda item: -len(item[0].name))
+
+    def _trec_table(self) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+        """trec_eval's table and sets, from the places the entries declare."""
+        placed: dict[int, str] = {}
+        for t, d in self._trec:
+            if t.place is None:
+                if t.sets:
+                    raise TypeError(f"{d.name}: {t.name} is in a set of trec_eval's, so it "
+                                    "needs its place in trec_eval's table")
+                continue
+            if t.place in placed:
+                raise TypeError(f"{d.name}: place {t.place} in trec_eval's table is "
+                                f"{placed[t.place]}'s already")
+            placed[t.place] = t.name
+        table = tuple(placed[i] for i in sorted(placed))
+        self._trec_placed = [self.trec_name(name) for name in table]
+        clash = set(table) & {*self.trec_unsupported, *self.trec_unsupported_sets}
+        if clash:
+            raise TypeError(f"trec_eval's {sorted(clash)} are both computed and unsupported")
+        by_name = {t.name: t for t, _ in self._trec}
+        sets = {
+            s: tuple(n for n in table if s in by_name[n].sets)
+            for s in get_args(TrecSet)
+        }
+        return table, {**sets, ALL_TREC: table}
 
     # ------------------------------------------------------------------ lookup and hints
 
@@ -436,6 +538,10 @@ class Registry:
             if t.name == name:
                 return t, d
         return None
+
+    def trec_entries(self) -> list[tuple[TrecName, MeasureDef]]:
+        """trec_eval's names in :attr:`trec_table`, with their definitions, in table order."""
+        return [found for found in self._trec_placed if found is not None]
 
     def names(self) -> list[str]:
         """Every name a user may type: canonical, aliases, trec_eval's and examples."""
@@ -688,6 +794,12 @@ class Registry:
         rendered = tuple(
             (key, self.params[key].render(value)) for key, value in others if key in self.params
         )
+        # Every other parameter of the definition, given or by its declared default.
+        resolved = tuple(
+            (key, params[key] if key in params else self.params[key].default)
+            for key in definition.params
+            if key not in ("rel", "beta", "alpha")
+        )
         return Measure(
             definition,
             k=k,
@@ -699,6 +811,7 @@ class Registry:
             params=tuple(others),
             printed=printed,
             rendered=rendered,
+            values=resolved,
         )
 
 

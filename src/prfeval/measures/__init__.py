@@ -22,7 +22,6 @@ expand to trec_eval's cutoffs 5, 10, 15, 20, 30, 100, 200, 500, 1000.
 from __future__ import annotations
 
 import copyreg
-import math
 import pickle
 from collections.abc import Sequence
 from typing import Any
@@ -37,6 +36,8 @@ __all__ = [
     "DEFAULT_MEASURES",
     "PARAMS",
     "REGISTRY",
+    "TREC_EVAL_UNSUPPORTED",
+    "TREC_EVAL_UNSUPPORTED_SETS",
     "TREC_REGISTRY",
     "Measure",
     "MeasureDef",
@@ -47,7 +48,8 @@ __all__ = [
     "ranking_needs",
 ]
 
-#: Every parameter a measure may take, declared once.
+#: Every parameter a measure may take, declared once: those every family shares here, and
+#: each family's own (with its default) in its module's ``PARAMS``.
 PARAMS: dict[str, Param] = {
     "rel": Param(
         "rel",
@@ -76,112 +78,41 @@ PARAMS: dict[str, Param] = {
 }
 
 
-
-def _parse_gains(text: str) -> tuple[tuple[int, float], ...]:
-    """``{0:0,1:1,2:3}`` (ir_measures' syntax) as ((grade, gain), ...), in the order given."""
-    body = text.strip()
-    if not (body.startswith("{") and body.endswith("}")):
-        raise ValueError(text)
-    pairs: list[tuple[int, float]] = []
-    for item in filter(None, (part.strip() for part in body[1:-1].split(","))):
-        grade, sep, gain = item.partition(":")
-        if not sep:
-            raise ValueError(text)
-        pairs.append((int(grade), float(gain)))
-    if len({g for g, _ in pairs}) != len(pairs) or not pairs:
-        raise ValueError(text)
-    return tuple(pairs)
+def _add_params(*declared: tuple[Param, ...]) -> None:
+    """Add each family's parameters to :data:`PARAMS`, each declared once."""
+    for params in declared:
+        for param in params:
+            if param.name in PARAMS:
+                raise TypeError(f"parameter {param.name} declared twice")
+            PARAMS[param.name] = param
 
 
-def _show_gains(pairs: tuple[tuple[int, float], ...]) -> str:
-    return "{" + ",".join(f"{g}:{_num(v)}" for g, v in pairs) + "}"
+# Each family's own, after those every family shares (the order `prfeval measures` lists).
+_add_params(gains.PARAMS, ranked.PARAMS, contingency.PARAMS, interpolated.PARAMS)
 
-
-def _parse_levels(text: str) -> tuple[float, ...]:
-    body = text.strip()
-    if not (body.startswith("[") and body.endswith("]")):
-        raise ValueError(text)
-    return tuple(float(v) for v in body[1:-1].split(",") if v.strip())
-
-
-def _show_levels(levels: tuple[float, ...]) -> str:
-    return "[" + ",".join(_num(v) for v in levels) + "]"
-
-
-def _num(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
-def _dcg(text: str) -> str:
-    value = text.strip().strip("'\"")
-    if value not in ("log2", "exp-log2"):
-        raise ValueError(text)
-    return value
-
-
-def _weight(name: str, default: float, what: str) -> Param:
-    return Param(
-        name,
-        float,
-        default,
-        f"weight of each {what} in Utility (default {_num(default)})",
-        math.isfinite,
-        "a finite number",
-    )
-
-
-PARAMS.update(
-    {
-        "gains": Param(
-            "gains",
-            _parse_gains,
-            None,
-            "gain of each grade, {grade:gain,...} (grades not named keep their grade; "
-            "-1 = unjudged, -2 = negatively judged)",
-            lambda v: all(math.isfinite(g) for _, g in v),
-            "a map {grade:gain,...} of integer grades to numbers",
-            _show_gains,
-        ),
-        "dcg": Param(
-            "dcg",
-            _dcg,
-            "log2",
-            "'log2' (gain / log2(rank + 1)) or 'exp-log2' ((2^gain - 1) / log2(rank + 1))",
-            lambda v: True,
-            "'log2' or 'exp-log2'",
-            lambda v: f"'{v}'",
-        ),
-        "p": Param(
-            "p",
-            float,
-            0.8,
-            "persistence: the chance of going on to the next rank (RBP; default 0.8)",
-            lambda v: 0.0 < v < 1.0,
-            "a number in (0, 1)",
-        ),
-        "max_grade": Param(
-            "max_grade",
-            int,
-            4,
-            "the top grade of the scale (ERR; default 4, as gdeval)",
-            lambda v: v >= 1,
-            "an integer >= 1",
-        ),
-        "tp": _weight("tp", 1.0, "relevant retrieved document (TP)"),
-        "fp": _weight("fp", -1.0, "non-relevant retrieved document (FP)"),
-        "fn": _weight("fn", 0.0, "relevant document not retrieved (FN)"),
-        "tn": _weight("tn", 0.0, "non-relevant document not retrieved (TN)"),
-        "levels": Param(
-            "levels",
-            _parse_levels,
-            interpolated.STANDARD_RECALL_LEVELS,
-            "recall levels, [0.25,0.5,0.75] (IPrecAvg; default 0, 0.1, ..., 1)",
-            lambda v: bool(v) and all(0.0 <= r <= 1.0 for r in v),
-            "a list [r,...] of numbers in [0, 1]",
-            _show_levels,
-        ),
-    }
+#: trec_eval 9.0.8's measures that prfeval does not compute (preference judgments, judgment
+#: groups, yaap), in the order of its table, and its sets of them.
+TREC_EVAL_UNSUPPORTED: tuple[str, ...] = (
+    "prefs_num_prefs_poss",
+    "prefs_num_prefs_ful",
+    "prefs_num_prefs_ful_ret",
+    "prefs_simp",
+    "prefs_pair",
+    "prefs_avgjg",
+    "prefs_avgjg_Rnonrel",
+    "prefs_simp_ret",
+    "prefs_pair_ret",
+    "prefs_avgjg_ret",
+    "prefs_avgjg_Rnonrel_ret",
+    "prefs_simp_imp",
+    "prefs_pair_imp",
+    "prefs_avgjg_imp",
+    "map_avgjg",
+    "P_avgjg",
+    "Rprec_mult_avgjg",
+    "yaap",
 )
+TREC_EVAL_UNSUPPORTED_SETS: tuple[str, ...] = ("all_prefs", "prefs", "qrels_jg")
 
 _REGISTRY = Registry(
     (
@@ -194,9 +125,12 @@ _REGISTRY = Registry(
     ),
     PARAMS,
     C.beta_from_alpha,
+    trec_unsupported=TREC_EVAL_UNSUPPORTED,
+    trec_unsupported_sets=TREC_EVAL_UNSUPPORTED_SETS,
 )
 
-#: The registry itself (its parser and trec_eval's names), for the trec_eval command.
+#: The registry itself (its parser, and trec_eval's names, table and sets), for the trec_eval
+#: command.
 TREC_REGISTRY = _REGISTRY
 
 #: Every measure, by canonical name.

@@ -9,6 +9,7 @@ reads the same functions with its own zero-division value.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -17,9 +18,9 @@ import numpy.typing as npt
 from prfeval.core import counts as C
 from prfeval.core.counts import Counts
 from prfeval.core.errors import MeasureError
-from prfeval.core.registry import Measure, MeasureDef, TrecName
+from prfeval.core.registry import Measure, MeasureDef, Param, TrecName, number_text
 
-__all__ = ["DEFINITIONS", "TREC_EVAL_CUTOFFS", "UTILITY_DEFAULTS"]
+__all__ = ["DEFINITIONS", "PARAMS", "TREC_EVAL_CUTOFFS", "UTILITY_DEFAULTS"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -72,7 +73,7 @@ def _set_ap(c: Counts, m: Measure, zd: float) -> FloatArray:
 
 
 def _utility(c: Counts, m: Measure, zd: float) -> FloatArray:
-    w = [float(m.get(name, default)) for name, default in UTILITY_DEFAULTS]
+    w = [float(m.param(name)) for name, _ in UTILITY_DEFAULTS]
     # TN is N - TP - FP - FN; without a collection size trec_eval takes N = 0.
     tn = c.tn if c.tn is not None else -(c.tp + c.fp + c.fn)
     return w[0] * c.tp + w[1] * c.fp + w[2] * c.fn + w[3] * tn
@@ -99,6 +100,29 @@ def _e_of_means(p: float, r: float, m: Measure) -> float:
     return 1.0 - _f_of_means(p, r, m)
 
 
+def _weight(name: str, default: float, what: str) -> Param:
+    return Param(
+        name,
+        float,
+        default,
+        f"weight of each {what} in Utility (default {number_text(default)})",
+        math.isfinite,
+        "a finite number",
+    )
+
+
+_CELLS = {
+    "tp": "relevant retrieved document (TP)",
+    "fp": "non-relevant retrieved document (FP)",
+    "fn": "relevant document not retrieved (FN)",
+    "tn": "non-relevant document not retrieved (TN)",
+}
+#: The parameters these measures declare besides rel, beta and alpha (which every family
+#: shares): Utility's weights, whose defaults are trec_eval's.
+PARAMS: tuple[Param, ...] = tuple(
+    _weight(name, default, _CELLS[name]) for name, default in UTILITY_DEFAULTS
+)
+
 _F_CONV = "F is 0 when TP is 0; P and R follow their own conventions."
 _NO_REL = "No relevant documents: 0."
 _NO_RET = "Nothing retrieved: 0."
@@ -113,7 +137,10 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         aggregation="sum",
         params=(),
         aliases=("num_q",),
-        trec_eval=TrecName("num_q", per_query=False),
+        trec_eval=TrecName(
+            "num_q", per_query=False, place=1, sets=("official", "set"), summary_value="queries",
+            joins=False,
+        ),
         bounded=True,
     ),
     MeasureDef(
@@ -124,7 +151,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         aggregation="sum",
         params=(),
         aliases=("num_ret",),
-        trec_eval=TrecName("num_ret"),
+        trec_eval=TrecName("num_ret", place=2, sets=("official", "set")),
         bounded=True,
     ),
     MeasureDef(
@@ -134,7 +161,9 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         counts=_total(lambda c: c.relevant),
         aggregation="sum",
         aliases=("num_rel",),
-        trec_eval=TrecName("num_rel"),
+        trec_eval=TrecName(
+            "num_rel", place=3, sets=("official", "set"), summary_value="judged_relevant"
+        ),
     ),
     MeasureDef(
         "NumRelRet",
@@ -143,7 +172,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         counts=_total(lambda c: c.tp),
         aggregation="sum",
         aliases=("num_rel_ret",),
-        trec_eval=TrecName("num_rel_ret"),
+        trec_eval=TrecName("num_rel_ret", place=4, sets=("official", "set")),
         bounded=True,
     ),
     MeasureDef(
@@ -183,7 +212,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "TP / (TP + FP)",
         counts=_ratio(C.precision),
         aliases=("set_P", "SetPrecision"),
-        trec_eval=TrecName("set_P"),
+        trec_eval=TrecName("set_P", place=28, sets=("set",)),
         conventions=_NO_RET,
         classification="precision",
         bounded=True,
@@ -194,7 +223,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "TP / (TP + FN)",
         counts=_ratio(C.recall),
         aliases=("set_recall", "SetRecall"),
-        trec_eval=TrecName("set_recall"),
+        trec_eval=TrecName("set_recall", place=30, sets=("set",)),
         conventions=_NO_REL,
         classification="recall",
     ),
@@ -207,7 +236,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         params=_F_PARAMS,
         of_means=_f_of_means,
         aliases=("set_F",),
-        trec_eval=TrecName("set_F", "beta_squared"),
+        trec_eval=TrecName("set_F", "beta_squared", place=32, sets=("set",)),
         conventions=_F_CONV,
         classification="f",
     ),
@@ -217,7 +246,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "set_relative_P)",
         "TP / min(TP + FP, TP + FN)",
         counts=_set_relative_p,
-        trec_eval=TrecName("set_relative_P"),
+        trec_eval=TrecName("set_relative_P", place=29, sets=("set",)),
         conventions="0 when nothing is retrieved or nothing is relevant.",
     ),
     MeasureDef(
@@ -226,7 +255,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "set_map)",
         "TP^2 / ((TP + FP) (TP + FN))",
         counts=_set_ap,
-        trec_eval=TrecName("set_map"),
+        trec_eval=TrecName("set_map", place=31, sets=("set",)),
         conventions="0 when nothing is retrieved or nothing is relevant.",
     ),
     MeasureDef(
@@ -237,7 +266,13 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         params=("rel", "tp", "fp", "fn", "tn"),
         micro=False,
         trec_eval=TrecName(
-            "utility", "values", tuple(w for _, w in UTILITY_DEFAULTS), bind=_bind_utility
+            "utility",
+            "values",
+            tuple(w for _, w in UTILITY_DEFAULTS),
+            bind=_bind_utility,
+            place=17,
+            sets=("set",),
+            placeholder="zero",
         ),
         conventions="TN = N - TP - FP - FN with N the collection size (-N), or 0 when not "
         "given, as trec_eval; the mean over queries (not the sum).",
@@ -324,7 +359,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         cutoff="required",
         reads="top_k",
         aliases=("Precision",),
-        trec_eval=TrecName("P", "cutoffs", TREC_EVAL_CUTOFFS, "P_{}"),
+        trec_eval=TrecName("P", "cutoffs", TREC_EVAL_CUTOFFS, "P_{}", place=11, sets=("official",)),
         conventions="Divides by k even when fewer than k were retrieved; P@0 = 0.",
         bounded=True,
     ),
@@ -337,7 +372,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         cutoff="required",
         reads="top_k",
         aliases=("Recall",),
-        trec_eval=TrecName("recall", "cutoffs", TREC_EVAL_CUTOFFS, "recall_{}"),
+        trec_eval=TrecName("recall", "cutoffs", TREC_EVAL_CUTOFFS, "recall_{}", place=13),
         conventions="No relevant documents: 0; R@0 = 0.",
     ),
     MeasureDef(
@@ -360,7 +395,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         depth="R",
         reads="ranks",  # R differs per query: every tie may be cut
         aliases=("R-prec", "Rprecision"),
-        trec_eval=TrecName("Rprec"),
+        trec_eval=TrecName("Rprec", place=7, sets=("official",)),
         conventions="No relevant documents: 0.",
     ),
 )

@@ -15,13 +15,14 @@ the ideal gains of each query as a flat array, and sums in rank order.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from prfeval.core.ranking import UNJUDGED, JudgedRanking
-from prfeval.core.registry import Measure, MeasureDef, TrecName
+from prfeval.core.registry import Measure, MeasureDef, Param, TrecName, number_text
 from prfeval.measures.contingency import TREC_EVAL_CUTOFFS
 from prfeval.measures.ranks import (
     judged_positions,
@@ -31,7 +32,7 @@ from prfeval.measures.ranks import (
     segment_cumsum,
 )
 
-__all__ = ["DEFINITIONS", "GainSetup", "gain_setup", "ndcg"]
+__all__ = ["DEFINITIONS", "PARAMS", "GainSetup", "gain_setup", "ndcg"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -67,6 +68,11 @@ class GainSetup:
     run_count: IntArray
     run_gain: FloatArray
     n_ideal: IntArray
+
+
+#: The dcg form that takes each gain as it is (the default of nDCG's dcg, and the only form of
+#: the measures without that parameter, trec_eval's).
+PLAIN_GAIN = "log2"
 
 
 def _transform(gain: FloatArray | float, dcg: str) -> FloatArray:
@@ -110,8 +116,8 @@ def gain_setup(jr: JudgedRanking, m: Measure) -> GainSetup:
     The runs are the ideal ranking's stretches of one gain: two grades with the same gain
     make one run, which is what the measures read (where the ideal gain changes).
     """
-    pairs: tuple[tuple[int, float], ...] = m.get("gains") or ()
-    dcg = str(m.get("dcg", "log2"))
+    pairs: tuple[tuple[int, float], ...] = m.param("gains") or ()  # None: no map
+    dcg = str(m.param("dcg")) if "dcg" in m.definition.params else PLAIN_GAIN
     key = ("gains", pairs, dcg)
     if key in jr._cache:
         return jr._cache[key]  # type: ignore[no-any-return]
@@ -354,6 +360,56 @@ def _ndcg(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     return ndcg(jr, m)
 
 
+def _parse_gains(text: str) -> tuple[tuple[int, float], ...]:
+    """``{0:0,1:1,2:3}`` (ir_measures' syntax) as ((grade, gain), ...), in the order given."""
+    body = text.strip()
+    if not (body.startswith("{") and body.endswith("}")):
+        raise ValueError(text)
+    pairs: list[tuple[int, float]] = []
+    for item in filter(None, (part.strip() for part in body[1:-1].split(","))):
+        grade, sep, gain = item.partition(":")
+        if not sep:
+            raise ValueError(text)
+        pairs.append((int(grade), float(gain)))
+    if len({g for g, _ in pairs}) != len(pairs) or not pairs:
+        raise ValueError(text)
+    return tuple(pairs)
+
+
+def _show_gains(pairs: tuple[tuple[int, float], ...]) -> str:
+    return "{" + ",".join(f"{g}:{number_text(float(v))}" for g, v in pairs) + "}"
+
+
+def _parse_dcg(text: str) -> str:
+    value = text.strip().strip("'\"")
+    if value not in (PLAIN_GAIN, "exp-log2"):
+        raise ValueError(text)
+    return value
+
+
+#: The parameters these measures declare (the registry holds every family's).
+PARAMS: tuple[Param, ...] = (
+    Param(
+        "gains",
+        _parse_gains,
+        None,
+        "gain of each grade, {grade:gain,...} (grades not named keep their grade; "
+        "-1 = unjudged, -2 = negatively judged)",
+        lambda v: all(math.isfinite(g) for _, g in v),
+        "a map {grade:gain,...} of integer grades to numbers",
+        _show_gains,
+    ),
+    Param(
+        "dcg",
+        _parse_dcg,
+        PLAIN_GAIN,
+        "'log2' (gain / log2(rank + 1)) or 'exp-log2' ((2^gain - 1) / log2(rank + 1))",
+        lambda v: True,
+        "'log2' or 'exp-log2'",
+        lambda v: f"'{v}'",
+    ),
+)
+
 _GAINS_CONV = (
     "Gains: the grade, or the gains map (grades not named keep their grade; -1 = unjudged, "
     "-2 = negatively judged, 0 unless named); the ideal ranking orders gains as trec_eval "
@@ -371,8 +427,8 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         reads="ranks",
         params=("gains", "dcg"),
         trec_eval=(
-            TrecName("ndcg", "gains"),
-            TrecName("ndcg_cut", "cutoffs", TREC_EVAL_CUTOFFS, "ndcg_cut_{}"),
+            TrecName("ndcg", "gains", place=21),
+            TrecName("ndcg_cut", "cutoffs", TREC_EVAL_CUTOFFS, "ndcg_cut_{}", place=24),
         ),
         conventions="0 when IDCG is 0. Ignores the relevance level. " + _GAINS_CONV
         + " dcg='exp-log2' takes 2^gain - 1 (Burges et al., 2005).",
@@ -385,7 +441,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_ndcg_rel,
         reads="ranks",
         params=("gains",),
-        trec_eval=TrecName("ndcg_rel", "gains"),
+        trec_eval=TrecName("ndcg_rel", "gains", place=22),
         conventions="0 when the sum is 0. Ignores the relevance level. " + _GAINS_CONV,
     ),
     MeasureDef(
@@ -395,7 +451,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_rndcg,
         reads="ranks",
         params=("rel", "gains"),
-        trec_eval=TrecName("Rndcg", "gains"),
+        trec_eval=TrecName("Rndcg", "gains", place=23),
         conventions="0 with no relevant documents (at the level). " + _GAINS_CONV,
     ),
     MeasureDef(
@@ -406,7 +462,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_g,
         reads="ranks",
         params=("gains",),
-        trec_eval=TrecName("G", "gains"),
+        trec_eval=TrecName("G", "gains", place=20),
         conventions="0 when the ideal gains sum to 0. Ignores the relevance level. "
         + _GAINS_CONV,
     ),

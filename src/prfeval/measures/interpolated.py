@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from prfeval.core.errors import MeasureError, UsageError
 from prfeval.core.ranking import JudgedRanking
-from prfeval.core.registry import Measure, MeasureDef, TrecName
+from prfeval.core.registry import Measure, MeasureDef, Param, TrecName, number_text
 from prfeval.measures.ranks import (
     RankProfile,
     rank_profile,
@@ -19,6 +19,7 @@ from prfeval.measures.ranks import (
 
 __all__ = [
     "DEFINITIONS",
+    "PARAMS",
     "STANDARD_RECALL_LEVELS",
     "check_levels",
     "iprec_at_recall",
@@ -194,7 +195,7 @@ def _iprec(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
 
 
 def _iprec_mean(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
-    levels = tuple(m.get("levels", STANDARD_RECALL_LEVELS))
+    levels = tuple(m.param("levels"))
     values = _iprec_values(jr, levels, level)
     # Added level by level, in the order given, as trec_eval adds them.
     total = np.zeros(jr.n_queries)
@@ -214,6 +215,30 @@ def _bind_levels(values: list[str], token: str) -> dict[str, object]:
     return {"levels": levels}
 
 
+def _parse_levels(text: str) -> tuple[float, ...]:
+    body = text.strip()
+    if not (body.startswith("[") and body.endswith("]")):
+        raise ValueError(text)
+    return tuple(float(v) for v in body[1:-1].split(",") if v.strip())
+
+
+def _show_levels(levels: tuple[float, ...]) -> str:
+    return "[" + ",".join(number_text(float(v)) for v in levels) + "]"
+
+
+#: The parameters these measures declare (the registry holds every family's).
+PARAMS: tuple[Param, ...] = (
+    Param(
+        "levels",
+        _parse_levels,
+        STANDARD_RECALL_LEVELS,
+        "recall levels, [0.25,0.5,0.75] (IPrecAvg; default 0, 0.1, ..., 1)",
+        lambda v: bool(v) and all(0.0 <= r <= 1.0 for r in v),
+        "a list [r,...] of numbers in [0, 1]",
+        _show_levels,
+    ),
+)
+
 DEFINITIONS: tuple[MeasureDef, ...] = (
     MeasureDef(
         "IPrec",
@@ -224,7 +249,12 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         reads="ranks",
         aliases=("iprec_at_recall",),
         trec_eval=TrecName(
-            "iprec_at_recall", "levels", STANDARD_RECALL_LEVELS, "iprec_at_recall_{}"
+            "iprec_at_recall",
+            "levels",
+            STANDARD_RECALL_LEVELS,
+            "iprec_at_recall_{}",
+            place=10,
+            sets=("official",),
         ),
         conventions="Written IPrec@0.5. 0 when the ranking never reaches r; IPrec@0 is the "
         "best precision anywhere, and 0/0 (NaN, trec_eval's -nan) for an evaluated query "
@@ -239,7 +269,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         reads="ranks",
         params=("rel", "levels"),
         trec_eval=TrecName(
-            "11pt_avg", "values", STANDARD_RECALL_LEVELS, bind=_bind_levels
+            "11pt_avg", "values", STANDARD_RECALL_LEVELS, bind=_bind_levels, place=18
         ),
         conventions="IPrec's conventions at each level (so NaN for an evaluated query that "
         "retrieved nothing); levels kept in the order given, repeats allowed, as trec_eval.",

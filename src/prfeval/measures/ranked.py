@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from prfeval.core.counts import safe_divide
 from prfeval.core.ranking import JudgedRanking
-from prfeval.core.registry import Measure, MeasureDef, TrecName
+from prfeval.core.registry import Measure, MeasureDef, Param, TrecName
 from prfeval.measures.contingency import TREC_EVAL_CUTOFFS
 from prfeval.measures.ranks import (
     judged_positions,
@@ -32,6 +32,7 @@ from prfeval.measures.ranks import (
 
 __all__ = [
     "DEFINITIONS",
+    "PARAMS",
     "RPREC_MULT_DEFAULTS",
     "SUCCESS_CUTOFFS",
     "average_precision",
@@ -188,7 +189,7 @@ def _nonrel_judged_ret(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
 
 def _err(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     """ERR (Chapelle et al., 2009) as gdeval computes it: stop probability (2^g - 1) / 2^gmax."""
-    top = int(m.get("max_grade", 4))
+    top = int(m.param("max_grade"))
     jp = judged_positions(jr)
     keep = jp.grade > 0
     if m.k is not None:
@@ -203,7 +204,7 @@ def _err(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
 
 def _rbp(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     """RBP (Moffat and Zobel, 2008): (1 - p) * sum over relevant ranks r of p^(r - 1)."""
-    p = float(m.get("p", 0.8))
+    p = float(m.param("p"))
     rp = relevant_positions(jr, level)
     keep = slice(None) if m.k is None else rp.rank0 < m.k
     return (1.0 - p) * per_query_sum(
@@ -211,9 +212,29 @@ def _rbp(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     )
 
 
-def _cutoffs(name: str, defaults: tuple[int, ...] = TREC_EVAL_CUTOFFS) -> TrecName:
-    return TrecName(name, "cutoffs", defaults, f"{name}_{{}}")
+def _cutoffs(name: str, place: int, defaults: tuple[int, ...] = TREC_EVAL_CUTOFFS) -> TrecName:
+    return TrecName(name, "cutoffs", defaults, f"{name}_{{}}", place=place)
 
+
+#: The parameters these measures declare (the registry holds every family's).
+PARAMS: tuple[Param, ...] = (
+    Param(
+        "p",
+        float,
+        0.8,
+        "persistence: the chance of going on to the next rank (RBP; default 0.8)",
+        lambda v: 0.0 < v < 1.0,
+        "a number in (0, 1)",
+    ),
+    Param(
+        "max_grade",
+        int,
+        4,
+        "the top grade of the scale (ERR; default 4, as gdeval)",
+        lambda v: v >= 1,
+        "an integer >= 1",
+    ),
+)
 
 _NO_REL = "No relevant documents: 0."
 
@@ -227,7 +248,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         cutoff="optional",
         reads="ranks",
         aliases=("MAP", "AveP"),
-        trec_eval=(TrecName("map"), _cutoffs("map_cut")),
+        trec_eval=(TrecName("map", place=5, sets=("official",)), _cutoffs("map_cut", 25)),
         conventions="A relevant document not retrieved (or below k) adds 0; R counts every "
         "relevant document judged. " + _NO_REL,
     ),
@@ -239,7 +260,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_ap,
         reads="ranks",
         aggregation="gmean",
-        trec_eval=TrecName("gm_map", per_query=False),
+        trec_eval=TrecName("gm_map", per_query=False, place=6, sets=("official",)),
         conventions="Each AP is raised to at least 0.00001 first (trec_eval's floor), so a "
         "query with AP 0 does not make the average 0. Per query it is AP.",
     ),
@@ -251,7 +272,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         cutoff="optional",
         reads="ranks",
         aliases=("MRR", "RecipRank"),
-        trec_eval=TrecName("recip_rank"),
+        trec_eval=TrecName("recip_rank", place=9, sets=("official",)),
         conventions="0 when no relevant document is retrieved (within the top k).",
         bounded=True,  # reads the retrieved documents alone
     ),
@@ -263,7 +284,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "non-relevant above d, N those judged",
         ranked=_bpref,
         reads="ranks",
-        trec_eval=TrecName("bpref"),
+        trec_eval=TrecName("bpref", place=8, sets=("official",)),
         conventions="Unjudged and negatively judged documents are skipped; a relevant "
         "document with no judged non-relevant above adds 1 (also when none is judged). "
         + _NO_REL,
@@ -275,7 +296,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_bpref,
         reads="ranks",
         aggregation="gmean",
-        trec_eval=TrecName("gm_bpref", per_query=False),
+        trec_eval=TrecName("gm_bpref", per_query=False, place=15),
         conventions="Each bpref is raised to at least 0.00001 first. Per query it is bpref.",
     ),
     MeasureDef(
@@ -286,7 +307,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "non-relevant and negatively judged above, e = 0.00001",
         ranked=_infap,
         reads="ranks",
-        trec_eval=TrecName("infAP"),
+        trec_eval=TrecName("infAP", place=14),
         conventions="A negative grade marks a pooled document left unjudged (u); an "
         "unjudged document was not pooled and counts in j only. " + _NO_REL,
     ),
@@ -299,7 +320,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         level_max=None,
         reads="ranks",
         trec_eval=TrecName(
-            "Rprec_mult", "levels", RPREC_MULT_DEFAULTS, "Rprec_mult_{}"
+            "Rprec_mult", "levels", RPREC_MULT_DEFAULTS, "Rprec_mult_{}", place=16
         ),
         conventions="Written RprecMult@1.5. Divides by c even when fewer were retrieved; "
         "0 when c = 0 (no relevant documents).",
@@ -311,7 +332,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_success,
         cutoff="required",
         reads="top_k",
-        trec_eval=_cutoffs("success", SUCCESS_CUTOFFS),
+        trec_eval=_cutoffs("success", 27, SUCCESS_CUTOFFS),
         conventions="success alone is trec_eval's k = 1, 5, 10.",
         bounded=True,  # reads the retrieved documents alone
     ),
@@ -322,7 +343,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_relative_p,
         cutoff="required",
         reads="top_k",
-        trec_eval=_cutoffs("relative_P"),
+        trec_eval=_cutoffs("relative_P", 26),
         conventions="P@k up to k = R, R@k beyond. " + _NO_REL,
     ),
     MeasureDef(
@@ -332,7 +353,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "(1/R) sum over relevant retrieved d of 1 / log2(2 + non-relevant above d)",
         ranked=_bin_g,
         reads="ranks",
-        trec_eval=TrecName("binG"),
+        trec_eval=TrecName("binG", place=19),
         conventions=_NO_REL,
     ),
     MeasureDef(
@@ -342,7 +363,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_nonrel_judged_ret,
         aggregation="sum",
         aliases=("num_nonrel_judged_ret",),
-        trec_eval=TrecName("num_nonrel_judged_ret"),
+        trec_eval=TrecName("num_nonrel_judged_ret", place=33),
         tells_unjudged=True,
         conventions="Unjudged and negatively judged documents are not counted; a repeated "
         "document counts once.",

@@ -74,7 +74,9 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         text=_runid,
         aggregation="shared",
         params=(),
-        trec_eval=TrecName("runid", per_query=False),
+        trec_eval=TrecName(
+            "runid", per_query=False, place=0, sets=("official", "set"), joins=False
+        ),
         conventions="For a run that is not a TREC file, the run's name.",
     ),
     MeasureDef(
@@ -87,7 +89,13 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         aggregation="none",
         params=(),
         trec_eval=TrecName(
-            "relstring", "values", (float(RELSTRING_DEFAULT),), bind=_bind_length, summary=False
+            "relstring",
+            "values",
+            (float(RELSTRING_DEFAULT),),
+            bind=_bind_length,
+            summary=False,
+            place=12,
+            quoted=True,
         ),
         conventions="Per query only. Without @k, the whole ranking; trec_eval's relstring "
         "alone shows 10 ranks.",

@@ -9,7 +9,12 @@ order of their ids, then the summary.
 
 The summary values are trec_eval's: added in query order and divided by the number of
 queries, which with ``-c`` is every judged query (those without results add 0); a geometric
-mean counts a missing query at the floor 0.00001.
+mean counts a missing query at the floor 0.00001. What is particular to a measure comes from
+its declaration (:class:`~prfeval.core.registry.TrecName`), never from its name here: which
+rows it has, a summary that is not an average (``summary_value``), quotes around its text
+(``quoted``) and trec_eval 10.0's value for a judged query without results
+(``placeholder``); counts (``aggregation="sum"``) are printed ``%ld``. The measures and their
+order (trec_eval's table, from each declaration's ``place``) are the caller's.
 
 The rows of ``-q`` (a hundred a query with ``-m all_trec``) are written a block of queries at
 a time, as arrays of bytes: each field of every row is laid out in a matrix, padded with NUL
@@ -35,11 +40,6 @@ if TYPE_CHECKING:
     from prfeval.retrieval.evaluate import Evaluation
 
 __all__ = [
-    "ALL_TREC",
-    "NICKNAMES",
-    "NOT_COMPUTED",
-    "OFFICIAL",
-    "TABLE_ORDER",
     "evaluated_queries",
     "format_trec_eval",
     "trec_eval_blocks",
@@ -50,102 +50,6 @@ __all__ = [
 
 Bytes = npt.NDArray[np.uint8]
 Values = Callable[[Measure, Sequence[int]], npt.NDArray[np.float64]]
-
-#: trec_eval 9.0.8's measures in the order of its measure table, which is the order it
-#: prints them in; ``all_trec`` is all of them.
-TABLE_ORDER: tuple[str, ...] = (
-    "runid",
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "gm_map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "P",
-    "relstring",
-    "recall",
-    "infAP",
-    "gm_bpref",
-    "Rprec_mult",
-    "utility",
-    "11pt_avg",
-    "binG",
-    "G",
-    "ndcg",
-    "ndcg_rel",
-    "Rndcg",
-    "ndcg_cut",
-    "map_cut",
-    "relative_P",
-    "success",
-    "set_P",
-    "set_relative_P",
-    "set_recall",
-    "set_map",
-    "set_F",
-    "num_nonrel_judged_ret",
-)
-ALL_TREC = TABLE_ORDER
-#: trec_eval's default set, when no -m is given.
-OFFICIAL: tuple[str, ...] = (
-    "runid",
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "gm_map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "P",
-)
-#: trec_eval's nicknames for sets of measures.
-NICKNAMES: dict[str, tuple[str, ...]] = {
-    "official": OFFICIAL,
-    "set": (
-        "runid",
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "utility",
-        "set_P",
-        "set_recall",
-        "set_relative_P",
-        "set_map",
-        "set_F",
-    ),
-    "all_trec": ALL_TREC,
-}
-
-#: The rest of trec_eval 9.0.8's measure table, which prfeval does not compute: preference
-#: judgments, judgment groups (``qrels_jg``) and yaap.
-NOT_COMPUTED: tuple[str, ...] = (
-    "prefs_num_prefs_poss",
-    "prefs_num_prefs_ful",
-    "prefs_num_prefs_ful_ret",
-    "prefs_simp",
-    "prefs_pair",
-    "prefs_avgjg",
-    "prefs_avgjg_Rnonrel",
-    "prefs_simp_ret",
-    "prefs_pair_ret",
-    "prefs_avgjg_ret",
-    "prefs_avgjg_Rnonrel_ret",
-    "prefs_simp_imp",
-    "prefs_pair_imp",
-    "prefs_avgjg_imp",
-    "map_avgjg",
-    "P_avgjg",
-    "Rprec_mult_avgjg",
-    "yaap",
-)
 
 #: Rows of ``-q`` laid out at once: about 10 MiB of bytes at a time.
 BLOCK_ROWS = 1 << 18
@@ -271,16 +175,17 @@ def trec_eval_blocks(
     shown = evaluated_queries(e, complete=complete, version=version, queries=queries)
     n_queries = len(qids) if complete else len(shown)
     labels = {str(m): i for i, m in enumerate(e.measures)}
+    # trec_eval 10.0 prints 0, not the placeholder ranking's value, for these.
+    zeroed = {str(m) for m, t in entries if t.placeholder == "zero"} if version >= 10 else set()
 
     def values_of(m: Measure, idx: Sequence[int]) -> npt.NDArray[np.float64]:
         out = np.asarray(e.values[labels[str(m)]][np.asarray(idx, dtype=np.int64)], np.float64)
-        if m.definition.name == "Utility" and version >= 10 and missing:
-            # trec_eval 10 zeroes the placeholder ranking's utility.
+        if str(m) in zeroed and missing:
             out = np.where([qids[i] in missing for i in idx], 0.0, out)
         return out
 
     if per_query:
-        columns = [m for m, t in entries if t.per_query]
+        columns = [(m, t) for m, t in entries if t.per_query]
         if columns and shown:
             step = max(1, BLOCK_ROWS // len(columns))
             for start in range(0, len(shown), step):
@@ -296,9 +201,9 @@ def trec_eval_blocks(
             if d.is_text:
                 lines.append(trec_line(name, "all", e.text_summary.get(str(m), "")))
                 continue
-            if d.name == "NumQ":
+            if t.summary_value == "queries":
                 value: float = n_queries
-            elif d.name == "NumRel" and num_rel_complete is not None:
+            elif t.summary_value == "judged_relevant" and num_rel_complete is not None:
                 value = num_rel_complete
             else:
                 value = trec_eval_average(values_of(m, shown), d.aggregation, n_queries)
@@ -308,20 +213,24 @@ def trec_eval_blocks(
 
 def _query_rows(
     e: Evaluation,
-    columns: list[Measure],
+    entries: list[tuple[Measure, TrecName]],
     block: list[int],
     missing: set[str],
     values_of: Values,
 ) -> str:
     """The ``-q`` rows of the queries ``block`` (indices, in print order), query by query,
-    each query's rows in the order of ``columns``."""
+    each query's rows in the order of ``entries``."""
     qids = e.query_ids
     ids = [qids[i] for i in block]
+    columns = [m for m, _ in entries]
     texts: dict[int, list[str]] = {}
-    for j, m in enumerate(columns):
+    for j, (m, t) in enumerate(entries):
         if m.definition.is_text:
             column = e.text[str(m)]
-            texts[j] = [f"'{column[i]}'" if qids[i] not in missing else "''" for i in block]
+            quote = "'" if t.quoted else ""
+            texts[j] = [
+                quote + (column[i] if qids[i] not in missing else "") + quote for i in block
+            ]
     names = [f"{m.trec_label:<22}\t" for m in columns]
     if any("\0" in s for s in (*names, *ids, *(t for c in texts.values() for t in c))):
         return _query_rows_slowly(columns, ids, names, texts, block, values_of)
