@@ -20,12 +20,9 @@ from sklearn.metrics import (
     precision_recall_fscore_support,
 )
 
-from prfeval.classification.classify import (
-    AVERAGE_CHOICES,
-    MEASURES,
-    ClassificationResult,
-    classify,
-)
+from prfeval.classification.averages import MEASURES
+from prfeval.classification.classify import AVERAGE_CHOICES, classify
+from prfeval.classification.result import ClassificationResult
 from prfeval.core.counts import UndefinedMetricWarning
 from prfeval.core.errors import UsageError
 

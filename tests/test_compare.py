@@ -11,7 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from prfeval.comparison.compare import Comparison, compare
+from prfeval.comparison.compare import compare
+from prfeval.comparison.results import Comparison
 from prfeval.comparison.stats import holm, randomization_test
 from prfeval.core.errors import UsageError
 

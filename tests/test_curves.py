@@ -10,13 +10,9 @@ import pytest
 
 from prfeval.core.errors import UsageError
 from prfeval.io import load_qrels, load_run
-from prfeval.retrieval.curves import (
-    STANDARD_RECALL_LEVELS,
-    Cutoff,
-    curve,
-    curves_from_ranking,
-    iprec_at_recall,
-)
+from prfeval.measures.interpolated import STANDARD_RECALL_LEVELS, iprec_at_recall
+from prfeval.retrieval.curve_result import Cutoff
+from prfeval.retrieval.curves import curve, curves_from_ranking
 from prfeval.retrieval.pipeline import align
 
 # Query A: relevant a, b, c (d judged non-relevant); ranked a x b d y -> TP 1 1 2 2 2.

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from prfeval.io import load_qrels, load_run
-from prfeval.retrieval.curves import STANDARD_RECALL_LEVELS, curve, iprec_at_recall
+from prfeval.measures.interpolated import STANDARD_RECALL_LEVELS, iprec_at_recall
+from prfeval.retrieval.curves import curve
 from prfeval.retrieval.pipeline import align
 
 pytrec_eval = pytest.importorskip("pytrec_eval")

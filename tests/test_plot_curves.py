@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from prfeval.core.errors import UsageError
-from prfeval.retrieval.curves import Curves, curve
+from prfeval.retrieval.curve_result import Curves
+from prfeval.retrieval.curves import curve
 
 matplotlib = pytest.importorskip("matplotlib")
 

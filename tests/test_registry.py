@@ -12,7 +12,7 @@ import math
 import pytest
 
 from prfeval import MeasureError, PrfevalError, evaluate
-from prfeval.classification.classify import MEASURES as CLASSIFICATION_MEASURES
+from prfeval.classification.averages import MEASURES as CLASSIFICATION_MEASURES
 from prfeval.core.counts import beta_from_alpha
 from prfeval.core.ranking import RankingNeeds
 from prfeval.core.registry import Measure, MeasureDef, Registry, TrecName

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from prfeval.core.errors import InputFormatError, MeasureError, PrfevalError, UsageError
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
-    from prfeval.classification.classify import ClassificationResult, classify
+    from prfeval.classification.classify import classify
     from prfeval.classification.continuous import ContinuousPRF, continuous_prf
     from prfeval.classification.conversions import (
         accuracy_from_precision_recall,
@@ -21,9 +21,11 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
         min_precision,
         precision_from_rates,
     )
+    from prfeval.classification.result import ClassificationResult
     from prfeval.classification.scores import ScoreMeasures, score_measures
     from prfeval.classification.thresholds import ThresholdSweep, threshold_sweep
-    from prfeval.comparison.compare import Comparison, compare
+    from prfeval.comparison.compare import compare
+    from prfeval.comparison.results import Comparison
     from prfeval.comparison.split import split_queries
     from prfeval.core.counts import (
         Counts,
@@ -45,7 +47,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from prfeval.core.options import EvalOptions
     from prfeval.io import load_qrels, load_run
     from prfeval.measures import Measure, parse_measures
-    from prfeval.retrieval.curves import Curves, curve
+    from prfeval.retrieval.curve_result import Curves
+    from prfeval.retrieval.curves import curve
     from prfeval.retrieval.evaluate import Evaluation, evaluate
     from prfeval.retrieval.explain import Explanation, explain
     from prfeval.retrieval.incremental import Evaluator
@@ -53,8 +56,10 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
 
 # Public name -> the module that defines it.
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(["ClassificationResult", "classify"], "prfeval.classification.classify"),
-    **dict.fromkeys(["Comparison", "compare"], "prfeval.comparison.compare"),
+    "ClassificationResult": "prfeval.classification.result",
+    "classify": "prfeval.classification.classify",
+    "Comparison": "prfeval.comparison.results",
+    "compare": "prfeval.comparison.compare",
     **dict.fromkeys(["ContinuousPRF", "continuous_prf"], "prfeval.classification.continuous"),
     **dict.fromkeys(
         [
@@ -85,7 +90,8 @@ _LAZY: dict[str, str] = {
         ],
         "prfeval.core.counts",
     ),
-    **dict.fromkeys(["Curves", "curve"], "prfeval.retrieval.curves"),
+    "Curves": "prfeval.retrieval.curve_result",
+    "curve": "prfeval.retrieval.curves",
     "EvalOptions": "prfeval.core.options",
     **dict.fromkeys(["Evaluation", "evaluate"], "prfeval.retrieval.evaluate"),
     "Evaluator": "prfeval.retrieval.incremental",

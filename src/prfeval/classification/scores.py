@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from prfeval.classification.classify import scalar_labels
+from prfeval.classification.labels import native, scalar_labels
 from prfeval.classification.thresholds import ThresholdSweep, threshold_sweep
 from prfeval.core.display import Table, number, plural, table
 from prfeval.core.errors import UsageError
@@ -28,10 +28,6 @@ from prfeval.core.errors import UsageError
 __all__ = ["ScoreMeasures", "score_measures"]
 
 _KEYS = ("average_precision", "roc_auc")
-
-
-def _native(value: Any) -> Any:
-    return value.item() if isinstance(value, np.generic) else value
 
 
 @dataclass(frozen=True)
@@ -193,7 +189,7 @@ def score_measures(
     if s.ndim == 1 and labels is None:
         sweep = threshold_sweep(y_true, s, pos_label=pos_label)
         entry = _entry(sweep)
-        label = _native(sweep.pos_label)
+        label = native(sweep.pos_label)
         return ScoreMeasures(
             binary=True,
             labels=(label,),
@@ -214,8 +210,8 @@ def score_measures(
     if len(y) != s.shape[0]:
         raise UsageError(f"y_true and scores differ in length: {len(y)} vs {s.shape[0]}")
     if labels is None:
-        labels = [_native(v) for v in np.unique(y)]
-    columns = [_native(v) for v in labels]
+        labels = [native(v) for v in np.unique(y)]
+    columns = [native(v) for v in labels]
     if len(columns) != s.shape[1]:
         raise UsageError(
             f"scores has {s.shape[1]} columns but there are {len(columns)} classes: give "
@@ -223,7 +219,7 @@ def score_measures(
         )
     if len(set(columns)) != len(columns):
         raise UsageError("labels repeats a class: give each class's scores once")
-    unscored = sorted({_native(v) for v in np.unique(y)} - set(columns), key=str)
+    unscored = sorted({native(v) for v in np.unique(y)} - set(columns), key=str)
     if unscored:
         raise UsageError(
             f"items of class {unscored[0]!r} have no score column: give a column for every "

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.classification.classify import scalar_labels  # the same checks as classify()
+from prfeval.classification.labels import scalar_labels  # the same checks as classify()
 from prfeval.core.checks import beta as check_beta
 from prfeval.core.counts import Counts, f_beta, f_from_pr, ppcr, precision, recall
 from prfeval.core.display import Table, number, plural, table

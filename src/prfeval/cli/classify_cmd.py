@@ -8,11 +8,8 @@ from typing import Any
 
 import click
 
-from prfeval.classification.classify import (
-    AVERAGE_CHOICES,
-    ClassificationResult,
-    classify,
-)
+from prfeval.classification.classify import AVERAGE_CHOICES, classify
+from prfeval.classification.result import ClassificationResult
 from prfeval.classification.scores import ScoreMeasures, score_measures
 from prfeval.classification.thresholds import ThresholdSweep, threshold_sweep
 from prfeval.cli.options import files, output_option

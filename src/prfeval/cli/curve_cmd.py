@@ -26,7 +26,8 @@ from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
 from prfeval.io.blocks import load_judgments
 from prfeval.report.curves import FORMATS, CurveCsvWriter, format_json, format_table, notes
-from prfeval.retrieval.curves import Curves, curve
+from prfeval.retrieval.curve_result import Curves
+from prfeval.retrieval.curves import curve
 
 __all__ = ["command"]
 

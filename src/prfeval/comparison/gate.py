@@ -37,7 +37,8 @@ from typing import Any, Unpack
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.comparison.compare import MAX_DRAWS, measure_runs, paired_tests
+from prfeval.comparison.paired import MAX_DRAWS, paired_tests
+from prfeval.comparison.passes import measure_runs
 from prfeval.comparison.stats import CORRECTIONS, TESTS, Correction, Test
 from prfeval.core import aggregate
 from prfeval.core.checks import choice, flag, integer, number

@@ -17,13 +17,10 @@ from typing import Any, Unpack
 
 import numpy as np
 
-from prfeval.comparison.compare import (
-    COMPARE_MEASURES,
-    Comparison,
-    Missing,
-    compare_passes,
-    measure_runs,
-)
+from prfeval.comparison.compare import COMPARE_MEASURES
+from prfeval.comparison.passes import compare_passes, measure_runs
+from prfeval.comparison.queries import Missing
+from prfeval.comparison.results import Comparison
 from prfeval.comparison.stats import Correction, Test, paired_bootstrap
 from prfeval.core.checks import beta as check_beta
 from prfeval.core.checks import integer
@@ -31,7 +28,8 @@ from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import RankingNeeds
 from prfeval.measures import Measure, parse_measures
-from prfeval.retrieval.curves import Curves, CurveSink
+from prfeval.retrieval.curve_result import Curves
+from prfeval.retrieval.curve_sink import CurveSink
 from prfeval.retrieval.evaluate import Coverage, Evaluation, coverage_measures, coverage_of
 from prfeval.retrieval.explain import ExplainSink, Explanation
 from prfeval.retrieval.pipeline import MeasureSink

@@ -1,4 +1,4 @@
-"""The tables papers print of a :class:`~prfeval.comparison.compare.Comparison`: Markdown
+"""The tables papers print of a :class:`~prfeval.comparison.results.Comparison`: Markdown
 and LaTeX (``Comparison.to_markdown()``, ``Comparison.to_latex()``).
 
 The main table has one row per run and one column per measure, each cell the macro average;
@@ -13,7 +13,7 @@ import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from prfeval.comparison.compare import Comparison, ComparisonRow
+    from prfeval.comparison.results import Comparison, ComparisonRow
 
 __all__ = [
     "DETAIL_HEADERS",

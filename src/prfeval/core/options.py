@@ -10,7 +10,7 @@ value fails before any file is read, with the parameter's name and the values it
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import InitVar, dataclass, fields, replace
 from typing import Any, Literal, TypedDict, get_args
 
 from prfeval.core.checks import choice, id_collection, integer
@@ -171,9 +171,9 @@ class EvalOptions:
         A doc id repeated in one query's ranking: ``"keep"`` (it takes a place each time and
         counts once as relevant), ``"first"`` (later repeats are removed) or ``"error"``.
     judged_only
-        Remove unjudged documents from the rankings first (trec_eval ``-J``; as there,
-        documents judged with a negative grade are removed too): the same as
-        ``unjudged="drop"``.
+        trec_eval's ``-J`` under its own name: ``True`` sets ``unjudged="drop"`` (unjudged
+        documents, and as there those judged with a negative grade, are removed from the
+        rankings first). An alias, not stored: the attribute reads ``unjudged == "drop"``.
     unjudged
         What an unjudged retrieved document counts as: ``"nonrelevant"`` (the default, as
         trec_eval counts it), ``"relevant"`` (at grade ``unjudged_grade``: the query's relevant
@@ -185,7 +185,7 @@ class EvalOptions:
         the relevance ``level``.
     max_results
         Keep only the top ``max_results`` of each ranking (trec_eval ``-M``; applied before
-        ``judged_only``, as trec_eval does).
+        dropping unjudged documents, as trec_eval does).
     complete
         Average over every judged query, those without results scoring as empty rankings
         (trec_eval ``-c``). By default, over the queries in both the run and the judgments.
@@ -225,7 +225,9 @@ class EvalOptions:
     level: int = 1
     order: Order | None = None
     duplicates: Duplicates = "keep"
-    judged_only: bool = False
+    # Not a field: an init-only alias of unjudged="drop" (trec_eval -J), so that the rule is
+    # held once; __post_init__ sets the attribute from the rule.
+    judged_only: InitVar[bool] = False
     unjudged: Unjudged = "nonrelevant"
     unjudged_grade: int | None = None
     max_results: int | None = None
@@ -241,7 +243,7 @@ class EvalOptions:
     qrels_columns: ColumnMap | None = None
     run_columns: ColumnMap | None = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, judged_only: bool) -> None:
         set_ = object.__setattr__  # frozen: normalise in place once, here
         set_(self, "level", integer("level", self.level, optional=False))
         if self.level < 0:
@@ -264,19 +266,19 @@ class EvalOptions:
         set_(self, "qrels_columns", column_map("qrels_columns", self.qrels_columns,
                                                QRELS_COLUMN_KEYS))
         set_(self, "run_columns", column_map("run_columns", self.run_columns, RUN_COLUMN_KEYS))
-        for flag in ("judged_only", "complete"):
-            if not isinstance(getattr(self, flag), bool):
-                raise UsageError(f"{flag} must be True or False, got {getattr(self, flag)!r}")
+        for flag, value in (("judged_only", judged_only), ("complete", self.complete)):
+            if not isinstance(value, bool):
+                raise UsageError(f"{flag} must be True or False, got {value!r}")
         set_(self, "unjudged", choice("unjudged", self.unjudged, UNJUDGED_RULES, optional=False))
         # judged_only is trec_eval's -J: the "drop" rule under its old name. Both say the same.
-        if self.judged_only and self.unjudged not in ("nonrelevant", "drop"):
+        if judged_only and self.unjudged not in ("nonrelevant", "drop"):
             raise UsageError(
                 f"judged_only (-J) drops unjudged documents; it contradicts unjudged="
                 f"{self.unjudged!r}"
             )
-        if self.judged_only:
+        if judged_only:
             set_(self, "unjudged", "drop")
-        set_(self, "judged_only", self.unjudged == "drop")
+        set_(self, "judged_only", self.unjudged == "drop")  # read from the rule, never stored
         set_(
             self,
             "unjudged_grade",
@@ -314,7 +316,7 @@ class EvalOptions:
         base = options if options is not None else cls()
         if options is not None and not isinstance(options, EvalOptions):
             raise UsageError(f"options must be an EvalOptions, got a {type(options).__name__}")
-        known = {f.name for f in fields(cls)}
+        known = {f.name for f in fields(cls)} | {"judged_only"}
         unknown = sorted(set(values) - known)
         if unknown:
             import difflib
@@ -326,7 +328,9 @@ class EvalOptions:
                 f"{', '.join(sorted(known))}."
             )
         if "unjudged" in values and "judged_only" not in values:
-            values["judged_only"] = False  # the rule given replaces the base's -J
+            # replace() passes the base's judged_only (its rule, read back): the rule given
+            # replaces it.
+            values["judged_only"] = False
         return replace(base, **values) if values else base
 
     @property
@@ -365,7 +369,7 @@ class EvalOptions:
             "level": self.level,
             "collection_size": self.collection_size,
             "complete": self.complete,
-            "judged_only": self.judged_only,
+            "judged_only": self.unjudged == "drop",
             "unjudged": self.unjudged,
             "unjudged_grade": self.assumed_grade if self.unjudged == "relevant" else None,
             "max_results": self.max_results,

@@ -20,7 +20,7 @@ from prfeval.plots.figures import plain, pyplot, run_color
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from prfeval.comparison.compare import Comparison
+    from prfeval.comparison.results import Comparison
 
 __all__ = ["difference_figure"]
 

@@ -2,7 +2,7 @@
 
 matplotlib is imported only when a figure is drawn (through :func:`prfeval.plots.figures.pyplot`);
 :func:`prfeval.plots.contours.save_figure` writes a figure as PNG or SVG. Each function takes one
-:class:`~prfeval.retrieval.curves.Curves`
+:class:`~prfeval.retrieval.curve_result.Curves`
 or several by name (``{"bm25": c1, "tuned": c2}``), draws one
 query or, by default, the macro average, and returns the figure; given ``ax`` it draws into
 that axes instead, so the two plots can share a figure (:func:`curves_figure`).
@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from prfeval.core.errors import UsageError
 from prfeval.plots.figures import f_label, plain, pyplot, run_color
-from prfeval.retrieval.curves import AverageCurve, Curves, Cutoff, QueryCurve
+from prfeval.retrieval.curve_result import AverageCurve, Curves, Cutoff, QueryCurve
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -168,7 +168,7 @@ def tradeoff_figure(
     Parameters
     ----------
     curves_by_run
-        One :class:`~prfeval.retrieval.curves.Curves`, or several by run name, overlaid: the
+        One :class:`~prfeval.retrieval.curve_result.Curves`, or several by run name, overlaid: the
         measures
         keep their colours (precision blue, recall orange, F green) and each run has its own
         line style, shown in the legend in the run's colour
@@ -349,7 +349,7 @@ def pr_curve_figure(
     Parameters
     ----------
     curves_by_run
-        One :class:`~prfeval.retrieval.curves.Curves`, or several by run name, each in its
+        One :class:`~prfeval.retrieval.curve_result.Curves`, or several by run name, each in its
         colour (:func:`~prfeval.plots.figures.run_color`, by position).
     query
         The query to draw; ``None`` draws the macro average.

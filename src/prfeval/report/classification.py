@@ -17,7 +17,8 @@ import math
 import textwrap
 from typing import Any
 
-from prfeval.classification.classify import MEASURES, ClassificationResult
+from prfeval.classification.averages import MEASURES
+from prfeval.classification.result import ClassificationResult
 from prfeval.classification.scores import ScoreMeasures
 from prfeval.classification.thresholds import ThresholdSweep
 from prfeval.report._csv import csv_writer

@@ -1,4 +1,4 @@
-"""Reports of a :class:`~prfeval.comparison.compare.Comparison`: table, json, csv, and the
+"""Reports of a :class:`~prfeval.comparison.results.Comparison`: table, json, csv, and the
 Markdown and LaTeX tables of :mod:`prfeval.comparison.tables`."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import io
 import json
 import math
 
-from prfeval.comparison.compare import Comparison
+from prfeval.comparison.results import Comparison
 from prfeval.comparison.tables import describe_test, disagreement_lines, latex, markdown
 from prfeval.report._csv import csv_writer
 from prfeval.report._text import fmt_value, render_table, wrap_lines

@@ -1,4 +1,4 @@
-"""Reports of :class:`~prfeval.retrieval.curves.Curves`: table, json and csv.
+"""Reports of :class:`~prfeval.retrieval.curve_result.Curves`: table, json and csv.
 
 The table shows informative cutoffs of one query or of the averages; JSON and CSV give every
 k. CSV rows go through Arrow's CSV writer; those of a run read in blocks are kept on disk
@@ -17,9 +17,10 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from prfeval.core.ids import query_output_order
+from prfeval.measures.interpolated import level_key
 from prfeval.report._text import fmt_value, render_table, wrap_lines
 from prfeval.report.evaluation import accounting_lines
-from prfeval.retrieval.curves import AverageCurve, BlockRows, Curves, QueryCurve, level_key
+from prfeval.retrieval.curve_result import AverageCurve, BlockRows, Curves, QueryCurve
 
 __all__ = [
     "FORMATS",

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from importlib import resources
 from typing import Any
 
-from prfeval.classification.classify import ClassificationResult
+from prfeval.classification.result import ClassificationResult
 from prfeval.classification.thresholds import ThresholdSweep
 from prfeval.comparison.study import Study
 from prfeval.comparison.tables import describe_test, disagreement_lines

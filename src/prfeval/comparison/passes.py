@@ -1,0 +1,300 @@
+"""The passes of a comparison: each run read once over every judged query
+(:func:`measure_runs`), then paired by query id on the compared queries and tested
+(:func:`compare_passes`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from prfeval.comparison.paired import paired_tests
+from prfeval.comparison.queries import Missing, choose_queries
+from prfeval.comparison.results import Comparison, ComparisonRow, Disagreement
+from prfeval.comparison.stats import Correction, Test
+from prfeval.core.errors import UsageError
+from prfeval.core.options import EvalOptions
+from prfeval.core.ranking import RankingNeeds
+from prfeval.io.blocks import load_judgments
+from prfeval.io.source import check_one_stdin
+from prfeval.measures import Measure, ranking_needs
+from prfeval.retrieval.evaluate import summarise
+from prfeval.retrieval.kernel import MeasuredQueries
+from prfeval.retrieval.pipeline import MeasureSink, PipelineRun, Sink, TeeSink, run_pipeline
+
+__all__ = [
+    "RunPass",
+    "compare_passes",
+    "measure_runs",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+# Two values closer than this are a tie (per-query values are ratios of small counts, so
+# genuine differences are far larger).
+_TIE = 1e-12
+
+
+def _top_movers(
+    d: FloatArray, query_ids: tuple[str, ...], top: int
+) -> tuple[tuple[str, float], ...]:
+    """The ``top`` queries with the largest nonzero ``|d|``, ties kept in query order."""
+    if top <= 0:
+        return ()
+    order = np.argsort(-np.abs(d), kind="stable")[:top]
+    return tuple((query_ids[i], float(d[i])) for i in order if abs(d[i]) > _TIE)
+
+
+def _disagreements(
+    measures: tuple[Measure, ...],
+    runs: tuple[str, ...],
+    macro: FloatArray,
+    micro: FloatArray,
+) -> tuple[Disagreement, ...]:
+    """Every (measure, pair of runs) where macro and micro strictly prefer different runs."""
+    found = []
+    for k, m in enumerate(measures):
+        sign = m.definition.direction
+        if sign == 0:
+            continue
+        for i in range(len(runs)):
+            for j in range(i + 1, len(runs)):
+                d_macro = macro[i, k] - macro[j, k]
+                d_micro = micro[i, k] - micro[j, k]
+                # A tie on either side is not a disagreement about which run is better, and
+                # a measure without a micro average (AP, nDCG: NaN) has nothing to disagree.
+                if not (np.isfinite(d_macro) and np.isfinite(d_micro)):
+                    continue
+                if abs(d_macro) <= _TIE or abs(d_micro) <= _TIE or (d_macro > 0) == (d_micro > 0):
+                    continue
+                macro_a_better = (d_macro > 0) == (sign > 0)
+                found.append(
+                    Disagreement(
+                        measure=str(m),
+                        run_a=runs[i],
+                        run_b=runs[j],
+                        macro_a=float(macro[i, k]),
+                        macro_b=float(macro[j, k]),
+                        micro_a=float(micro[i, k]),
+                        micro_b=float(micro[j, k]),
+                        macro_better=runs[i] if macro_a_better else runs[j],
+                        micro_better=runs[j] if macro_a_better else runs[i],
+                    )
+                )
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class RunPass:
+    """One run read once: its measures over every judged query of the query set, the pass's
+    accounting, and the extra sinks it fed (curves, explanations for a report)."""
+
+    name: str
+    measured: MeasuredQueries
+    done: PipelineRun
+    extras: tuple[Any, ...] = ()
+
+
+def measure_runs(
+    qrels: Any,
+    runs: Mapping[str, Any],
+    names: Sequence[str],
+    measures: Sequence[Measure],
+    options: EvalOptions,
+    *,
+    extras: Callable[[EvalOptions], Sequence[Sink]] | None = None,
+    needs: RankingNeeds | None = None,
+    stream: bool | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[RunPass]:
+    """Read each run once, over every judged query of the query set (``-c``): each query a
+    run did not answer scores as an empty ranking, and the accounting says which those are.
+
+    ``extras(options)`` gives more sinks to feed in the same pass (their results are the
+    pass's ``extras``); ``needs`` is then what they and the measures read of a ranking.
+    """
+    check_one_stdin([qrels, *runs.values()])
+    qrels_table = load_judgments(qrels, options)
+    every_judged = replace(options, complete=True)
+    needs = ranking_needs(measures) if needs is None else needs
+    out = []
+    for i, (name, source) in enumerate(zip(names, runs.values(), strict=True)):
+
+        def make_sink() -> TeeSink:
+            return TeeSink(
+                MeasureSink(measures, every_judged),
+                *(extras(every_judged) if extras is not None else ()),
+            )
+
+        tee, done = run_pipeline(
+            qrels_table, source, every_judged, needs, make_sink, stream=stream
+        )
+        measure_sink, *more = tee.sinks
+        out.append(RunPass(name, measure_sink.result(), done, tuple(more)))  # type: ignore[attr-defined]
+        if progress is not None:
+            progress(i + 1, len(names))
+    return out
+
+
+def compare_passes(
+    passes: Sequence[RunPass],
+    parsed: Sequence[Measure],
+    opts: EvalOptions,
+    *,
+    baseline: str,
+    test: Test = "randomization",
+    alpha: float = 0.05,
+    correction: Correction = "holm",
+    n_permutations: int = 10_000,
+    n_bootstrap: int = 10_000,
+    seed: int = 0,
+    missing: Missing = "zero",
+    top: int = 5,
+) -> Comparison:
+    """The comparison of runs already measured by :func:`measure_runs`."""
+    parsed = tuple(parsed)
+    names = [p.name for p in passes]
+    measured = {p.name: p.measured for p in passes}
+    by_name = {p.name: p.done for p in passes}
+    every_judged = replace(opts, complete=True)
+    judged = {str(q) for q in measured[names[0]].query_ids}
+    answered = {
+        name: judged - set(done.accounting.missing_from_run) for name, done in by_name.items()
+    }
+    runs_all = {name: set(done.accounting.not_in_qrels) for name, done in by_name.items()}
+    described = opts.describe_query_set()
+    treatment = choose_queries(
+        judged,
+        answered,
+        runs_all,
+        missing=missing,
+        complete=opts.complete,
+        include=None if opts.queries is None else set(opts.queries),
+        exclude=set(opts.exclude_queries or ()),
+        query_set=described,
+    )
+    if not treatment.compared:
+        why = {
+            "drop": "no judged query is answered by every run (missing='zero' would score "
+            "a run's absent queries as 0)",
+            "zero": "no run answered any judged query",
+            "complete": "no judged query is left",
+        }[treatment.policy]
+        raise UsageError(f"nothing to compare: {why}")
+    # The judgments are the same for every run: any pass counted their repeats.
+    treatment = replace(
+        treatment, repeated_judgments=by_name[names[0]].accounting.repeated_judgments
+    )
+
+    # Every run on exactly the compared queries, so macro and micro are over the same
+    # queries for every run; paired by id, never by position.
+    evaluations = {}
+    for name in names:
+        m = measured[name]
+        at = {str(q): i for i, q in enumerate(m.query_ids)}
+        part = m.take(np.array([at[q] for q in treatment.compared], dtype=np.int64))
+        accounting = part.accounted(
+            missing_from_run=treatment.missing[name], not_in_qrels=(), complete=True
+        )
+        settings = {**by_name[name].settings(every_judged), "query_set": described}
+        evaluations[name] = summarise(part, accounting, settings)
+    query_ids = treatment.compared
+    position = {q: i for i, q in enumerate(query_ids)}
+    n_runs, n_measures, n_q = len(names), len(parsed), len(query_ids)
+    values = np.empty((n_runs, n_measures, n_q), dtype=np.float64)
+    macro = np.empty((n_runs, n_measures))
+    micro = np.full((n_runs, n_measures), np.nan)
+    for i, name in enumerate(names):
+        e = evaluations[name]
+        # Pair by id, never by position: each evaluation orders its own queries.
+        index = np.array([position[q] for q in e.query_ids], dtype=np.int64)
+        if index.size != n_q:
+            raise RuntimeError(f"{name}: evaluated {index.size} queries, expected {n_q}")
+        values[i][:, index] = e.values
+        for k, m in enumerate(parsed):
+            macro[i, k] = e.macro[str(m)]
+            if m.definition.direction != 0:
+                micro[i, k] = e.micro.get(str(m), np.nan)
+
+    base = names.index(baseline)
+    others = [i for i in range(n_runs) if i != base]
+    testable = [k for k, m in enumerate(parsed) if m.definition.direction != 0]
+    # One column per (run, measure) test: every test sees the same sign flips and resamples.
+    pairs = [(i, k) for i in others for k in testable]
+    diffs = np.empty((n_q, len(pairs)))
+    for c, (i, k) in enumerate(pairs):
+        diffs[:, c] = values[i, k] - values[base, k]
+    tests = paired_tests(
+        diffs,
+        test,
+        correction,
+        n_permutations=n_permutations,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        confidence=1.0 - alpha,
+    )
+    p, p_adj, ci_low, ci_high = tests.p_value, tests.p_adjusted, tests.ci_low, tests.ci_high
+    tested = {pair: c for c, pair in enumerate(pairs)}
+
+    rows = []
+    for k, m in enumerate(parsed):
+        label, sign = str(m), m.definition.direction
+        for i, name in enumerate(names):
+            row = ComparisonRow(
+                measure=label,
+                run=name,
+                is_baseline=i == base,
+                aggregation="sum" if sign == 0 else "mean",
+                macro=float(macro[i, k]),
+                micro=float(micro[i, k]),
+                delta=float(macro[i, k] - macro[base, k]),
+                micro_delta=float(micro[i, k] - micro[base, k]),
+            )
+            c = tested.get((i, k))
+            if c is not None:
+                d = diffs[:, c]
+                better = sign * d
+                row = replace(
+                    row,
+                    ci_low=float(ci_low[c]),
+                    ci_high=float(ci_high[c]),
+                    p_value=float(p[c]),
+                    p_adjusted=float(p_adj[c]),
+                    significant=bool(p_adj[c] <= alpha),
+                    wins=int((better > _TIE).sum()),
+                    ties=int((np.abs(d) <= _TIE).sum()),
+                    losses=int((better < -_TIE).sum()),
+                    top_movers=_top_movers(d, query_ids, top),
+                )
+            rows.append(row)
+
+    settings = {
+        "test": test,
+        "alpha": alpha,
+        "confidence": 1.0 - alpha,
+        "correction": correction,
+        "n_tests": len(pairs),
+        "n_permutations": n_permutations,
+        "n_bootstrap": n_bootstrap,
+        "seed": seed,
+        "missing": missing,
+        **opts.settings(),
+        "qrels": by_name[names[0]].qrels_name,
+    }
+    return Comparison(
+        measures=parsed,
+        runs=tuple(names),
+        baseline=baseline,
+        query_ids=query_ids,
+        values=values,
+        rows=tuple(rows),
+        disagreements=_disagreements(parsed, tuple(names), macro, micro),
+        queries=treatment,
+        evaluations=evaluations,
+        settings=settings,
+    )
