@@ -67,6 +67,8 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
+from trec_eval_drop_in import Timing  # noqa: E402 (the samples of one job: medians of each)
+
 TOLERANCE = 1e-9
 """Largest difference between the two tools' values taken as agreement (sums in another
 order differ by about 1e-15)."""
@@ -389,22 +391,6 @@ def file_jobs(files: Files, k: int, with_toolkit: bool) -> list[Job]:
 
 
 # ---------------------------------------------------------------------- timing the children
-
-
-@dataclass
-class Timing:
-    """The samples of one job of one tool."""
-
-    walls: list[float] = field(default_factory=list)
-    cpus: list[float] = field(default_factory=list)
-
-    @property
-    def wall(self) -> float:
-        return statistics.median(self.walls)
-
-    @property
-    def cpu(self) -> float:
-        return statistics.median(self.cpus)
 
 
 @dataclass(frozen=True)
