@@ -37,15 +37,14 @@ from prfeval.core.errors import InputFormatError, PrfevalError, PrfevalWarning, 
 from prfeval.core.ids import ordered_ids, query_output_order
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import QueryAccounting
-from prfeval.measures import Measure, parse_measures
+from prfeval.measures import Measure
 from prfeval.retrieval.evaluate import (
     Coverage,
     Evaluation,
-    coverage_measures,
     coverage_of,
+    plan_evaluation,
     summarise,
 )
-from prfeval.retrieval.kernel import check_measures
 from prfeval.retrieval.pipeline import PipelineRun
 from prfeval.spark.blocks import BlockFrame
 from prfeval.spark.failures import LocalFile, located, translated
@@ -417,19 +416,14 @@ def evaluate(
     require_pyspark()
     opts = EvalOptions.build(options, **option_values)
     refuse_column_maps(opts)
-    parsed = parse_measures(measures)
-    check_measures(parsed, opts.collection_size)
+    # The local engine's checks and hidden coverage measures, planned by the same function.
+    planned = plan_evaluation(measures, opts, bounds=bounds)
+    parsed, hidden, cutoffs = list(planned.asked), list(planned.hidden), planned.cutoffs
     text = [str(m) for m in parsed if m.definition.is_text]
     if text:
         raise UsageError(f"the Spark engine gives numbers only; leave out {', '.join(text)}")
-    if bounds and opts.unjudged != "nonrelevant":
-        raise UsageError(
-            "bounds compare unjudged documents taken as non-relevant and as relevant; "
-            f"it cannot be combined with unjudged={opts.unjudged!r}"
-        )
     if block_rows < 1:
         raise UsageError(f"block_rows must be at least 1, got {block_rows}")
-    cutoffs, hidden = coverage_measures(parsed)
     session = _session(spark, qrels, run)
     fs = default_filesystem(session)
     check_paths(qrels, run, default_fs=fs)  # a missing local file: before Spark reads it
