@@ -327,3 +327,22 @@ def test_curve_csv_of_a_failing_second_run_prints_nothing(capsys, tmp_path) -> N
     code, out, err = run_cli(capsys, "curve", str(qrels), str(a), str(bad), "--format", "csv")
     assert (code, out) == (2, "")
     assert "bad.run:1:" in err
+
+
+@pytest.mark.parametrize("name", ["[b]x", "[red]d", "a[/]b", "[link=x]y"])
+def test_text_tables_show_bracketed_ids_as_they_are(capsys, tmp_path, name) -> None:
+    """The text tables are drawn by rich, which read ``[b]x`` as markup and dropped it: an id,
+    a run name or a class label is now shown as written, in every table."""
+    qrels = tmp_path / "q.txt"
+    run = tmp_path / "r.txt"
+    qrels.write_text(f"{name} 0 {name} 1\n{name} 0 e 0\n")
+    run.write_text(f"{name} Q0 {name} 1 3 r\n{name} Q0 e 2 2 r\n")
+    code, out, err = run_cli(capsys, "explain", str(qrels), str(run), "--query", name)
+    assert code == 0, err
+    ranking_rows = [line for line in out.splitlines() if line.strip().startswith("1 ")]
+    assert ranking_rows and name in ranking_rows[0], out
+    labels = tmp_path / "labels.csv"
+    labels.write_text(f"true,pred\n{name},{name}\nb,{name}\n")
+    code, out, err = run_cli(capsys, "classify", str(labels))
+    assert code == 0, err
+    assert name in out

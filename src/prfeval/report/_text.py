@@ -41,17 +41,22 @@ def render_table(
 ) -> str:
     """A table rendered by rich as plain text, with ``notes`` as lines below it.
 
-    With ``width``, the table fits that many columns and the notes are wrapped to it.
+    With ``width``, the table fits that many columns and the notes are wrapped to it. Every
+    cell, header and the title are text: an id such as ``[b]x`` is shown as it is, where rich
+    would read it as markup and drop it.
     """
     from rich import box
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    table = Table(
+        title=None if title is None else escape(title), title_justify="left", box=box.SIMPLE_HEAD
+    )
     for i, header in enumerate(headers):
-        table.add_column(header, justify="right" if i >= right_align_from else "left")
+        table.add_column(escape(header), justify="right" if i >= right_align_from else "left")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(escape(cell) for cell in row))
     with open(os.devnull, "w") as sink:
         console = Console(width=width or 200, record=True, file=sink, color_system=None)
         console.print(table)

@@ -67,9 +67,8 @@ def format_text(result: Leakage, width: int = 80) -> str:
     notes = wrap_lines(summary_lines(result), width)
     if not result.leaks:
         return "\n".join([title, "  none", "", *notes]) + "\n"
-    from rich.markup import escape  # an id such as "[b]x" is text, not rich's markup
-
-    table = render_table(None, _HEADERS, _rows(result, escape), right_align_from=3)
+    # render_table shows an id such as "[b]x" as it is: no escaping of its own here.
+    table = render_table(None, _HEADERS, _rows(result, str), right_align_from=3)
     return "\n".join([title, table.rstrip("\n"), "", *notes]) + "\n"
 
 
