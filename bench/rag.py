@@ -55,7 +55,6 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -67,6 +66,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
+import children  # noqa: E402 (bench/children.py)
 from trec_eval_drop_in import Timing  # noqa: E402 (the samples of one job: medians of each)
 
 TOLERANCE = 1e-9
@@ -405,23 +405,11 @@ class Ran:
 
 
 def run_child(cmd: Sequence[str], timeout_s: float) -> Ran:
-    """Run ``cmd`` with its output in temporary files (no pipe can fill and block it), reap
-    it with ``os.wait4`` for its own CPU time, and kill it after ``timeout_s``."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        start = time.perf_counter()
-        child = subprocess.Popen(list(cmd), stdout=out, stderr=err, stdin=subprocess.DEVNULL)
-        timer = threading.Timer(timeout_s, child.kill)  # a hung child is killed, not waited for
-        timer.start()
-        try:
-            _, status, usage = os.wait4(child.pid, 0)
-        finally:
-            timer.cancel()
-        wall = time.perf_counter() - start
-        child.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-        out.seek(0)
-        err.seek(0)
-        return Ran(wall, usage.ru_utime + usage.ru_stime, child.returncode, out.read(),
-                   err.read())  # fmt: skip
+    """Run ``cmd`` as every benchmark script runs a child (``children.run_child``: output in
+    temporary files, reaped with ``os.wait4`` for its own CPU time, killed after
+    ``timeout_s``)."""
+    s = children.run_child(cmd, timeout_s)
+    return Ran(s.wall_s, s.cpu_s, s.returncode, s.stdout, s.stderr)
 
 
 def tail(text: str, lines: int = 3) -> str:

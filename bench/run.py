@@ -41,11 +41,8 @@ import platform
 import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -54,6 +51,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from children import Sample, run_child
 from peers import MEASURES, TREC_EVAL_NAMES, normalise
 from scenarios import LABEL_SCENARIOS, SCENARIOS, Files, bench_scenarios, render_scenarios
 
@@ -96,55 +94,6 @@ HEAVY_MODULES = (
 
 
 # --------------------------------------------------------------------------- child processes
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One child process: how long it ran, its peak RSS, how it ended, what it printed."""
-
-    wall_s: float
-    max_rss_bytes: int
-    returncode: int
-    timed_out: bool
-    stdout: str
-    stderr: str
-
-
-def run_child(cmd: Sequence[str], timeout_s: float) -> Sample:
-    """Run ``cmd`` to completion and measure it with ``os.wait4`` (see the module docstring).
-
-    The output goes to temporary files rather than pipes, so that the child never blocks on a
-    full pipe and this process can reap it itself with ``wait4``, which hands back the
-    resource usage of that one child.
-    """
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        killed = threading.Event()
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(list(cmd), stdout=out, stderr=err, stdin=subprocess.DEVNULL)
-
-        def kill() -> None:
-            killed.set()
-            proc.kill()
-
-        timer = threading.Timer(timeout_s, kill)
-        timer.start()
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            timer.cancel()
-        wall = time.perf_counter() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-        out.seek(0)
-        err.seek(0)
-        scale = 1 if sys.platform == "darwin" else 1024
-        return Sample(
-            wall_s=wall,
-            max_rss_bytes=usage.ru_maxrss * scale,
-            returncode=proc.returncode,
-            timed_out=killed.is_set(),
-            stdout=out.read(),
-            stderr=err.read(),
-        )
 
 
 def ensure_data(size: str, seed: int, data_dir: Path, timeout_s: float) -> dict[str, Any]:
