@@ -26,7 +26,9 @@ from typing import Any
 
 HEAVY = ("pandas", "polars", "pyarrow", "matplotlib", "scipy", "sklearn")
 
-CHILD = textwrap.dedent(
+#: The start of a child program (a ``str.format`` template): the seeded dicts, built before the
+#: clock starts. ``bench/rag.py`` starts its toolkit-rag child with it too: the same data.
+DICTS = textwrap.dedent(
     """
     import json, random, sys, time
     n_queries, per_query, k = {n_queries}, {per_query}, {k}
@@ -37,6 +39,11 @@ CHILD = textwrap.dedent(
     }}
     run = {{f"q{{i}}": {{f"d{{j}}": rng.random() for j in range(per_query)}}
            for i in range(n_queries)}}
+    """
+)
+
+CHILD = DICTS + textwrap.dedent(
+    """
     t0, c0 = time.perf_counter(), time.process_time()
     import prfeval
     t1 = time.perf_counter()

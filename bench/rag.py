@@ -67,6 +67,7 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
 import children  # noqa: E402 (bench/children.py)
+import import_cost  # noqa: E402 (bench/import_cost.py)
 from trec_eval_drop_in import Timing  # noqa: E402 (the samples of one job: medians of each)
 
 TOLERANCE = 1e-9
@@ -476,17 +477,9 @@ def loop_child(which: str, queries: int, docs: int, k: int) -> dict[str, Any]:
     return {**times, "macro": macro, "queries": queries}
 
 
-TOOLKIT_IMPORT_CHILD = textwrap.dedent(
+TOOLKIT_IMPORT_CHILD = import_cost.DICTS + textwrap.dedent(
     """
-    import json, random, sys, time
-    n_queries, per_query, k, cutoff = {n_queries}, {per_query}, {k}, {cutoff}
-    rng = random.Random(k)
-    qrels = {{
-        f"q{{i}}": {{f"d{{j}}": rng.randint(0, 2) for j in range(0, 3 * per_query // 2, 3)}}
-        for i in range(n_queries)
-    }}
-    run = {{f"q{{i}}": {{f"d{{j}}": rng.random() for j in range(per_query)}}
-           for i in range(n_queries)}}
+    cutoff = {cutoff}
     ranked = {{q: sorted(s, key=lambda d: (s[d], d), reverse=True) for q, s in run.items()}}
     t0, c0 = time.perf_counter(), time.process_time()
     import toolkit_rag_quality
@@ -510,8 +503,6 @@ then the timed ``import`` and first ``score_run`` at the cutoff."""
 
 def toolkit_import_process(n_queries: int, per_query: int, k: int, cutoff: int) -> dict[str, Any]:
     """The start-up timings of one fresh interpreter importing toolkit-rag-quality."""
-    import import_cost
-
     code = TOOLKIT_IMPORT_CHILD.format(n_queries=n_queries, per_query=per_query, k=k,
                                        cutoff=cutoff, heavy=import_cost.HEAVY)  # fmt: skip
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -606,7 +597,6 @@ class Results:
 
 def run_all(args: argparse.Namespace, files: Files, with_toolkit: bool) -> Results:
     """Every job of both tools, ``args.reps`` times, round robin; then the checks."""
-    import import_cost
 
     res = Results()
     jobs = file_jobs(files, args.k, with_toolkit)
