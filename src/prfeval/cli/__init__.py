@@ -15,7 +15,7 @@ import sys
 from prfeval.cli.commands import COMMANDS
 from prfeval.cli.process import guarded, prepare_streams, whole_stdout
 
-__all__ = ["COMMANDS", "main"]
+__all__ = ["COMMANDS", "main", "trec_eval_main"]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -42,3 +42,11 @@ def main(argv: list[str] | None = None) -> None:
             from prfeval.cli.app import run
 
             run(argv)
+
+
+def trec_eval_main() -> None:
+    """Entry point of the installed ``prfeval-trec_eval`` script: ``prfeval trec_eval`` under a
+    name a shell script can call. It is not named ``trec_eval``, so that it never shadows a
+    real trec_eval on its own; a user who wants scripts to reach it as ``trec_eval`` links it
+    so (``ln -s "$(command -v prfeval-trec_eval)" ~/bin/trec_eval``)."""
+    main(["trec_eval", *sys.argv[1:]])
