@@ -96,12 +96,13 @@ def test_csv_rows(animals, capsys):
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [r["row"] for r in rows] == ["class"] * 3 + ["micro", "macro", "weighted",
                                                          "f_of_means", "accuracy",
-                                                         "balanced_accuracy"]
+                                                         "balanced_accuracy", "mcc", "kappa",
+                                                         "kappa_linear", "kappa_quadratic"]
     cat = rows[0]
     assert (cat["label"], cat["tp"], cat["fp"], cat["fn"], cat["tn"]) == ("cat", "2", "0", "1",
                                                                           "3")
     assert float(cat["recall"]) == pytest.approx(2 / 3)
-    assert float(rows[-2]["value"]) == pytest.approx(4 / 6)
+    assert float(rows[-6]["value"]) == pytest.approx(4 / 6)
 
 
 def test_score_sweep_json_agrees_with_sklearn(animals, capsys):

@@ -90,15 +90,18 @@ def overall_balanced_accuracy(t: Tallies, multilabel: bool) -> float:
 
 
 def per_class(labels: tuple[Label, ...], values: dict[str, FloatArray],
-              c: Counts | None, extra: dict[str, FloatArray]) -> dict[Label, dict[str, float]]:
-    """``label -> {measure: value}``: the counts of ``c`` (when given), the measures of
-    :data:`MEASURES` and the ``extra`` columns, for each label in order."""
+              c: Counts | None, extra: dict[str, FloatArray], *, weighted: bool = False
+              ) -> dict[Label, dict[str, float]]:
+    """``label -> {measure: value}``: the counts of ``c`` (when given; ints, or floats when
+    ``weighted``, sums of sample weights), the measures of :data:`MEASURES` and the
+    ``extra`` columns, for each label in order."""
     out: dict[Label, dict[str, float]] = {}
+    count = float if weighted else int
     for i, label in enumerate(labels):
         row: dict[str, float] = {}
         if c is not None:
-            row.update(support=int(c.relevant[i]), tp=int(c.tp[i]), fp=int(c.fp[i]),
-                       fn=int(c.fn[i]), tn=int(c.require_tn()[i]))
+            row.update(support=count(c.relevant[i]), tp=count(c.tp[i]), fp=count(c.fp[i]),
+                       fn=count(c.fn[i]), tn=count(c.require_tn()[i]))
         row.update({m: float(values[m][i]) for m in MEASURES})
         row.update({m: float(v[i]) for m, v in extra.items()})
         out[label] = row
@@ -130,24 +133,25 @@ def samples_average(c: Counts, beta: float, zd: float, weights: FloatArray | Non
     return {m: aggregate.weighted(v, weights, empty=zd) for m, v in per_item.items()}
 
 
-def no_skill_sets(enc: EncodedLabels, beta: float, zd: float
-                  ) -> tuple[float, dict[str, float] | None]:
+def no_skill_sets(enc: EncodedLabels, beta: float, zd: float,
+                  weights: FloatArray | None = None) -> tuple[float, dict[str, float] | None]:
     """Multi-label no-skill subset accuracy and samples average: the expectation when each
     item's predicted set is drawn, independently of its truth, from this classifier's
-    predicted sets."""
+    predicted sets (each set as often as its items weigh, with ``weights``)."""
     assert enc.true_matrix is not None and enc.pred_matrix is not None
     n = enc.n
+    total = float(n) if weights is None else float(weights.sum())
     codes, rows = _set_codes(np.vstack([enc.true_matrix, enc.pred_matrix]))
-    freq_true = np.bincount(codes[:n], minlength=len(rows)).astype(np.float64)
-    freq_pred = np.bincount(codes[n:], minlength=len(rows)).astype(np.float64)
-    accuracy = float((freq_true * freq_pred).sum() / (n * n))
+    freq_true = np.bincount(codes[:n], weights, minlength=len(rows)).astype(np.float64)
+    freq_pred = np.bincount(codes[n:], weights, minlength=len(rows)).astype(np.float64)
+    accuracy = float((freq_true * freq_pred).sum() / (total * total))
     sel = enc.selected
     t_codes, t_rows = _set_codes(enc.true_matrix[:, sel])
     p_codes, p_rows = _set_codes(enc.pred_matrix[:, sel])
     if len(t_rows) * len(p_rows) > _MAX_SET_PAIRS:
         return accuracy, None
-    t_weight = np.bincount(t_codes).astype(np.float64)
-    p_weight = np.bincount(p_codes).astype(np.float64)
+    t_weight = np.bincount(t_codes, weights).astype(np.float64)
+    p_weight = np.bincount(p_codes, weights).astype(np.float64)
     t_f, p_f = t_rows.astype(np.float64), p_rows.astype(np.float64)
     tp = (t_f @ p_f.T).ravel()  # every (true set, predicted set) pair
     true_size = np.repeat(t_f.sum(axis=1), len(p_rows))

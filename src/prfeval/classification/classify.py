@@ -19,11 +19,12 @@ and its recall the PPCR, and it is measured and averaged by the same code.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 import numpy as np
 
+from prfeval.classification.agreement import kappas, matthews
 from prfeval.classification.averages import (
     averages,
     measures,
@@ -39,7 +40,7 @@ from prfeval.classification.confusion import (
     table_counts,
     tallies,
 )
-from prfeval.classification.encoding import encode_binary, encode_labels
+from prfeval.classification.encoding import EncodedLabels, encode_binary, encode_labels
 from prfeval.classification.labels import Label, native
 from prfeval.classification.result import ClassificationResult, NoSkill
 from prfeval.classification.zero_division import (
@@ -50,10 +51,11 @@ from prfeval.classification.zero_division import (
 )
 from prfeval.core.checks import beta as check_beta
 from prfeval.core.checks import choice
+from prfeval.core.checks import sample_weight as check_sample_weight
 from prfeval.core.counts import Counts, ppcr, prevalence, warn_undefined
 from prfeval.core.errors import UsageError
 
-__all__ = ["AVERAGE_CHOICES", "ClassAverage", "classify"]
+__all__ = ["AVERAGE_CHOICES", "ClassAverage", "classification_report", "classify"]
 
 ClassAverage = Literal["macro", "micro", "weighted", "samples", "f_of_means", "binary"]
 AVERAGE_CHOICES: tuple[str, ...] = ("macro", "micro", "weighted", "samples", "f_of_means",
@@ -69,6 +71,7 @@ def classify(
     average: ClassAverage = "macro",
     pos_label: Label = 1,
     zero_division: ZeroDivision = "warn",
+    sample_weight: Any = None,
 ) -> ClassificationResult:
     """Precision, recall, F_beta and their family for each class of a classifier, averaged.
 
@@ -101,6 +104,10 @@ def classify(
         has. ``0`` or ``1``; ``nan`` leaves such classes out of the macro and weighted
         averages; ``"warn"`` (default) uses 0 and emits one
         :class:`~prfeval.core.counts.UndefinedMetricWarning` naming the classes.
+    sample_weight
+        One weight per item (finite, >= 0, not all 0): each item counts its weight instead
+        of 1 in every count, the confusion matrix (then float), accuracy, the averages over
+        items and the agreement measures, as scikit-learn's ``sample_weight``.
 
     Returns
     -------
@@ -129,10 +136,19 @@ def classify(
     FP (for the predicted class) and one FN (for the true class), so **micro precision =
     micro recall = micro F1 = accuracy**.
 
+    Single-label results also hold the agreement of prediction and truth beyond chance,
+    over every class whatever ``labels`` selects: the Matthews correlation coefficient
+    (Matthews 1975; its multi-class form, Gorodkin 2004) and Cohen's kappa (Cohen 1960),
+    unweighted and with linear and quadratic weights on the classes' sorted order (Cohen
+    1968), as :mod:`prfeval.classification.agreement` defines them. MCC is 0 when every item
+    is truly, or predicted, in one class; kappa is then NaN when no disagreement is
+    expected. Both are ``None`` for multi-label input.
+
     Values agree with scikit-learn's ``precision_recall_fscore_support``, ``fbeta_score``,
-    ``confusion_matrix``, ``multilabel_confusion_matrix``, ``accuracy_score`` and
-    ``balanced_accuracy_score`` (which ignore ``labels`` there as here), for every
-    ``zero_division``. One difference: a weighted average over classes of which none occurs
+    ``confusion_matrix``, ``multilabel_confusion_matrix``, ``accuracy_score``,
+    ``balanced_accuracy_score``, ``matthews_corrcoef`` and ``cohen_kappa_score`` (which
+    ignore ``labels`` there as here), for every ``zero_division`` and ``sample_weight``.
+    One difference: a weighted average over classes of which none occurs
     in ``y_true`` is undefined here (``zero_division``), where scikit-learn falls back to
     the unweighted mean.
 
@@ -163,10 +179,11 @@ def classify(
     if average == "samples" and not enc.multilabel:
         raise UsageError("average='samples' needs multi-label input (a set of labels per "
                          "item)")
+    weights = check_sample_weight(sample_weight, enc.n)
 
     report = tuple(native(v) for v in enc.classes[enc.selected].tolist())
-    full = full_matrix(enc)
-    sums = tallies(enc, full)
+    full = full_matrix(enc, weights)
+    sums = tallies(enc, full, weights)
     counts = sums.counts(enc.selected)
     values = measures(counts, beta, zd)
     shares = {"prevalence": prevalence(counts), "ppcr": ppcr(counts)}
@@ -183,14 +200,23 @@ def classify(
         # Each item's table over the reported labels: the unit of the samples average.
         item_counts = table_counts(*indicator_sums(enc.true_matrix[:, enc.selected],
                                                    enc.pred_matrix[:, enc.selected], axis=1))
-        samples = samples_average(item_counts, beta, zd)
-        accuracy = float(np.all(enc.true_matrix == enc.pred_matrix, axis=1).mean())
-        base_accuracy, base_samples = no_skill_sets(enc, beta, zd)
+        samples = samples_average(item_counts, beta, zd, weights)
+        exact = np.all(enc.true_matrix == enc.pred_matrix, axis=1)
+        accuracy = float(np.average(exact, weights=weights))
+        base_accuracy, base_samples = no_skill_sets(enc, beta, zd, weights)
+        mcc = None
+        kappa = None
     else:
         assert enc.true_codes is not None and enc.pred_codes is not None
-        accuracy = (float(np.trace(full)) / enc.n if full is not None
-                    else float(np.mean(enc.true_codes == enc.pred_codes)))
-        base_accuracy = float((sums.true_sum * sums.pred_sum).sum() / enc.n ** 2)
+        if weights is not None:
+            accuracy = float(np.average(enc.true_codes == enc.pred_codes, weights=weights))
+        elif full is not None:
+            accuracy = float(np.trace(full)) / enc.n
+        else:
+            accuracy = float(np.mean(enc.true_codes == enc.pred_codes))
+        base_accuracy = float((sums.true_sum * sums.pred_sum).sum() / sums.n ** 2)
+        mcc = matthews(sums)
+        kappa = kappas(enc, full, sums, weights)
 
     undefined = undefined_ratios(report, counts, item_counts)
     if zero_division == "warn" and undefined:
@@ -206,11 +232,11 @@ def classify(
     return ClassificationResult(
         labels=report,
         counts=counts,
-        per_class=per_class(report, values, counts, shares),
+        per_class=per_class(report, values, counts, shares, weighted=weights is not None),
         samples=samples,
         accuracy=accuracy,
         balanced_accuracy=overall_balanced_accuracy(sums, enc.multilabel),
-        confusion_matrix=confusion_matrix(enc, full),
+        confusion_matrix=confusion_matrix(enc, full, weights),
         multilabel=enc.multilabel,
         n_items=enc.n,
         no_skill=no_skill,
@@ -221,5 +247,77 @@ def classify(
         pos_label=native(pos_label) if average == "binary" else None,
         labels_given=labels is not None,
         item_counts=item_counts,
+        mcc=mcc,
+        kappa=kappa,
+        sample_weighted=weights is not None,
+        all_classes_reported=_all_reported(enc),
+        held=_held(enc, report) if weights is not None else None,
+        item_weights=weights if enc.multilabel else None,
         **averages(counts, values, beta, zd),
     )
+
+
+def classification_report(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    labels: Iterable[Label] | None = None,
+    target_names: Sequence[Any] | None = None,
+    sample_weight: Any = None,
+    digits: int = 2,
+    output_dict: bool = False,
+    zero_division: ZeroDivision = "warn",
+) -> str | dict[str, Any]:
+    """scikit-learn's ``classification_report`` of two label columns: the text (or a dict)
+    of each class's precision, recall, F1 and support, and their averages.
+
+    The arguments are scikit-learn's: ``labels`` the classes shown, in order (default:
+    every class in the data, sorted); ``target_names`` their shown names; ``sample_weight``
+    one weight per item (supports are then sums of weights); ``digits`` the decimals;
+    ``output_dict`` a dict instead of the text; ``zero_division`` the value of a 0/0 ratio
+    (``"warn"``: 0, and one warning). It is :func:`classify` then
+    :meth:`~prfeval.classification.result.ClassificationResult.classification_report`,
+    whose Notes give the averages' conventions.
+
+    Examples
+    --------
+    >>> print(classification_report(["a", "b", "b"], ["a", "b", "a"]), end="")
+                  precision    recall  f1-score   support
+    <BLANKLINE>
+               a       0.50      1.00      0.67         1
+               b       1.00      0.50      0.67         2
+    <BLANKLINE>
+        accuracy                           0.67         3
+       macro avg       0.75      0.75      0.67         3
+    weighted avg       0.83      0.67      0.67         3
+    """
+    # The result's own warnings are for classify's measures; the report warns for its own.
+    result = classify(y_true, y_pred, labels=labels, zero_division=0,
+                      sample_weight=sample_weight)
+    return result.classification_report(digits=digits, output_dict=output_dict,
+                                        target_names=target_names,
+                                        zero_division=zero_division)
+
+
+def _all_reported(enc: EncodedLabels) -> bool:
+    """Single-label: whether every class an item holds (whatever its weight) is selected."""
+    if enc.multilabel or len(enc.selected) == len(enc.classes):
+        return True
+    assert enc.true_codes is not None and enc.pred_codes is not None
+    k = len(enc.classes)
+    held = np.bincount(enc.true_codes, minlength=k) + np.bincount(enc.pred_codes, minlength=k)
+    return bool(np.isin(np.flatnonzero(held), enc.selected).all())
+
+
+def _held(enc: EncodedLabels, report: tuple[Label, ...]) -> tuple[Label, ...]:
+    """The reported classes some item holds, truly or predicted, whatever its weight (a
+    class held by weight-0 items only is still in the data, as scikit-learn counts it)."""
+    k = len(enc.classes)
+    if enc.multilabel:
+        assert enc.true_matrix is not None and enc.pred_matrix is not None
+        held = enc.true_matrix.any(axis=0) | enc.pred_matrix.any(axis=0)
+    else:
+        assert enc.true_codes is not None and enc.pred_codes is not None
+        held = (np.bincount(enc.true_codes, minlength=k)
+                + np.bincount(enc.pred_codes, minlength=k)) > 0
+    return tuple(label for label, h in zip(report, held[enc.selected], strict=True) if h)

@@ -140,6 +140,16 @@ class ClassificationResult:
         Multi-label only: each item's table over the reported labels (TP the labels both
         true and predicted), from which :meth:`classification_report` makes its samples
         average.
+    mcc
+        Single-label: the Matthews correlation coefficient over every class (Matthews 1975;
+        see :func:`~prfeval.classification.agreement.matthews`); ``None`` for multi-label.
+    kappa
+        Single-label: Cohen's kappa over every class, ``{"unweighted", "linear",
+        "quadratic"}`` (Cohen 1960, 1968; see
+        :func:`~prfeval.classification.agreement.cohen_kappa`); ``None`` for multi-label.
+    sample_weighted
+        Whether the items were weighted (``sample_weight``): the counts are then sums of
+        weights, and the confusion matrix is float.
     """
 
     labels: tuple[Label, ...]
@@ -163,6 +173,12 @@ class ClassificationResult:
     pos_label: Label | None
     labels_given: bool = False
     item_counts: Counts | None = field(default=None, repr=False, compare=False)
+    mcc: float | None = None
+    kappa: dict[str, float] | None = None
+    sample_weighted: bool = False
+    all_classes_reported: bool = True  # every class an item holds is among labels
+    held: tuple[Label, ...] | None = field(default=None, repr=False, compare=False)
+    item_weights: FloatArray | None = field(default=None, repr=False, compare=False)
 
     @property
     def summary(self) -> dict[str, float]:
@@ -180,7 +196,8 @@ class ClassificationResult:
 
         ``{"per_class": {label: {...}}, "micro": {...}, "macro": {...}, "weighted": {...},
         "f_of_means": {...}, "samples": {...} or None, "accuracy": ..., "balanced_accuracy":
-        ..., "confusion_matrix": {"labels": [...], "matrix": [[...]]}, "no_skill": {...},
+        ..., "mcc": ..., "kappa": {...}, "confusion_matrix": {"labels": [...], "matrix":
+        [[...]]}, "no_skill": {...},
         "average": ..., "summary": {...}, "n_items": ..., "multilabel": ..., "undefined":
         {...}, "settings": {...}}``. Class labels become strings as dict keys and keep their
         type in ``confusion_matrix["labels"]``. Undefined values under ``zero_division=nan``
@@ -200,6 +217,8 @@ class ClassificationResult:
             "samples": self.samples,
             "accuracy": self.accuracy,
             "balanced_accuracy": self.balanced_accuracy,
+            "mcc": self.mcc,
+            "kappa": self.kappa,
             "confusion_matrix": matrix,
             "no_skill": self.no_skill.to_dict(),
             "average": self.average,
@@ -213,6 +232,7 @@ class ClassificationResult:
                 "average": self.average,
                 "pos_label": self.pos_label,
                 "labels": list(self.labels) if self.labels_given else None,
+                "sample_weight": self.sample_weighted,
             },
         })
 
@@ -236,7 +256,8 @@ class ClassificationResult:
             records.append({"row": "class", **row, "no_skill_precision": base["precision"],
                             "no_skill_recall": base["recall"], "no_skill_f": base["f"]})
             index.append(label)
-        support = int(self.counts.relevant.sum())
+        total = self.counts.relevant.sum()
+        support = float(total) if self.sample_weighted else int(total)
         names = [("micro", "micro avg"), ("macro", "macro avg"), ("weighted", "weighted avg"),
                  ("samples", "samples avg"), ("f_of_means", "F of macro P,R")]
         for name, shown in names:
@@ -309,15 +330,16 @@ class ClassificationResult:
 
         c = Counts(cells(self.counts.tp), cells(self.counts.fp), cells(self.counts.fn))
         p, r, f = _prf1(c, zd)
-        support = c.relevant.astype(np.int64)
+        support = c.relevant if self.sample_weighted else c.relevant.astype(np.int64)
         # scikit-learn's support is float when no item at all is right (its "pathological
-        # case"), and its text then prints 2.0 where it would print 2.
-        as_float = not self.multilabel and self.n_items > 0 and self.accuracy == 0
+        # case"), and its text then prints 2.0 where it would print 2; a weighted support
+        # is a sum of weights, float too.
+        as_float = self.sample_weighted or (
+            not self.multilabel and self.n_items > 0 and self.accuracy == 0)
         column: list[Any] = support.astype(np.float64).tolist() if as_float else support.tolist()
         total: int | float = float(support.sum()) if as_float else int(support.sum())
         averages: list[tuple[str, float, float, float]] = []
-        seen = {x for x, n in zip(self.labels, self.counts.relevant + self.counts.retrieved,
-                                  strict=True) if n > 0}
+        seen = self._held()
         accuracy = not self.multilabel and (
             not given or (self._every_class_reported() and seen <= set(shown)))
         micro = tuple(float(v[0]) for v in _prf1(c.pooled(), zd))
@@ -330,7 +352,8 @@ class ClassificationResult:
             if items is None:
                 raise UsageError("this multi-label result holds no per-item counts for the "
                                  "samples average; classify the labels again")
-            averages.append(("samples avg", *(_nanaverage(v) for v in _prf1(items, zd))))
+            averages.append(("samples avg", *(_nanaverage(v, self.item_weights)
+                                            for v in _prf1(items, zd))))
         undefined = undefined_ratios(shown, c, items, ratios=("precision", "recall", "f"))
         if zero_division == "warn" and undefined:
             warn_undefined(*undefined_warning(undefined))  # stacklevel points at our caller
@@ -363,8 +386,8 @@ class ClassificationResult:
         if labels is None:
             if self.multilabel or self.labels_given:
                 return list(self.labels)
-            occur = self.counts.relevant + self.counts.retrieved > 0  # not an added pos_label
-            return [x for x, o in zip(self.labels, occur, strict=True) if o]
+            held = self._held()  # not an added pos_label
+            return [x for x in self.labels if x in held]
         if isinstance(labels, str | bytes) or not isinstance(labels, Iterable):
             raise UsageError(f"labels must be a list of classes, got {labels!r}")
         chosen = [native(x) for x in labels]
@@ -383,9 +406,18 @@ class ClassificationResult:
                              "classify again with labels= to count it")
         return chosen
 
+    def _held(self) -> set[Label]:
+        """The reported classes some item holds, truly or predicted (whatever its weight)."""
+        if self.held is not None:
+            return set(self.held)
+        occur = self.counts.relevant + self.counts.retrieved > 0
+        return {x for x, o in zip(self.labels, occur, strict=True) if o}
+
     def _every_class_reported(self) -> bool:
         """Single-label: whether every item's true and predicted class are among
         :attr:`labels` (so a class outside them never occurs)."""
+        if self.sample_weighted:
+            return self.all_classes_reported
         return int(self.confusion_matrix.sum()) == self.n_items
 
     def _table(self) -> Table:
@@ -407,6 +439,9 @@ class ClassificationResult:
         rows += [["accuracy", number(self.accuracy), number(self.no_skill.accuracy)],
                  ["balanced accuracy", number(self.balanced_accuracy),
                   number(self.no_skill.balanced_accuracy)]]
+        if self.mcc is not None and self.kappa is not None:
+            rows += [["MCC", number(self.mcc), number(0.0)],
+                     ["Cohen's kappa", number(self.kappa["unweighted"]), number(0.0)]]
         notes = ["no skill: a classifier independent of the truth, flagging each class as "
                  "often. Per class: .classification_report(); every average: .to_frame()."]
         return table(title, ["measure", "value", "no skill"], rows, noun="measures",
@@ -427,7 +462,7 @@ def _prf1(c: Counts, zd: float) -> tuple[FloatArray, FloatArray, FloatArray]:
             safe_divide(2 * c.tp, c.relevant + c.retrieved, zero_division=zd))
 
 
-def _nanaverage(values: FloatArray, weights: IntArray | None = None) -> float:
+def _nanaverage(values: FloatArray, weights: FloatArray | IntArray | None = None) -> float:
     """scikit-learn's average of per-class values: NaN left out (all NaN or none: NaN),
     weighted by ``weights`` unless those left sum to 0, then unweighted."""
     keep = ~np.isnan(values)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from prfeval.classification.labels import native, scalar_labels
+from prfeval.classification.probabilities import brier_score, log_loss, top_k_accuracy
 from prfeval.classification.thresholds import ThresholdSweep, threshold_sweep
 from prfeval.core.display import Table, number, plural, table
 from prfeval.core.errors import UsageError
@@ -53,6 +54,16 @@ class ScoreMeasures:
         every threshold (the chance line of the PR plot).
     n_items
         The number of items.
+    log_loss, brier
+        The log-loss and the Brier score (Brier 1950) of the scores read as probabilities
+        (:mod:`prfeval.classification.probabilities`): for one column, of the positive
+        class; for several, of the columns, when each item's scores sum to 1. ``None``
+        when the scores are not probabilities (outside [0, 1]), or a binary task has one
+        class only.
+    top_k_accuracy
+        Several classes: ``k -> `` the share of items whose class is among the ``k``
+        scored highest, for ``k`` of 1, 2, 3 and 5 below the number of classes; ``None``
+        for one column.
     sweeps
         ``label -> ThresholdSweep``: the curves the values come from (for plotting).
     """
@@ -67,15 +78,25 @@ class ScoreMeasures:
     no_skill_average_precision: float
     n_items: int
     sweeps: dict[Any, ThresholdSweep] = field(repr=False, compare=False)
+    log_loss: float | None = None
+    brier: float | None = None
+    top_k_accuracy: dict[int, float] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """``{"average_precision": ..., "roc_auc": ..., "scores": {"per_class": {...},
         "macro": {...} or None, "weighted": {...} or None}}``; class labels as string keys,
-        NaN (an undefined ROC AUC) as NaN."""
+        NaN (an undefined ROC AUC) as NaN; ``"log_loss"``, ``"brier"`` and
+        ``"top_k_accuracy"`` (``{"k": value}``) inside ``"scores"``, ``None`` where not
+        defined."""
+        top_k = (None if self.top_k_accuracy is None
+                 else {str(k): v for k, v in self.top_k_accuracy.items()})
         return {
             "average_precision": self.average_precision,
             "roc_auc": self.roc_auc,
             "scores": {
+                "log_loss": self.log_loss,
+                "brier": self.brier,
+                "top_k_accuracy": top_k,
                 "binary": self.binary,
                 "per_class": {str(k): dict(v) for k, v in self.per_class.items()},
                 "macro": self.macro,
@@ -115,9 +136,10 @@ def _mean(values: Sequence[float], weights: Sequence[float] | None = None) -> fl
     return float(np.average(a, weights=np.asarray(weights, dtype=np.float64)))
 
 
-def _entry(sweep: ThresholdSweep) -> dict[str, Any]:
+def _entry(sweep: ThresholdSweep, weighted: bool = False) -> dict[str, Any]:
+    support = sweep.counts.relevant[0]
     return {
-        "support": int(sweep.counts.relevant[0]),
+        "support": float(support) if weighted else int(support),
         "average_precision": sweep.average_precision,
         "roc_auc": sweep.roc_auc,
     }
@@ -129,6 +151,7 @@ def score_measures(
     *,
     pos_label: Any = None,
     labels: Sequence[Any] | None = None,
+    sample_weight: Any = None,
 ) -> ScoreMeasures:
     """Average precision and ROC AUC of ``scores``, equal to scikit-learn's.
 
@@ -144,6 +167,10 @@ def score_measures(
     labels
         The classes of a 2-D array's columns, in order. Default: the sorted classes of
         ``y_true``, as scikit-learn assumes.
+    sample_weight
+        One weight per item (finite, >= 0, not all 0), for every measure: each item counts
+        its weight (the support is then a sum of weights), as scikit-learn's
+        ``sample_weight``.
 
     Returns
     -------
@@ -187,8 +214,8 @@ def score_measures(
             f"-> scores; got {type(scores).__name__}"
         ) from None
     if s.ndim == 1 and labels is None:
-        sweep = threshold_sweep(y_true, s, pos_label=pos_label)
-        entry = _entry(sweep)
+        sweep = threshold_sweep(y_true, s, pos_label=pos_label, sample_weight=sample_weight)
+        entry = _entry(sweep, sample_weight is not None)
         label = native(sweep.pos_label)
         return ScoreMeasures(
             binary=True,
@@ -199,8 +226,9 @@ def score_measures(
             average_precision=entry["average_precision"],
             roc_auc=entry["roc_auc"],
             no_skill_average_precision=sweep.no_skill_precision,
-            n_items=int(sweep.counts.total[0]),
+            n_items=len(s),
             sweeps={label: sweep},
+            **_binary_probabilities(y_true, s, label, sample_weight),
         )
     if s.ndim == 1:
         s = s.reshape(-1, 1)
@@ -225,9 +253,9 @@ def score_measures(
             f"items of class {unscored[0]!r} have no score column: give a column for every "
             "class of y_true"
         )
-    sweeps = {label: threshold_sweep(y, s[:, i], pos_label=label)
+    sweeps = {label: threshold_sweep(y, s[:, i], pos_label=label, sample_weight=sample_weight)
               for i, label in enumerate(columns)}
-    per_class = {label: _entry(sw) for label, sw in sweeps.items()}
+    per_class = {label: _entry(sw, sample_weight is not None) for label, sw in sweeps.items()}
     support = [per_class[label]["support"] for label in columns]
     macro = {k: _mean([per_class[c][k] for c in columns]) for k in _KEYS}
     weighted = {k: _mean([per_class[c][k] for c in columns], support) for k in _KEYS}
@@ -242,4 +270,38 @@ def score_measures(
         no_skill_average_precision=math.nan,
         n_items=len(y),
         sweeps=sweeps,
+        **_class_probabilities(y, s, columns, sample_weight),
     )
+
+
+#: The ``k`` of the top-k accuracies reported (those below the number of classes).
+TOP_K = (1, 2, 3, 5)
+
+
+def _binary_probabilities(y_true: Any, s: np.ndarray, pos_label: Any, weights: Any
+                          ) -> dict[str, Any]:
+    """Log-loss and Brier score of one column, when it holds probabilities and ``y_true``
+    two classes."""
+    y = scalar_labels(y_true, "y_true")
+    if s.size == 0 or s.min() < 0 or s.max() > 1 or len(np.unique(y)) != 2:
+        return {}
+    larger = native(np.unique(y)[1]) == pos_label
+    return {"log_loss": log_loss(y, s if larger else 1 - s, sample_weight=weights),
+            "brier": brier_score(y, s, pos_label=pos_label, sample_weight=weights)}
+
+
+def _class_probabilities(y: np.ndarray, s: np.ndarray, columns: list[Any], weights: Any
+                         ) -> dict[str, Any]:
+    """Top-k accuracies of a column per class, and the log-loss and Brier score when each
+    item's scores are a distribution."""
+    out: dict[str, Any] = {}
+    if s.shape[1] >= 2:
+        out["top_k_accuracy"] = {k: top_k_accuracy(y, s, k=k, labels=columns,
+                                                   sample_weight=weights)
+                                 for k in TOP_K if k < s.shape[1]}
+    ok = (s.shape[1] >= 2 and s.min() >= 0 and s.max() <= 1
+          and bool(np.isclose(s.sum(axis=1), 1.0, rtol=np.sqrt(np.finfo(np.float64).eps)).all()))
+    if ok:
+        out["log_loss"] = log_loss(y, s, labels=columns, sample_weight=weights)
+        out["brier"] = brier_score(y, s, labels=columns, sample_weight=weights)
+    return out

@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from prfeval.classification.labels import scalar_labels  # the same checks as classify()
 from prfeval.core.checks import beta as check_beta
+from prfeval.core.checks import sample_weight as check_sample_weight
 from prfeval.core.counts import Counts, f_beta, f_from_pr, ppcr, precision, recall
 from prfeval.core.display import Table, number, plural, table
 from prfeval.core.errors import UsageError
@@ -186,7 +187,8 @@ def _default_pos_label(classes: np.ndarray) -> Any:
 
 
 def threshold_sweep(
-    y_true: Any, scores: Any, *, pos_label: Any = None, beta: float = 1.0
+    y_true: Any, scores: Any, *, pos_label: Any = None, beta: float = 1.0,
+    sample_weight: Any = None,
 ) -> ThresholdSweep:
     """Precision, recall and F_beta at every threshold of ``scores``, and the best-F threshold.
 
@@ -202,6 +204,10 @@ def threshold_sweep(
         otherwise it must be given.
     beta
         The F measure's beta.
+    sample_weight
+        One weight per item (finite, >= 0, not all 0): each item counts its weight in TP and
+        FP. Items of weight 0 are left out, thresholds included, as scikit-learn leaves
+        them out of its curves.
 
     Returns
     -------
@@ -260,20 +266,34 @@ def threshold_sweep(
         raise UsageError(f"pos_label={pos_label!r} cannot be one of the labels: they are "
                          f"{'strings' if y.dtype.kind == 'U' else 'numbers'}")
     positive = y == pos_label
-    n_pos = int(positive.sum())
+    weights = check_sample_weight(sample_weight, len(s))
+    if weights is not None:
+        keep = weights != 0
+        s, positive, weights = s[keep], positive[keep], weights[keep]
+        n_pos: float = float(weights[positive].sum())
+        total = float(weights.sum())
+    else:
+        n_pos = int(positive.sum())
+        total = len(s)
     if n_pos == 0:
-        raise UsageError(f"no item is labelled pos_label={pos_label!r}: recall is undefined "
+        which = "no item" if weights is None else "no item of weight > 0"
+        raise UsageError(f"{which} is labelled pos_label={pos_label!r}: recall is undefined "
                          "at every threshold")
 
     order = np.argsort(s, kind="stable")[::-1]
     s_sorted = s[order]
     # The last position of each run of tied scores: one point per distinct threshold.
     ends = np.flatnonzero(np.r_[s_sorted[1:] != s_sorted[:-1], True])
-    tp = np.cumsum(positive[order])[ends].astype(np.float64)
-    fp = (ends + 1) - tp
-    counts = Counts(tp, fp, n_pos - tp, (len(s) - n_pos) - fp)
+    if weights is None:
+        tp = np.cumsum(positive[order])[ends].astype(np.float64)
+        fp = (ends + 1) - tp
+    else:
+        w = weights[order]
+        tp = np.cumsum(w * positive[order])[ends]
+        fp = np.cumsum(w * ~positive[order])[ends]
+    counts = Counts(tp, fp, n_pos - tp, (total - n_pos) - fp)
 
-    prevalence = n_pos / len(s)
+    prevalence = n_pos / total
     return ThresholdSweep(
         thresholds=s_sorted[ends],
         counts=counts,

@@ -48,12 +48,13 @@ def _read(
     score_cols: list[str],
     label_sep: str | None,
     missing: str,
+    weight_col: str | None = None,
 ) -> LabelColumns:
     if len(files) == 2:
         given = [
             flag
             for flag, value in (("--true", true_col), ("--pred", pred_col),
-                                ("--score", score_cols or None))
+                                ("--score", score_cols or None), ("--weight", weight_col))
             if value is not None
         ]
         if given:
@@ -73,6 +74,7 @@ def _read(
         score_col=score_cols[0] if len(score_cols) == 1 else (score_cols or None),
         label_sep=label_sep,
         missing=missing,
+        weight_col=weight_col,
     )
 
 
@@ -101,6 +103,14 @@ def _read(
     help="Column of scores: precision, recall and F at every threshold, the best-F "
     "threshold, average precision and ROC AUC. For several classes, repeat as "
     "--score LABEL=COL, one per class.",
+)
+@click.option(
+    "--weight",
+    "weight_col",
+    default=None,
+    metavar="COL",
+    help="Column of item weights (numbers >= 0): each item counts its weight in every "
+    "measure, as scikit-learn's sample_weight.",
 )
 @click.option(
     "--pos-label",
@@ -152,7 +162,15 @@ def _read(
     help="A row with a missing label or score (an empty cell, NaN, null): an error naming "
     "its line, or drop such rows (their number is reported).",
 )
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="report: scikit-learn's classification_report text.")
+@click.option(
+    "--digits",
+    type=click.IntRange(min=0, max=15),
+    default=2,
+    show_default=True,
+    help="Decimals of --format report.",
+)
 @click.option(
     "--plot",
     "plot_file",
@@ -175,8 +193,10 @@ def command(
     verbose: bool,
     missing: str,
     fmt: str,
+    digits: int,
     plot_file: str | None,
     output: str | None,
+    weight_col: str | None,
 ) -> None:
     """Measure a classifier from FILE (CSV/TSV with a header, JSONL, Parquet) with a column of
     true labels and one of predicted labels and/or scores, or from TRUE_FILE and PRED_FILE
@@ -185,8 +205,10 @@ def command(
     Shows the confusion matrix, each class's precision, recall, F and specificity, the
     micro, macro and weighted averages (and samples, for multi-label) and the F of the macro
     P and R, beside what a no-skill classifier flagging each class as often would score;
-    accuracy and balanced accuracy as scikit-learn defines them. With --score: the
-    threshold sweep, average precision and ROC AUC.
+    accuracy and balanced accuracy as scikit-learn defines them, the Matthews correlation
+    coefficient (Matthews 1975) and Cohen's kappa (Cohen 1960, 1968). With --score: the
+    threshold sweep, average precision and ROC AUC; for probabilities, log-loss and the
+    Brier score (Brier 1950), and top-k accuracy for a column per class.
     """
     columns, score_labels = _score_columns(score_cols)
     if plot_file is not None:
@@ -195,7 +217,10 @@ def command(
         check_plot_file(plot_file)  # a bad extension, or no matplotlib, fails before any work
         if not columns:
             raise UsageError("--plot draws the curves of the scores: give --score COL")
-    cols = _read(files, true_col, pred_col, columns, label_sep, missing)
+    if fmt == "report" and columns:
+        raise UsageError("--format report is the classification report of --pred: give "
+                         "--pred without --score")
+    cols = _read(files, true_col, pred_col, columns, label_sep, missing, weight_col)
     if cols.dropped:
         rows = "row" if cols.dropped == 1 else "rows"
         note(f"dropped {cols.dropped} {rows} with a missing label or score, as --missing drop asks")
@@ -221,24 +246,31 @@ def command(
                 average=average,  # type: ignore[arg-type]
                 pos_label=1 if positive is None else positive,
                 zero_division=zd,
+                sample_weight=cols.weights,
             )
+            if fmt == "report":  # its own 0/0 warnings, noted as classify's are
+                text = format_classification(result, None, fmt, digits=digits)
         for warning in caught:
             note(f"warning: {warning.message}")
     if cols.scores is not None:
         if cols.multilabel:
             raise UsageError("--score needs one true label per item, not label sets")
         if score_labels is None:
-            sweep = threshold_sweep(cols.y_true, cols.scores, pos_label=positive, beta=beta)
-            scores = score_measures(cols.y_true, cols.scores, pos_label=sweep.pos_label)
+            sweep = threshold_sweep(cols.y_true, cols.scores, pos_label=positive, beta=beta,
+                                    sample_weight=cols.weights)
+            scores = score_measures(cols.y_true, cols.scores, pos_label=sweep.pos_label,
+                                    sample_weight=cols.weights)
         else:
             if fmt == "csv":
                 raise UsageError("--format csv writes one table: with several --score "
                                  "columns, use --format json or table")
             labels = [coerce_label(label, cols.y_true, "--score") for label in score_labels]
-            scores = score_measures(cols.y_true, cols.scores, labels=labels)
+            scores = score_measures(cols.y_true, cols.scores, labels=labels,
+                                    sample_weight=cols.weights)
 
-    text = format_classification(result, sweep, fmt, scores, verbose=verbose,
-                                 width=terminal_width())
+    if fmt != "report":
+        text = format_classification(result, sweep, fmt, scores, verbose=verbose,
+                                     width=terminal_width(), digits=digits)
     # The figure first, the result after it: a figure that cannot be drawn or saved fails
     # the command with nothing on stdout.
     if plot_file is not None and scores is not None:

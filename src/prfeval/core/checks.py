@@ -27,6 +27,7 @@ __all__ = [
     "max_results",
     "number",
     "numbers_in",
+    "sample_weight",
 ]
 
 #: The largest count, cutoff, depth or grade taken: 2^53, the last integer a float64 holds
@@ -172,3 +173,31 @@ def max_results() -> int:
 
     given = os.environ.get("PRFEVAL_MAX_QUERY_RESULTS", "")
     return int(given) if given.isdigit() and int(given) > 0 else 10_000_000
+
+
+def sample_weight(value: Any, n: int, name: str = "sample_weight") -> Any:
+    """``value`` as a float64 array of ``n`` finite weights >= 0, not all 0, or ``None``.
+
+    scikit-learn refuses weights that are all 0 (nothing would be measured); so does this.
+    """
+    if value is None:
+        return None
+    import numpy as np
+
+    if isinstance(value, str | bytes | Mapping):
+        raise UsageError(f"{name} must be one number per item, got {type(value).__name__}")
+    try:
+        w = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise UsageError(f"{name} must be numbers, one per item") from None
+    if w.ndim != 1:
+        raise UsageError(f"{name} must be one-dimensional, got shape {w.shape}")
+    if len(w) != n:
+        raise UsageError(f"{name} has {len(w)} weights for {n} items: give one per item")
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise UsageError(f"{name} must be finite and >= 0: position {i} holds {float(w[i])!r}")
+    if n and not w.any():
+        raise UsageError(f"{name} is 0 for every item: nothing to measure")
+    return w

@@ -70,6 +70,7 @@ class LabelColumns:
     scores: npt.NDArray[np.float64] | None
     path: str
     dropped: int = 0
+    weights: npt.NDArray[np.float64] | None = None  # one per row, from ``weight_col``
 
     @property
     def multilabel(self) -> bool:
@@ -207,12 +208,13 @@ def _typed_labels(col: pa.ChunkedArray, what: str, locate: SourceLines) -> Any:
                            "numbers or lists of them", path=locate.path)
 
 
-def _score_values(col: pa.ChunkedArray, locate: SourceLines) -> npt.NDArray[np.float64]:
+def _score_values(col: pa.ChunkedArray, locate: SourceLines, what: str = "score"
+                  ) -> npt.NDArray[np.float64]:
     import pyarrow as pa
 
     if col.null_count:
         raise locate.error(_first(col.is_null().to_numpy(zero_copy_only=False)),
-                           "missing score")
+                           f"missing {what}")
     kind = col.type
     if pa.types.is_dictionary(kind):  # a column read as labels too
         col = col.cast(kind.value_type)
@@ -227,20 +229,20 @@ def _score_values(col: pa.ChunkedArray, locate: SourceLines) -> npt.NDArray[np.f
         except pa.ArrowInvalid:
             for i, text in enumerate(col.to_pylist()):
                 if not text.strip():
-                    raise locate.error(i, "missing score") from None
+                    raise locate.error(i, f"missing {what}") from None
                 try:
                     float(text)
                 except ValueError:
-                    raise locate.error(i, f"score is not a number: {text!r}") from None
+                    raise locate.error(i, f"{what} is not a number: {text!r}") from None
             raise
     else:
-        raise InputFormatError(f"the score column has type {kind}; scores must be numbers",
+        raise InputFormatError(f"the {what} column has type {kind}; {what}s must be numbers",
                                path=locate.path)
     if np.isnan(scores).any():
-        raise locate.error(_first(np.isnan(scores)), "missing score: NaN")
+        raise locate.error(_first(np.isnan(scores)), f"missing {what}: NaN")
     if np.isinf(scores).any():
         row = _first(np.isinf(scores))
-        raise locate.error(row, f"score is not finite: {scores[row]!r}")
+        raise locate.error(row, f"{what} is not finite: {scores[row]!r}")
     return scores
 
 
@@ -291,7 +293,8 @@ def _drop_missing(
     import pyarrow as pa
 
     masks = {
-        what: _missing(col, empty_is_missing=label_sep is None or what.startswith("score"))
+        what: _missing(col, empty_is_missing=label_sep is None or what.startswith("score")
+                       or what == "weight")
         for what, col in cols.items()
     }
     bad = np.logical_or.reduce(list(masks.values()))
@@ -300,7 +303,8 @@ def _drop_missing(
     if missing == "error":
         row = _first(bad)
         what = next(w for w, m in masks.items() if m[row])
-        label = "score" if what.startswith("score") else f"{what} label"
+        label = ("score" if what.startswith("score") else "weight" if what == "weight"
+                 else f"{what} label")
         shown = _shown_missing(cols[what], row)
         raise source.error(row, f"missing {label}: {shown}; --missing drop leaves such rows out")
     if bad.all():
@@ -331,6 +335,7 @@ def read_label_table(
     score_col: str | Sequence[str] | None = None,
     label_sep: str | None = None,
     missing: str = "error",
+    weight_col: str | None = None,
 ) -> LabelColumns:
     """Read true labels and predicted labels and/or scores from a tabular file.
 
@@ -347,6 +352,8 @@ def read_label_table(
     missing
         A row with a missing label or score (an empty cell, ``NaN``, ``null``): ``"error"``
         names its line; ``"drop"`` leaves it out, and ``dropped`` counts such rows.
+    weight_col
+        A column of one weight per row (a number >= 0), read into ``weights``.
 
     Raises
     ------
@@ -370,7 +377,15 @@ def read_label_table(
     cols = {what: _column(table, col, f"{what} labels", name) for what, col in wanted.items()}
     for i, c in enumerate(score_cols):
         cols[f"score {i}"] = _column(table, c, "scores", name)
+    if weight_col is not None:
+        cols["weight"] = _column(table, weight_col, "weights", name)
     cols, locate, dropped = _drop_missing(cols, locate, missing, label_sep)
+    weights = None
+    if weight_col is not None:
+        weights = _score_values(cols.pop("weight"), locate, "weight")
+        if (weights < 0).any():
+            row = _first(weights < 0)
+            raise locate.error(row, f"weight is negative: {float(weights[row])!r}")
     scores = None
     if score_cols:
         columns = [_score_values(cols.pop(f"score {i}"), locate) for i in range(len(score_cols))]
@@ -379,7 +394,7 @@ def read_label_table(
         labels = _text_labels(cols, dict.fromkeys(cols, locate), label_sep)
     else:
         labels = {what: _typed_labels(col, what, locate) for what, col in cols.items()}
-    return LabelColumns(labels["true"], labels.get("predicted"), scores, name, dropped)
+    return LabelColumns(labels["true"], labels.get("predicted"), scores, name, dropped, weights)
 
 
 def _lines(path: str) -> list[str]:

@@ -21,12 +21,13 @@ from prfeval.classification.averages import MEASURES
 from prfeval.classification.result import ClassificationResult
 from prfeval.classification.scores import ScoreMeasures
 from prfeval.classification.thresholds import ThresholdSweep
+from prfeval.core.errors import UsageError
 from prfeval.report._csv import csv_writer
 from prfeval.report._text import fmt_value, render_table
 
 __all__ = ["FORMATS", "format_classification", "format_csv", "format_table"]
 
-FORMATS = ("table", "json", "csv")
+FORMATS = ("table", "json", "csv", "report")
 # Above this many classes the confusion matrix is left out of the table (JSON still has it).
 MAX_MATRIX_CLASSES = 30
 # Sweeps with at most this many thresholds are shown whole in the table.
@@ -239,8 +240,18 @@ def _overall_lines(r: ClassificationResult, width: int) -> str:
         f"{fmt_value(r.no_skill.accuracy)}.",
         f"Balanced accuracy: {fmt_value(r.balanced_accuracy)}, {defined}; a no-skill "
         f"classifier: {fmt_value(r.no_skill.balanced_accuracy)}.",
-        f"Items: {r.n_items}.",
+        f"Items: {r.n_items}"
+        + (f", weighing {fmt_value(float(r.counts.total[0]))} in all." if r.sample_weighted
+           and len(r.counts) else "."),
     ]
+    if r.mcc is not None and r.kappa is not None:
+        lines.append(
+            f"Agreement beyond chance over every class (a no-skill classifier: 0): MCC "
+            f"(Matthews 1975) {fmt_value(r.mcc)}; Cohen's kappa (Cohen 1960) "
+            f"{fmt_value(r.kappa['unweighted'])}, with linear weights "
+            f"{fmt_value(r.kappa['linear'])}, quadratic {fmt_value(r.kappa['quadratic'])} "
+            "(Cohen 1968; on the classes' sorted order)."
+        )
     if not r.multilabel and not r.labels_given and r.beta == 1:
         lines.append("Single-label: micro precision = micro recall = micro F1 = accuracy.")
     return "\n".join(_wrap(lines, width)) + "\n"
@@ -293,6 +304,7 @@ def _score_lines(m: ScoreMeasures, width: int) -> str:
             f"{fmt_value(m.no_skill_average_precision)}.",
             f"ROC AUC: {fmt_value(m.roc_auc)}, the area under the ROC curve, as "
             "scikit-learn's roc_auc_score; a no-skill classifier: 0.5000.",
+            *_probability_lines(m),
         ]
         return "\n".join(_wrap(lines, width)) + "\n"
     rows = [
@@ -310,8 +322,23 @@ def _score_lines(m: ScoreMeasures, width: int) -> str:
         "its roc_auc_score. Each class's scores rank it against the rest; macro is the mean "
         "over the classes, weighted the mean weighted by support.",
     ]
+    notes += _probability_lines(m)
     return _titled("Scores, each class against the rest", ["class", "support", "AP",
                                                             "ROC AUC"], rows, notes, width)
+
+
+def _probability_lines(m: ScoreMeasures) -> list[str]:
+    """Top-k accuracy, log-loss and the Brier score, where the scores allow them."""
+    lines = []
+    if m.top_k_accuracy:
+        shown = ", ".join(f"k={k} {fmt_value(v)}" for k, v in m.top_k_accuracy.items())
+        lines.append(f"Top-k accuracy, the share of items whose class is among the k scored "
+                     f"highest: {shown}.")
+    if m.log_loss is not None and m.brier is not None:
+        lines.append(f"Log-loss: {fmt_value(m.log_loss)}; Brier score (Brier 1950): "
+                     f"{fmt_value(m.brier)}; the scores read as probabilities, as "
+                     "scikit-learn's log_loss and brier_score_loss.")
+    return lines
 
 
 def format_table(
@@ -397,7 +424,8 @@ def format_csv(r: ClassificationResult | None, s: ThresholdSweep | None) -> str:
                 "",
             ]
         )
-    support = int(r.counts.relevant.sum())
+    total = r.counts.relevant.sum()
+    support = float(total) if r.sample_weighted else int(total)
     for name, _ in _AVERAGE_ROWS:
         values = getattr(r, name)
         if values is None:
@@ -420,10 +448,14 @@ def format_csv(r: ClassificationResult | None, s: ThresholdSweep | None) -> str:
                 "",
             ]
         )
-    for name, value, base_value in (
+    overall = [
         ("accuracy", r.accuracy, r.no_skill.accuracy),
         ("balanced_accuracy", r.balanced_accuracy, r.no_skill.balanced_accuracy),
-    ):
+    ]
+    if r.mcc is not None and r.kappa is not None:
+        overall += [("mcc", r.mcc, 0.0), *((f"kappa_{w}" if w != "unweighted" else "kappa",
+                                            v, 0.0) for w, v in r.kappa.items())]
+    for name, value, base_value in overall:
         blanks = [""] * (len(header) - 5)
         writer.writerow([name, "", r.n_items, *blanks, _cell(value), _cell(base_value)])
     return buffer.getvalue()
@@ -437,8 +469,12 @@ def format_classification(
     *,
     verbose: bool = False,
     width: int | None = None,
+    digits: int = 2,
 ) -> str:
     """The result, the sweep and the score measures in one of :data:`FORMATS`.
+
+    ``report`` is scikit-learn's ``classification_report`` text of the result, with
+    ``digits`` decimals.
 
     JSON holds the result's fields, ``"sweep"`` and, with scores, ``"average_precision"``
     and ``"roc_auc"`` (scikit-learn's numbers for the same call) and ``"scores"`` (per
@@ -455,4 +491,11 @@ def format_classification(
         return json.dumps(_json_ready(payload), indent=2, allow_nan=False)
     if fmt == "csv":
         return format_csv(result, sweep)
+    if fmt == "report":
+        if result is None:
+            raise UsageError("--format report is scikit-learn's classification report of "
+                             "predicted labels: give --pred")
+        text = result.classification_report(digits=digits, zero_division=result.zero_division)
+        assert isinstance(text, str)
+        return text
     raise ValueError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
