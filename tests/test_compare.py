@@ -15,6 +15,7 @@ from prfeval.comparison.compare import compare
 from prfeval.comparison.results import Comparison
 from prfeval.comparison.stats import holm, randomization_test
 from prfeval.core.errors import UsageError
+from prfeval.report.comparison_tables import latex, markdown
 
 FAST = {"n_permutations": 999, "n_bootstrap": 999}
 
@@ -59,8 +60,8 @@ def test_seed_004_macro_micro_disagreement_on_recall_is_flagged() -> None:
     assert d.describe() == (
         "SetR: macro prefers System B (0.667 vs 0.533), micro prefers System A (0.762 vs 0.476)"
     )
-    assert "SetR: macro prefers System B" in c.to_markdown()
-    assert "micro prefers System A" in c.to_latex()
+    assert "SetR: macro prefers System B" in markdown(c)
+    assert "micro prefers System A" in latex(c)
     assert c.to_dict()["disagreements"][0]["micro_better"] == "System A"
 
 
@@ -203,10 +204,10 @@ def test_significant_difference_marked_in_markdown_and_latex() -> None:
     assert r.p_adjusted == pytest.approx(2 / 1000)  # Holm over two tests, both p = 1/1000
     assert r.significant and (r.ci_low, r.ci_high) == (1.0, 1.0)
     assert (r.wins, r.ties, r.losses) == (12, 0, 0)
-    md = c.to_markdown()
+    md = markdown(c)
     assert "| new_run | **1.0000**† | **1.0000**† |" in md
     assert "| base (baseline) | 0.0000 | 0.0000 |" in md
-    tex = c.to_latex()
+    tex = latex(c)
     assert r"new\_run & \textbf{1.0000}$^{\dagger}$ & \textbf{1.0000}$^{\dagger}$ \\" in tex
     assert r"\toprule" in tex and r"\end{table}" in tex
     # Query ids are numeric: ordered as numbers.
@@ -220,7 +221,7 @@ def test_not_significant_after_correction() -> None:
     c = compare(small, {"A": a, "B": b}, "P@1", **FAST)
     r = c.row("P@1", "B")
     assert r.p_value > 0.2 and not r.significant
-    assert "†" not in c.to_markdown().split("\n\n")[0]
+    assert "†" not in markdown(c).split("\n\n")[0]
 
 
 def test_baseline_choice_and_three_runs() -> None:

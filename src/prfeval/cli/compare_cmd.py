@@ -1,4 +1,5 @@
-"""``prfeval compare QRELS RUN_A RUN_B [RUN ...]``: runs side by side, with paired tests."""
+"""``prfeval compare QRELS [NAME=]RUN_A [NAME=]RUN_B [...]``: runs side by side, with paired
+tests (and every pair of runs, with Tukey's HSD, under ``--all-pairs``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import click
 
 from prfeval.cli.options import comparison_options, evaluation_options, files, output_option
 from prfeval.cli.output import emit, note, progress_bar
-from prfeval.cli.shared import resolve_baseline, run_names
+from prfeval.cli.shared import named_runs, resolve_baseline
 from prfeval.comparison.compare import compare
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
@@ -15,10 +16,12 @@ from prfeval.report.comparison import FORMATS, format_comparison, notes
 
 @click.command("compare")
 @files(
-    inputs=("qrels", "runs", "queries_file", "exclude_file"), outputs=("output", "plot_file")
+    inputs=("qrels", "runs", "queries_file", "exclude_file"),
+    outputs=("output", "plot_file"),
+    named=("runs",),
 )
 @click.argument("qrels", metavar="QRELS")
-@click.argument("runs", nargs=-1, required=True, metavar="RUN_A RUN_B [RUN ...]")
+@click.argument("runs", nargs=-1, required=True, metavar="[NAME=]RUN_A [NAME=]RUN_B [...]")
 @comparison_options(draws=True)
 @click.option(
     "--missing",
@@ -37,6 +40,12 @@ from prfeval.report.comparison import FORMATS, format_comparison, notes
     default=5,
     show_default=True,
     help="Queries that moved most to list per run and measure (0: none).",
+)
+@click.option(
+    "--all-pairs",
+    is_flag=True,
+    help="Also compare every pair of runs, correcting over every (pair, measure), and run "
+    "Tukey's HSD per measure over all the runs (Tukey 1949; needs scipy).",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("-q", "--per-query", is_flag=True, help="JSON: include every per-query value.")
@@ -68,6 +77,7 @@ def command(
     missing: str,
     options: EvalOptions,
     top: int,
+    all_pairs: bool,
     fmt: str,
     per_query: bool,
     plot_file: str | None,
@@ -76,9 +86,11 @@ def command(
 ) -> None:
     """Compare runs with a baseline (RUN_A unless --baseline) on QRELS, paired by query.
 
-    Runs are named by their file names. Every run is measured on the same queries, paired by
-    query id; the output says which queries only some runs answered and how they were
-    treated (--missing).
+    A run is NAME=PATH (shown as NAME in every output) or a PATH, named by its file name. An
+    argument that is an existing file is always a path, even when it holds "="; otherwise
+    it is split at its first "=". Two runs may not share a name. Every run is measured on
+    the same queries, paired by query id; the output says which queries only some runs
+    answered and how they were treated (--missing).
     """
     if len(runs) < 2:
         raise UsageError(f"compare needs at least two runs, got {len(runs)}")
@@ -86,14 +98,14 @@ def command(
         from prfeval.plots.figures import check_plot_file
 
         check_plot_file(plot_file)  # a bad extension, or no matplotlib, fails before the work
-    names = run_names(runs)
+    names, paths = named_runs(runs)
     # A bar on stderr, when it is a terminal, as each run is read and measured.
     with progress_bar("comparing", unit="runs", total=len(runs)) as progress:
         result = compare(
             qrels,
-            dict(zip(names, runs, strict=True)),
+            dict(zip(names, paths, strict=True)),
             list(measures) or None,
-            baseline=resolve_baseline(baseline, runs, names),
+            baseline=resolve_baseline(baseline, tuple(paths), names),
             test=test,  # type: ignore[arg-type]
             alpha=alpha,
             correction=correction,  # type: ignore[arg-type]
@@ -103,6 +115,7 @@ def command(
             missing=missing,  # type: ignore[arg-type]
             options=options,
             top=top,
+            all_pairs=all_pairs,
             progress=progress,
         )
     text = format_comparison(result, fmt, per_query=per_query)

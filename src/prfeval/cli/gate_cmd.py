@@ -14,7 +14,7 @@ import click
 
 from prfeval.cli.options import evaluation_options, files, output_option, paired_test_options
 from prfeval.cli.output import emit, note, notes_from_warnings
-from prfeval.cli.shared import run_names
+from prfeval.cli.shared import named_runs
 from prfeval.comparison.gate import DEFAULT_MAX_DROP, gate
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
@@ -36,22 +36,22 @@ def _pairs(flag: str, given: tuple[str, ...], example: str) -> dict[str, str]:
     return out
 
 
-def _names(baseline: str, candidate: str) -> tuple[str, str]:
-    """The two sides named by their file names, as compare names runs (``<stdin>`` for -)."""
-    named = ["<stdin>" if path == "-" else name
-             for path, name in zip((baseline, candidate), run_names([baseline, candidate]),
-                                   strict=True)]  # fmt: skip
-    return named[0], named[1]
+def _sides(baseline: str, candidate: str) -> tuple[tuple[str, str], tuple[str, str]]:
+    """The two sides' names and paths, each ``NAME=PATH`` or a PATH named by its file name,
+    as compare names runs (``<stdin>`` for -)."""
+    names, paths = named_runs([baseline, candidate], stdin_name="<stdin>")
+    return (names[0], names[1]), (paths[0], paths[1])
 
 
 @click.command("gate")
 @files(
     inputs=("qrels", "baseline", "candidate", "queries_file", "exclude_file"),
     outputs=("output",),
+    named=("baseline", "candidate"),
 )
 @click.argument("qrels", metavar="QRELS")
-@click.argument("baseline", metavar="BASELINE")
-@click.argument("candidate", metavar="CANDIDATE")
+@click.argument("baseline", metavar="[NAME=]BASELINE")
+@click.argument("candidate", metavar="[NAME=]CANDIDATE")
 @click.option(
     "-m",
     "--measure",
@@ -133,10 +133,14 @@ def command(
     them; two measured with different options (level, -c, the unjudged rule, -M, the query
     set, ...) are refused as not comparable. Exit status: 0 nothing regressed beyond its
     budget, 1 something did, 2 bad input or options.
+
+    Either side may be NAME=PATH (shown as NAME) or a PATH, named by its file name; an
+    argument that is an existing file is always a path, even when it holds "=".
     """
     budgets = _pairs("--max-drop", max_drops, "R@10=0.02")
     floors = _pairs("--min", minimums, "R@10=0.5")
     options = replace(options, trec_eval_version=int(trec_eval_version))
+    names, (baseline, candidate) = _sides(baseline, candidate)
     with notes_from_warnings():
         result = gate(
             qrels,
@@ -152,7 +156,7 @@ def command(
             n_bootstrap=n_bootstrap,
             seed=seed,
             top=top,
-            names=_names(baseline, candidate),
+            names=names,
             options=options,
         )
     text = format_gate(result, fmt)

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
+from prfeval.cli.shared import run_path
 from prfeval.core.errors import UsageError
 from prfeval.core.ids import counted
 from prfeval.core.options import (
@@ -68,7 +69,8 @@ def comparison_options(*, draws: bool = False) -> Callable[[F], F]:
             "--baseline",
             default=None,
             metavar="RUN",
-            help="The run the others are compared with (its file name). Default: the first.",
+            help="The run the others are compared with (its name, or its file name). "
+            "Default: the first.",
         ),
         paired_test_options(draws=draws),
     )
@@ -208,8 +210,15 @@ def _check_distinct(written: list[str]) -> None:
         seen.append(name)
 
 
-def files(inputs: tuple[str, ...] = (), outputs: tuple[str, ...] = ()) -> Callable[[F], F]:
+def files(
+    inputs: tuple[str, ...] = (),
+    outputs: tuple[str, ...] = (),
+    named: tuple[str, ...] = (),
+) -> Callable[[F], F]:
     """Declare which parameters of a command name the files it reads and writes.
+
+    The inputs listed in ``named`` are RUN arguments, each ``NAME=PATH`` or PATH
+    (:func:`prfeval.cli.shared.split_named_run`): their paths are what is checked.
 
     Before the command runs: ``-`` may stand for one input only (standard input is read
     once), an output must be a file that can be written (not a directory, not in a folder
@@ -225,7 +234,9 @@ def files(inputs: tuple[str, ...] = (), outputs: tuple[str, ...] = ()) -> Callab
     def wrap(function: F) -> F:
         @functools.wraps(function)
         def run(**params: Any) -> Any:
-            read = [n for p in inputs for n in _names(params.get(p))]
+            read = [
+                run_path(n) if p in named else n for p in inputs for n in _names(params.get(p))
+            ]
             written = [n for p in outputs for n in _names(params.get(p))]
             check_one_stdin(read)
             _check_read_once(read)
@@ -356,7 +367,8 @@ input_options = _stack(
         show_default=True,
         help="Read QRELS as this format. auto: by the file name's extension and first line "
         "(a CSV, TSV or JSON header, a JSON document, MS MARCO's columns, or TREC), as "
-        "standard input is read.",
+        "standard input is read. ndeval: judgments per subtopic, query subtopic doc grade "
+        "(for the diversity measures).",
     ),
     click.option(
         "--run-format",

@@ -10,16 +10,18 @@ import click
 
 from prfeval.cli.options import comparison_options, evaluation_options, files, output_option
 from prfeval.cli.output import emit, note, notes_from_warnings, progress_bar
-from prfeval.cli.shared import coerce_label, resolve_baseline, run_names
+from prfeval.cli.shared import coerce_label, named_runs, resolve_baseline
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
 
 
 @click.command("report")
 @files(
-    inputs=("files", "classify_file", "queries_file", "exclude_file"), outputs=("output",)
+    inputs=("files", "classify_file", "queries_file", "exclude_file"),
+    outputs=("output",),
+    named=("files",),
 )
-@click.argument("files", nargs=-1, metavar="QRELS RUN [RUN ...]")
+@click.argument("files", nargs=-1, metavar="QRELS [NAME=]RUN [...]")
 @comparison_options()
 @click.option(
     "-b",
@@ -75,6 +77,9 @@ def command(
     share: the settings, the averages with their intervals, the comparison with the first
     run, every query's values with its ranking a click away, and the figures.
 
+    A run is NAME=PATH (shown as NAME) or a PATH, named by its file name; an argument that
+    is an existing file is always a path, even when it holds "=".
+
     \b
     Example:
       prfeval report prfeval-demo/qrels.trec prfeval-demo/run.trec -o report.html
@@ -92,10 +97,10 @@ def command(
     if len(files) < 2:
         raise UsageError("give QRELS and at least one RUN")
     qrels, runs = files[0], files[1:]
-    names = run_names(runs)
-    chosen = resolve_baseline(baseline, runs, names)
+    names, paths = named_runs(runs)
+    chosen = resolve_baseline(baseline, tuple(paths), names)
     ordered = [chosen, *(n for n in names if n != chosen)]
-    by_name = dict(zip(names, runs, strict=True))
+    by_name = dict(zip(names, paths, strict=True))
     from prfeval.comparison.study import study
     from prfeval.report.figures import FigureDrawer
     from prfeval.report.html import render_study

@@ -12,7 +12,70 @@ import numpy as np
 
 from prfeval.core.errors import UsageError
 
-__all__ = ["coerce_label", "distinct_run_names", "resolve_baseline", "run_names"]
+__all__ = [
+    "coerce_label",
+    "distinct_run_names",
+    "named_runs",
+    "resolve_baseline",
+    "run_names",
+    "run_path",
+    "split_named_run",
+]
+
+
+def split_named_run(arg: str) -> tuple[str | None, str]:
+    """A RUN argument as (name, path): ``NAME=PATH`` names the run ``NAME``; a plain PATH has
+    no name (``None``).
+
+    An argument that is itself an existing file (or ``-``) is a plain path, even when it
+    holds ``=`` (``b=0.4.run`` on disk stays that file). Otherwise it is split at its first
+    ``=``: the name has no ``=``, the path may. An empty name or path, or a path that is no
+    file either, is an error.
+    """
+    if arg == "-" or "=" not in arg or os.path.lexists(arg):
+        return None, arg
+    name, _, path = arg.partition("=")
+    if not name.strip() or not path:
+        raise UsageError(
+            f"{arg!r}: expected NAME=PATH (a run's name, then its file), or the path of an "
+            "existing file"
+        )
+    if path != "-" and not os.path.lexists(path):
+        # Neither reading names a file: say both, not only the one a typo made up.
+        raise UsageError(
+            f"{arg!r}: no such file, and read as NAME=PATH, no such file {path!r} either"
+        )
+    return name, path
+
+
+def run_path(arg: str) -> str:
+    """The path of a RUN argument (``NAME=PATH`` or PATH): what is read."""
+    return split_named_run(arg)[1]
+
+
+def named_runs(args: Sequence[str], stdin_name: str | None = None) -> tuple[list[str], list[str]]:
+    """The names and paths of RUN arguments, each ``NAME=PATH`` or a plain PATH.
+
+    A plain path is named as :func:`run_names` names it (``stdin_name``, when given, for
+    ``-``); a name given twice, or a given name equal to another run's name, is an error
+    naming both arguments.
+    """
+    split = [split_named_run(a) for a in args]
+    paths = [path for _, path in split]
+    plain = [i for i, (name, _) in enumerate(split) if name is None]
+    auto = run_names([paths[i] for i in plain])
+    names = [name or "" for name, _ in split]
+    for i, name in zip(plain, auto, strict=True):
+        names[i] = stdin_name if stdin_name is not None and paths[i] == "-" else name
+    first: dict[str, int] = {}
+    for i, name in enumerate(names):
+        if name in first:
+            raise UsageError(
+                f"two runs are named {name!r}: {args[first[name]]!r} and {args[i]!r}; "
+                "name them apart with NAME=PATH"
+            )
+        first[name] = i
+    return names, paths
 
 
 def run_names(paths: Sequence[str]) -> list[str]:

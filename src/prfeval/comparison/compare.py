@@ -17,8 +17,12 @@ luck?" honestly:
 The tests themselves live in :mod:`prfeval.comparison.stats` and are run over the columns of
 differences by :mod:`prfeval.comparison.paired`; the query set is chosen in
 :mod:`prfeval.comparison.queries`, the runs read and paired in :mod:`prfeval.comparison.passes`,
-the result types are in :mod:`prfeval.comparison.results` and the Markdown and LaTeX tables in
-:mod:`prfeval.comparison.tables`.
+the result types are in :mod:`prfeval.comparison.results`. Its Markdown and LaTeX tables are
+formatters of the report layer (:mod:`prfeval.report.comparison_tables`).
+
+With ``all_pairs=True`` every pair of runs is compared too, the correction runs over every
+(pair, measure), and Tukey's HSD (Tukey 1949) is run per measure over all the runs, as
+Carterette (2012) recommends when many systems are compared at once.
 """
 
 from __future__ import annotations
@@ -97,6 +101,7 @@ def compare(
     seed: int = 0,
     missing: Missing = "zero",
     top: int = 5,
+    all_pairs: bool = False,
     stream: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
     options: EvalOptions | None = None,
@@ -124,7 +129,8 @@ def compare(
         Significance level after correction; the intervals have confidence ``1 - alpha``.
     correction
         Adjustment for many tests: ``"holm"`` (default), ``"bonferroni"`` or ``"none"``. The
-        family is every (run, measure) test of the comparison.
+        family is every (run, measure) test of the comparison; with ``all_pairs``, every
+        (pair of runs, measure) test.
     n_permutations, n_bootstrap
         Random sign flips of the randomization test; bootstrap resamples of the interval.
     seed
@@ -138,6 +144,13 @@ def compare(
         queries every run answered. Either way, the result says which queries were affected.
     top
         How many of the queries that moved most to keep per run and measure.
+    all_pairs
+        Also compare every pair of runs (``pairs`` of the result, one
+        :class:`~prfeval.comparison.results.PairRow` per measure and pair): the paired
+        test, its interval and wins/ties/losses for each pair, the correction over every
+        (pair, measure) tested (so the rows against the baseline are adjusted over that
+        larger family too), and Tukey's HSD per measure over all the runs
+        (``scipy.stats.tukey_hsd``, the ``stats`` extra).
     stream, progress
         As in :func:`~prfeval.retrieval.evaluate.evaluate`: read large TREC runs in blocks
         (each run is read once, in bounded memory), and report progress, as
@@ -152,8 +165,9 @@ def compare(
     Returns
     -------
     Comparison
-        Rows per (measure, run), disagreements, query treatment; ``.to_frame()``,
-        ``.to_markdown()``, ``.to_latex()``, ``.to_dict()``.
+        Rows per (measure, run), pairs (with ``all_pairs``), disagreements, query
+        treatment; ``.to_frame()``, ``.to_dict()``; its tables in every format by
+        :func:`prfeval.format_comparison`.
 
     Notes
     -----
@@ -186,6 +200,7 @@ def compare(
     n_permutations = integer("n_permutations", n_permutations, minimum=1, maximum=MAX_DRAWS)
     n_bootstrap = integer("n_bootstrap", n_bootstrap, minimum=1, maximum=MAX_DRAWS)
     flag("stream", stream, optional=True)
+    flag("all_pairs", all_pairs)
     function("progress", progress)
     names = [str(name) for name in runs]
     if len(set(names)) != len(names):
@@ -212,4 +227,5 @@ def compare(
         seed=seed,
         missing=missing,
         top=top,
+        all_pairs=all_pairs,
     )

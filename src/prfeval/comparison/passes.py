@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.comparison.paired import paired_tests
+from prfeval.comparison.paired import PairedTests, paired_tests
 from prfeval.comparison.queries import Missing, choose_queries
-from prfeval.comparison.results import Comparison, ComparisonRow, Disagreement
-from prfeval.comparison.stats import Correction, Test
+from prfeval.comparison.results import Comparison, ComparisonRow, Disagreement, PairRow
+from prfeval.comparison.stats import Correction, Test, tukey_hsd
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
 from prfeval.core.ranking import RankingNeeds
@@ -30,6 +30,7 @@ __all__ = [
     "RunPass",
     "compare_passes",
     "measure_runs",
+    "run_pairs",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -87,6 +88,25 @@ def _disagreements(
                     )
                 )
     return tuple(found)
+
+
+def run_pairs(n_runs: int, base: int, *, all_pairs: bool) -> list[tuple[int, int]]:
+    """The (run A, run B) pairs tested, B against A: each other run against the baseline
+    first (A the baseline), then with ``all_pairs`` every other pair in the runs' order."""
+    others = [i for i in range(n_runs) if i != base]
+    pairs = [(base, i) for i in others]
+    if all_pairs:
+        pairs += [(i, j) for n, i in enumerate(others) for j in others[n + 1 :]]
+    return pairs
+
+
+def _wins_ties_losses(d: FloatArray, sign: int) -> tuple[int, int, int]:
+    better = sign * d
+    return (
+        int((better > _TIE).sum()),
+        int((np.abs(d) <= _TIE).sum()),
+        int((better < -_TIE).sum()),
+    )
 
 
 @dataclass(frozen=True)
@@ -155,8 +175,11 @@ def compare_passes(
     seed: int = 0,
     missing: Missing = "zero",
     top: int = 5,
+    all_pairs: bool = False,
 ) -> Comparison:
-    """The comparison of runs already measured by :func:`measure_runs`."""
+    """The comparison of runs already measured by :func:`measure_runs`; with ``all_pairs``
+    every pair of runs is tested too (the correction's family is then every pair and
+    measure) and Tukey's HSD is run per measure over all the runs."""
     parsed = tuple(parsed)
     names = [p.name for p in passes]
     measured = {p.name: p.measured for p in passes}
@@ -222,13 +245,15 @@ def compare_passes(
                 micro[i, k] = e.micro.get(str(m), np.nan)
 
     base = names.index(baseline)
-    others = [i for i in range(n_runs) if i != base]
     testable = [k for k, m in enumerate(parsed) if m.definition.direction != 0]
-    # One column per (run, measure) test: every test sees the same sign flips and resamples.
-    pairs = [(i, k) for i in others for k in testable]
+    # One column per (pair, measure) test: every test sees the same sign flips and
+    # resamples. The pairs with the baseline come first, as without all_pairs.
+    pairs = [
+        (a, b, k) for a, b in run_pairs(n_runs, base, all_pairs=all_pairs) for k in testable
+    ]
     diffs = np.empty((n_q, len(pairs)))
-    for c, (i, k) in enumerate(pairs):
-        diffs[:, c] = values[i, k] - values[base, k]
+    for c, (a, b, k) in enumerate(pairs):
+        diffs[:, c] = values[b, k] - values[a, k]
     tests = paired_tests(
         diffs,
         test,
@@ -239,7 +264,7 @@ def compare_passes(
         confidence=1.0 - alpha,
     )
     p, p_adj, ci_low, ci_high = tests.p_value, tests.p_adjusted, tests.ci_low, tests.ci_high
-    tested = {pair: c for c, pair in enumerate(pairs)}
+    tested = {(b, k): c for c, (a, b, k) in enumerate(pairs) if a == base}
 
     rows = []
     for k, m in enumerate(parsed):
@@ -258,7 +283,7 @@ def compare_passes(
             c = tested.get((i, k))
             if c is not None:
                 d = diffs[:, c]
-                better = sign * d
+                wins, ties, losses = _wins_ties_losses(d, sign)
                 row = replace(
                     row,
                     ci_low=float(ci_low[c]),
@@ -266,14 +291,20 @@ def compare_passes(
                     p_value=float(p[c]),
                     p_adjusted=float(p_adj[c]),
                     significant=bool(p_adj[c] <= alpha),
-                    wins=int((better > _TIE).sum()),
-                    ties=int((np.abs(d) <= _TIE).sum()),
-                    losses=int((better < -_TIE).sum()),
+                    wins=wins,
+                    ties=ties,
+                    losses=losses,
                     top_movers=_top_movers(d, query_ids, top),
                 )
             rows.append(row)
 
+    pair_rows = (
+        _pair_rows(parsed, tuple(names), pairs, values, macro, diffs, tests, alpha)
+        if all_pairs
+        else ()
+    )
     settings = {
+        "all_pairs": all_pairs,
         "test": test,
         "alpha": alpha,
         "confidence": 1.0 - alpha,
@@ -297,4 +328,54 @@ def compare_passes(
         queries=treatment,
         evaluations=evaluations,
         settings=settings,
+        pairs=pair_rows,
     )
+
+
+def _pair_rows(
+    measures: tuple[Measure, ...],
+    names: tuple[str, ...],
+    pairs: list[tuple[int, int, int]],
+    values: FloatArray,
+    macro: FloatArray,
+    diffs: FloatArray,
+    tests: PairedTests,
+    alpha: float,
+) -> tuple[PairRow, ...]:
+    """One row per (measure, pair of runs), measure by measure: the paired test's column of
+    that pair, and Tukey's HSD over every run on the measure."""
+    column = {(a, b, k): c for c, (a, b, k) in enumerate(pairs)}
+    out = []
+    for k, m in enumerate(measures):
+        sign = m.definition.direction
+        if sign == 0:
+            continue
+        hsd = tukey_hsd(values[:, k, :], confidence=1.0 - alpha)
+        for (a, b, kk), c in column.items():
+            if kk != k:
+                continue
+            wins, ties, losses = _wins_ties_losses(diffs[:, c], sign)
+            out.append(
+                PairRow(
+                    measure=str(m),
+                    run_a=names[a],
+                    run_b=names[b],
+                    macro_a=float(macro[a, k]),
+                    macro_b=float(macro[b, k]),
+                    delta=float(macro[b, k] - macro[a, k]),
+                    ci_low=float(tests.ci_low[c]),
+                    ci_high=float(tests.ci_high[c]),
+                    p_value=float(tests.p_value[c]),
+                    p_adjusted=float(tests.p_adjusted[c]),
+                    significant=bool(tests.p_adjusted[c] <= alpha),
+                    wins=wins,
+                    ties=ties,
+                    losses=losses,
+                    # scipy's [i, j] is about mean_i - mean_j: B - A is [b, a].
+                    tukey_p=float(hsd.p_value[b, a]),
+                    tukey_low=float(hsd.low[b, a]),
+                    tukey_high=float(hsd.high[b, a]),
+                    tukey_significant=bool(hsd.p_value[b, a] <= alpha),
+                )
+            )
+    return tuple(out)

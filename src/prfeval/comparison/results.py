@@ -1,6 +1,10 @@
-"""The result of a comparison: one :class:`ComparisonRow` per (measure, run), the pairs of
-runs macro and micro averaging rank in opposite orders (:class:`Disagreement`), and the
-:class:`Comparison` holding them with every per-query value.
+"""The result of a comparison: one :class:`ComparisonRow` per (measure, run), with
+``all_pairs`` one :class:`PairRow` per (measure, pair of runs), the pairs of runs macro and
+micro averaging rank in opposite orders (:class:`Disagreement`), and the :class:`Comparison`
+holding them with every per-query value.
+
+Its Markdown and LaTeX tables are formatters of the report layer
+(:mod:`prfeval.report.comparison_tables`), above this one.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ __all__ = [
     "Comparison",
     "ComparisonRow",
     "Disagreement",
+    "PairRow",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -88,6 +93,66 @@ class ComparisonRow:
 
 
 @dataclass(frozen=True)
+class PairRow:
+    """One measure for one pair of runs (``compare(..., all_pairs=True)``): run B against
+    run A, by the paired test and by Tukey's HSD.
+
+    Attributes
+    ----------
+    measure, run_a, run_b
+        The measure's label and the two runs' names. A pair with the baseline has the
+        baseline as run A; any other pair keeps the runs' order.
+    macro_a, macro_b
+        The two runs' macro averages.
+    delta
+        ``macro_b - macro_a``, the mean of the per-query differences ``b_q - a_q``.
+    ci_low, ci_high
+        Paired bootstrap confidence interval of ``delta``.
+    p_value, p_adjusted
+        The paired test's p-value, and the same adjusted over every (pair, measure) tested.
+    significant
+        ``p_adjusted <= alpha``.
+    wins, ties, losses
+        Queries where run B is better than, equal to, worse than run A.
+    tukey_p, tukey_low, tukey_high
+        Tukey's HSD over all the runs on this measure: the p-value of ``delta`` (already
+        family-wise over the measure's pairs) and its simultaneous interval (NaN where the
+        test is undefined: fewer than two queries, or no variance).
+    tukey_significant
+        ``tukey_p <= alpha``.
+    """
+
+    measure: str
+    run_a: str
+    run_b: str
+    macro_a: float
+    macro_b: float
+    delta: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    p_adjusted: float
+    significant: bool
+    wins: int
+    ties: int
+    losses: int
+    tukey_p: float = float("nan")
+    tukey_low: float = float("nan")
+    tukey_high: float = float("nan")
+    tukey_significant: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (NaN as ``None``)."""
+        out: dict[str, Any] = {}
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if isinstance(value, float) and np.isnan(value):
+                value = None
+            out[name] = value
+        return out
+
+
+@dataclass(frozen=True)
 class Disagreement:
     """Macro and micro averaging rank two runs in opposite orders on one measure.
 
@@ -149,6 +214,12 @@ class Comparison:
         Run name -> its :class:`~prfeval.retrieval.evaluate.Evaluation` on the compared queries.
     settings
         Test, alpha, correction, number of tests, permutations, resamples, seed, level, ...
+    pairs
+        With ``all_pairs``: one :class:`PairRow` per (measure, pair of runs), measure by
+        measure; else empty.
+
+    The Markdown and LaTeX tables are in the report layer:
+    ``prfeval.format_comparison(c, "markdown")`` (or ``"latex"``, ``"csv"``, ...).
     """
 
     measures: tuple[Measure, ...]
@@ -161,6 +232,7 @@ class Comparison:
     queries: QueryTreatment
     evaluations: dict[str, Evaluation] = field(default_factory=dict, repr=False)
     settings: dict[str, Any] = field(default_factory=dict)
+    pairs: tuple[PairRow, ...] = ()
 
     @property
     def labels(self) -> list[str]:
@@ -191,6 +263,8 @@ class Comparison:
             "rows": [r.to_dict() for r in self.rows],
             "disagreements": [d.to_dict() for d in self.disagreements],
         }
+        if self.settings.get("all_pairs"):
+            out["pairs"] = [p.to_dict() for p in self.pairs]
         if per_query:
             out["per_query"] = {
                 run: {
@@ -231,19 +305,23 @@ class Comparison:
             }
         )
 
-    def to_markdown(self, *, digits: int = 4, details: bool = True) -> str:
-        """A Markdown report: the paper-style table (best in bold, † where significantly
-        different from the baseline), then the details, disagreements and queries."""
-        from prfeval.comparison.tables import markdown
+    def pair(self, measure: str, run_a: str, run_b: str) -> PairRow:
+        """The :class:`PairRow` of ``measure`` for the pair (``run_a``, ``run_b``), in
+        either order as stored."""
+        for p in self.pairs:
+            if p.measure == measure and {p.run_a, p.run_b} == {run_a, run_b}:
+                return p
+        raise KeyError(f"no pair row for measure {measure!r} and runs {run_a!r}, {run_b!r}")
 
-        return markdown(self, digits=digits, details=details)
-
-    def to_latex(self, *, digits: int = 4) -> str:
-        """A LaTeX ``table`` (booktabs): best value per measure in bold, ``$^\\dagger$`` where
-        significantly different from the baseline, the test named in the caption."""
-        from prfeval.comparison.tables import latex
-
-        return latex(self, digits=digits)
+    def __getattr__(self, name: str) -> Any:
+        # The tables moved up to the report layer (comparison sits below it).
+        if name in ("to_markdown", "to_latex"):
+            fmt = name.removeprefix("to_")
+            raise AttributeError(
+                f"Comparison.{name}() moved to the report layer: use "
+                f"prfeval.format_comparison(result, {fmt!r})"
+            )
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _table(self) -> Table:
         """The short table ``print(c)`` shows: per measure and run, the mean over queries,

@@ -11,6 +11,7 @@ randomization    Fisher's paired randomization (sign-flip) test, Monte Carlo, se
 bootstrap        paired bootstrap of the mean difference: percentile CI and shifted test
 ttest            Student's paired t-test (scipy.stats.ttest_1samp on the differences)
 wilcoxon         Wilcoxon signed-rank test (scipy.stats.wilcoxon on the differences)
+tukey_hsd        Tukey's honestly significant difference over many systems (scipy.stats.tukey_hsd)
 holm             Holm's step-down adjustment (controls the family-wise error rate)
 bonferroni       Bonferroni adjustment
 ===============  ===========================================================================
@@ -38,6 +39,7 @@ __all__ = [
     "BootstrapResult",
     "Correction",
     "Test",
+    "TukeyResult",
     "adjust",
     "bonferroni",
     "holm",
@@ -45,6 +47,7 @@ __all__ = [
     "paired_p_values",
     "randomization_test",
     "ttest",
+    "tukey_hsd",
     "wilcoxon",
 ]
 
@@ -313,7 +316,8 @@ def _scipy_stats():  # type: ignore[no-untyped-def]
         import scipy.stats
     except ImportError:
         raise UsageError(
-            "the t-test and the Wilcoxon test need scipy: pip install 'prfeval[stats]'"
+            "the t-test, the Wilcoxon test and Tukey's HSD need scipy: "
+            "pip install 'prfeval[stats]'"
         ) from None
     return scipy.stats
 
@@ -374,6 +378,87 @@ def wilcoxon(differences: npt.ArrayLike) -> FloatArray:
         if np.any(d[:, j] != 0):
             p[j] = float(stats.wilcoxon(d[:, j]).pvalue)
     return _shaped(p, differences)
+
+
+@dataclass(frozen=True)
+class TukeyResult:
+    """Tukey's HSD over the runs of one measure: every matrix is (n_runs, n_runs), entry
+    ``[i, j]`` about ``mean_i - mean_j``.
+
+    Attributes
+    ----------
+    difference
+        ``mean_i - mean_j``.
+    p_value
+        The family-wise p-value of that difference (1 on the diagonal).
+    low, high
+        The simultaneous confidence interval of that difference, at ``confidence``.
+    confidence
+        The intervals' level.
+    """
+
+    difference: FloatArray
+    p_value: FloatArray
+    low: FloatArray
+    high: FloatArray
+    confidence: float
+
+
+def tukey_hsd(values: npt.ArrayLike, *, confidence: float = 0.95) -> TukeyResult:
+    """Tukey's honestly significant difference test of every pair of runs on one measure.
+
+    Parameters
+    ----------
+    values
+        Per-query values, shape ``(n_runs, n_queries)``: one row per run (at least two).
+    confidence
+        Level of the simultaneous intervals, in (0, 1).
+
+    Returns
+    -------
+    TukeyResult
+        Differences, p-values and intervals of every ordered pair of runs.
+
+    Notes
+    -----
+    ``scipy.stats.tukey_hsd(*values)``: the studentized range test over the one-way analysis
+    of variance of the runs' values (Tukey 1949), pooling the within-run variance
+    :math:`MSE = \\sum_i \\sum_q (x_{iq} - \\bar x_i)^2 / (k(n - 1))` for ``k`` runs of
+    ``n`` queries, and comparing :math:`|\\bar x_i - \\bar x_j| / \\sqrt{MSE / n}` with the
+    studentized range distribution of ``k`` means and ``k(n-1)`` degrees of freedom. It
+    controls the family-wise error rate over all pairs of one measure at once, as
+    Carterette (2012) and Sakai (2018) recommend for comparing many IR systems. It treats
+    the runs as independent samples: it does not use the pairing by query (the paired tests
+    do).
+
+    Edge cases: fewer than two queries, or no variance within any run (every run constant
+    over the queries), gives NaN p-values and intervals (the test has no error estimate);
+    the differences are still given.
+    """
+    if not (isinstance(confidence, int | float) and 0 < confidence < 1):
+        raise UsageError(f"the confidence level must be in (0, 1), got {confidence!r}")
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 2 or x.shape[0] < 2:
+        raise UsageError(f"Tukey's HSD needs an array of (runs >= 2, queries), got {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise UsageError("values must be finite numbers (no NaN or infinity)")
+    means = x.mean(axis=1)
+    difference = means[:, None] - means[None, :]
+    k = x.shape[0]
+    nan = np.full((k, k), np.nan)
+    # The pooled variance is 0 for constant runs: scipy would divide by it.
+    if x.shape[1] < 2 or not np.any(x != x[:, :1]):
+        return TukeyResult(difference, nan, nan.copy(), nan.copy(), float(confidence))
+    stats = _scipy_stats()
+    result = stats.tukey_hsd(*x)
+    interval = result.confidence_interval(confidence_level=confidence)
+    return TukeyResult(
+        difference,
+        np.asarray(result.pvalue, dtype=np.float64),
+        np.asarray(interval.low, dtype=np.float64),
+        np.asarray(interval.high, dtype=np.float64),
+        float(confidence),
+    )
 
 
 def paired_p_values(

@@ -1,5 +1,10 @@
 """Reports of a :class:`~prfeval.comparison.results.Comparison`: table, json, csv, and the
-Markdown and LaTeX tables of :mod:`prfeval.comparison.tables`."""
+Markdown and LaTeX tables of :mod:`prfeval.report.comparison_tables`.
+
+With ``all_pairs``, the table adds one row per (measure, pair of runs) with the paired test
+and Tukey's HSD, the JSON a ``pairs`` list, and the CSV is one line per (measure, pair of
+runs) instead of per (measure, run) (the pairs with the baseline among them).
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,16 @@ import json
 import math
 
 from prfeval.comparison.results import Comparison
-from prfeval.comparison.tables import describe_test, disagreement_lines, latex, markdown
 from prfeval.report._csv import csv_writer
 from prfeval.report._text import fmt_value, render_table, wrap_lines
+from prfeval.report.comparison_tables import (
+    PAIR_HEADERS,
+    describe_test,
+    disagreement_lines,
+    latex,
+    markdown,
+    pair_rows,
+)
 
 __all__ = ["FORMATS", "format_comparison", "format_csv", "format_table", "mover_lines", "notes"]
 
@@ -75,7 +87,22 @@ def format_table(c: Comparison) -> str:
     notes = wrap_lines(notes)
     if movers:
         notes += ["Queries that moved most, run − baseline:", *movers]
-    return render_table(None, headers, rows, notes, right_align_from=2)
+    if not s.get("all_pairs"):
+        return render_table(None, headers, rows, notes, right_align_from=2)
+    main = render_table(None, headers, rows, [], right_align_from=2)
+    pair_notes = wrap_lines(
+        [
+            f"Every pair of runs: Δ = run B − run A, paired by query; CI: paired bootstrap; "
+            f"p adj. over all {s['n_tests']} (pair, measure) tests; †: p adj. <= "
+            f"{s['alpha']:g}.",
+            f"Tukey: Tukey's HSD over all {len(c.runs)} runs of each measure (runs taken as "
+            f"independent samples), with its {s['confidence']:.0%} simultaneous interval; ‡: "
+            f"Tukey p <= {s['alpha']:g}.",
+        ]
+    )
+    pairs = render_table(None, PAIR_HEADERS, pair_rows(c), [*pair_notes, *notes],
+                         right_align_from=3)
+    return main.rstrip("\n") + "\n\n" + pairs
 
 
 def mover_lines(c: Comparison) -> list[str]:
@@ -89,10 +116,14 @@ def mover_lines(c: Comparison) -> list[str]:
 
 
 def format_csv(c: Comparison) -> str:
-    """One line per (measure, run); NaN and not-applicable cells empty."""
+    """One line per (measure, run), or with ``all_pairs`` per (measure, pair of runs); NaN
+    and not-applicable cells empty."""
     buffer = io.StringIO()
     writer = csv_writer(buffer)
-    records = [r.to_dict() for r in c.rows]
+    if c.settings.get("all_pairs") and c.pairs:
+        records = [p.to_dict() for p in c.pairs]
+    else:
+        records = [r.to_dict() for r in c.rows]
     columns = [k for k in records[0] if k != "top_movers"]
     writer.writerow(columns)
     for record in records:

@@ -20,8 +20,8 @@ from typing import Any
 from prfeval.classification.result import ClassificationResult
 from prfeval.classification.thresholds import ThresholdSweep
 from prfeval.comparison.study import Study
-from prfeval.comparison.tables import describe_test, disagreement_lines
 from prfeval.plots.figures import run_color
+from prfeval.report.comparison_tables import describe_test, disagreement_lines
 from prfeval.report.figures import FigureDrawer, figure_html, study_figures
 from prfeval.retrieval.explain import Explanation, Places
 
@@ -214,7 +214,7 @@ def _unjudged_line(settings: dict[str, Any]) -> str:
 
 
 def _best_runs(s: Study, label: str) -> set[str]:
-    from prfeval.comparison.tables import best_runs
+    from prfeval.report.comparison_tables import best_runs
 
     return best_runs(s.comparison, label) if len(s.runs) > 1 else set()
 
