@@ -339,3 +339,14 @@ def test_the_cli_names_a_missing_file_before_it_starts_spark(tmp_path, good, cap
                              str(tmp_path / "missing.run"))  # fmt: skip
     assert code == 2 and out == ""
     assert err.strip() == f"prfeval: {tmp_path / 'missing.run'}: no such file"
+
+
+def test_diversity_measures_are_refused_before_a_session_starts(tmp_path):
+    """The Spark engine's blocks carry graded judgments, not subtopic judgments: a diversity
+    measure is refused, naming it, before any Spark work (no session is made here)."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(QRELS)
+    run = tmp_path / "run.txt"
+    run.write_text(RUN)
+    with pytest.raises(UsageError, match=r"no subtopic judgments; measure alpha_nDCG@10"):
+        prfeval.spark.evaluate(str(qrels), str(run), ["P@5", "alpha_nDCG@10"])

@@ -44,7 +44,8 @@ QrelsDuplicates = Literal["error", "max", "last"]
 #: How an input file is read (``None``: by its name, else by its first line). ``json`` is one
 #: JSON object ``{qid: {docid: value}}`` (BEIR's results); ``msmarco`` is MS MARCO's
 #: headerless ``qid docid rank`` run (its qrels are TREC's four columns).
-InputFormat = Literal["trec", "csv", "tsv", "jsonl", "parquet", "json", "msmarco"]
+#: ``ndeval``: judgments per subtopic, ``query subtopic doc grade`` (judgments only).
+InputFormat = Literal["trec", "csv", "tsv", "jsonl", "parquet", "json", "msmarco", "ndeval"]
 
 #: The roles a run's / judgments' columns play, as a column map names them (``run_columns``,
 #: ``--run-columns``).

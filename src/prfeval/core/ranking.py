@@ -25,7 +25,7 @@ from prfeval.core.ids import ordered_ids
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["UNJUDGED", "JudgedRanking", "QueryAccounting", "RankingNeeds"]
+__all__ = ["UNJUDGED", "JudgedRanking", "QueryAccounting", "RankingNeeds", "SubtopicView"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -72,11 +72,12 @@ class RankingNeeds:
     doc_order: bool = False
     nonrelevant_alike: bool = False
     exact_depth: int = 0
+    subtopics: bool = False
 
     @classmethod
     def everything(cls) -> RankingNeeds:
         """Every rank in its exact order, document ids included."""
-        return cls(None, True, True)
+        return cls(None, True, True, subtopics=True)
 
     def covers(self, other: RankingNeeds) -> bool:
         """Whether a ranking built for ``self`` can serve a reader that needs ``other``."""
@@ -85,6 +86,8 @@ class RankingNeeds:
         if other.exact_depth > self.exact_depth and not self.doc_order:
             return False
         if self.nonrelevant_alike and not other.nonrelevant_alike:
+            return False
+        if other.subtopics and not self.subtopics:
             return False
         if self.cutoffs is None:
             return True
@@ -100,6 +103,7 @@ class RankingNeeds:
         extra += ["the exact document order"] if self.doc_order else []
         if self.exact_depth and not self.doc_order:
             extra += [f"the exact documents of the top {self.exact_depth}"]
+        extra += ["the subtopic judgments"] if self.subtopics else []
         return ranks + "".join(f" and {e}" for e in extra)
 
 
@@ -191,6 +195,43 @@ class QueryAccounting:
 
 
 @dataclass(frozen=True, eq=False)
+class SubtopicView:
+    """A judged ranking seen per subtopic: sparse documents x subtopics grades, aligned to ranks.
+
+    Subtopic codes ``0..n_subtopics-1`` are numbered query after query; ``subtopic_query``
+    is each one's query (an index into the ranking's queries).
+
+    Attributes
+    ----------
+    pos_offsets, pos_subtopic, pos_grade
+        CSR over the retrieved positions (``offsets`` of the ranking index them): position
+        ``i``'s judged subtopics and grades are ``pos_offsets[i]:pos_offsets[i + 1]``. A
+        repeat of a document (not its first place) and an unjudged one have none.
+    judged_offsets, judged_subtopic, judged_grade
+        The same over the ranking's judgments (``judged_offsets`` of the ranking index
+        them): what each query's ideal ranking is built from.
+    subtopic_query
+        The query of every subtopic code.
+    judged_doc_order
+        Per judgment, its document's rank among its query's judged documents in doc id
+        order, descending (ndeval breaks ties in its ideal ranking so).
+    """
+
+    pos_offsets: IntArray
+    pos_subtopic: IntArray
+    pos_grade: IntArray
+    judged_offsets: IntArray
+    judged_subtopic: IntArray
+    judged_grade: IntArray
+    subtopic_query: IntArray
+    judged_doc_order: IntArray
+
+    @property
+    def n_subtopics(self) -> int:
+        return len(self.subtopic_query)
+
+
+@dataclass(frozen=True, eq=False)
 class JudgedRanking:
     """A run aligned with its judgments: the one structure every ranked measure reads.
 
@@ -235,6 +276,9 @@ class JudgedRanking:
         that reads it when first asked (a compressed run read in blocks).
     trec_eval_version
         Whose semantics the measures follow where trec_eval 9.0.8 and 10.0 differ.
+    subtopic_view
+        Builds the per-subtopic view of the ranking and its judgments (:attr:`subtopics`,
+        read by the diversity measures) when first asked for.
     """
 
     query_ids: npt.NDArray[np.object_]
@@ -255,7 +299,13 @@ class JudgedRanking:
     present: npt.NDArray[np.bool_] | None = None
     run_source: str | Callable[[], str] = ""
     trec_eval_version: int = 9
+    subtopic_view: Callable[[JudgedRanking], SubtopicView] | None = None
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def subtopics(self) -> SubtopicView | None:
+        """The per-subtopic view (``None``: the aligner gave no way to build one)."""
+        return None if self.subtopic_view is None else self.subtopic_view(self)
 
     @property
     def in_run(self) -> npt.NDArray[np.bool_]:

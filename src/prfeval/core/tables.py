@@ -20,7 +20,16 @@ from prfeval.core.errors import InputFormatError
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["GRADE_MAX", "GRADE_MIN", "Order", "Qrels", "Run", "SourceLines", "grades_in_range"]
+__all__ = [
+    "GRADE_MAX",
+    "GRADE_MIN",
+    "Order",
+    "Qrels",
+    "Run",
+    "SourceLines",
+    "SubtopicJudgments",
+    "grades_in_range",
+]
 
 #: The grades a judgment may have: 64-bit integers, the lowest one excepted (it marks an
 #: unjudged document in a judged ranking). The TREC reader, the table readers and the dicts
@@ -86,6 +95,35 @@ class SourceLines:
 
 
 @dataclass(frozen=True)
+class SubtopicJudgments:
+    """Judgments of documents for the subtopics (intents) of their query.
+
+    One entry per input line ``query subtopic doc grade``. ``row`` is the entry's row in the
+    :class:`Qrels` holding it (its query and document), ``subtopic`` a code for the (query,
+    subtopic) pair (``subtopic_ids[code]`` is the subtopic's id), ``grade`` the entry's
+    grade. A (query, subtopic, document) is judged once.
+    """
+
+    row: npt.NDArray[np.int64]
+    subtopic: npt.NDArray[np.int64]
+    grade: npt.NDArray[np.int64]
+    subtopic_ids: pa.Array
+
+    def __len__(self) -> int:
+        return len(self.grade)
+
+    def take(self, rows: npt.NDArray[np.integer[Any]], n_rows: int) -> SubtopicJudgments:
+        """The judgments of the rows ``rows`` of a table of ``n_rows`` rows, renumbered as
+        the table of just those rows numbers them."""
+        new = np.full(n_rows, -1, dtype=np.int64)
+        new[np.asarray(rows, dtype=np.int64)] = np.arange(len(rows), dtype=np.int64)
+        kept = new[self.row]
+        keep = kept >= 0
+        return SubtopicJudgments(kept[keep], self.subtopic[keep], self.grade[keep],
+                                 self.subtopic_ids)
+
+
+@dataclass(frozen=True)
 class Qrels:
     """Relevance judgments: one row per (query, document) with an integer grade."""
 
@@ -93,6 +131,9 @@ class Qrels:
     doc_ids: pa.Array
     grades: npt.NDArray[np.int64]
     source: SourceLines = field(default_factory=lambda: SourceLines("qrels"))
+    #: Judgments per subtopic (ndeval's qrels), when the input had them: each row above is
+    #: then one (query, document) and its grade the highest over its subtopics.
+    subtopics: SubtopicJudgments | None = None
 
     def __len__(self) -> int:
         return len(self.grades)

@@ -28,7 +28,7 @@ from prfeval.core.options import (
     ColumnMap,
     column_map,
 )
-from prfeval.core.tables import Qrels, Run
+from prfeval.core.tables import Qrels, Run, SourceLines
 from prfeval.io.jsondoc import read_json_document
 from prfeval.io.mapping import qrels_from_mapping, run_from_mapping
 from prfeval.io.source import (
@@ -39,6 +39,12 @@ from prfeval.io.source import (
     sniff_format,
     starts_with_data,
     tabular_kind,
+)
+from prfeval.io.subtopics import (
+    has_subtopic_column,
+    is_subtopic_mapping,
+    load_subtopic_qrels,
+    subtopics_from_table,
 )
 from prfeval.io.tabular import frame_to_table, qrels_from_table, read_table, run_from_table
 from prfeval.io.trec import read_qrels, read_ranked_run, read_run
@@ -118,6 +124,8 @@ def load_qrels(
     columns = column_map("qrels_columns", qrels_columns, QRELS_COLUMN_KEYS)
     if isinstance(source, Qrels):
         return source
+    if format == "ndeval" or is_subtopic_mapping(source):
+        return load_subtopic_qrels(source, format=format)
     if _is_input(source):
         with open_input(source) as handle:
             kind = input_format(handle, format, _names(columns))
@@ -130,11 +138,16 @@ def load_qrels(
                 if document is not None:
                     return qrels_from_table(document, handle.name, columns=columns)
                 kind = "jsonl"
-            return qrels_from_table(*read_table(handle, kind), columns=columns)
+            table, lines = read_table(handle, kind)
+            if has_subtopic_column(table):
+                return subtopics_from_table(table, lines)
+            return qrels_from_table(table, lines, columns=columns)
     if isinstance(source, Mapping) and not _hugging_face(source):
         return qrels_from_mapping(source)
     table = frame_to_table(source)
     if table is not None:
+        if has_subtopic_column(table):
+            return subtopics_from_table(table, SourceLines("qrels table", unit="row"))
         return qrels_from_table(table, "qrels table", columns=columns)
     raise InputFormatError(f"cannot read judgments from a {type(source).__name__}")
 
@@ -159,6 +172,8 @@ def load_run(
     column of lists is a ranking, in list order unless scores are given (docs/inputs.md).
     """
     _checked_format(format, "run_format")
+    if format == "ndeval":
+        raise UsageError("ndeval is a format of judgments (query subtopic doc grade), not of runs")
     flag("ranks", ranks)
     columns = column_map("run_columns", run_columns, RUN_COLUMN_KEYS)
     if name is not None and not isinstance(name, str):

@@ -39,7 +39,11 @@ def restrict_queries(
     new_source = table.source.take(rows)
     if isinstance(table, Qrels):
         return Qrels(
-            table.query_ids.take(taken), table.doc_ids.take(taken), table.grades[rows], new_source
+            table.query_ids.take(taken),
+            table.doc_ids.take(taken),
+            table.grades[rows],
+            new_source,
+            None if table.subtopics is None else table.subtopics.take(rows, len(table)),
         )
     empty = [
         q

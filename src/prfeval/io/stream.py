@@ -89,6 +89,8 @@ class _JudgmentIndex:
         import pyarrow as pa
 
         self.source = qrels.source
+        self.subtopics = qrels.subtopics  # by the rows of ``qrels``, as ``order`` names them
+        self.n_rows = len(qrels)
         self.order: npt.NDArray[np.integer[Any]] | None = None  # None: in file order
         grades = qrels.grades
         doc_ids = qrels.doc_ids
@@ -147,6 +149,7 @@ class _JudgmentIndex:
             doc_ids,
             self.grades[rows].astype(np.int64),
             self.source.take(original),
+            None if self.subtopics is None else self.subtopics.take(original, self.n_rows),
         )
 
     @property

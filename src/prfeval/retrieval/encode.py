@@ -33,7 +33,7 @@ from prfeval.core.errors import InputFormatError
 from prfeval.core.ids import ordered_ids, query_output_order
 from prfeval.core.options import QrelsDuplicates
 from prfeval.core.ranking import UNJUDGED
-from prfeval.core.tables import Qrels, Run
+from prfeval.core.tables import Qrels, Run, SubtopicJudgments
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -61,6 +61,22 @@ def check_query_sizes(run: Run, codes: IntArray, vocab: Any) -> None:
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True, eq=False)
+class SubtopicJoin:
+    """The subtopic judgments of a block, joined to its run rows and its judgments.
+
+    ``run_row`` (per run row) and ``judged_row`` (per judgment of an evaluated query, in
+    slot order) are rows of the :class:`~prfeval.core.tables.Qrels` (-1: unjudged), whose
+    subtopic judgments ``judgments`` holds. ``judged_doc_order`` ranks each judgment's
+    document by id, descending, within the block.
+    """
+
+    run_row: IntArray
+    judged_row: IntArray
+    judged_doc_order: IntArray
+    judgments: SubtopicJudgments
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,6 +121,8 @@ class EncodedBlock:
     run_source
         The run's id, or a function reading it (see
         :attr:`~prfeval.core.ranking.JudgedRanking.run_source`).
+    subtopics
+        With judgments per subtopic: which of them each run row and each judgment has.
     repeated_judgments, repeated_judgments_total
         Judgments dropped as repeats of a (query, doc) judged before (``qrels_duplicates``
         ``"max"`` or ``"last"``): per evaluated query (by slot), and in all the block's
@@ -137,6 +155,7 @@ class EncodedBlock:
     run_source: Any = ""
     repeated_judgments: IntArray | None = None
     repeated_judgments_total: int = 0
+    subtopics: SubtopicJoin | None = None
 
     @property
     def n_slots(self) -> int:
@@ -242,6 +261,18 @@ def encode_tables(
         judged_slot[by_slot], np.arange(out_codes.size + 1), side="left"
     ).astype(np.int64)
 
+    subtopics = None
+    if qrels.subtopics is not None:
+        judged_docs = qrels_d_sorted[by_slot]
+        subtopics = SubtopicJoin(
+            run_row=_judged_rows(run_key, qrels_key, by_key),
+            judged_row=by_key[by_slot],
+            judged_doc_order=(
+                -judged_docs if sorted_docs else ranks_by_doc_descending(doc_vocab, judged_docs)
+            ),
+            judgments=qrels.subtopics,
+        )
+
     def row_names(i: int) -> tuple[str, str]:
         return str(run.query_ids[i].as_py()), str(run.doc_ids[i].as_py())
 
@@ -276,7 +307,23 @@ def encode_tables(
         run_source=run.extra.get("run_id") or run.name,
         repeated_judgments=repeated_per_code[out_codes],
         repeated_judgments_total=int(repeated_per_code.sum()),
+        subtopics=subtopics,
     )
+
+
+def _judged_rows(run_key: IntArray, qrels_key: IntArray, by_key: IntArray) -> IntArray:
+    """For each run row, the row of the judgments holding its (query, doc), or -1.
+
+    ``qrels_key`` is sorted (one key a row: subtopic judgments are one row per document),
+    and ``by_key`` gives each of its entries' row in the judgments.
+    """
+    rows = np.full(run_key.size, -1, dtype=np.int64)
+    if not qrels_key.size:
+        return rows
+    at = np.minimum(np.searchsorted(qrels_key, run_key), qrels_key.size - 1)
+    hit = qrels_key[at] == run_key
+    rows[hit] = by_key[at[hit]]
+    return rows
 
 
 def _judgments_of(

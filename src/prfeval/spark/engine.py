@@ -422,6 +422,13 @@ def evaluate(
     text = [str(m) for m in parsed if m.definition.is_text]
     if text:
         raise UsageError(f"the Spark engine gives numbers only; leave out {', '.join(text)}")
+    # Its blocks carry a run and graded judgments, not the per-subtopic judgments.
+    diversity = [str(m) for m in parsed if m.definition.subtopics]
+    if diversity:
+        raise UsageError(
+            "the Spark engine reads no subtopic judgments; measure "
+            f"{', '.join(diversity)} with prfeval.evaluate"
+        )
     if block_rows < 1:
         raise UsageError(f"block_rows must be at least 1, got {block_rows}")
     session = _session(spark, qrels, run)
