@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from prfeval import MeasureError, PrfevalError, evaluate
@@ -16,6 +17,7 @@ from prfeval.classification.averages import MEASURES as CLASSIFICATION_MEASURES
 from prfeval.core.counts import beta_from_alpha
 from prfeval.core.ranking import RankingNeeds
 from prfeval.core.registry import Measure, MeasureDef, Registry, TrecName
+from prfeval.io.prefs import Preferences
 from prfeval.measures import PARAMS, REGISTRY, lookup, parse_measures, ranking_needs
 
 
@@ -34,6 +36,19 @@ def labels(spec) -> list[str]:
 # -- declarations ----------------------------------------------------------------------------
 
 
+def preferences_of(qrels: dict[str, dict[str, int]]) -> Preferences:
+    """Qrels as trec_eval's qrels_prefs reads them: one judgment group per query."""
+    rows = [(q, d, g) for q, docs in qrels.items() for d, g in docs.items()]
+    return Preferences(
+        np.array([r[0] for r in rows]),
+        np.array(["0"] * len(rows)),
+        np.array(["0"] * len(rows)),
+        np.array([r[1] for r in rows]),
+        np.array([r[2] for r in rows], dtype=np.float32),
+        np.arange(1, len(rows) + 1, dtype=np.int64),
+    )
+
+
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_every_entry_computes_what_its_declaration_says(name):
     """What the declaration promises, measured on a small case rather than restated: a
@@ -43,7 +58,10 @@ def test_every_entry_computes_what_its_declaration_says(name):
     (m,) = parse_measures(d.example())
     qrels = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"d": 1}}
     run = {"q1": {"a": 3.0, "x": 2.0, "c": 1.0}, "q2": {"d": 1.0, "y": 0.5}}
-    e = evaluate(qrels, run, [m], collection_size=100)
+    if d.needs_preferences:  # the same judgments read as preferences (-R qrels_prefs)
+        e = evaluate(preferences_of(qrels), run, [m])
+    else:
+        e = evaluate(qrels, run, [m], collection_size=100)
     label = str(m)
     if d.is_text:
         assert label in e.text and all(isinstance(t, str) for t in e.text[label])

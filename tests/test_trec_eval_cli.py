@@ -327,8 +327,9 @@ def test_nosummary(tmp_path, capsys) -> None:
         (["--nope"], 1, "unrecognized option"),
         (["-m", "P."], 1, "improper measure"),
         (["-m", "mapp"], 1, "trec_eval: illegal measure 'mapp'; did you mean map"),
-        (["-m", "prefs"], 2, "not supported"),
-        (["-R", "prefs"], 1, "rel_format"),
+        # 9.0.8's words and status: preference measures read no ordinary qrels.
+        (["-m", "prefs"], 4, "Can't calculate measure 'prefs_num_prefs_poss'"),
+        (["-R", "no_such_format"], 1, "rel_format"),
         (["--trec-eval-version", "11"], 1, "9 or 10"),
     ],
 )

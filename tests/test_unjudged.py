@@ -93,9 +93,10 @@ def test_judged_and_unjudged_at_k_by_hand_with_ties_and_repeats():
     assert v["Judged@4"] == 0.75  # z, c, b, b
     assert v["Judged@10"] == pytest.approx(3 / 5)  # all five places, over min(10, 5)
     assert v["Judged"] == pytest.approx(3 / 5)
-    assert v["Unjudged@2"] == 0.5
-    assert v["Unjudged@10"] == pytest.approx(2 / 10)  # divides by k, not by 5
-    assert v["unj.5"] == pytest.approx(2 / 5)  # trec_eval 10's name, labelled as typed
+    # trec_eval 10's unj counts a negative grade (c) as unjudged: z, c, y.
+    assert v["Unjudged@2"] == 1.0
+    assert v["Unjudged@10"] == pytest.approx(3 / 10)  # divides by k, not by 5
+    assert v["unj.5"] == pytest.approx(3 / 5)  # trec_eval 10's name, labelled as typed
     empty = evaluate({"q": {"a": 1}, "r": {"b": 1}}, {"q": {}, "r": {"b": 1.0}}, "Judged@5")
     assert empty.per_query["q"]["Judged@5"] == 0.0  # an empty ranking gives 0
 

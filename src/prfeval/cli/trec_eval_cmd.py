@@ -6,6 +6,12 @@ parses them (click cannot: values attach to their flag, ``-M100`` and ``-l2``, f
 ``-qc``, and ``-m`` repeats), then the Python API evaluates and :mod:`prfeval.report.trec_eval`
 prints. ``--trec-eval-version 10`` gives trec_eval 10.0's numbers where it differs from 9.0.8.
 
+Measure parameters are read as trec_eval reads them: split on every ``,``, each item read
+with C's ``atol`` (cutoffs: ``P.5.5`` is ``P_5``, an empty item 0, which is refused) or
+``atof`` (levels and numbers), cutoffs sorted; a measure or a set that takes no parameters
+ignores them (``map.5``, ``official.5``). ``-N`` is taken as given, even below the documents
+judged (utility's N), and ``-m yaap``, outside ``all_trec``, is computed.
+
 It stops as trec_eval 9.0.8 stops, with its exit status and its words on stderr:
 
 ======  ==============================================================================
@@ -15,13 +21,19 @@ status  when
         (``trec_eval: illegal measure 'mapp'``)
 2       an input it cannot read: an empty (zero-byte) file (``trec_eval.get_results:
         Cannot read results file 'run'``), a malformed line or a missing file (in
-        prfeval's words, which name the line); a measure's parameters it cannot take
+        prfeval's words, which name the line); a measure's parameters it refuses, read
+        after the files (``trec_eval: Negative cutoff detected`` for ``P.0``, then
+        ``trec_eval: Cannot initialize measure 'P'``)
 4       a document repeated in the top ``-M`` of a query's results, or a judgment
         repeated for a query with results (``trec_eval.form_res_qrels: duplicate docs
         d`` -- no newline, as trec_eval -- then ``trec_eval: Can't calculate measure
         'num_ret'``); the queries before it in byte order have been printed with ``-q``
 7       no query has both results and judgments
+255     a ``-Z`` file it cannot read (``trec_eval.get_zscores: Malformed line 3``)
 ======  ==============================================================================
+
+``-R qrels_jg`` reads judgments in judgment groups (:mod:`prfeval.cli.trec_eval_jg`), and
+``-Z FILE`` prints z-scores (:mod:`prfeval.report.trec_eval_zscores`).
 
 ``-D level.qid`` evaluates the one query ``qid``, as trec_eval does (with ``-c`` its summary
 is still divided by every judged query); the debugging lines trec_eval prints at a level above
@@ -34,17 +46,20 @@ import difflib
 import os
 import sys
 import warnings
-from dataclasses import dataclass, field
-from functools import cache
+from dataclasses import dataclass, field, replace
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
+from prfeval.cli.trec_eval_prefs import PREFS_FORMATS, run_prefs
 from prfeval.core.checks import MAX_INTEGER
 from prfeval.core.errors import InputFormatError, OutputError, PrfevalError, UsageError
-from prfeval.io.c_numbers import atol
+from prfeval.io.c_numbers import atof, atol
 from prfeval.io.source import check_one_stdin
 from prfeval.io.trec_eval_text import TrecEvalUnreadable, read_trec_eval_inputs
+from prfeval.io.zscores import ZScores, ZScoresUnreadable, read_zscores
 from prfeval.measures import TREC_REGISTRY
 from prfeval.report.trec_eval import evaluated_queries, trec_eval_blocks
+from prfeval.report.trec_eval_zscores import zscore_blocks
 from prfeval.retrieval.evaluate import evaluate
 
 if TYPE_CHECKING:
@@ -59,8 +74,8 @@ __all__ = ["TrecEvalArgs", "TrecEvalStop", "main", "measure_entries", "parse_arg
 USAGE = """\
 Usage: prfeval trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>]
                          [-D debug_level] [-N <num>] [-M <num>] [-R rel_format]
-                         [-T results_format] [-J] [--trec-eval-version 9|10]
-                         rel_info_file results_file
+                         [-T results_format] [-Z zscores_file] [-J]
+                         [--trec-eval-version 9|10] rel_info_file results_file
 """
 
 HELP = USAGE + """
@@ -69,19 +84,28 @@ version inside pytrec_eval-terrier) and printed as trec_eval prints.
 
   -q              also print each query's values (queries in byte order, then 'all')
   -m name[.p]     a measure (repeatable) or a set: official (the default), set, all_trec;
-                  parameters after the first '.', e.g. -m P.5,10 -m ndcg.1=3,2=9;
+                  parameters after the first '.', e.g. -m P.5,10 -m ndcg.1=3,2=9, read
+                  with C's atol/atof as trec_eval reads them (P.5.5 is P_5);
                   the first -m of a measure that has parameters fixes them
   -c              average over every judged query (those without results count 0)
   -n              no summary ('all') rows
   -l <num>        minimum grade counted as relevant (default 1)
   -J              keep only judged documents (a negative grade counts as unjudged)
   -M <num>        keep the top <num> of each ranking
-  -N <num>        documents in the collection (utility's fourth weight)
+  -N <num>        documents in the collection (utility's TN), taken as given
   -D <num>.<qid>  evaluate query <qid> only (trec_eval's debugging lines are not printed)
-  -R, -T, -o      accepted as trec_eval accepts them (-R qrels, -T trec_results only)
+  -R, -T, -o      accepted as trec_eval accepts them (-R qrels, prefs, qrels_prefs or
+                  qrels_jg; -T trec_results only)
+  -R qrels_jg     judgments in judgment groups, 'qid jg docid grade': -m qrels_jg
+                  (map_avgjg, P_avgjg, Rprec_mult_avgjg) averages over each query's groups
+  -Z <file>       print z-scores, (value - mean) / stddev, with each query's and measure's
+                  mean and stddev from <file> ('qid measure mean stddev' lines; Webber,
+                  Moffat and Zobel, 2008); -1000000.0000 where it has none
   --trec-eval-version 10
-                  trec_eval 10.0's numbers: recall levels rounded, doubles kept,
-                  and -c rows for the judged queries without results
+                  trec_eval 10.0's numbers and output: recall levels rounded, doubles
+                  kept, -c rows for the judged queries without results, rbp, rbp_resid
+                  and unj_5/10/20 in all_trec, dcg and ideal_dcg, '#' comment lines in
+                  runs and judgments, and its stop at a judged query with no results
 
 Exit status as trec_eval's: 1 for a bad option or measure name, 2 for an input that
 cannot be read, 4 for a repeated document or judgment, 7 when no query has both results
@@ -138,8 +162,12 @@ class TrecEvalArgs:
     max_results: int | None = None
     collection_size: int | None = None
     version: int = 9
+    #: ``-R``: qrels, or a preferences format (prefs, qrels_prefs).
+    rel_format: str = "qrels"
     #: ``-D level.qid``: the one query to evaluate (``""`` matches none, as in trec_eval).
     debug_query: str | None = None
+    #: ``-Z FILE``: print z-scores against this file's means and deviations.
+    zscores: str | None = None
     help: bool = False
     show_version: bool = False
 
@@ -220,7 +248,11 @@ def _apply(args: TrecEvalArgs, opt: str, value: str | None) -> None:
     elif opt == "m":
         name, dot, params = str(value).partition(".")
         if dot and not params:
-            raise UsageError(f"improper measure in parameter '{name}'")
+            raise TrecEvalStop(
+                f"trec_eval: improper measure in parameter '{name}'\n"
+                f"trec_eval: illegal measure '{name}'\n",
+                1,
+            )
         args.measures.append((name, params if dot else None))
     elif opt == "l":
         # Past 2^53 a level is above every grade and a cutoff past every ranking, as for
@@ -232,24 +264,26 @@ def _apply(args: TrecEvalArgs, opt: str, value: str | None) -> None:
             raise UsageError(f"-M takes a number of documents >= 0, got {value}")
     elif opt == "N":
         args.collection_size = atol(str(value))
+    elif opt == "R" and (value in PREFS_FORMATS or value == "qrels_jg"):
+        args.rel_format = str(value)
     elif opt == "R" and value != "qrels":
         raise UsageError(f"illegal rel_format '{value}' (only qrels is read)")
     elif opt == "T" and value != "trec_results":
         raise UsageError(f"illegal retrieval results format '{value}' (only trec_results)")
     elif opt == "Z":
-        raise UsageError("-Z (z-scores) is not supported")
+        args.zscores = str(value)
     elif opt == "V":
         if value not in ("9", "10"):
             raise UsageError(f"--trec-eval-version takes 9 or 10, got {value!r}")
         args.version = int(value)
 
 
-def check_measure_names(asked: list[tuple[str, str | None]]) -> None:
+def check_measure_names(asked: list[tuple[str, str | None]], version: int = 9) -> None:
     """Stop, as trec_eval does while reading its options (status 1), at a name that is
     neither a measure of trec_eval's table nor one of its sets; a measure of its table that
     prfeval does not compute is refused later, as not supported (status 2)."""
     r = TREC_REGISTRY
-    offered = (*r.trec_table, *r.trec_sets)
+    offered = (*r.trec_table, *r.trec_sets) if version < 10 else (*r.trec_table_10, *r.trec_sets_10)
     known = (*offered, *r.trec_unsupported, *r.trec_unsupported_sets)
     for name, _ in asked:
         if name not in known:
@@ -259,7 +293,7 @@ def check_measure_names(asked: list[tuple[str, str | None]]) -> None:
 
 
 def measure_entries(
-    asked: list[tuple[str, str | None]],
+    asked: list[tuple[str, str | None]], version: int = 9
 ) -> list[tuple[Measure, TrecName]]:
     """The measures trec_eval computes for ``-m`` arguments, in the order it prints them.
 
@@ -267,12 +301,13 @@ def measure_entries(
     of a measure that gives parameters fixes them, as in trec_eval. No ``-m`` at all is
     ``official``. The order is trec_eval's table, which the registry's entries declare.
     """
-    table, sets = TREC_REGISTRY.trec_table, TREC_REGISTRY.trec_sets
-    check_measure_names(asked)
+    r = TREC_REGISTRY
+    table, sets = (r.trec_table, r.trec_sets) if version < 10 else (r.trec_table_10, r.trec_sets_10)
+    check_measure_names(asked, version)
     marked: set[str] = set()
     params: dict[str, str] = {}
     for name, given in asked or [(DEFAULT_SET, None)]:
-        if name in sets and given is None:
+        if name in sets:  # a set's parameters go to no measure (official.5 is official)
             marked.update(sets[name])
             continue
         if name in TREC_REGISTRY.trec_unsupported_sets:
@@ -288,9 +323,81 @@ def measure_entries(
             found = TREC_REGISTRY.trec_name(name)
             if found is None:  # a declaration is missing: prfeval's fault, not the user's
                 raise TypeError(f"trec_eval's {name} has no registry entry")
-            for m in TREC_REGISTRY.parse_trec(name, params.get(name)):
+            raw = params.get(name)
+            text = trec_eval_params(found[0], raw)
+            for m in TREC_REGISTRY.parse_trec(name, text):
+                if text is not None and found[0].param in ("values", "beta_squared", "gains"):
+                    # trec_eval names these by the text as typed: utility_2,-1,0,0
+                    m = replace(m, label=f"{name}_{raw}", printed=f"{name}_{raw}")
                 entries.append((m, found[0]))
     return entries
+
+
+def with_collection_size(
+    entries: list[tuple[Measure, TrecName]], n: int | None
+) -> list[tuple[Measure, TrecName]]:
+    """trec_eval's ``-N`` given to the measures that read it (a ``docs`` parameter), unchecked:
+    trec_eval takes any number, even one below the documents judged or negative."""
+    if n is None:
+        return entries
+    return [
+        (replace(m, values=tuple((k, n if k == "docs" else v) for k, v in m.values)), t)
+        if "docs" in m.definition.params
+        else (m, t)
+        for m, t in entries
+    ]
+
+
+def trec_eval_params(t: TrecName, raw: str | None) -> str | None:
+    """The parameter text ``raw`` of ``-m name.raw`` as trec_eval 9.0.8 reads it, rewritten
+    for :meth:`Registry.parse_trec`; where trec_eval refuses it, its words (status 2).
+
+    trec_eval splits ``raw`` on every ``,`` and reads each item with C's ``atol`` (cutoffs:
+    ``5.5`` is 5, an empty item 0) or ``atof`` (levels and numbers: ``.25``, ``2junk`` is 2).
+    Cutoffs are sorted and must all be above 0 and distinct, levels distinct; ``name=value``
+    pairs (gains) are checked for their shape only, each grade read with ``atol``. A measure
+    without parameters ignores them (``map.5`` is ``map``), as does a set (``official.5``).
+    """
+    if raw is None or t.param is None:
+        return None
+    items = raw.split(",")
+
+    def refuse(why: str) -> TrecEvalStop:
+        return TrecEvalStop(
+            f"trec_eval: {why}\ntrec_eval: Cannot initialize measure '{t.name}'\n", 2
+        )
+
+    if t.param == "cutoffs":
+        ks = sorted(atol(v) for v in items)
+        if ks[0] <= 0:
+            raise refuse("Negative cutoff detected")
+        if len(set(ks)) < len(ks):
+            raise refuse("duplicate cutoffs detected")
+        return ",".join(str(k) for k in ks)
+    if t.param == "gains":
+        if not _pairs_shaped(raw):
+            raise refuse(f"malformed pair parameters in '{raw}'")
+        pairs = (item.partition("=") for item in items)
+        return ",".join(f"{atol(g)}={atof(v.encode('utf-8', 'surrogateescape'))!r}"
+                        for g, _, v in pairs)
+    values = [atof(v.encode("utf-8", "surrogateescape")) for v in items]
+    if t.param == "beta_squared":
+        values = values[:1]  # the first number is x; trec_eval reads no other
+    if t.param == "levels" and len(set(values)) < len(values):
+        raise refuse("duplicate cutoffs detected")
+    return ",".join(repr(v) for v in values)
+
+
+def _pairs_shaped(raw: str) -> bool:
+    """trec_eval's test of ``name=value,...``: no two ``,`` or ``=`` in a row (from a
+    leading ``,``), and an ``=`` last seen."""
+    last = ","
+    for ch in raw:
+        if ch in ",=":
+            if ch == last:
+                return False
+            last = ch
+    return last == "="
 
 
 def main(argv: list[str]) -> int:
@@ -341,7 +448,7 @@ def _run(argv: list[str]) -> int:
     except UsageError as exc:
         sys.stderr.write(f"prfeval trec_eval: {exc}\n{USAGE}")
         return 1
-    check_measure_names(args.measures)  # as trec_eval, while reading the options
+    check_measure_names(args.measures, args.version)  # as trec_eval, while reading the options
     if args.help:
         sys.stdout.write(HELP)
         return 0
@@ -359,13 +466,23 @@ def _run(argv: list[str]) -> int:
     if sys.stdout is None:
         raise OutputError("standard output is closed: nowhere to write the result")
     qrels_path, run_path = args.files
+    if args.rel_format in PREFS_FORMATS:
+        return run_prefs(args, args.rel_format)
+    if args.rel_format == "qrels_jg":
+        from prfeval.cli.trec_eval_jg import run_jg
+
+        return run_jg(args, lambda: measure_entries(args.measures, args.version))
     _refuse_empty(qrels_path, "get_qrels: Cannot read qrels file")
     _refuse_empty(run_path, "get_results: Cannot read results file")
-    entries = measure_entries(args.measures)
     try:
-        inputs = read_trec_eval_inputs(qrels_path, run_path)
+        inputs = read_trec_eval_inputs(qrels_path, run_path, version=args.version)
     except TrecEvalUnreadable as exc:
         raise TrecEvalStop(exc.message, exc.status) from None
+    # trec_eval reads its measures' parameters after its files (and -Z's): their errors
+    # come last.
+    zscores = _read_zscores(args.zscores) if args.zscores is not None else None
+    entries = with_collection_size(measure_entries(args.measures, args.version),
+                                   args.collection_size)
     try:
         result, num_rel_all = _evaluate(inputs.qrels, inputs.run, entries, args)
     except InputFormatError as exc:
@@ -381,7 +498,9 @@ def _run(argv: list[str]) -> int:
         # prfeval's reader refused a line of the run that trec_eval reads (a score only
         # atof reads, bytes that are not UTF-8): read both as trec_eval does, whole.
         try:
-            inputs = read_trec_eval_inputs(qrels_path, run_path, whole=True)
+            inputs = read_trec_eval_inputs(
+                qrels_path, run_path, whole=True, version=args.version
+            )
         except TrecEvalUnreadable as exc:
             raise TrecEvalStop(exc.message, exc.status) from None
         result, num_rel_all = _evaluate(inputs.qrels, inputs.run, entries, args)
@@ -389,12 +508,20 @@ def _run(argv: list[str]) -> int:
     only = None if args.debug_query is None else {args.debug_query}
     # Queries with both results and judgments (with -c too: 9.0.8 evaluates no other).
     evaluated = evaluated_queries(result, complete=args.complete, queries=only)
+    if args.version >= 10 and not args.complete:
+        _stop_at_query_without_results(result, entries, args, only)
     if not evaluated:
         raise TrecEvalStop("trec_eval: No queries with both results and relevance info\n", 7)
-    _stop_where_trec_eval_stops(qrels, run, result, entries, args, evaluated[0])
+    from prfeval.cli.trec_eval_jg import wrong_format_stop
+
+    wrong = wrong_format_stop(entries, args.rel_format)  # judgment-group measures, qrels
+    if wrong is not None:
+        raise TrecEvalStop(wrong, 4)
+    _stop_where_trec_eval_stops(qrels, run, result, entries, args, evaluated[0], zscores)
     if args.complete and result.accounting.repeated_judgments:
         num_rel_all = _judgments_above_zero(qrels)  # trec_eval counts every line
-    for text in trec_eval_blocks(
+    blocks = trec_eval_blocks if zscores is None else partial(zscore_blocks, zscores=zscores)
+    for text in blocks(
         result,
         entries,
         per_query=args.per_query,
@@ -407,6 +534,15 @@ def _run(argv: list[str]) -> int:
         _write(text, inputs.codec)
     sys.stdout.flush()
     return 0
+
+
+def _read_zscores(path: str) -> ZScores:
+    """``-Z``'s file, read after the judgments and the run, as trec_eval reads it; where it
+    cannot, its words and its status (255: its main returns -1)."""
+    try:
+        return read_zscores(path)
+    except ZScoresUnreadable as exc:
+        raise TrecEvalStop(exc.message, 255) from None
 
 
 def _write(text: str, codec: str) -> None:
@@ -431,7 +567,8 @@ def _evaluate(
     qrels: Any, run: Any, entries: list[tuple[Measure, TrecName]], args: TrecEvalArgs
 ) -> tuple[Evaluation, float | None]:
     """Every query's values, and with ``-c`` the summary's num_rel."""
-    measures = [m for m, _ in entries]
+    # Preference measures read no qrels: trec_eval stops at them (wrong_format_stop).
+    measures = [m for m, _ in entries if not m.definition.needs_preferences]
     # Each query's judgments with a grade of 0 or more (see _stop_where_trec_eval_stops), and
     # with -c the summary's num_rel, which trec_eval recounts as the grades above 0 over every
     # judged query, whatever -l says: hidden measures beside the ones asked.
@@ -448,7 +585,7 @@ def _evaluate(
             complete=args.complete,
             judged_only=args.judged_only,
             max_results=args.max_results,
-            collection_size=args.collection_size,
+            # -N reaches its measures as their docs parameter (with_collection_size).
             # Repeats are counted, not refused here: trec_eval stops at the first query
             # (in byte order) that has one, and only where it looks.
             duplicates="keep",
@@ -473,6 +610,7 @@ def _stop_where_trec_eval_stops(
     entries: list[tuple[Measure, TrecName]],
     args: TrecEvalArgs,
     first: int,
+    zscores: ZScores | None = None,
 ) -> None:
     """Stop as trec_eval 9.0.8 stops (status 4) at a repeated document or judgment, or at a
     first query judged only with negative grades, if it does.
@@ -514,7 +652,8 @@ def _stop_where_trec_eval_stops(
             for i in shown
             if result.query_ids[i].encode("utf-8") < query.encode("utf-8")
         }
-        for text in trec_eval_blocks(
+        blocks = trec_eval_blocks if zscores is None else partial(zscore_blocks, zscores=zscores)
+        for text in blocks(
             result,
             entries,
             per_query=True,
@@ -525,6 +664,35 @@ def _stop_where_trec_eval_stops(
         ):
             sys.stdout.write(text)
     raise TrecEvalStop(f"{message}trec_eval: Can't calculate measure '{joined}'\n", 4)
+
+
+def _stop_at_query_without_results(
+    result: Evaluation,
+    entries: list[tuple[Measure, TrecName]],
+    args: TrecEvalArgs,
+    only: set[str] | None,
+) -> None:
+    """Stop as trec_eval 10.0 stops without ``-c`` (status 4) at a judged query that has no
+    results: it goes through the judged queries in byte order of their ids, and the first
+    without results ends it; with ``-q`` the rows of the queries before it are printed."""
+    missing = [
+        q for q in result.accounting.missing_from_run if only is None or q in only
+    ]
+    if not missing:
+        return
+    first = min(missing, key=lambda q: q.encode("utf-8"))
+    if args.per_query:
+        before = {q for q in result.query_ids if q.encode("utf-8") < first.encode("utf-8")}
+        for text in trec_eval_blocks(
+            result,
+            entries,
+            per_query=True,
+            summary=False,
+            version=args.version,
+            queries=before if only is None else before & only,
+        ):
+            sys.stdout.write(text)
+    raise TrecEvalStop(f"trec_eval: result qid '{first}' not found in qrels\n", 4)
 
 
 def _first_repeat(qrels: Any, run: Any, args: TrecEvalArgs) -> tuple[str, str] | None:

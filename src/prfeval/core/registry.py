@@ -40,6 +40,7 @@ from prfeval.core.errors import MeasureError
 
 if TYPE_CHECKING:
     from prfeval.core.counts import Counts
+    from prfeval.core.preferences import PreferenceCounts
     from prfeval.core.ranking import JudgedRanking
 
 __all__ = [
@@ -74,7 +75,7 @@ Aggregation = Literal["mean", "sum", "gmean", "none", "shared"]
 #: (``ndcg.1=3,2=9``) or a list of numbers bound to named parameters (``utility.2,-1,0,0``).
 TrecParam = Literal["cutoffs", "levels", "beta_squared", "gains", "values"]
 #: trec_eval's named sets of measures besides ``all_trec`` (the whole table).
-TrecSet = Literal["official", "set"]
+TrecSet = Literal["official", "set", "qrels_jg", "all_prefs", "prefs"]
 #: What trec_eval's summary (``all``) row of a measure holds (see :class:`TrecName`).
 SummaryValue = Literal["average", "queries", "judged_relevant"]
 #: What trec_eval 10.0 prints for a judged query without results (see :class:`TrecName`).
@@ -148,6 +149,15 @@ class TrecName:
         ``num_q``, which it computes from the results or the query count alone.
     quoted
         For text: each query's value is printed in single quotes (``relstring``: ``'10-'``).
+    since
+        The first trec_eval version whose table has it: 9 (9.0.8's), or 10 for trec_eval
+        10.0's additions (``rbp``, ``rbp_resid``, ``unj``), which only
+        ``--trec-eval-version 10`` offers; their places follow 9.0.8's, as in 10.0's table
+        (``dcg`` and ``ideal_dcg``, which 10.0 puts between ``G`` and ``ndcg``, take 20.1
+        and 20.2).
+    all_trec
+        Whether trec_eval's ``all_trec`` set holds it: every measure of its table but the
+        judgment-group ones (``map_avgjg`` ...), which only ``-R qrels_jg`` can compute.
     placeholder
         With trec_eval 10.0's ``-c``, which evaluates a judged query without results as a
         ranking of one unjudged placeholder document: ``"measured"``, the measure of that
@@ -161,12 +171,14 @@ class TrecName:
     bind: Callable[[list[str], str], dict[str, Any]] | None = None
     per_query: bool = True
     summary: bool = True
-    place: int | None = None
+    place: float | None = None
     sets: tuple[TrecSet, ...] = ()
     summary_value: SummaryValue = "average"
     joins: bool = True
     quoted: bool = False
     placeholder: Placeholder = "measured"
+    since: int = 9
+    all_trec: bool = True
 
     def describe(self) -> str:
         """The name for ``prfeval measures``: ``P_k (P.5,10 ...; P alone: 5, 10, ...)``."""
@@ -209,8 +221,13 @@ class MeasureDef:
         level.
     text
         For a measure whose value is text (trec_eval's runid and relstring): per-query
-        strings from the ranking, the parsed measure and the relevance level. Exactly one of
-        ``counts``, ``ranked`` and ``text`` is given.
+        strings from the ranking, the parsed measure and the relevance level.
+    preferences
+        For a measure of preference judgments (trec_eval's ``prefs_*``): per-query values
+        from the :class:`~prfeval.core.preferences.PreferenceCounts` computed once per
+        evaluation and the parsed measure. Such a measure needs preferences, not qrels; its
+        being given is the flag (:attr:`needs_preferences`). Exactly one of ``counts``,
+        ``ranked``, ``text`` and ``preferences`` is given.
     depth
         For ``counts``: the table of the whole retrieved set, of the top k, or of the top R.
     cutoff
@@ -260,6 +277,9 @@ class MeasureDef:
         num_nonrel_judged_ret. Tied documents with no positive grade are otherwise left in
         file order, since most measures cannot tell them apart; for these the aligner puts
         them in trec_eval's order.
+    subtopics
+        Whether it reads the judgments per subtopic (diversity measures): the aligner then
+        builds the ranking's :class:`~prfeval.core.ranking.SubtopicView`.
     """
 
     name: str
@@ -284,11 +304,17 @@ class MeasureDef:
     classification: str | None = None
     bounded: bool = False
     tells_unjudged: bool = False
+    subtopics: bool = False
+    preferences: Callable[[PreferenceCounts, Measure], FloatArray] | None = None
 
     def __post_init__(self) -> None:
-        given = sum(f is not None for f in (self.counts, self.ranked, self.text))
+        given = sum(
+            f is not None for f in (self.counts, self.ranked, self.text, self.preferences)
+        )
         if given != 1:
-            raise TypeError(f"{self.name}: declare exactly one of counts=, ranked= and text=")
+            raise TypeError(
+                f"{self.name}: declare exactly one of counts=, ranked=, text= and preferences="
+            )
         if (self.text is not None) != (self.aggregation in ("none", "shared")):
             raise TypeError(f"{self.name}: text measures, and only they, aggregate as text")
 
@@ -298,6 +324,11 @@ class MeasureDef:
         if self.trec_eval is None:
             return ()
         return self.trec_eval if isinstance(self.trec_eval, tuple) else (self.trec_eval,)
+
+    @property
+    def needs_preferences(self) -> bool:
+        """Whether it reads preference judgments (trec_eval's ``prefs_*``), not qrels."""
+        return self.preferences is not None
 
     @property
     def is_total(self) -> bool:
@@ -460,6 +491,8 @@ class Registry:
     trec_sets
         trec_eval's sets of measures by name (``official``, ``set``, ``all_trec``), each in
         table order, from each :class:`TrecName`'s ``sets``.
+    trec_table_10, trec_sets_10
+        The same for trec_eval 10.0: 9.0.8's and the names 10.0 added (``since=10``).
     """
 
     def __init__(
@@ -495,13 +528,16 @@ class Registry:
         self.trec_unsupported = tuple(trec_unsupported)
         self.trec_unsupported_sets = tuple(trec_unsupported_sets)
         self.trec_table, self.trec_sets = self._trec_table()
+        self.trec_table_10, self.trec_sets_10 = self._trec_table(10)
         # Longest first: num_rel_ret before num_rel, map_cut before map.
         self._trec.sort(key=lambda item: -len(item[0].name))
 
-    def _trec_table(self) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
-        """trec_eval's table and sets, from the places the entries declare."""
-        placed: dict[int, str] = {}
+    def _trec_table(self, version: int = 9) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+        """trec_eval's table and sets (9.0.8's, or 10.0's), from the places entries declare."""
+        placed: dict[float, str] = {}
         for t, d in self._trec:
+            if t.since > version:
+                continue
             if t.place is None:
                 if t.sets:
                     raise TypeError(f"{d.name}: {t.name} is in a set of trec_eval's, so it "
@@ -512,7 +548,8 @@ class Registry:
                                 f"{placed[t.place]}'s already")
             placed[t.place] = t.name
         table = tuple(placed[i] for i in sorted(placed))
-        self._trec_placed = [self.trec_name(name) for name in table]
+        if version == 9:
+            self._trec_placed = [self.trec_name(name) for name in table]
         clash = set(table) & {*self.trec_unsupported, *self.trec_unsupported_sets}
         if clash:
             raise TypeError(f"trec_eval's {sorted(clash)} are both computed and unsupported")
@@ -521,7 +558,8 @@ class Registry:
             s: tuple(n for n in table if s in by_name[n].sets)
             for s in get_args(TrecSet)
         }
-        return table, {**sets, ALL_TREC: table}
+        every = tuple(n for n in table if by_name[n].all_trec)
+        return table, {**sets, ALL_TREC: every}
 
     # ------------------------------------------------------------------ lookup and hints
 
@@ -725,7 +763,7 @@ class Registry:
                 for v, label, shown in zip(levels, labels, printed, strict=True)
             ]
         # trec_eval sorts cutoffs and refuses repeated ones.
-        ks = sorted(_cutoff(v, token) for v in values)
+        ks = sorted(_cutoff(_integer_part(v), token) for v in values)
         _no_repeats(ks, token)
         printed = [t.printed.format(k) for k in ks]
         labels = [token] if len(ks) == 1 and not printed_labels else printed
@@ -871,6 +909,12 @@ def _printed_value(value: float | str, t: TrecName) -> str:
     if t.param == "levels":
         return f"{float(value):.2f}"
     return _fmt(value) if not isinstance(value, str) else value
+
+
+def _integer_part(text: str) -> str:
+    """A trec_eval cutoff as its ``atol`` reads it where it has a fraction: ``23.4`` is 23."""
+    found = re.fullmatch(r"([+-]?\d+)\.\d*", text)
+    return found.group(1) if found else text
 
 
 def _cutoff(text: str, label: str) -> int:

@@ -3,7 +3,8 @@
 trec_eval's reader differs from prfeval's own (:mod:`prfeval.io.trec`) in ways a drop-in must
 keep, because they change numbers:
 
-- **No comments.** A line starting with ``#`` is data: ``#1 0 a 1`` judges query ``#1``.
+- **No comments.** A line starting with ``#`` is data: ``#1 0 a 1`` judges query ``#1``
+  (trec_eval 10.0 skips comment lines: ``version=10``).
 - **Fields are separated by C's ``isspace``**: space, tab, vertical tab, form feed and carriage
   return. A lone CR inside a line separates two fields; only ``\\n`` ends a line.
 - **Numbers are read with ``atof`` and ``atol``**: the longest prefix that is a number, else 0.
@@ -25,6 +26,7 @@ every text it accepts; anything it refuses is read here.
 from __future__ import annotations
 
 import gzip
+import re
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -106,6 +108,22 @@ def _malformed(data: bytes, path: str, run: bool) -> None:
         )
 
 
+#: trec_eval 10.0's comments: in a run, a line whose first character that is not blank is
+#: ``#``; in qrels, a line starting with ``#``, though a line right after one is read as data.
+_RUN_COMMENT = re.compile(rb"(?m)^[ \t\v\f\r]*#[^\n]*(?:\n|\Z)")
+_QRELS_COMMENT = re.compile(rb"(?m)^#[^\n]*(?:\n|\Z)([^\n]*(?:\n|\Z))?")
+
+
+def _without_comments(data: bytes, run: bool) -> bytes:
+    """``data`` without trec_eval 10.0's comment lines, so that lines number as it numbers
+    them (among the lines that are not comments)."""
+    if not (data.startswith(b"#") or (b"#" in data and re.search(rb"\n[ \t\v\f\r]*#", data))):
+        return data
+    if run:
+        return _RUN_COMMENT.sub(b"", data)
+    return _QRELS_COMMENT.sub(lambda found: found.group(1) or b"", data)
+
+
 def _tokens(data: bytes) -> list[list[bytes]]:
     # bytes.split() splits at exactly C's isspace bytes (ASCII whitespace); lines at \n.
     return [fields for fields in (line.split() for line in data.split(b"\n")) if fields]
@@ -126,8 +144,15 @@ def _grades(values: list[bytes]) -> np.ndarray:
     return np.array([int(v) if PLAIN_INT.fullmatch(v) else atol(v) for v in values], dtype=np.int64)
 
 
-def read_trec_eval_inputs(qrels_path: str, run_path: str, *, whole: bool = False) -> TrecEvalInputs:
+def read_trec_eval_inputs(
+    qrels_path: str, run_path: str, *, whole: bool = False, version: int = 9
+) -> TrecEvalInputs:
     """Read the judgments, then the run, as trec_eval reads them (see the module's notes).
+
+    With ``version`` 10, trec_eval 10.0's comment lines are skipped: in a run a line whose
+    first character that is not blank is ``#``; in qrels a line starting with ``#``, except
+    that a line right after such a line is data (10.0 skips one line at a time), and a
+    comment on the last line of qrels is skipped too (10.0 crashes there).
 
     A large run file that reads the same to prfeval's own reader (no CR, no line starting
     with ``#``) is left as its path, to be streamed as ``evaluate`` streams it, unless
@@ -137,10 +162,14 @@ def read_trec_eval_inputs(qrels_path: str, run_path: str, *, whole: bool = False
     Raises :class:`TrecEvalUnreadable` with trec_eval's words at a malformed file.
     """
     qrels_data = _read_bytes(qrels_path)
+    if version >= 10:
+        qrels_data = _without_comments(qrels_data, run=False)
     if not whole and _large_plain_file(run_path) and _codec(qrels_data) == "utf-8":
         return TrecEvalInputs(_qrels(qrels_data, qrels_path, "utf-8"), run_path, "utf-8", "")
     _malformed(qrels_data, qrels_path, run=False)  # trec_eval reads the judgments first
     run_data = _read_bytes(run_path)
+    if version >= 10:
+        run_data = _without_comments(run_data, run=True)
     codec = _codec(qrels_data, run_data)
     _malformed(run_data, run_path, run=True)
     if len(run_data) > SMALL_BYTES and codec == "utf-8":

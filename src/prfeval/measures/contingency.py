@@ -74,8 +74,13 @@ def _set_ap(c: Counts, m: Measure, zd: float) -> FloatArray:
 
 def _utility(c: Counts, m: Measure, zd: float) -> FloatArray:
     w = [float(m.param(name)) for name, _ in UTILITY_DEFAULTS]
-    # TN is N - TP - FP - FN; without a collection size trec_eval takes N = 0.
-    tn = c.tn if c.tn is not None else -(c.tp + c.fp + c.fn)
+    # TN is N - TP - FP - FN; without a collection size trec_eval takes N = 0. ``docs``
+    # gives N to this measure alone, unchecked, as trec_eval's -N (even below TP + FP + FN).
+    docs = m.param("docs")
+    if docs is not None:
+        tn = float(docs) - (c.tp + c.fp + c.fn)
+    else:
+        tn = c.tn if c.tn is not None else -(c.tp + c.fp + c.fn)
     return w[0] * c.tp + w[1] * c.fp + w[2] * c.fn + w[3] * tn
 
 
@@ -119,8 +124,17 @@ _CELLS = {
 }
 #: The parameters these measures declare besides rel, beta and alpha (which every family
 #: shares): Utility's weights, whose defaults are trec_eval's.
-PARAMS: tuple[Param, ...] = tuple(
-    _weight(name, default, _CELLS[name]) for name, default in UTILITY_DEFAULTS
+PARAMS: tuple[Param, ...] = (
+    *(_weight(name, default, _CELLS[name]) for name, default in UTILITY_DEFAULTS),
+    Param(
+        "docs",
+        int,
+        None,
+        "documents in the collection for Utility's TN, N - TP - FP - FN (default: the "
+        "collection size, -N)",
+        lambda v: v >= 0,
+        "an integer >= 0",
+    ),
 )
 
 _F_CONV = "F is 0 when TP is 0; P and R follow their own conventions."
@@ -138,7 +152,11 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         params=(),
         aliases=("num_q",),
         trec_eval=TrecName(
-            "num_q", per_query=False, place=1, sets=("official", "set"), summary_value="queries",
+            "num_q",
+            per_query=False,
+            place=1,
+            sets=("official", "set", "qrels_jg", "all_prefs", "prefs"),
+            summary_value="queries",
             joins=False,
         ),
         bounded=True,
@@ -263,7 +281,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "a weighted sum of the contingency table (trec_eval's utility)",
         "w_tp TP + w_fp FP + w_fn FN + w_tn TN (default weights 1, -1, 0, 0)",
         counts=_utility,
-        params=("rel", "tp", "fp", "fn", "tn"),
+        params=("rel", "tp", "fp", "fn", "tn", "docs"),
         micro=False,
         trec_eval=TrecName(
             "utility",

@@ -179,6 +179,18 @@ def gain_setup(jr: JudgedRanking, m: Measure) -> GainSetup:
     return setup
 
 
+def _dcg_of_run(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
+    """DCG per query over the whole ranking (trec_eval 10.0's ``dcg``)."""
+    s = gain_setup(jr, m)
+    return _dcg(s.query, s.rank0, s.gain, jr.n_queries, None)
+
+
+def _dcg_of_ideal(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
+    """DCG of the ideal ranking per query (trec_eval 10.0's ``ideal_dcg``)."""
+    s = gain_setup(jr, m)
+    return _dcg(s.ideal_query, s.ideal_rank0, s.ideal_gain, jr.n_queries, None)
+
+
 def _mapped_ideal(
     jr: JudgedRanking, pairs: tuple[tuple[int, float], ...], dcg: str
 ) -> tuple[IntArray, FloatArray]:
@@ -432,6 +444,28 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ),
         conventions="0 when IDCG is 0. Ignores the relevance level. " + _GAINS_CONV
         + " dcg='exp-log2' takes 2^gain - 1 (Burges et al., 2005).",
+    ),
+    MeasureDef(
+        "DCG",
+        "discounted cumulative gain (Järvelin and Kekäläinen, 2002), unnormalised",
+        "sum over ranks i of gain_i / log2(i + 1)",
+        ranked=_dcg_of_run,
+        reads="ranks",
+        params=("gains",),
+        trec_eval=TrecName("dcg", "gains", place=20.1, since=10, all_trec=False),
+        conventions="0 for an empty ranking. Ignores the relevance level. " + _GAINS_CONV
+        + " trec_eval 10 has it (not in all_trec); 9.0.8 does not.",
+    ),
+    MeasureDef(
+        "IDCG",
+        "the DCG of the ideal ranking of the judged documents: nDCG's denominator",
+        "sum over ranks i of the ideal ranking of ideal_gain_i / log2(i + 1)",
+        ranked=_dcg_of_ideal,
+        reads="ranks",
+        params=("gains",),
+        trec_eval=TrecName("ideal_dcg", "gains", place=20.2, since=10, all_trec=False),
+        conventions="0 with no positive gain judged. Ignores the relevance level and the "
+        "ranking. " + _GAINS_CONV + " trec_eval 10 has it (not in all_trec); 9.0.8 does not.",
     ),
     MeasureDef(
         "nDCGRel",

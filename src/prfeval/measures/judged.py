@@ -44,12 +44,13 @@ def unjudged_at(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     """unj@k (trec_eval 10's ``unj``): unjudged places among the top k, over k.
 
     Unlike Judged@k it divides by k even when fewer than k were retrieved (the missing
-    places are neither judged nor unjudged); k = 0 gives 0.
+    places are neither judged nor unjudged); k = 0 gives 0. As in trec_eval 10, a document
+    judged with a negative grade ("in the pool but not judged") counts as unjudged.
     """
     k = int(m.k or 0)
-    judged, n = _judged_in_top(jr, k)
-    unjudged = np.minimum(n, k) - judged
-    return safe_divide(unjudged, np.full(jr.n_queries, k))
+    unjudged = (~jr.is_judged | (jr.grades < 0)) & (jr.rank0 < k)
+    counted = np.bincount(jr.query_index[unjudged], minlength=jr.n_queries)
+    return safe_divide(counted, np.full(jr.n_queries, k))
 
 
 DEFINITIONS: tuple[MeasureDef, ...] = (
@@ -76,9 +77,10 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         reads="top_k",
         params=(),
         aliases=("unj",),
-        trec_eval=TrecName("unj", "cutoffs", (5, 10, 20), "unj_{}"),
+        trec_eval=TrecName("unj", "cutoffs", (5, 10, 20), "unj_{}", place=102, since=10),
         conventions="Divides by k even when fewer than k were retrieved (unlike Judged@k, which "
-        "divides by the places retrieved); k = 0 gives 0. trec_eval 10 has it; 9.0.8 does not.",
+        "divides by the places retrieved); k = 0 gives 0; a negative grade counts as unjudged "
+        "(unlike Judged@k), as in trec_eval 10. trec_eval 10 has it; 9.0.8 does not.",
         higher_is_better=False,
         bounded=True,
         tells_unjudged=True,

@@ -39,6 +39,7 @@ __all__ = [
     "bpref",
     "infap",
     "reciprocal_rank",
+    "yaap",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -65,6 +66,22 @@ def average_precision(jr: JudgedRanking, level: int = 1, k: int | None = None) -
     keep = slice(None) if k is None else rp.rank0 < k
     terms = rp.k[keep] / (rp.rank0[keep] + 1.0)
     return safe_divide(per_query_sum(rp.query[keep], terms, jr.n_queries), jr.n_relevant(level))
+
+
+def yaap(jr: JudgedRanking, level: int = 1) -> FloatArray:
+    """Yet another average precision (Robertson, 2012, "On smoothing average precision",
+    ECIR), trec_eval's ``yaap``.
+
+    Notes
+    -----
+    ``yaap = ln((1 + S) / (1 + R - S))``, where ``S = sum over relevant retrieved d of
+    P@rank(d)`` (AP times R) and R is the number of relevant documents judged. It grows with
+    AP on one query but stays finite at its extremes: no relevant document retrieved gives
+    ``ln(1 / (1 + R))``, a perfect ranking ``ln(1 + R)``, and no relevant document at all 0.
+    """
+    rp = relevant_positions(jr, level)
+    total = per_query_sum(rp.query, rp.k / (rp.rank0 + 1.0), jr.n_queries)
+    return np.log((1.0 + total) / (1.0 + jr.n_relevant(level) - total))
 
 
 def reciprocal_rank(jr: JudgedRanking, level: int = 1, k: int | None = None) -> FloatArray:
@@ -140,6 +157,10 @@ def _judged_nonrelevant(jr: JudgedRanking, level: int) -> npt.NDArray[np.int64]:
 
 def _ap(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     return average_precision(jr, level, m.k)
+
+
+def _yaap(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
+    return yaap(jr, level)
 
 
 def _rr(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
@@ -263,6 +284,17 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         trec_eval=TrecName("gm_map", per_query=False, place=6, sets=("official",)),
         conventions="Each AP is raised to at least 0.00001 first (trec_eval's floor), so a "
         "query with AP 0 does not make the average 0. Per query it is AP.",
+    ),
+    MeasureDef(
+        "YAAP",
+        "yet another average precision (Robertson, 2012): a log-odds smoothing of AP that "
+        "averages better across queries (trec_eval's yaap)",
+        "ln((1 + S) / (1 + R - S)), S = sum over relevant retrieved d of P@rank(d)",
+        ranked=_yaap,
+        reads="ranks",
+        trec_eval=TrecName("yaap", place=51, all_trec=False),
+        conventions="S is AP times R. No relevant document retrieved: ln(1 / (1 + R)); "
+        "no relevant documents: 0. Negative whenever S < R / 2.",
     ),
     MeasureDef(
         "RR",

@@ -75,7 +75,11 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         aggregation="shared",
         params=(),
         trec_eval=TrecName(
-            "runid", per_query=False, place=0, sets=("official", "set"), joins=False
+            "runid",
+            per_query=False,
+            place=0,
+            sets=("official", "set", "qrels_jg", "all_prefs", "prefs"),
+            joins=False,
         ),
         conventions="For a run that is not a TREC file, the run's name.",
     ),

@@ -17,6 +17,7 @@ Nothing loops over queries or documents in Python.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
@@ -26,10 +27,22 @@ from prfeval.core.options import EvalOptions
 from prfeval.core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
 from prfeval.retrieval._order import rank_order
 from prfeval.retrieval.encode import EncodedBlock
+from prfeval.retrieval.subtopics import single_subtopic_view, subtopic_view
 
 __all__ = ["assemble"]
 
 IntArray = npt.NDArray[np.int64]
+
+
+def _present(
+    present: npt.NDArray[np.bool_] | None, options: EvalOptions
+) -> npt.NDArray[np.bool_] | None:
+    """Which queries count as having results. trec_eval 10.0's ``-c`` ranks one unjudged
+    placeholder document for a judged query without results, which ``-J`` removes: such a
+    query is then an empty ranking of the run, as one whose results ``-J`` all removed."""
+    if present is not None and options.trec_eval_version >= 10 and options.unjudged == "drop":
+        return None
+    return present
 
 
 def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> JudgedRanking:
@@ -55,6 +68,9 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
     # every group when rows are then removed (-J, duplicates=first), which moves ranks up.
     exact_depth = 0 if exact_docs else needs.exact_depth
     if exact_depth and (options.unjudged == "drop" or options.duplicates == "first"):
+        exact_depth = -1
+    if needs.subtopics and not exact_docs:
+        # Documents of one grade may differ in their subtopics: every tie in id order.
         exact_depth = -1
     scores = enc.scores
     if scores is not None and options.trec_eval_version == 9:
@@ -150,6 +166,10 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
     # Repeats among the judgments of queries not evaluated count too: they were read.
     accounting = replace(accounting, repeated_judgments=enc.repeated_judgments_total)
     has_ids = enc.doc_vocab is not None
+    # The per-subtopic view is built when a diversity measure first reads it; judgments
+    # without subtopics are one subtopic per query.
+    join = enc.subtopics
+    view = single_subtopic_view if join is None else partial(subtopic_view, join, ranked)
     if exact_docs and has_ids:
         valid = RankingNeeds.everything()
     else:
@@ -158,6 +178,8 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
             doc_ids=has_ids,
             nonrelevant_alike=alike,
             exact_depth=needs.exact_depth if exact_depth else 0,
+            # Tied documents of one grade differ only by their subtopics, if they have any.
+            subtopics=needs.subtopics or exact_docs or join is None,
         )
     ranking = JudgedRanking(
         query_ids=enc.query_ids,
@@ -174,9 +196,10 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         needs=valid,
         query_counts=counts,
         order=order,
-        present=enc.present,
+        present=_present(enc.present, options),
         run_source=enc.run_source,
         trec_eval_version=options.trec_eval_version,
+        subtopic_view=view,
     )
     if options.unjudged == "relevant":
         return ranking.assuming_relevant(options.assumed_grade)

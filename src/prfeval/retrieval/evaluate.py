@@ -15,9 +15,11 @@ from prfeval.core.display import Table, number, plural, skipped, table
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import QueryAccounting, RankingNeeds
+from prfeval.io.prefs import Preferences
 from prfeval.measures import Measure, parse_measures, ranking_needs
 from prfeval.retrieval.kernel import MeasuredQueries, check_measures
 from prfeval.retrieval.pipeline import MeasureSink, PipelineRun, run_pipeline
+from prfeval.retrieval.prefs import preference_counts
 
 __all__ = [
     "Coverage",
@@ -341,7 +343,10 @@ def evaluate(
     ----------
     qrels
         Judgments: a TREC qrels path, a CSV/TSV/JSONL/Parquet path, a DataFrame, an Arrow table
-        or ``{qid: {docid: grade}}``.
+        or ``{qid: {docid: grade}}``; or preference judgments
+        (:class:`~prfeval.io.prefs.Preferences`, from :func:`~prfeval.io.prefs.read_preferences`)
+        for trec_eval's ``prefs_*`` measures, which only they give (with ``max_results``
+        the only option).
     run
         A TREC run path (``-`` for stdin), a tabular path, a DataFrame, an Arrow table,
         ``{qid: {docid: score}}`` or ranked lists ``{qid: [docid, ...]}``.
@@ -385,6 +390,8 @@ def evaluate(
     opts = EvalOptions.build(options, **option_values)
     flag("stream", stream, optional=True)
     function("progress", progress)
+    if isinstance(qrels, Preferences):
+        return _evaluate_preferences(qrels, run, measures, opts, bounds=bounds)
     plan = plan_evaluation(measures, opts, bounds=bounds)
     sink, done = run_pipeline(
         qrels, run, opts, plan.needs, plan.new_sink, stream=stream, progress=progress
@@ -472,6 +479,12 @@ def plan_evaluation(measures: Any, options: EvalOptions, *, bounds: bool) -> Eva
     """
     bounds = flag("bounds", bounds)
     parsed = tuple(parse_measures(measures))
+    needing = [str(m) for m in parsed if m.definition.needs_preferences]
+    if needing:
+        raise UsageError(
+            f"{', '.join(needing)} read preference judgments, not qrels: pass "
+            "read_preferences(path) (trec_eval's -R prefs or -R qrels_prefs) as the judgments"
+        )
     check_measures(parsed, options.collection_size)
     if bounds and options.unjudged != "nonrelevant":
         raise UsageError(
@@ -485,6 +498,47 @@ def plan_evaluation(measures: Any, options: EvalOptions, *, bounds: bool) -> Eva
     if bounds:  # unjudged documents become relevant: their place in a tie shows then
         needs = replace(needs, nonrelevant_alike=False)
     return EvaluationPlan(parsed, tuple(hidden), tuple(cutoffs), needs, options, bounds)
+
+
+def _evaluate_preferences(
+    prefs: Preferences, run: Any, measures: Any, options: EvalOptions, *, bounds: bool
+) -> Evaluation:
+    """:func:`evaluate` with preference judgments: the ``prefs_*`` measures, from counts
+    computed once (:func:`~prfeval.retrieval.prefs.preference_counts`), over the queries
+    with both results and preferences, in byte order of their ids as trec_eval 9.0.8; the
+    counts are summed, the rest averaged (trec_eval's summary)."""
+    parsed = tuple(parse_measures(measures))
+    other = [str(m) for m in parsed if not m.definition.needs_preferences]
+    if other:
+        raise UsageError(
+            f"{', '.join(other)} cannot be computed from preference judgments: they give "
+            "only trec_eval's prefs_* measures (`prfeval measures` lists them)"
+        )
+    if flag("bounds", bounds):
+        raise UsageError("bounds need qrels: preferences have no unjudged documents to bound")
+    if replace(options, max_results=None) != EvalOptions():
+        raise UsageError("with preference judgments, max_results is the only option taken")
+    counts = preference_counts(prefs, run, max_results=options.max_results)
+    rows = []
+    for m in parsed:
+        fn = m.definition.preferences
+        assert fn is not None  # checked above
+        rows.append(fn(counts, m))
+    values = np.array(rows, dtype=np.float64).reshape(len(parsed), counts.n_queries)
+    measured = MeasuredQueries(
+        parsed, np.array(counts.query_ids, dtype=object), values, (None,) * len(parsed)
+    )
+    accounting = QueryAccounting(
+        counts.n_queries,
+        missing_from_run=counts.missing_from_run,
+        not_in_qrels=counts.not_in_prefs,
+    )
+    settings = {
+        "judgments": "preferences",
+        "qrels": prefs.path,
+        "max_results": options.max_results,
+    }
+    return summarise(measured, accounting, settings)
 
 
 def coverage_measures(measures: Sequence[Measure]) -> tuple[list[int], list[Measure]]:
