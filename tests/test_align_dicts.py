@@ -36,7 +36,7 @@ def evaluate_ranking(jr, specs):
 MEASURES = [
     d.example(10)
     for d in REGISTRY.values()
-    if not d.needs_tn
+    if not d.needs_tn and not d.needs_preferences  # preferences are not qrels (test_prefs.py)
 ]
 
 

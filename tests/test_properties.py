@@ -23,7 +23,7 @@ from prfeval.measures import REGISTRY, MeasureDef, parse_measures
 
 N_DOCS = 400  # collection size for the measures that need TN
 SIGNED = {"YoudenJ"}  # TPR + TNR - 1 lies in [-1, 1]; every other ratio measure in [0, 1]
-UNBOUNDED = {"Utility"}  # a weighted sum of counts, not a ratio
+UNBOUNDED = {"Utility", "YAAP", "DCG", "IDCG"}  # a weighted sum of counts; a log-odds; gains summed
 
 
 def spec_of(d: MeasureDef, k: int = 10) -> str:
@@ -32,9 +32,12 @@ def spec_of(d: MeasureDef, k: int = 10) -> str:
 
 
 def all_specs() -> list[str]:
-    """Every registered measure, at cutoffs 1, 10 and 50 and with beta 0.5 and 2 where taken."""
+    """Every registered measure of qrels, at cutoffs 1, 10 and 50 and with beta 0.5 and 2
+    where taken."""
     specs = []
     for d in REGISTRY.values():
+        if d.needs_preferences:  # read preference judgments, not these qrels
+            continue
         ks = {"required": (1, 10, 50), "level": (0, 0.5, 1)}.get(d.cutoff, (None,))
         for k in ks:
             tail = "" if k is None else f"@{k}"

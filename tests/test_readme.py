@@ -463,7 +463,8 @@ def test_python_block(in_demo_folder, capsys) -> None:
                 checked += 1
         else:
             exec(compile(ast.Module([node], []), "README.md", "exec"), namespace)
-    assert checked == 3  # recall_at_k's 0.333..., the sets' 0.75s, AP and ROC AUC's
+    assert checked == 6  # recall_at_k's 0.333..., the sets' 0.75s, AP and ROC AUC's, and the
+    # weighted accuracy, top-k and log-loss, and Brier lines
     printed = capsys.readouterr().out
 
     # The evaluation: the quick start's table, from Python.

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from prfeval.core.errors import InputFormatError, MeasureError, PrfevalError, UsageError
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
-    from prfeval.classification.classify import classify
+    from prfeval.classification.classify import classification_report, classify
     from prfeval.classification.continuous import ContinuousPRF, continuous_prf
     from prfeval.classification.conversions import (
         accuracy_from_precision_recall,
@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
         min_precision,
         precision_from_rates,
     )
+    from prfeval.classification.probabilities import brier_score, log_loss, top_k_accuracy
     from prfeval.classification.result import ClassificationResult
     from prfeval.classification.scores import ScoreMeasures, score_measures
     from prfeval.classification.thresholds import ThresholdSweep, threshold_sweep
@@ -47,17 +48,22 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from prfeval.core.options import EvalOptions
     from prfeval.io import load_qrels, load_run
     from prfeval.measures import Measure, parse_measures
+    from prfeval.report.comparison import format_comparison
     from prfeval.retrieval.curve_result import Curves
     from prfeval.retrieval.curves import curve
     from prfeval.retrieval.evaluate import Evaluation, evaluate
     from prfeval.retrieval.explain import Explanation, explain
     from prfeval.retrieval.incremental import Evaluator
+    from prfeval.retrieval.judgment_groups import evaluate_judgment_groups
     from prfeval.retrieval.topk import f_at_k, precision_at_k, recall_at_k
 
 # Public name -> the module that defines it.
 _LAZY: dict[str, str] = {
     "ClassificationResult": "prfeval.classification.result",
     "classify": "prfeval.classification.classify",
+    "classification_report": "prfeval.classification.classify",
+    **dict.fromkeys(["brier_score", "log_loss", "top_k_accuracy"],
+                    "prfeval.classification.probabilities"),
     "Comparison": "prfeval.comparison.results",
     "compare": "prfeval.comparison.compare",
     **dict.fromkeys(["ContinuousPRF", "continuous_prf"], "prfeval.classification.continuous"),
@@ -93,10 +99,14 @@ _LAZY: dict[str, str] = {
     "Curves": "prfeval.retrieval.curve_result",
     "curve": "prfeval.retrieval.curves",
     "EvalOptions": "prfeval.core.options",
+    "format_comparison": "prfeval.report.comparison",
     **dict.fromkeys(["Evaluation", "evaluate"], "prfeval.retrieval.evaluate"),
     "Evaluator": "prfeval.retrieval.incremental",
     **dict.fromkeys(["Explanation", "explain"], "prfeval.retrieval.explain"),
     **dict.fromkeys(["load_qrels", "load_run"], "prfeval.io"),
+    **dict.fromkeys(["Preferences", "read_preferences"], "prfeval.io.prefs"),
+    **dict.fromkeys(["PrefsResult", "evaluate_preferences"], "prfeval.retrieval.prefs"),
+    "evaluate_judgment_groups": "prfeval.retrieval.judgment_groups",
     **dict.fromkeys(["Measure", "parse_measures"], "prfeval.measures"),
     **dict.fromkeys(["ScoreMeasures", "score_measures"], "prfeval.classification.scores"),
     "split_queries": "prfeval.comparison.split",
@@ -117,6 +127,8 @@ __all__ = [
     "InputFormatError",
     "Measure",
     "MeasureError",
+    "Preferences",
+    "PrefsResult",
     "PrfevalError",
     "ScoreMeasures",
     "ThresholdSweep",
@@ -126,19 +138,25 @@ __all__ = [
     "accuracy_from_precision_recall",
     "accuracy_from_rates",
     "balanced_accuracy",
+    "brier_score",
+    "classification_report",
     "classify",
     "compare",
     "continuous_prf",
     "curve",
     "e_measure",
     "evaluate",
+    "evaluate_judgment_groups",
+    "evaluate_preferences",
     "explain",
     "f_at_k",
     "f_beta",
     "f_from_pr",
     "fallout",
+    "format_comparison",
     "load_qrels",
     "load_run",
+    "log_loss",
     "min_precision",
     "parse_measures",
     "ppcr",
@@ -146,6 +164,7 @@ __all__ = [
     "precision_at_k",
     "precision_from_rates",
     "prevalence",
+    "read_preferences",
     "recall",
     "recall_at_k",
     "safe_divide",
@@ -153,6 +172,7 @@ __all__ = [
     "specificity",
     "split_queries",
     "threshold_sweep",
+    "top_k_accuracy",
     "youden_j",
 ]
 

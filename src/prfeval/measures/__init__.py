@@ -30,7 +30,19 @@ from prfeval.core import counts as C
 from prfeval.core.checks import MAX_BETA
 from prfeval.core.ranking import RankingNeeds
 from prfeval.core.registry import Measure, MeasureDef, Param, Registry
-from prfeval.measures import contingency, gains, interpolated, judged, ranked, text
+from prfeval.measures import (
+    contingency,
+    diversity,
+    gains,
+    interpolated,
+    judged,
+    judgment_groups,
+    prefs,
+    ranked,
+    rbp_trec,
+    text,
+    user_models,
+)
 
 __all__ = [
     "DEFAULT_MEASURES",
@@ -88,31 +100,19 @@ def _add_params(*declared: tuple[Param, ...]) -> None:
 
 
 # Each family's own, after those every family shares (the order `prfeval measures` lists).
-_add_params(gains.PARAMS, ranked.PARAMS, contingency.PARAMS, interpolated.PARAMS)
-
-#: trec_eval 9.0.8's measures that prfeval does not compute (preference judgments, judgment
-#: groups, yaap), in the order of its table, and its sets of them.
-TREC_EVAL_UNSUPPORTED: tuple[str, ...] = (
-    "prefs_num_prefs_poss",
-    "prefs_num_prefs_ful",
-    "prefs_num_prefs_ful_ret",
-    "prefs_simp",
-    "prefs_pair",
-    "prefs_avgjg",
-    "prefs_avgjg_Rnonrel",
-    "prefs_simp_ret",
-    "prefs_pair_ret",
-    "prefs_avgjg_ret",
-    "prefs_avgjg_Rnonrel_ret",
-    "prefs_simp_imp",
-    "prefs_pair_imp",
-    "prefs_avgjg_imp",
-    "map_avgjg",
-    "P_avgjg",
-    "Rprec_mult_avgjg",
-    "yaap",
+_add_params(
+    gains.PARAMS,
+    ranked.PARAMS,
+    contingency.PARAMS,
+    interpolated.PARAMS,
+    diversity.PARAMS,
+    user_models.PARAMS,
 )
-TREC_EVAL_UNSUPPORTED_SETS: tuple[str, ...] = ("all_prefs", "prefs", "qrels_jg")
+
+#: trec_eval 9.0.8's measures that prfeval does not compute, and its sets of them: none now
+#: (the preference measures are in :mod:`prfeval.measures.prefs`).
+TREC_EVAL_UNSUPPORTED: tuple[str, ...] = ()
+TREC_EVAL_UNSUPPORTED_SETS: tuple[str, ...] = ()
 
 _REGISTRY = Registry(
     (
@@ -122,6 +122,11 @@ _REGISTRY = Registry(
         *ranked.DEFINITIONS,
         *gains.DEFINITIONS,
         *text.DEFINITIONS,
+        *diversity.DEFINITIONS,
+        *rbp_trec.DEFINITIONS,
+        *judgment_groups.DEFINITIONS,
+        *prefs.DEFINITIONS,
+        *user_models.DEFINITIONS,
     ),
     PARAMS,
     C.beta_from_alpha,
@@ -208,7 +213,10 @@ def ranking_needs(measures: Sequence[Measure]) -> RankingNeeds:
         elif reads not in ("set", "top_k"):
             ks = None
     alike = all(not _tells_nonrelevant(m) for m in measures)
-    return RankingNeeds(None if ks is None else frozenset(ks), nonrelevant_alike=alike)
+    subtopics = any(m.definition.subtopics for m in measures)
+    return RankingNeeds(
+        None if ks is None else frozenset(ks), nonrelevant_alike=alike, subtopics=subtopics
+    )
 
 
 def _tells_nonrelevant(m: Measure) -> bool:
