@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from cli_helpers import run_cli
+from hand_made import holm_by_hand
 from prfeval.cli.shared import named_runs, split_named_run
 from prfeval.comparison.compare import compare
 from prfeval.core.errors import UsageError
@@ -58,17 +59,6 @@ def hand_values(qrels: dict, run: dict) -> dict[str, list[float]]:
         first = next((i for i, d in enumerate(run[q]) if d in relevant), None)
         rr.append(0.0 if first is None else 1.0 / (first + 1))
     return {"P@5": p5, "RR": rr}
-
-
-def holm_by_hand(p: list[float]) -> list[float]:
-    m = len(p)
-    order = sorted(range(m), key=lambda i: p[i])
-    out = [0.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, (m - rank) * p[i])
-        out[i] = min(1.0, running)
-    return out
 
 
 @pytest.fixture(scope="module")

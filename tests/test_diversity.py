@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from hand_made import random_subtopic_case
 from prfeval import evaluate
 from prfeval.core.errors import InputFormatError, PrfevalError
 from prfeval.io.subtopics import load_subtopic_qrels
@@ -52,25 +53,10 @@ def test_hand_computed():
     assert got["MAP_IA"]["q1"] == pytest.approx((1 + 0.5 + 0.25) / 3)
 
 
-def _random_case(rng: random.Random):
-    qrels, run = [], {}
-    for q in range(rng.randint(1, 4)):
-        qid = f"q{q}"
-        docs = [f"d{i}" for i in range(rng.randint(1, 30))]
-        for s in range(rng.randint(1, 5)):
-            for d in rng.sample(docs, rng.randint(1, len(docs))):
-                qrels.append((qid, f"s{s}", d, rng.choice([0, 0, 1, 2, -1])))
-        pool = docs + [f"u{i}" for i in range(10)]
-        ranked = rng.sample(pool, rng.randint(1, min(25, len(pool))))
-        scores = rng.sample(range(1000), len(ranked))  # distinct: pyndeval breaks ties otherwise
-        run[qid] = {d: float(sc) for d, sc in zip(ranked, scores, strict=True)}
-    return qrels, run
-
-
 @pytest.mark.parametrize("seed", range(40))
 def test_agrees_with_ndeval(seed):
     rng = random.Random(seed)
-    qrels, run = _random_case(rng)
+    qrels, run = random_subtopic_case(rng)
     alpha = rng.choice([0.5, 0.5, 0.3, 0.8])
     ref = pyndeval.ndeval(
         qrels, [(q, d, s) for q in run for d, s in run[q].items()], list(NDEVAL), alpha=alpha
@@ -101,7 +87,7 @@ def test_agrees_with_ndeval(seed):
 def test_agrees_with_ir_measures_alpha_ndcg(seed):
     ir_measures = pytest.importorskip("ir_measures")
     rng = random.Random(100 + seed)
-    qrels, run = _random_case(rng)
+    qrels, run = random_subtopic_case(rng)
     irq = [ir_measures.GenericQrel(q, d, g, s) for q, s, d, g in qrels]
     irr = [ir_measures.ScoredDoc(q, d, sc) for q in run for d, sc in run[q].items()]
     # ir_measures' alpha_nDCG with an alpha other than its default gives 0 (0.4.3), so
@@ -289,7 +275,7 @@ def test_measures_without_a_relevant_subtopic_are_zero():
 def test_order_of_measures_does_not_matter(seed):
     # nNRBP builds the whole ideal ranking, alpha_nDCG@20 reads its top 20 (which may be
     # longer than a query's ideal ranking): asked together, in either order.
-    qrels, run = _random_case(random.Random(200 + seed))
+    qrels, run = random_subtopic_case(random.Random(200 + seed))
     judged = load_subtopic_qrels(_text(qrels))
     a = per_query(judged, run, "nNRBP alpha_nDCG@20 nERR_IA@5")
     b = per_query(judged, run, "nERR_IA@5 alpha_nDCG@20 nNRBP")

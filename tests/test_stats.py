@@ -15,6 +15,7 @@ import pytest
 import scipy.stats
 
 import prfeval.comparison.stats as S
+from hand_made import holm_by_hand
 from prfeval.core.errors import UsageError
 
 
@@ -186,18 +187,6 @@ def test_paired_p_values_dispatch() -> None:
     )
     with pytest.raises(UsageError, match="unknown test"):
         S.paired_p_values(d, "sign")  # type: ignore[arg-type]
-
-
-def holm_by_hand(p: list[float]) -> list[float]:
-    """Holm, step by step: the i-th smallest times (m - i + 1), running max, capped at 1."""
-    m = len(p)
-    order = sorted(range(m), key=lambda i: p[i])
-    adjusted = [0.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, (m - rank) * p[i])
-        adjusted[i] = min(1.0, running)
-    return adjusted
 
 
 def test_holm_by_hand() -> None:

@@ -15,6 +15,7 @@ import random
 
 import pytest
 
+from hand_made import random_subtopic_case
 from prfeval import evaluate
 from prfeval.io.subtopics import load_subtopic_qrels
 
@@ -240,26 +241,11 @@ def test_compat_matches_ir_measures(seed: int) -> None:
             assert ours.per_query[q][label] == pytest.approx(want, abs=TOL), (q, label)
 
 
-def _subtopic_case(rng: random.Random):  # type: ignore[no-untyped-def]
-    qrels, run = [], {}
-    for q in range(rng.randint(1, 5)):
-        qid = f"q{q}"
-        docs = [f"d{i}" for i in range(rng.randint(1, 30))]
-        for s in range(rng.randint(1, 5)):
-            for d in rng.sample(docs, rng.randint(1, len(docs))):
-                qrels.append((qid, f"s{s}", d, rng.choice([0, 0, 1, 2, -1])))
-        pool = docs + [f"u{i}" for i in range(10)]
-        ranked = rng.sample(pool, rng.randint(1, min(25, len(pool))))
-        scores = rng.sample(range(1000), len(ranked))  # distinct: ndeval orders ties its own way
-        run[qid] = {d: float(sc) for d, sc in zip(ranked, scores, strict=True)}
-    return qrels, run
-
-
 @pytest.mark.parametrize("seed", range(10))
 def test_strecall_matches_ir_measures(seed: int) -> None:
     irm = pytest.importorskip("ir_measures")
     pytest.importorskip("pyndeval")
-    qrels, run = _subtopic_case(random.Random(300 + seed))
+    qrels, run = random_subtopic_case(random.Random(300 + seed), max_queries=5)
     irq = [irm.Qrel(q, d, g, s) for q, s, d, g in qrels]
     irr = [irm.ScoredDoc(q, d, sc) for q in run for d, sc in run[q].items()]
     text = "".join(f"{q} {s} {d} {g}\n" for q, s, d, g in qrels).encode()
