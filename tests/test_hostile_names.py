@@ -25,6 +25,7 @@ import pytest
 from cli_helpers import run_cli
 from prfeval import evaluate
 from prfeval.cli.shared import distinct_run_names, run_names
+from report_data import drilldown
 
 pytest.importorskip("matplotlib")
 
@@ -211,8 +212,7 @@ def test_report_keeps_each_name_to_its_file(capsys, x_files) -> None:
     code, _, err = run_cli(capsys, "report", str(qrels), "x#2", "x", "x", "-m", "AP",
                            "--no-figures", "-o", "report.html")
     assert code == 0, err
-    page = Path("report.html").read_text()
-    data = json.loads(re.search(r'id="drilldown-data">(.*?)</script>', page, re.S).group(1))
+    data = drilldown(Path("report.html").read_text())
     assert data["runs"] == ["x#2", "x", "x#3"]
     for q in QUERIES:
         ap = {n: data["queries"][q][n]["values"]["AP"] for n in data["runs"]}

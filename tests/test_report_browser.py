@@ -159,6 +159,7 @@ def test_report_loads_alone_shows_the_numbers_and_responds(guarded, report, tmp_
 
     # A click on a query opens its drill-down: its ranking in each run.
     page.locator('#per-query tbody tr[data-query="7"]').click()
+    page.wait_for_selector('#drilldown[data-shown="7"][aria-busy=false]')
     panel = page.locator("#drilldown")
     assert panel.is_visible()
     text = panel.inner_text()
@@ -309,6 +310,7 @@ def test_a_phone_reaches_every_column_reads_the_legends_and_the_drilldown(
     page, guard = open_guarded(400, 800)
     page.goto(three_runs.resolve().as_uri())
     page.locator('#per-query tbody tr[data-query="7"]').click()
+    page.wait_for_selector('#drilldown[data-shown="7"][aria-busy=false]')
     panel = page.locator("#drilldown")
     assert panel.is_visible() and panel.locator("table").count() == 3
 

@@ -21,6 +21,7 @@ pytest.importorskip("matplotlib")
 
 from prfeval.comparison.study import study
 from prfeval.report.html import render_study
+from report_data import drilldown
 
 HOSTILE = ("<!--<script>", "</script>", "<!--", "-->", "]]>", "a&amp;b", "<b>x</b>")
 # Two pages: every id above, and "<!--<script>" alone. Alone it is the one that broke the
@@ -66,8 +67,8 @@ def test_the_page_script_data_has_no_markup(case) -> None:
     assert match is not None
     text = match.group(1)
     assert not set(text) & {"<", ">", "&"}
-    data = json.loads(text)
-    assert data["runs"] == list(names)
+    assert json.loads(text)["runs"] == list(names)
+    data = drilldown(page)
     assert set(data["queries"]) == {*hostile, "plain"}
     docs = {d for q in data["queries"].values() for e in q.values() for d in e["docs"]}
     assert set(hostile) <= docs
@@ -119,6 +120,7 @@ def test_hostile_ids_display_literally_and_the_page_works(browser, case) -> None
         target = hostile[1]
         index = [r.get_attribute("data-query") for r in rows.all()].index(target)
         rows.nth(index).click()
+        page.wait_for_selector("#drilldown[aria-busy=false]")
         panel = page.locator("#drilldown")
         assert panel.is_visible()
         assert panel.locator("h3").first.inner_text() == f"Query {target}"

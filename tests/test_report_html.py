@@ -6,7 +6,6 @@ The browser tests (tests/test_report_browser.py) drive the same page in Chromium
 
 from __future__ import annotations
 
-import json
 import re
 from html.parser import HTMLParser
 
@@ -19,6 +18,7 @@ from prfeval import compare, evaluate, explain
 from prfeval.cli import main
 from prfeval.comparison.study import study
 from prfeval.report.html import render_classification, render_study
+from report_data import drilldown, page_meta
 
 
 def _files(tmp_path, seed=0):
@@ -126,10 +126,7 @@ def test_comparison_matches_compare(page):
 
 def test_drilldown_data_is_explain_for_each_query(page):
     _, text, (qrels, a, _) = page
-    data = json.loads(
-        re.search(r'<script type="application/json" id="drilldown-data">(.*?)</script>', text,
-                  re.S).group(1).replace("<\\/", "</")
-    )
+    data = drilldown(text)
     assert data["runs"] == ["a.run", "b.run"]
     for q in ("1", "7"):
         e = explain(qrels, a, q, "P@5 R@10 SetF", depth=8)
@@ -140,6 +137,8 @@ def test_drilldown_data_is_explain_for_each_query(page):
         assert got["flags"] == "".join("r" if d.relevant else "." for d in e.ranking)
         assert got["missed"] == [list(m) for m in e.missed]
         assert got["values"] == pytest.approx(e.values)
+        assert (got["n_retrieved"], got["n_relevant"]) == (e.n_retrieved, e.n_relevant)
+        assert got["best"] == (e.best[0], round(e.best[1] * e.best[0]))
 
 
 def test_the_page_names_nothing_outside_itself(page):
@@ -382,10 +381,7 @@ def test_each_run_keeps_one_colour_in_every_table_and_figure(tmp_path):
         assert {name for name, _ in swatches} == set(names)
         assert swatches == set(colors.items()), swatches
 
-    data = json.loads(
-        re.search(r'<script type="application/json" id="drilldown-data">(.*?)</script>', text,
-                  re.S).group(1).replace("<\\/", "</")
-    )
+    data = page_meta(text)
     assert dict(zip(data["runs"], data["colors"], strict=True)) == colors
 
     figures = re.findall(r"<figure.*?</figure>", text, re.S)

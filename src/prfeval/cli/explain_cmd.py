@@ -9,8 +9,7 @@ from prfeval.cli.output import emit, notes_from_warnings, progress_bar
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
 from prfeval.report.explain import FORMATS, format_explanations
-from prfeval.retrieval.evaluate import evaluate
-from prfeval.retrieval.explain import explain_queries
+from prfeval.retrieval.explain import explain_queries, explain_worst
 
 
 @click.command("explain")
@@ -80,17 +79,19 @@ def command(
     """
     if not query_ids and worst is None:
         raise UsageError("give --query Q (repeatable) or --worst M")
-    chosen = list(query_ids)
     spec = list(measures) or None
     if worst is not None:
-        with progress_bar("finding the worst queries") as progress, notes_from_warnings():
-            e = evaluate(qrels, run, spec or "P@10 R@100 SetF", progress=progress,
-                         options=options)
-        first = e.values[0]
-        order = sorted(range(len(e.query_ids)), key=lambda i: (first[i], i))
-        chosen += [e.query_ids[i] for i in order[:worst] if e.query_ids[i] not in chosen]
+        # One pass: the run is measured and its worst queries explained as it is read.
+        with progress_bar("explaining the worst queries") as progress, notes_from_warnings():
+            explained = explain_worst(
+                qrels, run, worst, spec, queries=query_ids, depth=depth, beta=beta,
+                progress=progress, options=options,
+            )
+        emit(format_explanations(explained, fmt), output)
+        return
     with progress_bar("explaining") as progress, notes_from_warnings():
         explained = explain_queries(
-            qrels, run, chosen, spec, depth=depth, beta=beta, progress=progress, options=options
+            qrels, run, list(query_ids), spec, depth=depth, beta=beta, progress=progress,
+            options=options,
         )
     emit(format_explanations(explained, fmt), output)

@@ -3,9 +3,13 @@
 Everything the page needs is inside it: styles, scripts, figures (inline SVG, text kept as
 text) and data, with a Content-Security-Policy that forbids the page from loading anything
 else, so it opens from disk with no network, today and in ten years. Every number of the
-summary, the comparison and the per-query table is in the HTML as text, readable, searchable
-and printable with scripts off; the small inline script adds sorting, filtering and the
-per-query drill-down, whose data (each query's top ranks in each run) sits in the page as JSON.
+summary and the comparison, and of the per-query table up to :data:`HTML_ROWS` queries, is in
+the HTML as text, readable, searchable and printable with scripts off; the small inline script
+adds sorting, filtering and the per-query drill-down, whose data (each query's top ranks in
+each run, and each query's values) sits in the page as compressed columns
+(:mod:`prfeval.report.drilldown`), decoded when first needed. Above :data:`HTML_ROWS` queries
+the script also writes the per-query rows from those columns, which keeps a page of 10,000
+queries a fraction of the size.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import html
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 from typing import Any
 
@@ -22,10 +26,14 @@ from prfeval.classification.thresholds import ThresholdSweep
 from prfeval.comparison.study import Study
 from prfeval.plots.figures import run_color
 from prfeval.report.comparison_tables import describe_test, disagreement_lines
+from prfeval.report.drilldown import drilldown_data
 from prfeval.report.figures import FigureDrawer, figure_html, study_figures
-from prfeval.retrieval.explain import Explanation, Places
 
-__all__ = ["render_classification", "render_study"]
+__all__ = ["HTML_ROWS", "render_classification", "render_study"]
+
+#: Up to this many queries the per-query rows are in the HTML; above it, the page's script
+#: writes them from the drill-down's columns.
+HTML_ROWS = 2000
 
 _CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
@@ -132,13 +140,21 @@ def _provenance(items: Iterable[tuple[str, object]]) -> str:
 
 
 def render_study(
-    s: Study, *, figures: bool = True, drawer: FigureDrawer | None = None
+    s: Study,
+    *,
+    figures: bool = True,
+    drawer: FigureDrawer | None = None,
+    html_rows: int = HTML_ROWS,
+    progress: Callable[[int, int], None] | None = None,
 ) -> str:
     """The HTML page of a :class:`~prfeval.comparison.study.Study`.
 
     With a ``drawer`` (:class:`~prfeval.report.figures.FigureDrawer`), the figures are drawn
-    in its process while this one writes the rest of the page.
+    in its process while this one writes the rest of the page. With more than ``html_rows``
+    queries, the per-query rows are left to the page's script. ``progress(done, 3)`` is
+    called as the tables, the drill-down data and the figures are done.
     """
+    step = progress or (lambda done, total: None)
     drawn = None
     if figures:
         drawn = drawer.draw(s) if drawer is not None else None
@@ -170,10 +186,17 @@ def render_study(
     sections = [_summary(s)]
     if len(names) > 1:
         sections.append(_comparison(s))
-    sections.append(_per_query(s))
-    payload = _payload(_drilldown_data(s))  # while the figures are drawn
+    rows_in_html = len(s.comparison.query_ids) <= html_rows
+    sections.append(_per_query(s, rows_in_html))
+    step(1, 3)
+    data = drilldown_data(s)  # while the figures are drawn
+    if not rows_in_html:
+        data["table"] = _table_spec(s)
+    payload = _payload(data)
+    step(2, 3)
     if figures:
         sections.append(drawn.result() if drawn is not None else study_figures(s))
+    step(3, 3)
     return _page(title, header, sections, payload)
 
 
@@ -339,13 +362,33 @@ def _comparison(s: Study) -> str:
     )
 
 
-def _per_query(s: Study) -> str:
+def _diff_column(s: Study) -> int | None:
+    """The measure whose per-query differences the table shows: the first with a
+    direction, when there is a run besides the baseline."""
+    c = s.comparison
+    testable = [k for k, m in enumerate(c.measures) if m.definition.direction != 0]
+    return testable[0] if testable and len(c.runs) > 1 else None
+
+
+def _table_spec(s: Study) -> dict[str, Any]:
+    """What the page's script needs to write the per-query rows as :func:`_per_query` does."""
+    c = s.comparison
+    diff_k = _diff_column(s)
+    return {
+        "totals": [m.definition.is_total for m in c.measures],
+        "diff": diff_k,
+        "base": c.runs.index(c.baseline),
+        "others": [i for i, n in enumerate(c.runs) if n != c.baseline],
+        "sign": c.measures[diff_k].definition.direction if diff_k is not None else 0,
+    }
+
+
+def _per_query(s: Study, rows_in_html: bool = True) -> str:
     c = s.comparison
     labels = c.labels
     others = [i for i, n in enumerate(c.runs) if n != c.baseline]
     base = c.runs.index(c.baseline)
-    testable = [k for k, m in enumerate(c.measures) if m.definition.direction != 0]
-    diff_k = testable[0] if testable and others else None
+    diff_k = _diff_column(s)
     # Each run's columns name it with its colour, and carry its position (data-run) for the
     # page's run switches.
     headers = ['<th class="text">query</th>']
@@ -362,7 +405,7 @@ def _per_query(s: Study) -> str:
         ]
     sign = c.measures[diff_k].definition.direction if diff_k is not None else 0
     rows = []
-    for j, q in enumerate(c.query_ids):
+    for j, q in enumerate(c.query_ids if rows_in_html else ()):
         cells = [f'<td class="text">{_e(q)}</td>']
         for k, m in enumerate(c.measures):
             total = m.definition.is_total
@@ -410,63 +453,15 @@ def _per_query(s: Study) -> str:
         + "</div>"
         + switches
         + '<div id="drilldown" hidden></div>'
-        + '<noscript><p class="note">The drill-down needs scripts; its data is in the page '
-        "as JSON.</p></noscript>"
+        + '<noscript><p class="note">The drill-down needs scripts'
+        + ("" if rows_in_html else ", and so do the rows of this many queries")
+        + "; their data is in the page, compressed.</p></noscript>"
         + '<div class="scroll tall"><table id="per-query" class="sortable"><thead><tr>'
         + "".join(headers)
         + "</tr></thead><tbody>"
         + "".join(rows)
         + "</tbody></table></div></section>"
     )
-
-
-def _explanation_data(e: Explanation) -> dict[str, Any]:
-    """One query's drill-down, column by column (the page computes P and R at each rank from
-    the relevant flags, which keeps the page small): ``flags`` has ``r`` for a place that
-    counts as relevant, ``d`` for a repeated document and ``.`` for the others."""
-    ranking = e.ranking
-    if not isinstance(ranking, Places):
-        ranking = Places(
-            [d.doc_id for d in ranking],
-            None if any(d.score is None for d in ranking) else [d.score for d in ranking],
-            [d.grade for d in ranking],
-            [d.relevant for d in ranking],
-            [d.repeat for d in ranking],
-            [d.precision for d in ranking],
-            [d.recall for d in ranking],
-        )
-    scores = ranking.scores
-    return {
-        "n_retrieved": e.n_retrieved,
-        "n_relevant": e.n_relevant,
-        "docs": ranking.doc_ids,
-        # Six significant digits are what the page shows; fewer bytes for the page.
-        "scores": [None] * len(ranking) if scores is None else _six_digits(scores),
-        "grades": ranking.grades,
-        "flags": ranking.flags(),
-        "missed": [[d, g] for d, g in e.missed],
-        "ties": [[t.k, t.first, t.last, t.score, list(t.doc_ids)] for t in e.cut_ties],
-        "values": {k: (None if math.isnan(v) else v) for k, v in e.values.items()},
-        "best": None if e.best is None else list(e.best),
-    }
-
-
-def _six_digits(values: list[float]) -> list[float]:
-    """Each value rounded to 6 significant digits (``%.6g``, then read back), in C."""
-    import numpy as np
-
-    return np.char.mod("%.6g", np.asarray(values, dtype=np.float64)).astype(np.float64).tolist()
-
-
-def _drilldown_data(s: Study) -> dict[str, Any]:
-    return {
-        "runs": list(s.names),
-        "colors": [run_color(i) for i in range(len(s.names))],
-        "queries": {
-            q: {r.name: _explanation_data(r.explanations[q]) for r in s.runs if q in r.explanations}
-            for q in s.comparison.query_ids
-        },
-    }
 
 
 # --------------------------------------------------------------------------------------------

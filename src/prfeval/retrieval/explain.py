@@ -26,7 +26,7 @@ from prfeval.core.checks import integer
 from prfeval.core.counts import Counts, f_beta, precision, recall
 from prfeval.core.display import Table, number, plural, table
 from prfeval.core.errors import UsageError
-from prfeval.core.ids import close_ids, id_list, ordered_ids
+from prfeval.core.ids import close_ids, id_list, is_number, ordered_ids
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import UNJUDGED, JudgedRanking, RankingNeeds
 from prfeval.io.blocks import load_judgments
@@ -41,8 +41,10 @@ __all__ = [
     "Explanation",
     "Places",
     "RankedDocument",
+    "WorstSink",
     "explain",
     "explain_queries",
+    "explain_worst",
 ]
 
 #: Where recall is reported to first reach.
@@ -296,12 +298,20 @@ class ExplainSink:
         chosen = [i for i, q in enumerate(ranking.query_ids) if wanted is None or str(q) in wanted]
         if not chosen:
             return
-        values = measure_queries(
+        self._explain(ranking, chosen, self._values(ranking))
+
+    def _values(self, ranking: JudgedRanking) -> npt.NDArray[np.float64]:
+        """Every query's value of each measure: rows are measures, columns queries."""
+        return measure_queries(
             ranking,
             self.measures,
             level=self.options.level,
             collection_size=self.options.collection_size,
         ).values
+
+    def _explain(
+        self, ranking: JudgedRanking, chosen: Sequence[int], values: npt.NDArray[np.float64]
+    ) -> None:
         explained = _explain_block(
             ranking,
             np.asarray(chosen, dtype=np.int64),
@@ -315,6 +325,76 @@ class ExplainSink:
         )
         for e in explained:
             self.explained[e.query] = e
+
+
+class WorstSink(ExplainSink):
+    """Explains the ``worst`` queries by the first numeric measure, and the ``queries``
+    asked, in the one pass that measures them: each block's queries are ranked by (value,
+    their place in the output order) against the worst kept so far, and only those that
+    enter are explained, so memory holds at most twice ``worst`` explanations.
+
+    The output order (:func:`~prfeval.core.ids.query_output_order`) is by number when every
+    id is a number, else by bytes, which only the end of the pass can tell: the worst are
+    kept by both orders until an id that is not a number is seen. A NaN value ranks last.
+    """
+
+    def __init__(
+        self,
+        measures: Sequence[Measure],
+        options: EvalOptions,
+        *,
+        worst: int,
+        depth: int,
+        beta: float = 1.0,
+        queries: Sequence[str] = (),
+    ) -> None:
+        super().__init__(measures, options, depth=depth, beta=beta)
+        self.worst = worst
+        self.asked = [str(q) for q in queries]
+        numeric = [i for i, m in enumerate(self.measures) if not m.definition.is_text]
+        if not numeric:
+            raise UsageError("--worst needs a measure that gives numbers")
+        self.row = numeric[0]
+        self.all_numbers = True
+        self.by_number: list[tuple[float, int, bytes, str]] = []
+        self.by_bytes: list[tuple[float, bytes, str]] = []
+
+    def add(self, ranking: JudgedRanking) -> None:
+        """Rank one block's queries against the worst so far; explain those that enter."""
+        if not ranking.n_queries:
+            return
+        import heapq
+
+        values = self._values(ranking)
+        ids = [str(q) for q in ranking.query_ids]
+        first = values[self.row]
+        # NaN last: compared as +inf, after every number.
+        key = np.where(np.isnan(first), np.inf, first).tolist()
+        self.all_numbers = self.all_numbers and all(is_number(q) for q in ids)
+        pairs = list(zip(key, ids, strict=True))
+        self.by_bytes = heapq.nsmallest(
+            self.worst, [*self.by_bytes, *((v, q.encode(), q) for v, q in pairs)]
+        )
+        if self.all_numbers:
+            self.by_number = heapq.nsmallest(
+                self.worst, [*self.by_number, *((v, int(q), q.encode(), q) for v, q in pairs)]
+            )
+        else:
+            self.by_number = []
+        keep = {e[-1] for e in self.by_bytes} | {e[-1] for e in self.by_number}
+        # Explanations that fell out of both lists are dropped as the pass goes.
+        self.explained = {q: e for q, e in self.explained.items() if q in keep
+                          or q in self.asked}
+        wanted = keep | set(self.asked)
+        chosen = [i for i, q in enumerate(ids) if q in wanted and q not in self.explained]
+        if chosen:
+            self._explain(ranking, chosen, values)
+
+    def chosen(self) -> list[str]:
+        """The queries asked, then the worst not among them, worst first."""
+        ranked = self.by_number if self.all_numbers else self.by_bytes
+        worst = [e[-1] for e in ranked]
+        return [*self.asked, *(q for q in worst if q not in self.asked)]
 
 
 def explain(
@@ -437,6 +517,61 @@ def explain_queries(
         raise UsageError(_unknown(missing[0], set(done.accounting.not_in_qrels), judgments))
     settings = {**done.settings(base), "depth": shown}
     return tuple(replace(sink.explained[q], settings=settings) for q in wanted)
+
+
+def explain_worst(
+    qrels: Any,
+    run: Any,
+    worst: int,
+    measures: Any = None,
+    *,
+    queries: Sequence[str] = (),
+    depth: int | None = None,
+    beta: float = 1.0,
+    stream: bool | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    options: EvalOptions | None = None,
+    **option_values: Unpack[OptionValues],
+) -> tuple[Explanation, ...]:
+    """Explain the ``worst`` queries of ``run`` by the first measure (lowest value first,
+    ties in output order), after the ``queries`` asked, reading the run once.
+
+    The queries ranked are those :func:`prfeval.evaluate` averages with the same options;
+    the values are its values. A query asked that the pass does not meet (a judged query
+    the run never named, without ``complete``) is explained by a second pass over those
+    queries alone, as :func:`explain_queries` does.
+    """
+    worst = integer("worst", worst, minimum=1)
+    depth = integer("depth", depth, minimum=0, optional=True)
+    beta = check_beta(beta)
+    parsed = parse_measures("P@10 R@100 SetF" if measures is None else measures)
+    base = EvalOptions.build(options, **option_values)
+    check_measures(parsed, base.collection_size)
+    asked = [str(q) for q in dict.fromkeys(queries)]
+    k_max = max((m.k for m in parsed if m.k is not None), default=0)
+    shown = depth if depth is not None else (k_max or DEFAULT_DEPTH)
+    sink, done = run_pipeline(
+        qrels,
+        run,
+        base,
+        # Every query is aligned, so only what an explanation reads: the doc ids, in
+        # trec_eval's exact order down to the places shown and the deepest cutoff.
+        RankingNeeds(None, doc_ids=True, exact_depth=max(shown, k_max)),
+        lambda: WorstSink(parsed, base, worst=worst, depth=shown, beta=float(beta),
+                          queries=asked),
+        stream=stream,
+        progress=progress,
+    )
+    settings = {**done.settings(base), "depth": shown}
+    chosen = sink.chosen()
+    unmet = [q for q in chosen if q not in sink.explained]
+    more = {}
+    if unmet:
+        more = {e.query: e for e in explain_queries(
+            qrels, run, unmet, parsed, depth=shown, beta=beta, stream=stream, options=base)}
+    return tuple(
+        more[q] if q in more else replace(sink.explained[q], settings=settings) for q in chosen
+    )
 
 
 def _unknown(query: str, unjudged: set[str], judgments: Any) -> str:

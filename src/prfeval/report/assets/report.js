@@ -114,7 +114,107 @@
   var dataNode = document.getElementById("drilldown-data");
   var panel = document.getElementById("drilldown");
   if (!dataNode || !panel) return;
-  var data = JSON.parse(dataNode.textContent);
+  var meta = JSON.parse(dataNode.textContent);
+  var queryIndex = {};
+  meta.queries.forEach(function (q, j) { queryIndex[q] = j; });
+
+  // The places are columns of typed arrays in one zlib buffer, in base64 (see
+  // prfeval/report/drilldown.py); decoded once, when first needed, by the browser's own
+  // DecompressionStream: nothing is fetched.
+  var TYPES = { uint8: Uint8Array, int8: Int8Array, uint16: Uint16Array, int16: Int16Array,
+    uint32: Uint32Array, int32: Int32Array, float64: Float64Array };
+  var decoded = null;
+
+  function column(raw, spec) {
+    var Type = TYPES[spec[0]], size = Type.BYTES_PER_ELEMENT, offset = spec[1], n = spec[2];
+    var bytes = new Uint8Array(n * size);
+    if (size === 1 || spec[0] === "float64") {
+      bytes.set(raw.subarray(offset, offset + n * size));
+    } else { // integers are stored as byte planes
+      for (var b = 0; b < size; b++) {
+        var plane = raw.subarray(offset + b * n, offset + (b + 1) * n);
+        for (var i = 0; i < n; i++) bytes[i * size + b] = plane[i];
+      }
+    }
+    return new Type(bytes.buffer);
+  }
+
+  function decode() {
+    var text = atob(meta.blob), packed = new Uint8Array(text.length);
+    for (var i = 0; i < text.length; i++) packed[i] = text.charCodeAt(i);
+    var stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return new Response(stream).arrayBuffer().then(function (buffer) {
+      var raw = new Uint8Array(buffer), c = {};
+      Object.keys(meta.columns).forEach(function (name) { c[name] = column(raw, meta.columns[name]); });
+      // The ids: front-coded, each keeps `prefix` bytes of the one before.
+      var n = c.vocab_prefix.length, starts = new Uint32Array(n + 1);
+      for (var v = 0; v < n; v++) starts[v + 1] = starts[v] + c.vocab_prefix[v] + c.vocab_suffix_len[v];
+      var ids = new Uint8Array(starts[n]), from = 0;
+      for (v = 0; v < n; v++) {
+        var keep = c.vocab_prefix[v], own = c.vocab_suffix_len[v];
+        if (keep) ids.copyWithin(starts[v], starts[v - 1], starts[v - 1] + keep);
+        ids.set(c.vocab_suffix.subarray(from, from + own), starts[v] + keep);
+        from += own;
+      }
+      c.idStarts = starts;
+      c.idBytes = ids;
+      // Each query's union of codes, from its differences.
+      var union = new Float64Array(c.union_delta.length), q, u;
+      for (q = 0; q + 1 < c.union_offsets.length; q++) {
+        var sum = 0;
+        for (u = c.union_offsets[q]; u < c.union_offsets[q + 1]; u++) { sum += c.union_delta[u]; union[u] = sum; }
+      }
+      c.union = union;
+      return c;
+    });
+  }
+
+  function load() {
+    if (decoded === null) decoded = decode();
+    return decoded;
+  }
+
+  var utf8 = new TextDecoder("utf-8");
+  function docId(c, code) { return utf8.decode(c.idBytes.subarray(c.idStarts[code], c.idStarts[code + 1])); }
+
+  // One run's drill-down of one query, in the shape the panel draws.
+  function entryOf(c, r, j) {
+    var Q = meta.queries.length, R = meta.runs.length, at = r * Q + j;
+    if (!c.present[at]) return null;
+    var lo = c.place_offsets[at], hi = c.place_offsets[at + 1], u0 = c.union_offsets[j];
+    var docs = [], scores = [], grades = [], flags = "", score = 0;
+    var scale = meta.scale === null ? null : Math.pow(10, meta.scale);
+    for (var p = lo; p < hi; p++) {
+      docs.push(docId(c, c.union[u0 + c.place_union[p]]));
+      if (!c.has_scores[r]) scores.push(null);
+      else if (scale === null) scores.push(c.scores[p]);
+      else { score += c.scores[p]; scores.push(score / scale); }
+      var g = c.grades[p];
+      grades.push(g === meta.unjudged ? null : g);
+      var f = c.flags[p];
+      flags += f & 1 ? "r" : (f & 2 ? "d" : ".");
+    }
+    var m = j * R + r, missed = [], code = 0;
+    for (var x = c.missed_offsets[m]; x < c.missed_offsets[m + 1]; x++) {
+      code += c.missed_delta[x];
+      missed.push([docId(c, code), c.missed_grades[x]]);
+    }
+    var K = meta.labels.length, values = {};
+    meta.labels.forEach(function (label, k) {
+      var value = c.values[(r * K + k) * Q + j];
+      values[label] = Number.isNaN(value) ? null : value;
+    });
+    var best = null, k = c.best_k[at];
+    if (k > 0) { // as prfeval computes F: (b^2 + 1) P R / (b^2 P + R), 0 when TP is 0
+      var tp = c.best_tp[at], nrel = c.n_relevant[at], b2 = meta.beta * meta.beta;
+      var P = tp / k, Rc = nrel ? tp / nrel : 0;
+      best = [k, P, Rc, tp > 0 ? (b2 + 1) * P * Rc / (b2 * P + Rc) : 0];
+    }
+    var ties = (meta.ties[String(r)] || {})[String(j)] || [];
+    return { n_retrieved: c.n_retrieved[at], n_relevant: c.n_relevant[at], docs: docs,
+      scores: scores, grades: grades, flags: flags, missed: missed, ties: ties,
+      values: values, best: best };
+  }
 
   function el(tag, text, className) {
     var node = document.createElement(tag);
@@ -123,8 +223,23 @@
     return node;
   }
 
+  // Python's format() rounds an exact tie to even, toFixed() away from zero (0.03125 is
+  // "0.0312" there, "0.0313" here): the script's digits must be the page's. toFixed(100)
+  // gives the exact decimal digits of a double, so a tie is a 5 followed by zeros.
+  function fixed(value, digits) {
+    var x = Number(value);
+    var rounded = (Object.is(x, -0) ? "-" : "") + x.toFixed(digits);
+    if (!isFinite(x) || Math.abs(x) >= 1e21) return rounded;
+    var exact = Math.abs(x).toFixed(100);
+    var point = exact.indexOf(".");
+    if (!/^50*$/.test(exact.slice(point + 1 + digits))) return rounded;
+    var kept = exact.slice(0, digits > 0 ? point + 1 + digits : point);
+    if (Number(kept.charAt(kept.length - 1)) % 2 === 1) return rounded;
+    return (x < 0 ? "-" : "") + kept;
+  }
+
   function fmt(value, digits) {
-    return value === null || value === undefined ? "" : Number(value).toFixed(digits);
+    return value === null || value === undefined ? "" : fixed(value, digits);
   }
 
   function rankingTable(e) {
@@ -156,7 +271,12 @@
   }
 
   function showQuery(query) {
-    var entry = data.queries[query];
+    panel.setAttribute("aria-busy", "true");
+    return load().then(function (c) { drawQuery(c, query); });
+  }
+
+  function drawQuery(c, query) {
+    var j = queryIndex[query];
     panel.innerHTML = "";
     panel.hidden = false;
     panel.appendChild(el("h3", "Query " + query));
@@ -164,12 +284,12 @@
     close.addEventListener("click", function () { panel.hidden = true; });
     panel.appendChild(close);
     var runs = el("div", null, "runs");
-    data.runs.forEach(function (run, i) {
-      var e = entry[run];
+    meta.runs.forEach(function (run, i) {
+      var e = j === undefined ? null : entryOf(c, i, j);
       var box = el("div");
       var title = el("h3", null, "run-name");
       var swatch = el("span", null, "swatch");
-      if (data.colors) swatch.style.setProperty("--run", data.colors[i]); // as in the tables
+      if (meta.colors) swatch.style.setProperty("--run", meta.colors[i]); // as in the tables
       title.appendChild(swatch);
       title.appendChild(document.createTextNode(run));
       box.appendChild(title);
@@ -202,14 +322,76 @@
       runs.appendChild(box);
     });
     panel.appendChild(runs);
+    panel.setAttribute("data-shown", query);
+    panel.setAttribute("aria-busy", "false");
     panel.scrollIntoView({ block: "nearest" });
   }
 
-  Array.prototype.forEach.call(perQuery.tBodies[0].rows, function (row) {
-    row.addEventListener("click", function () {
-      Array.prototype.forEach.call(perQuery.tBodies[0].rows, function (r) { r.classList.remove("open"); });
-      row.classList.add("open");
-      showQuery(row.getAttribute("data-query"));
-    });
+  // One listener for every row, those the script adds included.
+  perQuery.tBodies[0].addEventListener("click", function (event) {
+    var row = event.target.closest("tr");
+    if (!row || !row.hasAttribute("data-query")) return;
+    Array.prototype.forEach.call(perQuery.tBodies[0].rows, function (r) { r.classList.remove("open"); });
+    row.classList.add("open");
+    showQuery(row.getAttribute("data-query"));
   });
+
+  // A large study leaves the per-query rows to the script, from the same data.
+  var table = meta.table;
+  if (table) {
+    load().then(function (c) { fillRows(c, table); });
+  }
+
+  function numberText(value, digits) {
+    return Number.isNaN(value) ? "n/a" : fixed(value, digits);
+  }
+
+  function fillRows(c, table) {
+    var Q = meta.queries.length, K = meta.labels.length, R = meta.runs.length;
+    var body = perQuery.tBodies[0], rows = document.createDocumentFragment();
+    function cell(tr, text, value, className) {
+      var td = document.createElement("td");
+      td.textContent = text;
+      if (value !== null && !Number.isNaN(value)) td.setAttribute("data-value", String(value));
+      if (className) td.className = className;
+      tr.appendChild(td);
+      return td;
+    }
+    meta.queries.forEach(function (q, j) {
+      var tr = document.createElement("tr");
+      tr.setAttribute("data-query", q);
+      cell(tr, q, null, "text");
+      for (var k = 0; k < K; k++) {
+        for (var r = 0; r < R; r++) {
+          var v = c.values[(r * K + k) * Q + j];
+          cell(tr, numberText(v, table.totals[k] ? 0 : 4), v, "");
+        }
+      }
+      if (table.diff !== null) {
+        table.others.forEach(function (r) {
+          var d = c.values[(r * K + table.diff) * Q + j] - c.values[(table.base * K + table.diff) * Q + j];
+          var way = "";
+          if (table.sign !== 0 && !Number.isNaN(d) && Math.abs(d) > 1e-12) {
+            way = table.sign * d > 0 ? "better" : "worse";
+          }
+          var td = cell(tr, Number.isNaN(d) ? "n/a" : (d >= 0 ? "+" : "") + fixed(d, 4), d,
+            ("delta " + way).trim());
+          if (way) {
+            var arrow = document.createElement("span");
+            arrow.className = "dir";
+            arrow.setAttribute("role", "img");
+            arrow.setAttribute("aria-label", way);
+            arrow.setAttribute("title", way + " than the baseline");
+            arrow.textContent = way === "better" ? "\u25b2" : "\u25bc";
+            td.appendChild(document.createTextNode(" "));
+            td.appendChild(arrow);
+          }
+        });
+      }
+      rows.appendChild(tr);
+    });
+    body.appendChild(rows);
+    perQuery.setAttribute("data-filled", "true");
+    if (filter && (filter.value !== "" || (exact && exact.checked))) applyFilter();
+  }
 })();

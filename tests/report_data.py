@@ -1,0 +1,101 @@
+"""The report page's drill-down data read back in Python, from the format that
+prfeval/report/drilldown.py documents (written here from that description, not with its code):
+base64 of zlib of typed-array columns, integers as byte planes, ids front-coded."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import re
+import zlib
+from typing import Any
+
+import numpy as np
+
+
+def page_meta(page: str) -> dict[str, Any]:
+    """The JSON element of the page."""
+    match = re.search(r'<script type="application/json" id="drilldown-data">(.*?)</script>',
+                      page, re.S)
+    assert match is not None
+    return json.loads(match.group(1))
+
+
+def _columns(meta: dict[str, Any]) -> dict[str, np.ndarray]:
+    raw = zlib.decompress(base64.b64decode(meta["blob"]))
+    out = {}
+    for name, (dtype, offset, n) in meta["columns"].items():
+        kind = np.dtype(dtype).newbyteorder("<")
+        size = kind.itemsize
+        chunk = np.frombuffer(raw, dtype=np.uint8, count=n * size, offset=offset)
+        if kind.kind in "iu" and size > 1:
+            chunk = chunk.reshape(size, n).T.copy()  # byte planes back to values
+        out[name] = chunk.reshape(-1).view(kind) if n else np.zeros(0, kind)
+    return out
+
+
+def _ids(c: dict[str, np.ndarray]) -> list[str]:
+    ids, previous, at = [], b"", 0
+    suffix = c["vocab_suffix"].tobytes()
+    for keep, own in zip(c["vocab_prefix"].tolist(), c["vocab_suffix_len"].tolist(),
+                         strict=True):
+        previous = previous[:keep] + suffix[at : at + own]
+        at += own
+        ids.append(previous.decode("utf-8"))
+    return ids
+
+
+def drilldown(page: str) -> dict[str, Any]:
+    """``{"runs", "colors", "queries": {query: {run: entry}}}``, each entry as the page
+    draws it: docs, scores, grades (None unjudged), flags, missed, values, best, ties."""
+    meta = page_meta(page)
+    c = _columns(meta)
+    ids = _ids(c)
+    runs, queries = meta["runs"], meta["queries"]
+    n_q, n_r, labels = len(queries), len(runs), meta["labels"]
+    union = []
+    for j in range(n_q):
+        a, b = c["union_offsets"][j], c["union_offsets"][j + 1]
+        union.append(np.cumsum(c["union_delta"][a:b].astype(np.int64)).tolist())
+    out: dict[str, Any] = {}
+    for j, q in enumerate(queries):
+        out[q] = {}
+        for r, run in enumerate(runs):
+            at = r * n_q + j
+            if not c["present"][at]:
+                continue
+            lo, hi = c["place_offsets"][at], c["place_offsets"][at + 1]
+            docs = [ids[union[j][u]] for u in c["place_union"][lo:hi].tolist()]
+            if not c["has_scores"][r]:
+                scores = [None] * len(docs)
+            elif meta["scale"] is None:
+                scores = c["scores"][lo:hi].tolist()
+            else:
+                units = np.cumsum(c["scores"][lo:hi].astype(np.int64))
+                scores = (units / 10.0 ** meta["scale"]).tolist()
+            grades = [None if g == meta["unjudged"] else g for g in c["grades"][lo:hi].tolist()]
+            flags = "".join("r" if f & 1 else "d" if f & 2 else "." for f in c["flags"][lo:hi])
+            m = j * n_r + r
+            a, b = c["missed_offsets"][m], c["missed_offsets"][m + 1]
+            codes = np.cumsum(c["missed_delta"][a:b].astype(np.int64)).tolist()
+            missed = [[ids[k], g] for k, g in zip(codes, c["missed_grades"][a:b].tolist(),
+                                                  strict=True)]
+            values = {}
+            for k, label in enumerate(labels):
+                v = float(c["values"][(r * len(labels) + k) * n_q + j])
+                values[label] = None if math.isnan(v) else v
+            k_best, tp = int(c["best_k"][at]), int(c["best_tp"][at])
+            out[q][run] = {
+                "n_retrieved": int(c["n_retrieved"][at]),
+                "n_relevant": int(c["n_relevant"][at]),
+                "docs": docs,
+                "scores": scores,
+                "grades": grades,
+                "flags": flags,
+                "missed": missed,
+                "values": values,
+                "best": None if k_best == 0 else (k_best, tp),
+                "ties": meta["ties"].get(str(r), {}).get(str(j), []),
+            }
+    return {"runs": runs, "colors": meta["colors"], "queries": out}
