@@ -27,15 +27,20 @@ install: $(DEMO_STAMP)
 demo: $(DEMO_STAMP)
 	$(BIN)/prfeval demo
 
+# The suite in TEST_WORKERS processes (pytest-xdist), a test module to a process at a time, so
+# that a module's shared fixtures (a Spark session, a rendered report) are made once.
+TEST_WORKERS ?= 2
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+
 test: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
-	$(BIN)/python -m pytest
+	$(PYTEST)
 
 # Everything but the tests that start Spark or a browser or run processes under load (CI and
 # `make test` run those too).
 quick: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
-	$(BIN)/python -m pytest -m "not slow"
+	$(PYTEST) -m "not slow"
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench

@@ -14,3 +14,10 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
     out, err = capsys.readouterr()
     code = info.value.code
     return (0 if code is None else int(code)), out, err
+
+
+def exit_code(argv: list[str]) -> int:
+    """Run ``prfeval`` in-process: its exit code (the output stays with capsys)."""
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    return int(info.value.code or 0)

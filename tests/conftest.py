@@ -10,6 +10,7 @@ re-partitioning (partition counts stay as asked), Spark's own log lines silenced
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -26,7 +27,11 @@ SPARK_TEST_SETTINGS = {
     "spark.default.parallelism": "2",
     "spark.sql.adaptive.enabled": "false",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
-    "spark.sql.warehouse.dir": os.path.join(tempfile.gettempdir(), "prfeval-spark-warehouse"),
+    # One a pytest-xdist worker: two sessions at once never share a folder.
+    "spark.sql.warehouse.dir": os.path.join(
+        tempfile.gettempdir(),
+        f"prfeval-spark-warehouse-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}",
+    ),
 }
 
 
@@ -80,21 +85,39 @@ class DemoRun:
         return self.folder / "prfeval-demo"
 
 
-@pytest.fixture(scope="session")
-def cranfield_demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
-    """``prfeval demo`` (what ``make demo`` runs) once per session, in a process of its own:
-    Cranfield ranked by BM25, its files, figures and report in ``out``."""
-    for module in ("bm25s", "Stemmer", "matplotlib"):
-        pytest.importorskip(module, reason="the demo needs prfeval[demo]")
-    folder = tmp_path_factory.mktemp("readme")
+def _run_demo(folder: Path) -> tuple[int, str, str]:
     done = subprocess.run(
         [sys.executable, "-m", "prfeval", "demo", "--out", str(folder / "prfeval-demo")],
         cwd=folder, capture_output=True, text=True, timeout=600, check=False,
         env={**os.environ, "COLUMNS": "80"},  # tables and notes as on an 80-column terminal
     )  # fmt: skip
-    if done.returncode != 0:
-        pytest.fail(f"prfeval demo exited {done.returncode}:\n{done.stderr}")
-    return DemoRun(folder, done.stdout, done.stderr)
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.fixture(scope="session")
+def cranfield_demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    """``prfeval demo`` (what ``make demo`` runs) once per session, in a process of its own:
+    Cranfield ranked by BM25, its files, figures and report in ``out``. Under pytest-xdist
+    the workers share one run: the first to need it makes it, under a lock, in the temporary
+    folder they share, and records its exit code and output beside it."""
+    for module in ("bm25s", "Stemmer", "matplotlib"):
+        pytest.importorskip(module, reason="the demo needs prfeval[demo]")
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        folder = tmp_path_factory.mktemp("readme")
+        code, out, err = _run_demo(folder)
+    else:
+        from filelock import FileLock
+
+        shared = tmp_path_factory.getbasetemp().parent  # the same for every worker of a run
+        folder, record = shared / "readme", shared / "readme.json"
+        with FileLock(str(shared / "readme.lock")):
+            if not record.exists():
+                folder.mkdir()
+                record.write_text(json.dumps(_run_demo(folder)), encoding="utf-8")
+            code, out, err = json.loads(record.read_text(encoding="utf-8"))
+    if code != 0:
+        pytest.fail(f"prfeval demo exited {code}:\n{err}")
+    return DemoRun(folder, out, err)
 
 
 # -- The browser of the HTML report's tests: Debian's Chromium driven by Playwright ---------

@@ -9,17 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from prfeval.cli import main
+from cli_helpers import exit_code
 from prfeval.cli.shared import resolve_baseline, run_names
 
 FAST = ["--permutations", "499", "--bootstrap", "499"]
 
 
-def run(argv: list[str]) -> int:
-    """Run the CLI in-process; return its exit code."""
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-    return int(exc.value.code or 0)
+run = exit_code  # the CLI in-process: its exit code
 
 
 @pytest.fixture

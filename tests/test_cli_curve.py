@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from prfeval.cli import main
+from cli_helpers import exit_code
 from prfeval.cli.shared import distinct_run_names as run_names
 
 # Query A ranks a x b d y c by score (y and c tie at 0: doc id descending puts y first);
@@ -42,10 +42,7 @@ B Q0 e 1 2.0 other
 """
 
 
-def run(argv: list[str]) -> int:
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-    return int(exc.value.code or 0)
+run = exit_code  # the CLI in-process: its exit code
 
 
 @pytest.fixture

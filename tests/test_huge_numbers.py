@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cli_helpers import run_cli
+from hand_made import write_texts
 from prfeval import classify, evaluate
 from prfeval.core.errors import PrfevalError
 
@@ -16,9 +17,8 @@ HUGE = "99999999999999999999"
 
 @pytest.fixture
 def files(tmp_path) -> tuple[str, str]:
-    (tmp_path / "qrels").write_text(QRELS)
-    (tmp_path / "run").write_text(RUN)
-    return str(tmp_path / "qrels"), str(tmp_path / "run")
+    qrels, run = write_texts(tmp_path, {"qrels": QRELS, "run": RUN})
+    return qrels, run
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import prfeval
+from hand_made import run_lines, write_lines
 from measure_specs import every_measure
 from prfeval import Evaluation, Evaluator, evaluate
 from prfeval.core.errors import InputFormatError, PrfevalWarning, UsageError
@@ -122,13 +123,9 @@ def as_dicts(rankings):
 
 def as_trec_file(rankings, path: Path) -> Path:
     """The batch run as a TREC file (which can repeat a document in a ranking)."""
-    lines = [
-        f"{q} Q0 {d} {r} {s!r} tag"
-        for q, ids, scores in rankings
-        for r, (d, s) in enumerate(zip(ids, scores, strict=True), start=1)
-    ]
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return write_lines(
+        path, run_lines((q, zip(ids, scores, strict=True)) for q, ids, scores in rankings)
+    )
 
 
 OPTIONS = [

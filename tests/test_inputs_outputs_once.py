@@ -16,6 +16,7 @@ import threading
 import pytest
 
 from cli_helpers import run_cli
+from hand_made import write_texts
 
 QRELS = "q1 0 a 1\nq1 0 b 1\nq2 0 c 1\n"
 RUN_A = "q1 Q0 a 1 3 A\nq1 Q0 x 2 2 A\nq2 Q0 c 1 1 A\n"
@@ -24,9 +25,8 @@ RUN_B = "q1 Q0 x 1 3 B\nq1 Q0 b 2 2 B\nq2 Q0 y 1 1 B\n"
 
 @pytest.fixture
 def runs(tmp_path) -> tuple[str, str]:
-    (tmp_path / "a.run").write_text(RUN_A)
-    (tmp_path / "b.run").write_text(RUN_B)
-    return str(tmp_path / "a.run"), str(tmp_path / "b.run")
+    a, b = write_texts(tmp_path, {"a.run": RUN_A, "b.run": RUN_B})
+    return a, b
 
 
 def prfeval(*argv: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -9,30 +9,22 @@ cwl_eval break ties their own ways; qids are numbers, which gdeval requires.
 
 from __future__ import annotations
 
-import random
 import shutil
 
 import pytest
 
 ir_measures = pytest.importorskip("ir_measures")
 
+from hand_made import random_graded_case  # noqa: E402
 from prfeval import evaluate  # noqa: E402
 
 GDEVAL_TOL = 5e-6 + 1e-12  # gdeval prints 5 decimals
 
 
 def random_case(seed: int) -> tuple[dict, dict]:
-    rng = random.Random(seed)
-    qrels, run = {}, {}
-    for q in range(1, 25):
-        pool = [f"d{i}" for i in range(40)]
-        qrels[str(q)] = {d: rng.choice([0, 0, 1, 2, 3, 4, -1]) for d in rng.sample(pool, 25)}
-        if q % 7 == 0:
-            continue  # judged, not in the run: 0
-        docs = rng.sample([*pool, *(f"x{i}" for i in range(20))], rng.randint(1, 50))
-        scores = rng.sample(range(10_000), len(docs))  # distinct: no tie rule involved
-        run[str(q)] = {d: s / 100 for d, s in zip(docs, scores, strict=True)}
-    return qrels, run
+    """24 queries graded -1..4, every 7th judged but not in the run (0 there); distinct
+    scores, so no tie rule is involved."""
+    return random_graded_case(seed, n_queries=24, grades=[0, 0, 1, 2, 3, 4, -1], skip_every=7)
 
 
 def per_query(provider, measures, qrels, run) -> dict[tuple[str, str], float]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import run_cli
+from hand_made import write_texts
 
 QRELS = "q1 0 a 1\nq1 0 b 1\n"
 RUN = "q1 Q0 a 1 2 r\nq1 Q0 b 2 1 r\n"
@@ -18,9 +19,8 @@ RUN = "q1 Q0 a 1 2 r\nq1 Q0 b 2 1 r\n"
 
 @pytest.fixture
 def files(tmp_path) -> tuple[str, str]:
-    (tmp_path / "qrels").write_text(QRELS)
-    (tmp_path / "run").write_text(RUN)
-    return str(tmp_path / "qrels"), str(tmp_path / "run")
+    qrels, run = write_texts(tmp_path, {"qrels": QRELS, "run": RUN})
+    return qrels, run
 
 
 @pytest.mark.parametrize("which", ["qrels", "run", "run --stream", "csv run"])

@@ -20,6 +20,7 @@ import pytest
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
+from hand_made import qrels_lines, run_lines, write_lines  # noqa: E402
 from measure_specs import every_measure  # noqa: E402
 from prfeval import evaluate  # noqa: E402
 from prfeval.core.errors import PrfevalWarning  # noqa: E402
@@ -102,18 +103,15 @@ def write_trec(tmp_path: Path, qrels: Qrels, run: Run, *, seed: int) -> tuple[Pa
     """TREC files: the run grouped by query (in a shuffled query order), lines shuffled within
     each query (the order of the lines must not matter), single spaces."""
     rng = np.random.default_rng(seed + 100)
-    q_lines = [f"{q} 0 {d} {g}" for q, docs in qrels.items() for d, g in docs.items()]
-    r_lines = []
+    rankings = []
     for qi in rng.permutation(len(run)):
         q = list(run)[qi]
         items = list(run[q].items())
-        for rank, j in enumerate(rng.permutation(len(items)), start=1):
-            d, s = items[j]
-            r_lines.append(f"{q} Q0 {d} {rank} {s!r} tag")
-    qrels_path, run_path = tmp_path / "qrels.txt", tmp_path / "run.txt"
-    qrels_path.write_text("\n".join(q_lines) + "\n", encoding="utf-8")
-    run_path.write_text("\n".join(r_lines) + "\n", encoding="utf-8")
-    return qrels_path, run_path
+        rankings.append((q, [items[j] for j in rng.permutation(len(items))]))
+    return (
+        write_lines(tmp_path / "qrels.txt", qrels_lines(qrels)),
+        write_lines(tmp_path / "run.txt", run_lines(rankings)),
+    )
 
 
 def pytrec(qrels: Qrels, run: Run, level: int = 1) -> dict[str, dict[str, float]]:

@@ -17,6 +17,7 @@ import sys
 import numpy as np
 import pytest
 
+from hand_made import run_dict_lines
 from prfeval import evaluate
 from prfeval.core.errors import MeasureError, UsageError
 from prfeval.measures import REGISTRY, MeasureDef, parse_measures
@@ -118,19 +119,11 @@ def test_micro_equals_macro_for_one_query(seed: int) -> None:
             assert e.micro[label] == pytest.approx(e.macro[label], abs=1e-12), label
 
 
-def _trec_lines(run: dict[str, dict[str, float]]) -> list[str]:
-    return [
-        f"{q} Q0 {d} {i} {s!r} tag\n"
-        for q, docs in run.items()
-        for i, (d, s) in enumerate(docs.items(), start=1)
-    ]
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_shuffled_run_lines_change_nothing(seed: int) -> None:
     """Ranking is by score, ties by doc id: the order of the run file's lines is irrelevant."""
     qrels, run = random_data(seed)
-    lines = _trec_lines(run)
+    lines = [f"{line}\n" for line in run_dict_lines(run)]
     base = evaluate(qrels, "".join(lines).encode(), SPECS, collection_size=N_DOCS)
     rng = np.random.default_rng(100 + seed)
     shuffled = [lines[i] for i in rng.permutation(len(lines))]

@@ -18,6 +18,7 @@ import pytest
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
+from hand_made import write_trec  # noqa: E402
 from prfeval import evaluate  # noqa: E402
 from prfeval.cli import main  # noqa: E402
 
@@ -267,25 +268,6 @@ def test_micro_is_the_measure_of_pooled_pytrec_counts(seed: int) -> None:
         assert result.micro[label] == expected_average(pq, label)
 
 
-def _write_trec(tmp_path: Path, qrels: dict, run: dict) -> tuple[str, str]:
-    """The dicts as TREC files: qrels ``q 0 d g``, run ``q Q0 d rank score tag``."""
-    qrels_path = tmp_path / "qrels.txt"
-    run_path = tmp_path / "run.txt"
-    qrels_path.write_text(
-        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()),
-        encoding="utf-8",
-    )
-    run_path.write_text(
-        "".join(
-            f"{q} Q0 {d} {i} {s!r} tag\n"
-            for q, docs in run.items()
-            for i, (d, s) in enumerate(docs.items(), start=1)
-        ),
-        encoding="utf-8",
-    )
-    return str(qrels_path), str(run_path)
-
-
 @pytest.mark.parametrize("seed", SEEDS[:3])
 def test_cli_trec_output_matches_pytrec(
     seed: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -296,7 +278,7 @@ def test_cli_trec_output_matches_pytrec(
     """
     qrels, run = random_data(seed)
     expected = pytrec_per_query(qrels, run)
-    qrels_path, run_path = _write_trec(tmp_path, qrels, run)
+    qrels_path, run_path = map(str, write_trec(tmp_path, qrels, run))
     with pytest.raises(SystemExit) as exit_info:
         main(["evaluate", qrels_path, run_path, "-m", " ".join(LABELS), "--format", "trec", "-q"])
     assert exit_info.value.code == 0

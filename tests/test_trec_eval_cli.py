@@ -19,6 +19,7 @@ import pytest
 
 pytest.importorskip("pytrec_eval")
 
+from hand_made import qrels_lines, run_lines, write_lines
 from prfeval.cli import main
 from trec_cases import pytrec, random_case, trec_order
 
@@ -59,18 +60,13 @@ def write_files(tmp_path: Path, qrels: dict, run: dict) -> tuple:
     """The dicts as TREC files. The run is grouped by query in an order that is not trec_eval's
     (it sorts), every line carries text after the sixth field on one query in three (as
     trec_eval's results.trunc does), and only the last line has the tag LAST_TAG."""
-    q_lines = [f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()]
     # No '#' comment lines: trec_eval reads them as judgments (tests/test_trec_eval_dialect.py).
-    qrels_path = tmp_path / "qrels.txt"
-    qrels_path.write_text("".join(q_lines), encoding="utf-8")
+    qrels_path = write_lines(tmp_path / "qrels.txt", qrels_lines(qrels))
     r_lines = []
     for i, q in enumerate(reversed(list(run))):
-        for rank, (d, s) in enumerate(run[q].items(), start=1):
-            extra = " 0.5 x y" if i % 3 == 0 else ""
-            r_lines.append(f"{q} Q0 {d} {rank} {s!r} tag{extra}\n")
+        r_lines += run_lines([(q, run[q].items())], "tag 0.5 x y" if i % 3 == 0 else "tag")
     r_lines[-1] = r_lines[-1].replace(" tag", f" {LAST_TAG}", 1)
-    run_path = tmp_path / "run.txt"
-    run_path.write_text("".join(r_lines), encoding="utf-8")
+    run_path = write_lines(tmp_path / "run.txt", r_lines)
     return str(qrels_path), str(run_path)
 
 

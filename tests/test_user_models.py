@@ -15,7 +15,7 @@ import random
 
 import pytest
 
-from hand_made import random_subtopic_case
+from hand_made import random_graded_case, random_subtopic_case
 from prfeval import evaluate
 from prfeval.io.subtopics import load_subtopic_qrels
 
@@ -123,27 +123,10 @@ def random_case(seed: int, *, ties: bool) -> tuple[dict, dict]:
     """Judgments graded -1..5 (above every max_rel tested), some queries judged but without
     results; with ``ties``, scores drawn from few values, the run's dicts listing tied
     documents in prfeval's tie order (doc id descending), the order ir_measures keeps."""
-    rng = random.Random(seed)
-    qrels: dict[str, dict[str, int]] = {}
-    run: dict[str, dict[str, float]] = {}
-    for q in range(1, 21):
-        pool = [f"d{i:02d}" for i in range(40)]
-        qrels[str(q)] = {
-            d: rng.choice([0, 0, 0, 1, 1, 2, 3, 4, 5, -1]) for d in rng.sample(pool, 25)
-        }
-        if q % 6 == 0:
-            continue  # judged, no results
-        docs = rng.sample([*pool, *(f"x{i:02d}" for i in range(20))], rng.randint(1, 50))
-        if ties:
-            scored = [(float(rng.randint(0, 5)), d) for d in docs]
-        else:
-            scored = [
-                (s / 100, d)
-                for s, d in zip(rng.sample(range(10_000), len(docs)), docs, strict=True)
-            ]
-        scored.sort(key=lambda sd: (-sd[0], [-ord(c) for c in sd[1]]))
-        run[str(q)] = {d: s for s, d in scored}
-    return qrels, run
+    return random_graded_case(
+        seed, n_queries=20, grades=[0, 0, 0, 1, 1, 2, 3, 4, 5, -1], skip_every=6,
+        id_width=2, ties=ties, tie_order=True,
+    )  # fmt: skip
 
 
 def per_query(provider, measures, qrels, run) -> dict[tuple[str, str], float]:
