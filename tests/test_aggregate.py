@@ -23,20 +23,26 @@ import pytest
 from prfeval.core.aggregate import (
     GEOMETRIC_FLOOR,
     Summary,
+    assemble,
     f_of_means,
     geometric,
     macro,
     micro,
-    summarise,
     weighted,
 )
 from prfeval.core.counts import Counts, f_beta, precision, recall
+from prfeval.core.partials import Partial
 from prfeval.core.registry import Measure, MeasureDef
 from prfeval.measures import parse_measures
 
 SEED = 5e-4  # the seed prints three decimals
 
 SEED_000 = Counts([16, 1], [24, 9], [4, 1])
+
+
+def summary_of(m: Measure, values: object, counts: Counts | None) -> Summary:
+    """The averages of one measure's per-query ``values`` (and tables), all in one part."""
+    return assemble(Partial.of((m,), values, (counts,)))[0]
 
 
 def one(name: str) -> Measure:
@@ -144,7 +150,7 @@ def test_geometric_leaves_nan_out_and_is_zero_when_empty():
     assert geometric([0.25, 0.0], floor=0.01) == pytest.approx(0.05, rel=1e-12)
 
 
-# -- summarise -------------------------------------------------------------------------------
+# -- assemble --------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("name", ["NumRet", "NumRel", "NumRelRet", "TP", "FP", "FN"])
@@ -153,29 +159,29 @@ def test_totals_are_sums_macro_and_micro_alike(name):
     # NumRet, and so on; a total has no F of means.
     values = {"NumRet": [40, 10], "NumRel": [20, 2], "NumRelRet": [16, 1],
               "TP": [16, 1], "FP": [24, 9], "FN": [4, 1]}[name]
-    s = summarise(one(name), values, SEED_000)
+    s = summary_of(one(name), values, SEED_000)
     assert s == Summary(float(sum(values)), float(sum(values)), None)
 
 
 def test_a_count_measure_gets_micro_from_pooled_counts():
     m = one("SetP")
-    s = summarise(m, [0.4, 0.1], SEED_000)
+    s = summary_of(m, [0.4, 0.1], SEED_000)
     assert s.macro == pytest.approx(0.25, abs=1e-15)
     assert s.micro == pytest.approx(17 / 50, abs=1e-15)
     assert s.of_means is None
-    s = summarise(one("SetR"), [0.8, 0.5], SEED_000)
+    s = summary_of(one("SetR"), [0.8, 0.5], SEED_000)
     assert (s.macro, s.micro) == (pytest.approx(0.65), pytest.approx(17 / 22))
 
 
 def test_micro_comes_from_the_counts_not_the_values():
     # The values say mean 0.9, but the pooled table is TP 2 of 11 retrieved.
-    s = summarise(one("SetP"), [0.9, 0.9], Counts([1, 1], [0, 9], [0, 0]))
+    s = summary_of(one("SetP"), [0.9, 0.9], Counts([1, 1], [0, 9], [0, 0]))
     assert s.macro == pytest.approx(0.9)
     assert s.micro == pytest.approx(2 / 11, abs=1e-15)
 
 
 def test_setf_gets_the_f_of_means():
-    s = summarise(one("SetF"), [32 / 60, 2 / 12], SEED_000)
+    s = summary_of(one("SetF"), [32 / 60, 2 / 12], SEED_000)
     assert s.macro == pytest.approx(0.350, abs=SEED)
     assert s.micro == pytest.approx(34 / 72, abs=1e-15)
     assert s.of_means == pytest.approx(2 * 0.25 * 0.65 / 0.9, abs=1e-15)
@@ -183,13 +189,13 @@ def test_setf_gets_the_f_of_means():
 
 def test_setf_beta_two_of_means():
     # F2 of P = .25, R = .65 (macro of the two tables); micro F2 = 5*17 / (5*17 + 4*5 + 33).
-    s = summarise(one("SetF(beta=2)"), [0.0, 0.0], SEED_000)
+    s = summary_of(one("SetF(beta=2)"), [0.0, 0.0], SEED_000)
     assert s.of_means == pytest.approx(0.8125 / 1.65, abs=1e-15)
     assert s.micro == pytest.approx(85 / (85 + 20 + 33), abs=1e-15)
 
 
 def test_sete_of_means_is_one_minus_the_f_of_means():
-    s = summarise(one("SetE"), [1 - 32 / 60, 1 - 2 / 12], SEED_000)
+    s = summary_of(one("SetE"), [1 - 32 / 60, 1 - 2 / 12], SEED_000)
     assert s.macro == pytest.approx(1 - 0.35, abs=1e-12)
     assert s.micro == pytest.approx(1 - 34 / 72, abs=1e-15)
     assert s.of_means == pytest.approx(1 - 2 * 0.25 * 0.65 / 0.9, abs=1e-15)
@@ -199,15 +205,15 @@ def test_f_at_k_of_means_reads_the_top_k_tables():
     # P@10 tables: query 1 TP=4 of 10 (R: 4 of 5), query 2 TP=1 of 10 (R: 1 of 4).
     # macro P = 0.25, macro R = (0.8 + 0.25)/2 = 0.525, F = 2 * 0.25 * 0.525 / 0.775.
     c = Counts([4, 1], [6, 9], [1, 3])
-    s = summarise(one("F@10"), [8 / 15, 1 / 7], c)
+    s = summary_of(one("F@10"), [8 / 15, 1 / 7], c)
     assert s.of_means == pytest.approx(2 * 0.25 * 0.525 / 0.775, abs=1e-15)
     assert s.micro == pytest.approx(10 / (10 + 4 + 15), abs=1e-15)
 
 
 def test_a_ranked_measure_gets_macro_only():
     m = one("IPrec@0.5")
-    assert summarise(m, [0.5, 0.25, 1.0], None) == Summary(pytest.approx(1.75 / 3))
-    s = summarise(m, [0.5, 0.25, 1.0], Counts([1, 1, 1], [0, 0, 0], [0, 0, 0]))
+    assert summary_of(m, [0.5, 0.25, 1.0], None) == Summary(pytest.approx(1.75 / 3))
+    s = summary_of(m, [0.5, 0.25, 1.0], Counts([1, 1, 1], [0, 0, 0], [0, 0, 0]))
     assert s.micro is None and s.of_means is None
 
 
@@ -219,13 +225,13 @@ def test_a_gmean_measure_is_averaged_geometrically():
         counts=lambda c, m, zd: precision(c, zero_division=zd),
         aggregation="gmean",
     )
-    s = summarise(Measure(d), [0.4, 0.0], SEED_000)
+    s = summary_of(Measure(d), [0.4, 0.0], SEED_000)
     assert s.macro == pytest.approx(0.002, rel=1e-12)  # sqrt(0.4 * 1e-5)
     assert s.micro == pytest.approx(17 / 50, abs=1e-15)
 
 
 def test_summarise_of_no_queries():
-    s = summarise(one("SetP"), np.zeros(0), Counts(np.zeros(0), np.zeros(0), np.zeros(0)))
+    s = summary_of(one("SetP"), np.zeros(0), Counts(np.zeros(0), np.zeros(0), np.zeros(0)))
     assert s.macro == 0.0
     assert s.micro == 0.0
-    assert summarise(one("NumRet"), [], None) == Summary(0.0, 0.0)
+    assert summary_of(one("NumRet"), [], None) == Summary(0.0, 0.0)

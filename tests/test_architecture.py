@@ -3,8 +3,10 @@ inside functions included), no module takes another's private names, and ``impor
 stays light.
 
 The import graph is read from the sources with :mod:`ast`, so an import that only runs in a
-rare branch counts as much as one at the top. Imports under ``if TYPE_CHECKING:`` are left
-out: they never run, and annotations may name what a module's callers define.
+rare branch counts as much as one at the top. Imports under ``if TYPE_CHECKING:`` count for
+the layers and the private names (an annotation naming a higher layer is an arrow back up),
+not for cycles, which they cannot make. No code reads another module's objects' private
+attributes, and every public name imports (issue 25, item 4).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "prfeval"
 
 #: Each top-level package's layer: a module may import its own package or a lower layer.
+#: Packages are named without the leading underscore that marks the internal ones
+#: (``prfeval/_core`` is ``core``), so the table reads the same before and after they moved.
 LAYERS = {
     "core": 0,
     "io": 1,
@@ -33,6 +37,14 @@ LAYERS = {
     "report": 6,
     "cli": 7,
 }
+#: The subpackages users import (besides ``prfeval`` itself): each declares ``__all__``.
+PUBLIC_PACKAGES = ("cli", "spark")
+#: Whether the internal packages carry their leading underscore yet (issue 25, item 4: the
+#: privatize migration gives each internal package's folder one).
+MIGRATED = (PACKAGE / "_core").is_dir()
+#: Private modules other packages still import until the migration makes them public within
+#: their internal package (it renames this one ``arrays``); empty once migrated.
+PENDING = frozenset() if MIGRATED else frozenset({"prfeval.core._arrays"})  # privatize: keep
 
 
 def module_name(path: Path) -> str:
@@ -43,24 +55,29 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
-def _runtime_nodes(tree: ast.AST):
-    """Every node but those under ``if TYPE_CHECKING:``."""
+def _is_type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def _nodes(tree: ast.AST, *, type_checking: bool):
+    """Every node, but those under ``if TYPE_CHECKING:`` unless ``type_checking``."""
     stack = [tree]
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            stack.extend(node.orelse)
+        if not type_checking and _is_type_checking(node):
+            stack.extend(node.orelse)  # type: ignore[attr-defined]
             continue
         yield node
         stack.extend(ast.iter_child_nodes(node))
 
 
-def imports_of(name: str) -> list[tuple[str, list[str]]]:
-    """(imported prfeval module, names taken from it) for each import in module ``name``."""
+def imports_of(name: str, *, type_checking: bool = False) -> list[tuple[str, list[str]]]:
+    """(imported prfeval module, names taken from it) for each import in module ``name``,
+    those under ``if TYPE_CHECKING:`` too when ``type_checking``."""
     tree = ast.parse(MODULES[name].read_text())
     found = []
     package = name if MODULES[name].name == "__init__.py" else name.rpartition(".")[0]
-    for node in _runtime_nodes(tree):
+    for node in _nodes(tree, type_checking=type_checking):
         if isinstance(node, ast.Import):
             found += [(a.name, []) for a in node.names if a.name.startswith("prfeval")]
         elif isinstance(node, ast.ImportFrom):
@@ -78,28 +95,56 @@ def imports_of(name: str) -> list[tuple[str, list[str]]]:
     return [(m, names) for m, names in found if m in MODULES and m != name]
 
 
+#: What runs: the import cycles are read from it.
 GRAPH = {name: imports_of(name) for name in MODULES}
+#: What a module names, annotations under ``if TYPE_CHECKING:`` too: the layers and the
+#: private names are read from it (an annotation naming a higher layer is an arrow back up).
+DECLARED = {name: imports_of(name, type_checking=True) for name in MODULES}
+
+
+def package_of(name: str) -> str | None:
+    """The top-level package of a module, without the underscore of an internal one."""
+    parts = name.split(".")
+    return parts[1].removeprefix("_") if len(parts) > 1 else None
 
 
 def layer(name: str) -> int | None:
-    parts = name.split(".")
-    return LAYERS.get(parts[1]) if len(parts) > 1 else None
+    package = package_of(name)
+    return None if package is None else LAYERS.get(package)
 
 
 def test_every_package_has_a_layer():
     packages = {name.split(".")[1] for name in MODULES if name.count(".") >= 1}
-    loose = {p for p in packages if p not in LAYERS and (PACKAGE / p).is_dir()}
+    loose = {p for p in packages if p.removeprefix("_") not in LAYERS and (PACKAGE / p).is_dir()}
     assert not loose, f"packages without a layer: {sorted(loose)}"
+
+
+def test_internal_packages_are_private_once_migrated():
+    """After the migration every package but the public ones carries a leading underscore,
+    and each public package's modules do; before it, none does (no half-moved tree)."""
+    folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    internal = {p.removeprefix("_") for p in folders} - set(PUBLIC_PACKAGES)
+    want = {f"_{p}" for p in internal} if MIGRATED else internal
+    assert folders - set(PUBLIC_PACKAGES) == want, sorted(folders)
+    if MIGRATED:
+        for package in PUBLIC_PACKAGES:
+            public = [
+                p.name
+                for p in (PACKAGE / package).glob("*.py")
+                if not p.name.startswith("_")
+            ]
+            assert not public, f"prfeval.{package} has public modules: {public}"
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_imports_go_down_the_layers(name):
+    """Imports under ``if TYPE_CHECKING:`` included."""
     own = layer(name)
     if own is None:  # prfeval/__init__ and __main__: the top
         return
-    for target, _ in GRAPH[name]:
+    for target, _ in DECLARED[name]:
         other = layer(target)
-        same_package = target.split(".")[1] == name.split(".")[1]
+        same_package = package_of(target) == package_of(name)
         assert same_package or other is None or other < own, (
             f"{name} (layer {own}) imports {target} (layer {other})"
         )
@@ -127,19 +172,179 @@ def test_no_import_cycles():
             visit(node)
 
 
-def test_no_module_takes_another_modules_private_names():
-    offences = [
-        f"{name} imports {n} from {target}"
-        for name, deps in GRAPH.items()
-        for target, names in deps
-        for n in names
-        if n.startswith("_") and not n.startswith("__")
-    ]
+def _is_private(part: str) -> bool:
+    return part.startswith("_") and not part.startswith("__")
+
+
+def private_owner(dotted: str) -> str | None:
+    """The package a dotted name is private to, the innermost (``None``: public).
+
+    A name with a leading underscore is private to the package or module that holds it:
+    ``prfeval.report._text`` to ``prfeval.report``, ``prfeval.core.ids._order`` to
+    ``prfeval.core.ids``. The underscore of an internal package (``prfeval._core``) and of a
+    public package's module (``prfeval.spark._engine``) says "not for users": they are
+    private to ``prfeval``, so that the CLI may drive the Spark engine's modules."""
+    parts = dotted.split(".")
+    owner = None
+    for i in range(1, len(parts)):
+        if _is_private(parts[i]):
+            opened = i == 1 or (i == 2 and parts[1] in PUBLIC_PACKAGES)
+            owner = parts[0] if opened else ".".join(parts[:i])
+    return owner
+
+
+def _inside(module: str, owner: str) -> bool:
+    return module == owner or module.startswith(owner + ".")
+
+
+def private_imports(name: str) -> list[str]:
+    """The private modules and names that module ``name`` imports from outside their owner."""
+    offences = []
+    for target, names in DECLARED[name]:
+        for dotted in [target, *(f"{target}.{n}" for n in names)]:
+            owner = private_owner(dotted)
+            if owner is None or _inside(name, owner):
+                continue
+            if any(dotted == p or dotted.startswith(p + ".") for p in PENDING):
+                continue
+            offences.append(f"{name} imports {dotted}")
+    return offences
+
+
+def test_no_module_takes_another_packages_private_modules_or_names():
+    """A module imports a private module or name (``_x``) only from within the package or
+    module that holds it; ``if TYPE_CHECKING:`` imports included."""
+    offences = [o for name in sorted(MODULES) for o in private_imports(name)]
     assert not offences, offences
 
 
-def _private(dotted: str) -> bool:
-    return any(part.startswith("_") and not part.startswith("__") for part in dotted.split("."))
+def test_the_private_import_check_finds_offences():
+    """The rule above can fail: a private name of another module, a private module of
+    another package, and a module inside a private module's package (allowed)."""
+    assert private_owner("prfeval.core.ranking._helper") == "prfeval.core.ranking"
+    assert private_owner("prfeval.report._text.render_table") == "prfeval.report"
+    assert private_owner("prfeval._core.ranking.JudgedRanking") == "prfeval"
+    assert private_owner("prfeval.spark._engine") == "prfeval"
+    assert private_owner("prfeval.spark._engine._helper") == "prfeval.spark._engine"
+    assert private_owner("prfeval.cli.main") is None
+    assert not _inside("prfeval.cli.evaluate_cmd", "prfeval.spark")
+    assert _inside("prfeval.report.html", "prfeval.report")
+
+
+def private_attributes_defined(tree: ast.AST) -> set[str]:
+    """The private attributes a module defines: its own private functions and globals, its
+    classes' private members (methods, class attributes, dataclass fields, ``__slots__``),
+    and what it assigns as ``x._name``."""
+    found: set[str] = set()
+    for item in getattr(tree, "body", []):
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(item.name)
+        elif isinstance(item, (ast.Assign, ast.AnnAssign)):
+            targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+            found |= {t.id for t in targets if isinstance(t, ast.Name)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    found.add(item.name)
+                elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                    found.add(item.target.id)
+                elif isinstance(item, ast.Assign):
+                    for t in item.targets:
+                        if isinstance(t, ast.Name):
+                            found.add(t.id)
+                            if t.id == "__slots__" and isinstance(
+                                item.value, (ast.Tuple, ast.List)
+                            ):
+                                found |= {
+                                    e.value
+                                    for e in item.value.elts
+                                    if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                                }
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            found.add(node.attr)
+        elif (
+            isinstance(node, ast.Call)
+            and ast.unparse(node.func) == "object.__setattr__"
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+        ):
+            found.add(str(node.args[1].value))
+    return {name for name in found if _is_private(name)}
+
+
+TREES = {name: ast.parse(path.read_text()) for name, path in MODULES.items()}
+#: Every private attribute a prfeval class or module defines, and the modules defining it.
+OWNERS: dict[str, set[str]] = {}
+for _name, _tree in TREES.items():
+    for _attr in private_attributes_defined(_tree):
+        OWNERS.setdefault(_attr, set()).add(_name)
+
+
+def foreign_private_reads(name: str, tree: ast.AST) -> list[str]:
+    """``x._attr`` in module ``name`` where ``_attr`` is a private attribute that prfeval
+    defines only in other modules (an object's private state, read or written from outside
+    the module of its class). Attributes prfeval never defines (a library's own, such as
+    pyspark's) are not its to guard here."""
+    return [
+        f"{name}:{node.lineno}: {ast.unparse(node)}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and _is_private(node.attr)
+        and node.attr in OWNERS
+        and name not in OWNERS[node.attr]
+    ]
+
+
+def test_no_code_reads_another_objects_private_attributes():
+    offences = [o for name in sorted(TREES) for o in foreign_private_reads(name, TREES[name])]
+    assert not offences, offences
+
+
+def test_the_private_attribute_check_finds_offences():
+    """The check above can fail: ``jr._cache`` read where ``_cache`` is not defined."""
+    owner = ast.parse("class R:\n    _cache: dict\n    def f(self):\n        self._n = 1\n")
+    assert private_attributes_defined(owner) == {"_cache", "_n"}
+    OWNERS.setdefault("_probe_cache", set()).add("prfeval.core.ranking")
+    try:
+        reader = ast.parse("def g(jr):\n    return jr._probe_cache[1]\n")
+        assert foreign_private_reads("prfeval.measures.ranks", reader) == [
+            "prfeval.measures.ranks:2: jr._probe_cache"
+        ]
+        assert foreign_private_reads("prfeval.core.ranking", reader) == []
+    finally:
+        OWNERS.pop("_probe_cache")
+
+
+def test_every_public_name_imports():
+    """Each name of ``prfeval.__all__`` and of each public subpackage's ``__all__`` resolves
+    (the lazy tables point at modules and names that exist)."""
+    import importlib
+
+    for package in ("prfeval", *(f"prfeval.{p}" for p in PUBLIC_PACKAGES)):
+        module = importlib.import_module(package)
+        exported = module.__all__
+        assert exported, package
+        missing = [n for n in exported if getattr(module, n, None) is None]
+        assert not missing, f"{package}: {missing}"
+        assert sorted(set(exported)) == sorted(exported), f"{package}: repeated names"
+
+
+def _test_private(dotted: str) -> bool:
+    """Whether a test may not import ``dotted``: tests are white-box, so the packages the
+    migration made private (``prfeval._core``) and the public packages' modules
+    (``prfeval.spark._engine``) are open to them; a private name within a module, or a
+    module its package keeps private (``report._text``), is not."""
+    parts = dotted.split(".")
+    for i, part in enumerate(parts):
+        if not _is_private(part) or i == 0:
+            continue
+        if i == 1 and part.removeprefix("_") in LAYERS:
+            continue  # an internal package
+        if i == 2 and parts[1] in PUBLIC_PACKAGES and f"{parts[0]}.{parts[1]}.{part}" in MODULES:
+            continue  # a module of a public package
+        return True
+    return False
 
 
 def test_tests_and_bench_reach_into_no_private_module_or_name():
@@ -151,13 +356,13 @@ def test_tests_and_bench_reach_into_no_private_module_or_name():
                 offences += [
                     f"{path.name}: {a.name} from {node.module}"
                     for a in node.names
-                    if _private(f"{node.module}.{a.name}")
+                    if _test_private(f"{node.module}.{a.name}")
                 ]
             elif isinstance(node, ast.Import):
                 offences += [
                     f"{path.name}: {a.name}"
                     for a in node.names
-                    if a.name.startswith("prfeval") and _private(a.name)
+                    if a.name.startswith("prfeval") and _test_private(a.name)
                 ]
     assert not offences, offences
 

@@ -284,7 +284,8 @@ def test_bad_input() -> None:
         compare(qrels, {"A": a})
     with pytest.raises(UsageError, match="baseline"):
         compare(qrels, {"A": a, "B": b}, baseline="C")
-    with pytest.raises(UsageError, match="unknown test"):
+    # checked as every choice is (core.checks.choice), in compare as in gate
+    with pytest.raises(UsageError, match=r"^test must be one of randomization, ttest"):
         compare(qrels, {"A": a, "B": b}, test="sign")  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="mapping"):
         compare(qrels, [a, b])  # type: ignore[arg-type]

@@ -86,7 +86,7 @@ def test_measures_with_the_wrong_judgments_are_usage_errors():
         prfeval.evaluate(str(QUICK / "qrels.test"), str(QUICK / "results.test"), "prefs_simp")
     with pytest.raises(UsageError, match="cannot be computed from preference judgments"):
         prfeval.evaluate(prefs, run, "prefs_simp P@10")
-    with pytest.raises(UsageError, match="max_results is the only option"):
+    with pytest.raises(UsageError, match="max_results and complete are the only options"):
         prfeval.evaluate(prefs, run, "prefs_simp", level=2)
 
 

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prfeval.core.aggregate import Moments, geometric, macro, summarise, summarise_moments
+from prfeval.core.aggregate import Moments, assemble, geometric, macro
+from prfeval.core.partials import Cells, MeasurePartial, Partial
 from prfeval.core.sums import ExactSum
 from prfeval.measures import REGISTRY, parse_measures
 from prfeval.retrieval.kernel import measure_queries
@@ -107,7 +108,7 @@ def _spec(name: str) -> str:
     # trec_eval's preference measures read preference judgments, not qrels (test_prefs.py)
     "name", sorted(n for n, d in REGISTRY.items() if not d.needs_preferences)
 )
-def test_summarise_moments_of_parts_equals_summarise(name):
+def test_assemble_of_parts_equals_whole(name):
     """Every registered measure: its averages reduced from parts are those of the whole."""
     rng = np.random.default_rng(11)
     qrels = {
@@ -125,7 +126,7 @@ def test_summarise_moments_of_parts_equals_summarise(name):
     ranking = align(qrels, run, collection_size=200)
     measured = measure_queries(ranking, measures, collection_size=200)
     values, counts = measured.values[0], measured.counts[0]
-    whole = summarise(m, values, counts)
+    whole = assemble(Partial.of((m,), values, (counts,)))[0]
 
     d = m.definition
     logs = d.aggregation == "gmean"
@@ -140,5 +141,6 @@ def test_summarise_moments_of_parts_equals_summarise(name):
             p = p + Moments.of(precision(counts.select(part)))
             r = r + Moments.of(recall(counts.select(part)))
     pooled = None if counts is None else counts.pooled()
-    reduced = summarise_moments(m, moments, pooled, p, r)
+    cells = None if pooled is None else Cells.of(pooled)
+    reduced = assemble(Partial((m,), (MeasurePartial(moments, cells, p, r),)))[0]
     assert reduced == whole

@@ -147,6 +147,25 @@ SMALL_ARGS: dict[str, list[str]] = {
     "ndcg_grade_twice": ["-m", "ndcg.1=3,1=5"],
     "P_past_2_to_53": ["-m", "P.99999999999999999999"],
     "success_past_32_bits": ["-m", "success.4294967296,5"],
+    "success_past_32_bits_three": ["-m", "success.4294967296,5,1"],
+    "recall_past_32_bits": ["-m", "recall.4294967296,5"],
+    "map_cut_past_32_bits": ["-m", "map_cut.4294967296,5"],
+    "ndcg_cut_past_32_bits": ["-m", "ndcg_cut.4294967296,5"],
+    "P_past_32_bits": ["-m", "P.4294967296,5,3"],
+    "relative_P_past_32_bits": ["-m", "relative_P.4294967296,5"],
+    "ndcg_grade_twice_lower_last": ["-q", "-m", "ndcg.1=5,1=3,2=1"],
+    "ndcg_infinite_gains_per_query": ["-q", "-m", "ndcg.1=inf,2=-inf"],
+    "G_infinite_gain": ["-q", "-m", "G.1=inf"],
+    "relstring_infinite": ["-q", "-m", "relstring.inf"],
+    "iprec_negative_level": ["-q", "-m", "iprec_at_recall.-0.5,0.5"],
+    "Rprec_mult_negative_and_large": ["-q", "-m", "Rprec_mult.-0.5,3"],
+    "set_F_negative_half": ["-q", "-m", "set_F.-0.5"],
+    "utility_three_weights_per_query": ["-q", "-m", "utility.1,2,3", "-m", "map"],
+    # 11pt_avg reads its levels in the order given, assuming them ascending.
+    "11pt_levels_descending": ["-q", "-m", "11pt_avg.1,0.5"],
+    "11pt_levels_unsorted": ["-q", "-m", "11pt_avg.0.3,0.1,0.9,0,0.5"],
+    "11pt_levels_outside_unsorted": ["-q", "-m", "11pt_avg.2,-3"],
+    "11pt_levels_judged_only": ["-q", "-J", "-m", "11pt_avg.0.7,0.2,-1,0.4"],
 }
 #: The same, on the run with a repeated document.
 DUP_ARGS: dict[str, list[str]] = {
@@ -155,6 +174,7 @@ DUP_ARGS: dict[str, list[str]] = {
     "repeat_runid_only": ["-q", "-m", "runid"],
     "repeat_under_M": ["-q", "-M", "12", "-m", "num_ret"],
     "repeat_per_query_judged_only": ["-q", "-J", "-m", "num_ret"],
+    "repeat_after_utility_refused": ["-q", "-m", "utility.1,2,3,4,5"],
 }
 #: On trec_eval's quicktest files.
 QUICK_ARGS: dict[str, list[str]] = {

@@ -20,6 +20,9 @@ JG_ARGS = [
     ["-c", "-m", "qrels_jg"],
     ["-q", "-l", "2", "-m", "map_avgjg", "-m", "P_avgjg.1,3,7", "-m", "Rprec_mult_avgjg.0.5,1,2.5"],
     ["-q", "-Z", "ZSCORES", "-m", "qrels_jg"],
+    # Preference measures alone: trec_eval stops at the first, which cannot read qrels_jg.
+    ["-q", "-m", "prefs_simp", "-m", "prefs_pair"],
+    ["-c", "-m", "prefs_num_prefs_poss"],
 ]
 Z_ARGS = [
     ["-q", "-Z", "ZSCORES", "-m", "all_trec"],

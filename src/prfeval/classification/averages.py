@@ -19,6 +19,7 @@ from prfeval.classification.encoding import EncodedLabels
 from prfeval.classification.labels import Label
 from prfeval.core import aggregate
 from prfeval.core.counts import Counts, balanced_accuracy, f_beta, precision, recall
+from prfeval.core.partials import Partial
 from prfeval.measures import REGISTRY, Measure, MeasureDef
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "overall_balanced_accuracy",
     "per_class",
     "samples_average",
+    "unit_averages",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -62,31 +64,53 @@ def _measure(key: str, c: Counts, beta: float, zd: float) -> FloatArray:
 
 def averages(c: Counts, values: dict[str, FloatArray], beta: float, zd: float
              ) -> dict[str, dict[str, float]]:
-    """micro, macro, weighted (by support) and F of the macro P and R, each by name."""
-    support = c.relevant
-    macro = {m: aggregate.macro(values[m], empty=zd) for m in MEASURES}
+    """micro, macro, weighted (by support) and F of the macro P and R, each by name: the one
+    assembler's averages (:func:`~prfeval.core.aggregate.assemble`) of the classes' partial,
+    each class a unit, 0/0 and no class giving ``zd``."""
+    ms = tuple(Measure(_DEFINITIONS[key], beta=beta) for key in MEASURES)
+    partial = Partial.of(
+        ms, np.vstack([values[key] for key in MEASURES]), (c,) * len(ms),
+        weights=c.relevant, zero_division=zd,
+    )  # fmt: skip
+    summaries = dict(zip(MEASURES, aggregate.assemble(partial, empty=zd, zero_division=zd),
+                         strict=True))
+    macro = {key: s.macro for key, s in summaries.items()}
     return {
-        "micro": {m: float(_measure(m, c.pooled(), beta, zd)[0]) for m in MEASURES},
+        "micro": {key: float(s.micro) for key, s in summaries.items()},  # type: ignore[arg-type]
         "macro": macro,
-        "weighted": {m: aggregate.weighted(values[m], support, empty=zd) for m in MEASURES},
+        "weighted": {key: float(s.weighted) for key, s in summaries.items()},  # type: ignore[arg-type]
         "f_of_means": {
             "precision": macro["precision"],
             "recall": macro["recall"],
-            "f": aggregate.f_of_means(macro["precision"], macro["recall"], beta),
+            "f": float(summaries["f"].of_means),  # type: ignore[arg-type]
         },
     }
+
+
+def unit_averages(values: dict[str, FloatArray], beta: float, empty: float,
+                  weights: npt.ArrayLike | None = None) -> dict[str, aggregate.Summary]:
+    """The averages of per-unit ``values`` of measures of :data:`MEASURES` (or of the
+    registry, by name), without their tables: the one assembler's macro (the mean over the
+    defined units) and, with ``weights``, weighted mean ``sum(v w) / sum(w)`` over the
+    defined units, each by key; ``empty`` where no unit (or no weight) is left."""
+    ms = tuple(Measure(_DEFINITIONS.get(key) or REGISTRY[key], beta=beta) for key in values)
+    partial = Partial.of(ms, np.vstack(list(values.values())), weights=weights)
+    return dict(zip(values, aggregate.assemble(partial, empty=empty), strict=True))
 
 
 def overall_balanced_accuracy(t: Tallies, multilabel: bool) -> float:
     """Single-label: the mean recall over classes that occur in ``y_true`` (scikit-learn's
     ``balanced_accuracy_score``). Multi-label: the mean over labels of (TPR + TNR) / 2, over
-    labels with at least one positive and one negative item."""
+    labels with at least one positive and one negative item. NaN with no such class."""
     c = t.counts()
     defined = c.relevant > 0
     if multilabel:
         defined &= (c.fp + c.require_tn()) > 0
-        return aggregate.macro(balanced_accuracy(c)[defined], empty=math.nan)
-    return aggregate.macro(recall(c)[defined], empty=math.nan)
+        per_label = {"BalancedAccuracy": balanced_accuracy(c)[defined]}
+    else:
+        per_label = {"recall": recall(c)[defined]}
+    (summary,) = unit_averages(per_label, 1.0, math.nan).values()
+    return summary.macro
 
 
 def per_class(labels: tuple[Label, ...], values: dict[str, FloatArray],
@@ -128,9 +152,10 @@ def samples_average(c: Counts, beta: float, zd: float, weights: FloatArray | Non
     per_item = {"precision": precision(c, zero_division=zd),
                 "recall": recall(c, zero_division=zd),
                 "f": f_beta(c, beta, zero_division=zd)}
+    summaries = unit_averages(per_item, beta, zd, weights)
     if weights is None:
-        return {m: aggregate.macro(v, empty=zd) for m, v in per_item.items()}
-    return {m: aggregate.weighted(v, weights, empty=zd) for m, v in per_item.items()}
+        return {m: s.macro for m, s in summaries.items()}
+    return {m: float(s.weighted) for m, s in summaries.items()}  # type: ignore[arg-type]
 
 
 def no_skill_sets(enc: EncodedLabels, beta: float, zd: float,

@@ -464,7 +464,12 @@ def _prf1(c: Counts, zd: float) -> tuple[FloatArray, FloatArray, FloatArray]:
 
 def _nanaverage(values: FloatArray, weights: FloatArray | IntArray | None = None) -> float:
     """scikit-learn's average of per-class values: NaN left out (all NaN or none: NaN),
-    weighted by ``weights`` unless those left sum to 0, then unweighted."""
+    weighted by ``weights`` unless those left sum to 0, then unweighted.
+
+    The report reproduces scikit-learn's text and dict to the bit, so it averages as
+    scikit-learn does (numpy's sum, in class order); the result's own averages come from the
+    one assembler (:func:`~prfeval.core.aggregate.assemble`, exact sums), and the two can
+    differ in the last bit."""
     keep = ~np.isnan(values)
     if not keep.any():
         return math.nan

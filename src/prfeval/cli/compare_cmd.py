@@ -9,6 +9,7 @@ from prfeval.cli.options import comparison_options, evaluation_options, files, o
 from prfeval.cli.output import emit, note, progress_bar
 from prfeval.cli.shared import named_runs, resolve_baseline
 from prfeval.comparison.compare import compare
+from prfeval.comparison.options import ComparisonOptions
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
 from prfeval.report.comparison import FORMATS, format_comparison, notes
@@ -22,30 +23,9 @@ from prfeval.report.comparison import FORMATS, format_comparison, notes
 )
 @click.argument("qrels", metavar="QRELS")
 @click.argument("runs", nargs=-1, required=True, metavar="[NAME=]RUN_A [NAME=]RUN_B [...]")
-@comparison_options(draws=True)
-@click.option(
-    "--missing",
-    type=click.Choice(["zero", "drop"]),
-    default="zero",
-    show_default=True,
-    help="A judged query only some runs answered: score it 0 for the others (as "
-    "trec_eval -c), or leave it out of the comparison.",
-)
+@comparison_options()
 @evaluation_options(
     complete_help="Compare on every judged query, even those no run answered (all score 0)."
-)
-@click.option(
-    "--top",
-    type=click.IntRange(min=0),
-    default=5,
-    show_default=True,
-    help="Queries that moved most to list per run and measure (0: none).",
-)
-@click.option(
-    "--all-pairs",
-    is_flag=True,
-    help="Also compare every pair of runs, correcting over every (pair, measure), and run "
-    "Tukey's HSD per measure over all the runs (Tukey 1949; needs scipy).",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("-q", "--per-query", is_flag=True, help="JSON: include every per-query value.")
@@ -68,16 +48,8 @@ def command(
     runs: tuple[str, ...],
     measures: tuple[str, ...],
     baseline: str | None,
-    test: str,
-    alpha: float,
-    correction: str,
-    permutations: int,
-    n_bootstrap: int,
-    seed: int,
-    missing: str,
+    comparison: ComparisonOptions,
     options: EvalOptions,
-    top: int,
-    all_pairs: bool,
     fmt: str,
     per_query: bool,
     plot_file: str | None,
@@ -106,17 +78,9 @@ def command(
             dict(zip(names, paths, strict=True)),
             list(measures) or None,
             baseline=resolve_baseline(baseline, tuple(paths), names),
-            test=test,  # type: ignore[arg-type]
-            alpha=alpha,
-            correction=correction,  # type: ignore[arg-type]
-            n_permutations=permutations,
-            n_bootstrap=n_bootstrap,
-            seed=seed,
-            missing=missing,  # type: ignore[arg-type]
             options=options,
-            top=top,
-            all_pairs=all_pairs,
             progress=progress,
+            **comparison.keywords(),
         )
     text = format_comparison(result, fmt, per_query=per_query)
     for line in notes(result, fmt):

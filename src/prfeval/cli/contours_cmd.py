@@ -12,6 +12,7 @@ import click
 
 from prfeval.cli.means_cmd import parse_pair
 from prfeval.cli.options import files
+from prfeval.core.checks import beta as check_beta
 from prfeval.core.counts import f_from_pr
 from prfeval.core.errors import UsageError
 from prfeval.core.means import arithmetic_mean, geometric_mean
@@ -35,9 +36,10 @@ def parse_betas(values: tuple[str, ...]) -> list[float]:
                 beta = float(token)
             except ValueError:
                 raise UsageError(f"bad --beta {token!r}: expected a number > 0") from None
-            # `not (0 < beta < inf)` also rejects nan.
-            if not 0.0 < beta < float("inf"):
-                raise UsageError(f"bad --beta {token!r}: beta must be a finite number > 0")
+            try:
+                beta = check_beta(beta, positive=True)
+            except UsageError as error:
+                raise UsageError(f"bad --beta {token!r}: {error}") from None
             if beta not in betas:
                 betas.append(beta)
     return betas or [1.0]

@@ -22,6 +22,7 @@ import click
 from prfeval.cli.options import evaluation_options, files, output_option
 from prfeval.cli.output import emit, note, notes_from_warnings, output_file, progress_bar
 from prfeval.cli.shared import run_names
+from prfeval.core.checks import beta as check_beta
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
 from prfeval.io.blocks import load_judgments
@@ -136,8 +137,7 @@ def command(
       prfeval curve prfeval-demo/qrels.trec prfeval-demo/run.trec --query 2 \
         --recall-at 0.5 --plot q2.png
     """
-    if not (beta >= 0.0 and beta != float("inf")):
-        raise UsageError(f"--beta must be a finite number >= 0, got {beta:g}")
+    check_beta(beta, "--beta")
     levels = _recall_levels(recall_at)
     selected = list(dict.fromkeys(query_ids))
     if plot_path is not None:

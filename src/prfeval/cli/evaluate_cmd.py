@@ -6,8 +6,6 @@ then): the same numbers and the same output, to the last digit.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import click
 
 from prfeval.cli.options import evaluation_options, files, output_option
@@ -51,14 +49,6 @@ ENGINES = ("local", "spark")
     "8 MiB). The run must be grouped by query.",
 )
 @click.option(
-    "--trec-eval-version",
-    type=click.Choice(["9", "10"]),
-    default="9",
-    show_default=True,
-    help="Give trec_eval 10.0's numbers where it differs from 9.0.8 (recall levels rounded, "
-    "scores kept as doubles).",
-)
-@click.option(
     "--engine",
     type=click.Choice(ENGINES),
     default="local",
@@ -82,7 +72,6 @@ def command(
     options: EvalOptions,
     bounds: bool,
     stream: bool | None,
-    trec_eval_version: str,
     engine: str,
     spark_master: str | None,
     fmt: str,
@@ -90,7 +79,6 @@ def command(
 ) -> None:
     """Evaluate RUN (TREC run, CSV/TSV/JSONL/Parquet, or - for stdin) against QRELS."""
     asked = list(measures) or None
-    options = replace(options, trec_eval_version=int(trec_eval_version))
     if engine == "spark":
         result = _on_spark(qrels, run, asked, per_query, options, bounds, stream, spark_master)
     else:

@@ -8,14 +8,14 @@ stderr), as every command.
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 
 import click
 
-from prfeval.cli.options import evaluation_options, files, output_option, paired_test_options
+from prfeval.cli.options import comparison_flags, evaluation_options, files, output_option
 from prfeval.cli.output import emit, note, notes_from_warnings
 from prfeval.cli.shared import named_runs
 from prfeval.comparison.gate import DEFAULT_MAX_DROP, gate
+from prfeval.comparison.options import ComparisonOptions
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
 from prfeval.report.gate import FORMATS, format_gate, notes
@@ -79,30 +79,22 @@ def _sides(baseline: str, candidate: str) -> tuple[tuple[str, str], tuple[str, s
     help="Also fail when the candidate's mean of MEASURE is below VALUE, whatever the "
     "baseline. Repeatable.",
 )
-@paired_test_options(
-    alpha=None,
-    alpha_help="Fail a drop over budget only where the paired test finds it significant: "
-    "p adj. <= ALPHA.  [default: none, every drop over budget fails]",
-    family="every gated measure",
-    intervals=False,
-)
-@click.option(
-    "--top",
-    type=click.IntRange(min=0),
-    default=5,
-    show_default=True,
-    help="Queries that regressed most to list per failing measure (0: none).",
+@comparison_flags(
+    "test", "alpha", "correction", "seed", "n_permutations", "n_bootstrap", "top",
+    help={
+        "alpha": "Fail a drop over budget only where the paired test finds it significant: "
+        "p adj. <= ALPHA.  [default: none, every drop over budget fails]",
+        "correction": "Correction for many tests (every gated measure).",
+        "seed": "Seed of the random draws (same seed, same p-values).",
+        "n_bootstrap": "Resamples of the bootstrap test.",
+        "top": "Queries that regressed most to list per failing measure (0: none).",
+    },
+    defaults={"alpha": None},
+    own=("alpha",),
 )
 @evaluation_options(
     complete_help="Compare on every judged query of the query set, even those neither side "
     "answered (they score as empty rankings)."
-)
-@click.option(
-    "--trec-eval-version",
-    type=click.Choice(["9", "10"]),
-    default="9",
-    show_default=True,
-    help="Give trec_eval 10.0's numbers where it differs from 9.0.8, as evaluate does.",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @output_option
@@ -114,14 +106,8 @@ def command(
     max_drops: tuple[str, ...],
     minimums: tuple[str, ...],
     alpha: float | None,
-    test: str,
-    correction: str,
-    permutations: int,
-    n_bootstrap: int,
-    seed: int,
-    top: int,
+    comparison: ComparisonOptions,
     options: EvalOptions,
-    trec_eval_version: str,
     fmt: str,
     output: str | None,
 ) -> None:
@@ -139,7 +125,6 @@ def command(
     """
     budgets = _pairs("--max-drop", max_drops, "R@10=0.02")
     floors = _pairs("--min", minimums, "R@10=0.5")
-    options = replace(options, trec_eval_version=int(trec_eval_version))
     names, (baseline, candidate) = _sides(baseline, candidate)
     with notes_from_warnings():
         result = gate(
@@ -150,12 +135,7 @@ def command(
             max_drop=budgets,
             minimum=floors,  # type: ignore[arg-type]
             alpha=alpha,
-            test=test,  # type: ignore[arg-type]
-            correction=correction,  # type: ignore[arg-type]
-            n_permutations=permutations,
-            n_bootstrap=n_bootstrap,
-            seed=seed,
-            top=top,
+            comparison=comparison,
             names=names,
             options=options,
         )

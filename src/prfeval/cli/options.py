@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import click
@@ -13,29 +14,18 @@ import click
 from prfeval.cli.shared import run_path
 from prfeval.core.errors import UsageError
 from prfeval.core.ids import counted
-from prfeval.core.options import (
-    DUPLICATES,
-    INPUT_FORMATS,
-    ORDERS,
-    QRELS_COLUMN_KEYS,
-    RUN_COLUMN_KEYS,
-    UNJUDGED_RULES,
-    EvalOptions,
-    column_map,
-)
+from prfeval.core.option_table import Option
+from prfeval.core.options import EVAL_OPTIONS, EvalOptions
 from prfeval.io.queries import read_query_ids
 
 __all__ = [
-    "collection_size_option",
+    "click_option",
+    "comparison_flags",
     "comparison_options",
     "evaluation_options",
     "files",
-    "input_options",
-    "level_option",
+    "option_values",
     "output_option",
-    "paired_test_options",
-    "query_set_options",
-    "ranking_options",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -50,10 +40,11 @@ def _stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
     return apply
 
 
-def comparison_options(*, draws: bool = False) -> Callable[[F], F]:
+def comparison_options(*names: str) -> Callable[[F], F]:
     """The options of a comparison of runs, as compare and report take them: the measures,
-    the baseline, and the paired tests (:func:`paired_test_options`; with ``draws``, their
-    numbers of draws too)."""
+    the baseline, and the flags of :data:`~prfeval.comparison.options.COMPARISON_OPTIONS`
+    named (all of them by default), handed to the command as one ``comparison`` argument
+    (:func:`comparison_flags`)."""
     from prfeval.comparison.compare import COMPARE_MEASURES
 
     return _stack(
@@ -72,82 +63,52 @@ def comparison_options(*, draws: bool = False) -> Callable[[F], F]:
             help="The run the others are compared with (its name, or its file name). "
             "Default: the first.",
         ),
-        paired_test_options(draws=draws),
+        comparison_flags(*names),
     )
 
 
-def paired_test_options(
-    *,
-    alpha: float | None = 0.05,
-    alpha_help: str = "Significance level after correction; intervals are at 1 - alpha.",
-    family: str = "every run and measure",
-    intervals: bool = True,
-    draws: bool = True,
+def comparison_flags(
+    *names: str,
+    help: Mapping[str, str] | None = None,
+    defaults: Mapping[str, Any] | None = None,
+    own: tuple[str, ...] = (),
 ) -> Callable[[F], F]:
-    """The paired tests' options, as compare runs the tests and gate reuses them: --test,
-    --alpha, --correction, --seed and (with ``draws``) --permutations and --bootstrap.
+    """The flags of the comparison options ``names`` (every one of
+    :data:`~prfeval.comparison.options.COMPARISON_OPTIONS` by default), in the table's
+    order, handed to the command as one ``comparison``
+    (:class:`~prfeval.comparison.options.ComparisonOptions`; an option without a flag here
+    keeps its default).
 
-    Names, types and defaults are the same in every command, so that one set of flags gives
-    one set of p-values. What differs is said by the arguments: ``alpha`` and ``alpha_help``
-    (compare's level of significance; gate's is optional), ``family`` (what the correction
-    counts as its tests) and ``intervals`` (whether the command reports bootstrap intervals,
-    which the seed and the resamples then also decide).
+    Names, types, checks and defaults are the table's in every command, so that one set of
+    flags gives one set of p-values. What a command means differently is said here:
+    ``help`` replaces an option's help (gate's correction family, its bootstrap's use),
+    ``defaults`` its flag's default, and the options in ``own`` are handed to the command
+    as arguments of their own rather than in ``comparison`` (gate's optional ``alpha``).
     """
-    from prfeval.comparison.stats import CORRECTIONS, TESTS
+    from prfeval.comparison.options import COMPARISON_OPTIONS, ComparisonOptions
 
-    decorators = [
-        click.option(
-            "--test",
-            type=click.Choice(TESTS),
-            default="randomization",
-            show_default=True,
-            help="Paired two-sided test: Fisher randomization, t-test, bootstrap or Wilcoxon.",
-        ),
-        # show_default shows no None: a command without a default level says so in its help.
-        click.option(
-            "--alpha",
-            type=click.FloatRange(0, 1, min_open=True, max_open=True),
-            default=alpha,
-            show_default=True,
-            help=alpha_help,
-        ),
-        click.option(
-            "--correction",
-            type=click.Choice(CORRECTIONS),
-            default="holm",
-            show_default=True,
-            help=f"Correction for many tests ({family}).",
-        ),
-        click.option(
-            "--seed",
-            type=click.IntRange(min=0),
-            default=0,
-            show_default=True,
-            help="Seed of the random draws (same seed, same p-values"
-            + (" and intervals)." if intervals else ")."),
-        ),
-    ]
-    if draws:
-        decorators += [
-            click.option(
-                "--permutations",
-                type=click.IntRange(min=1),
-                default=10_000,
-                show_default=True,
-                help="Random sign flips of the randomization test.",
-            ),
-            click.option(
-                "--bootstrap",
-                "n_bootstrap",
-                type=click.IntRange(min=1),
-                default=10_000,
-                show_default=True,
-                help="Bootstrap resamples for the confidence intervals."
-                if intervals
-                else "Resamples of the bootstrap test.",
-            ),
-        ]
-    return _stack(*decorators)
+    chosen = set(names) if names else {o.name for o in COMPARISON_OPTIONS}
+    unknown = sorted(chosen - {o.name for o in COMPARISON_OPTIONS})
+    if unknown:
+        raise ValueError(f"not comparison options: {', '.join(unknown)}")
+    table = tuple(o for o in COMPARISON_OPTIONS if o.name in chosen)
+    helps, given_defaults = dict(help or {}), dict(defaults or {})
+    declared = []
+    for o in table:
+        if o.name in given_defaults and o.flag is not None:
+            o = replace(o, flag=replace(o.flag, default=given_defaults[o.name]))
+        declared.append(click_option(o, help=helps.get(o.name)))
+    pooled = tuple(o for o in table if o.name not in own)
+
+    def apply(function: F) -> F:
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            kwargs["comparison"] = ComparisonOptions(**option_values(pooled, kwargs))
+            return function(*args, **kwargs)
+
+        return _stack(*declared)(wrapper)  # type: ignore[return-value]
+
+    return apply
 
 
 #: -o FILE: the result written through prfeval.io.atomic (a regular file replaced only when
@@ -253,74 +214,6 @@ def files(
 
     return wrap
 
-#: -N: the collection size, for TN and the measures built on it.
-collection_size_option = click.option(
-    "-N",
-    "--collection-size",
-    type=int,
-    default=None,
-    help="Documents in the collection (needed for TN, Fallout, Accuracy, ...).",
-)
-
-level_option = click.option(
-    "-l",
-    "--level",
-    type=int,
-    default=1,
-    show_default=True,
-    help="Minimum grade that counts as relevant, >= 0 (0: judged non-relevant documents "
-    "count too, as trec_eval -l0). Negative grades are never relevant.",
-)
-
-#: How a run becomes rankings: -M, -J, --order, --duplicates (as trec_eval where it has them).
-ranking_options = _stack(
-    click.option(
-        "-M",
-        "--max-results",
-        type=click.IntRange(min=0),
-        default=None,
-        help="Keep the top N of each ranking (trec_eval -M).",
-    ),
-    click.option(
-        "-J",
-        "--judged-only",
-        is_flag=True,
-        help="Drop unjudged documents before measuring (trec_eval -J; --unjudged drop).",
-    ),
-    click.option(
-        "--order",
-        type=click.Choice(ORDERS),
-        default=None,
-        help="Rank by score (default; ties by doc id descending, as trec_eval), by the "
-        "rank column, or in file order.",
-    ),
-    click.option(
-        "--duplicates",
-        type=click.Choice(DUPLICATES),
-        default="keep",
-        show_default=True,
-        help="A doc repeated in one ranking: keep (takes a place, counts once), first, or error.",
-    ),
-)
-
-#: --queries FILE and --exclude-queries FILE: a development or held-out query set.
-query_set_options = _stack(
-    click.option(
-        "--queries",
-        "queries_file",
-        default=None,
-        metavar="FILE",
-        help="Evaluate only the query ids listed in FILE (one per line).",
-    ),
-    click.option(
-        "--exclude-queries",
-        "exclude_file",
-        default=None,
-        metavar="FILE",
-        help="Leave out the query ids listed in FILE.",
-    ),
-)
-
 
 def _query_set_name(
     include_file: str | None,
@@ -337,124 +230,83 @@ def _query_set_name(
     return ", ".join(parts) or None
 
 
-#: The unjudged rule: --unjudged RULE, --unjudged-grade N (and -J, its trec_eval spelling).
-unjudged_options = _stack(
-    click.option(
-        "--unjudged",
-        type=click.Choice(UNJUDGED_RULES),
-        default=None,
-        help="An unjudged retrieved document counts as nonrelevant (default, as trec_eval), "
-        "relevant (at --unjudged-grade; the relevant count grows by those documents), or is "
-        "dropped before measuring (-J).",
-    ),
-    click.option(
-        "--unjudged-grade",
-        type=int,
-        default=None,
-        metavar="G",
-        help="The grade of an unjudged document taken as relevant.  [default: the level]",
-    ),
-)
+def click_option(option: Option, *, help: str | None = None) -> Callable[[F], F]:
+    """The click option of one declared option, from its :class:`Flag`: the spellings,
+    type, default, metavar and help declared there (``help`` replaces the declared help,
+    for a command whose meaning of it is its own)."""
+    flag = option.flag
+    if flag is None:
+        raise ValueError(f"{option.name} has no command-line flag")
+    decls = (*flag.decls, flag.dest or option.name)
+    kwargs: dict[str, Any] = {"help": flag.help if help is None else help}
+    if flag.kind == "flag":
+        kwargs["is_flag"] = True
+    else:
+        kwargs["default"] = flag.default
+        if flag.kind == "choice":
+            kwargs["type"] = click.Choice(flag.choices)
+        elif flag.kind in ("int", "float"):
+            bounded = flag.minimum is not None or flag.maximum is not None
+            if not bounded:
+                kwargs["type"] = int if flag.kind == "int" else float
+            else:
+                kind = click.IntRange if flag.kind == "int" else click.FloatRange
+                open_ = {"min_open": True, "max_open": True} if flag.open_bounds else {}
+                kwargs["type"] = kind(flag.minimum, flag.maximum, **open_)  # type: ignore[arg-type]
+    if flag.show_default:
+        kwargs["show_default"] = True
+    if flag.metavar is not None:
+        kwargs["metavar"] = flag.metavar
+    return click.option(*decls, **kwargs)
 
 
-#: How the judgments and runs are read: --qrels-format, --run-format, --qrels-columns,
-#: --run-columns, --qrels-duplicates.
-input_options = _stack(
-    click.option(
-        "--qrels-format",
-        type=click.Choice(["auto", *INPUT_FORMATS]),
-        default="auto",
-        show_default=True,
-        help="Read QRELS as this format. auto: by the file name's extension and first line "
-        "(a CSV, TSV or JSON header, a JSON document, MS MARCO's columns, or TREC), as "
-        "standard input is read. ndeval: judgments per subtopic, query subtopic doc grade "
-        "(for the diversity measures).",
-    ),
-    click.option(
-        "--run-format",
-        type=click.Choice(["auto", *INPUT_FORMATS]),
-        default="auto",
-        show_default=True,
-        help="Read each RUN as this format (auto: as --qrels-format).",
-    ),
-    click.option(
-        "--qrels-columns",
-        default=None,
-        metavar="KEY=NAME,...",
-        help="Which QRELS columns hold what, KEY one of "
-        f"{', '.join(QRELS_COLUMN_KEYS)}, e.g. doc_id=positive_ctxs (a list column: every "
-        "listed id relevant). Default: by name (qid, docid, grade, ...).",
-    ),
-    click.option(
-        "--run-columns",
-        default=None,
-        metavar="KEY=NAME,...",
-        help=f"Which RUN columns hold what, KEY one of {', '.join(RUN_COLUMN_KEYS)}, e.g. "
-        "query_id=question_id,doc_id=ctxs (a list column is a ranking, in list order "
-        "unless scores are given).",
-    ),
-    click.option(
-        "--qrels-duplicates",
-        type=click.Choice(["error", "max", "last"]),
-        default="error",
-        show_default=True,
-        help="A judgment repeated for one query and document: an error (as trec_eval), or "
-        "count it once with its highest grade (max) or its last one (last). The number of "
-        "repeats is always reported.",
-    ),
-)
+def option_values(table: tuple[Option, ...], params: dict[str, Any]) -> dict[str, Any]:
+    """The options given on the command line, by name, taken out of ``params`` (a command's
+    keyword arguments): each flag's value converted as its :class:`Flag` says; a flag left
+    unset (``None``) leaves the option its default. A file of query ids is read, and the
+    query set named after the files."""
+    values: dict[str, Any] = {}
+    files: dict[str, tuple[str, list[str]]] = {}
+    for o in table:
+        if o.flag is None:
+            continue
+        given = params.pop(o.flag.dest or o.name)
+        if o.flag.kind == "ids-file":
+            if given:
+                ids = read_query_ids(given)
+                files[o.name] = (given, ids)
+                values[o.name] = ids
+            continue
+        if o.flag.convert is not None and given is not None:
+            given = o.flag.convert(given)
+        if given is not None:
+            values[o.name] = given
+    if files:
+        include = files.get("queries", (None, None))
+        exclude = files.get("exclude_queries", (None, None))
+        values["query_set"] = _query_set_name(*include, *exclude)
+    return values
 
 
 def evaluation_options(*, complete_help: str) -> Callable[[F], F]:
-    """Every option of :class:`~prfeval.core.options.EvalOptions`, declared once, handed to
+    """Every flag of :class:`~prfeval.core.options.EvalOptions`, one per entry of
+    :data:`~prfeval.core.options.EVAL_OPTIONS` that has one, in the table's order, handed to
     the command as one ``options`` argument (the query files read, -J turned into its rule).
+    ``complete_help`` is what -c means to the command.
     """
 
     def apply(function: F) -> F:
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            include_file = kwargs.pop("queries_file")
-            exclude_file = kwargs.pop("exclude_file")
-            include = read_query_ids(include_file) if include_file else None
-            exclude = read_query_ids(exclude_file) if exclude_file else None
-            judged_only = kwargs.pop("judged_only")
-            rule = kwargs.pop("unjudged")
-            if judged_only and rule not in (None, "drop"):
-                raise UsageError(f"-J drops unjudged documents; it contradicts --unjudged {rule}")
-            kwargs["options"] = EvalOptions(
-                level=kwargs.pop("level"),
-                complete=kwargs.pop("complete"),
-                collection_size=kwargs.pop("collection_size"),
-                max_results=kwargs.pop("max_results"),
-                order=kwargs.pop("order"),
-                duplicates=kwargs.pop("duplicates"),
-                unjudged="drop" if judged_only else (rule or "nonrelevant"),
-                unjudged_grade=kwargs.pop("unjudged_grade"),
-                queries=include,
-                exclude_queries=exclude,
-                query_set=_query_set_name(include_file, include, exclude_file, exclude),
-                qrels_duplicates=kwargs.pop("qrels_duplicates"),
-                qrels_columns=column_map(
-                    "--qrels-columns", kwargs.pop("qrels_columns"), QRELS_COLUMN_KEYS
-                ),
-                run_columns=column_map("--run-columns", kwargs.pop("run_columns"), RUN_COLUMN_KEYS),
-                **{
-                    name: None if kwargs[name] == "auto" else kwargs[name]
-                    for name in ("qrels_format", "run_format")
-                },
-            )
-            for name in ("qrels_format", "run_format"):
-                del kwargs[name]
+            kwargs["options"] = EvalOptions(**option_values(EVAL_OPTIONS, kwargs))
             return function(*args, **kwargs)
 
         decorated = _stack(
-            level_option,
-            ranking_options,
-            unjudged_options,
-            query_set_options,
-            click.option("-c", "--complete", is_flag=True, help=complete_help),
-            collection_size_option,
-            input_options,
+            *(
+                click_option(o, help=complete_help if o.name == "complete" else None)
+                for o in EVAL_OPTIONS
+                if o.flag is not None
+            )
         )(wrapper)
         return decorated  # type: ignore[return-value]
 

@@ -9,8 +9,11 @@ prints. ``--trec-eval-version 10`` gives trec_eval 10.0's numbers where it diffe
 Measure parameters are read as trec_eval reads them: split on every ``,``, each item read
 with C's ``atol`` (cutoffs: ``P.5.5`` is ``P_5``, an empty item 0, which is refused) or
 ``atof`` (levels and numbers), cutoffs sorted; a measure or a set that takes no parameters
-ignores them (``map.5``, ``official.5``). ``-N`` is taken as given, even below the documents
-judged (utility's N), and ``-m yaap``, outside ``all_trec``, is computed.
+ignores them (``map.5``, ``official.5``); values that have no meaning are computed with as
+trec_eval computes (levels outside [0, 1], a negative ``set_F.x``, infinite gains, cutoffs
+up to LONG_MAX in its sort's order: ``Registry.parse_trec``'s ``as_trec_eval``). ``-N`` is
+taken as given, even below the documents judged (utility's N), and ``-m yaap``, outside
+``all_trec``, is computed.
 
 It stops as trec_eval 9.0.8 stops, with its exit status and its words on stderr:
 
@@ -27,7 +30,9 @@ status  when
 4       a document repeated in the top ``-M`` of a query's results, or a judgment
         repeated for a query with results (``trec_eval.form_res_qrels: duplicate docs
         d`` -- no newline, as trec_eval -- then ``trec_eval: Can't calculate measure
-        'num_ret'``); the queries before it in byte order have been printed with ``-q``
+        'num_ret'``); the queries before it in byte order have been printed with ``-q``;
+        parameters it refuses only when it computes its first query (``utility`` without
+        four weights: ``trec_eval.calc_utility: improper number of coefficients``)
 7       no query has both results and judgments
 255     a ``-Z`` file it cannot read (``trec_eval.get_zscores: Malformed line 3``)
 ======  ==============================================================================
@@ -48,11 +53,13 @@ import sys
 import warnings
 from dataclasses import dataclass, field, replace
 from functools import cache, partial
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from prfeval.cli.trec_eval_prefs import PREFS_FORMATS, run_prefs
 from prfeval.core.checks import MAX_INTEGER
 from prfeval.core.errors import InputFormatError, OutputError, PrfevalError, UsageError
+from prfeval.core.registry import TrecEvalRefusal, trec_cutoff_order
 from prfeval.io.c_numbers import atof, atol
 from prfeval.io.source import check_one_stdin
 from prfeval.io.trec_eval_text import TrecEvalUnreadable, read_trec_eval_inputs
@@ -293,13 +300,20 @@ def check_measure_names(asked: list[tuple[str, str | None]], version: int = 9) -
 
 
 def measure_entries(
-    asked: list[tuple[str, str | None]], version: int = 9
+    asked: list[tuple[str, str | None]],
+    version: int = 9,
+    refused: list[tuple[TrecName, str]] | None = None,
 ) -> list[tuple[Measure, TrecName]]:
     """The measures trec_eval computes for ``-m`` arguments, in the order it prints them.
 
     Each ``-m`` marks a measure or a set of them (official, set, all_trec); the first ``-m``
     of a measure that gives parameters fixes them, as in trec_eval. No ``-m`` at all is
     ``official``. The order is trec_eval's table, which the registry's entries declare.
+    Parameters are read as trec_eval reads them (``as_trec_eval``). A measure whose
+    parameters trec_eval takes but refuses when it computes the first query
+    (:class:`~prfeval.core.registry.TrecEvalRefusal`) is left out and added to ``refused``
+    with trec_eval's words, for the caller to stop where trec_eval stops; without
+    ``refused``, it stops here (status 4).
     """
     r = TREC_REGISTRY
     table, sets = (r.trec_table, r.trec_sets) if version < 10 else (r.trec_table_10, r.trec_sets_10)
@@ -325,7 +339,16 @@ def measure_entries(
                 raise TypeError(f"trec_eval's {name} has no registry entry")
             raw = params.get(name)
             text = trec_eval_params(found[0], raw)
-            for m in TREC_REGISTRY.parse_trec(name, text):
+            try:
+                measures = TREC_REGISTRY.parse_trec(name, text, as_trec_eval=True)
+            except TrecEvalRefusal as refusal:
+                if refused is None:
+                    raise TrecEvalStop(
+                        f"{refusal.words}trec_eval: Can't calculate measure '{name}'\n", 4
+                    ) from None
+                refused.append((found[0], refusal.words))
+                continue
+            for m in measures:
                 if text is not None and found[0].param in ("values", "beta_squared", "gains"):
                     # trec_eval names these by the text as typed: utility_2,-1,0,0
                     m = replace(m, label=f"{name}_{raw}", printed=f"{name}_{raw}")
@@ -344,6 +367,20 @@ def with_collection_size(
         (replace(m, values=tuple((k, n if k == "docs" else v) for k, v in m.values)), t)
         if "docs" in m.definition.params
         else (m, t)
+        for m, t in entries
+    ]
+
+
+def with_level(
+    entries: list[tuple[Measure, TrecName]], level: int
+) -> list[tuple[Measure, TrecName]]:
+    """trec_eval's ``-l`` below 0 given to each measure as its relevance level, unchecked:
+    ``prfeval evaluate`` refuses such a level, trec_eval reads it (each measure as its
+    definition's ``below_zero`` says). A level of 0 or more is the evaluation's own."""
+    if level >= 0:
+        return entries
+    return [
+        (replace(m, rel=level), t) if "rel" in m.definition.params else (m, t)
         for m, t in entries
     ]
 
@@ -368,12 +405,15 @@ def trec_eval_params(t: TrecName, raw: str | None) -> str | None:
         )
 
     if t.param == "cutoffs":
-        ks = sorted(atol(v) for v in items)
+        given = [atol(v) for v in items]
+        # Checked in the order trec_eval's qsort leaves them (which the parser sorts them
+        # into again): the first must be above 0, and no two neighbours equal.
+        ks = trec_cutoff_order(given)
         if ks[0] <= 0:
             raise refuse("Negative cutoff detected")
-        if len(set(ks)) < len(ks):
+        if any(a == b for a, b in pairwise(ks)):
             raise refuse("duplicate cutoffs detected")
-        return ",".join(str(k) for k in ks)
+        return ",".join(str(k) for k in given)
     if t.param == "gains":
         if not _pairs_shaped(raw):
             raise refuse(f"malformed pair parameters in '{raw}'")
@@ -471,7 +511,9 @@ def _run(argv: list[str]) -> int:
     if args.rel_format == "qrels_jg":
         from prfeval.cli.trec_eval_jg import run_jg
 
-        return run_jg(args, lambda: measure_entries(args.measures, args.version))
+        return run_jg(
+            args, lambda: with_level(measure_entries(args.measures, args.version), args.level)
+        )
     _refuse_empty(qrels_path, "get_qrels: Cannot read qrels file")
     _refuse_empty(run_path, "get_results: Cannot read results file")
     try:
@@ -481,7 +523,8 @@ def _run(argv: list[str]) -> int:
     # trec_eval reads its measures' parameters after its files (and -Z's): their errors
     # come last.
     zscores = _read_zscores(args.zscores) if args.zscores is not None else None
-    entries = with_collection_size(measure_entries(args.measures, args.version),
+    refused: list[tuple[TrecName, str]] = []
+    entries = with_collection_size(measure_entries(args.measures, args.version, refused),
                                    args.collection_size)
     try:
         result, num_rel_all = _evaluate(inputs.qrels, inputs.run, entries, args)
@@ -517,7 +560,9 @@ def _run(argv: list[str]) -> int:
     wrong = wrong_format_stop(entries, args.rel_format)  # judgment-group measures, qrels
     if wrong is not None:
         raise TrecEvalStop(wrong, 4)
-    _stop_where_trec_eval_stops(qrels, run, result, entries, args, evaluated[0], zscores)
+    _stop_where_trec_eval_stops(
+        qrels, run, result, entries, args, evaluated[0], zscores, refused
+    )
     if args.complete and result.accounting.repeated_judgments:
         num_rel_all = _judgments_above_zero(qrels)  # trec_eval counts every line
     blocks = trec_eval_blocks if zscores is None else partial(zscore_blocks, zscores=zscores)
@@ -568,7 +613,8 @@ def _evaluate(
 ) -> tuple[Evaluation, float | None]:
     """Every query's values, and with ``-c`` the summary's num_rel."""
     # Preference measures read no qrels: trec_eval stops at them (wrong_format_stop).
-    measures = [m for m, _ in entries if not m.definition.needs_preferences]
+    measures = [m for m, _ in with_level(entries, args.level)
+                if not m.definition.needs_preferences]
     # Each query's judgments with a grade of 0 or more (see _stop_where_trec_eval_stops), and
     # with -c the summary's num_rel, which trec_eval recounts as the grades above 0 over every
     # judged query, whatever -l says: hidden measures beside the ones asked.
@@ -581,7 +627,7 @@ def _evaluate(
             qrels,
             run,
             measures + extra,
-            level=args.level,
+            level=max(args.level, 0),  # a level below 0 is each measure's (with_level)
             complete=args.complete,
             judged_only=args.judged_only,
             max_results=args.max_results,
@@ -611,6 +657,7 @@ def _stop_where_trec_eval_stops(
     args: TrecEvalArgs,
     first: int,
     zscores: ZScores | None = None,
+    refused: list[tuple[TrecName, str]] | None = None,
 ) -> None:
     """Stop as trec_eval 9.0.8 stops (status 4) at a repeated document or judgment, or at a
     first query judged only with negative grades, if it does.
@@ -625,11 +672,17 @@ def _stop_where_trec_eval_stops(
     results) changes nothing. It also stops, saying only which measure it was computing,
     when the first query it evaluates has no judgment with a grade of 0 or more (it finds
     no room for the counts of its grades); at a later such query it does not. ``first``
-    is that query (an index into ``result.query_ids``).
+    is that query (an index into ``result.query_ids``). A measure in ``refused`` (its
+    parameters refused when computed) stops it at that first query, with its words, unless
+    a repeat or the grades stop it there first: the refused measure joins the query too.
     """
-    joined = next((t.name for _, t in entries if t.joins), None)
-    if joined is None:
+    joining = sorted(
+        [(t.place or 0.0, t.name) for _, t in entries if t.joins]
+        + [(t.place or 0.0, t.name) for t, _ in refused or ()]
+    )
+    if not joining:
         return  # runid and num_q alone: trec_eval never joins a ranking with its judgments
+    joined = joining[0][1]
     accounting = result.accounting
     stop = None
     if accounting.duplicates or accounting.repeated_judgments:
@@ -637,6 +690,11 @@ def _stop_where_trec_eval_stops(
     graded = result.values[result.labels.index(str(_judged_at(0)))]
     if graded[first] == 0 and (stop is None or stop[0] != result.query_ids[first]):
         stop = (result.query_ids[first], "")
+    if refused and (stop is None or stop[0] != result.query_ids[first]):
+        # trec_eval computes the measures of its first query in table order, and stops at
+        # the first refused one: nothing has been printed yet.
+        t, words = min(refused, key=lambda item: item[0].place or 0.0)
+        raise TrecEvalStop(f"{words}trec_eval: Can't calculate measure '{t.name}'\n", 4)
     if stop is None:
         return
     query, message = stop

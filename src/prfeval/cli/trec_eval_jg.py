@@ -90,14 +90,17 @@ def run_jg(args: Any, measure_entries: Callable[[], list[tuple[Measure, TrecName
         except ZScoresUnreadable as exc:
             return _stop(exc.message, 255)
     entries = measure_entries()
+    # Preference measures read no qrels: trec_eval stops at them (wrong_format_stop), after
+    # finding the queries to evaluate, which a hidden count of judgments finds when no other
+    # measure is asked.
+    measures = [m for m, _ in entries if not m.definition.needs_preferences]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = evaluate_judgment_groups(
             groups,
             inputs.run,
-            # preference measures read no qrels: trec_eval stops at them (wrong_format_stop)
-            [m for m, _ in entries if not m.definition.needs_preferences],
-            level=args.level,
+            measures or [_judgment_count()],
+            level=max(args.level, 0),  # a level below 0 is each measure's (with_level)
             complete=args.complete,
             judged_only=args.judged_only,
             max_results=args.max_results,
@@ -140,6 +143,15 @@ def run_jg(args: Any, measure_entries: Callable[[], list[tuple[Measure, TrecName
         _write(text, inputs.codec)
     sys.stdout.flush()
     return 0
+
+
+def _judgment_count() -> Measure:
+    """The per-query count of relevant judgments (trec_eval's num_rel, found by what its
+    entry declares): measured when the command asks for nothing the judgments can give."""
+    from prfeval.measures import TREC_REGISTRY
+
+    d = next(d for t, d in TREC_REGISTRY.trec_entries() if t.summary_value == "judged_relevant")
+    return TREC_REGISTRY.build(d, "", {})
 
 
 def _emit(result: Any, entries: Any, zscores: Any, options: dict[str, Any], *, summary: bool):

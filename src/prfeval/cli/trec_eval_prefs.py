@@ -50,7 +50,8 @@ def _asked(measures: list[tuple[str, str | None]]) -> list[str]:
 def run_prefs(args: Any, rel_format: str) -> int:
     """Evaluate ``args.files`` (preferences, run) as trec_eval does with ``-R rel_format``;
     rows to stdout, and the exit status returned."""
-    from prfeval.core.aggregate import trec_eval_average
+    from prfeval.core.aggregate import assemble
+    from prfeval.core.partials import Partial
     from prfeval.io.load import load_run
     from prfeval.io.prefs import read_preferences
     from prfeval.measures import TREC_REGISTRY
@@ -72,23 +73,31 @@ def run_prefs(args: Any, rel_format: str) -> int:
     run = load_run(run_path, ranks=False)
     entries = [found for n in names if (found := TREC_REGISTRY.trec_name(n)) is not None]
     shown = [(t.name, d) for t, d in entries if d.needs_preferences]
-    result = evaluate(prefs, run, [d.name for _, d in shown], max_results=args.max_results)
-    if not result.query_ids:
+    # -c: every judged query counts, one without results scoring 0 (trec_eval 9.0.8), but
+    # only the queries with results have rows of their own.
+    result = evaluate(prefs, run, [d.name for _, d in shown], max_results=args.max_results,
+                      complete=args.complete)
+    missing = set(result.accounting.missing_from_run)
+    printed = [j for j, q in enumerate(result.query_ids) if q not in missing]
+    if not printed:
         sys.stderr.write("trec_eval: No queries with both results and relevance info\n")
         return 7
-    # -c: every judged query counts, a query without results scoring 0 (trec_eval 9.0.8)
-    num_q = len(set(prefs.query_ids.tolist())) if args.complete else len(result.query_ids)
+    num_q = len(result.query_ids)
 
     def text(total: bool, value: float) -> str:
         return f"{int(value)}" if total else f"{value:.4f}"
 
     out: list[str] = []
     if args.per_query:
-        for j, q in enumerate(result.query_ids):
+        for j in printed:
+            q = result.query_ids[j]
             for i, (n, d) in enumerate(shown):
                 out.append(f"{n:<22}\t{q}\t{text(d.is_total, result.values[i][j])}\n")
     if args.summary:
         rows = {n: i for i, (n, _) in enumerate(shown)}
+        # trec_eval's summary: every counted query's value, added in query order
+        partial = Partial.of(result.measures, result.values, ids=result.query_ids)
+        summaries = assemble(partial, trec_eval_queries=num_q)
         for n in names:
             if n == "runid":
                 rid = run.extra.get("run_id", run.name)
@@ -97,8 +106,7 @@ def run_prefs(args: Any, rel_format: str) -> int:
                 out.append(f"{n:<22}\tall\t{num_q}\n")
             else:
                 d = shown[rows[n]][1]
-                value = trec_eval_average(result.values[rows[n]], d.aggregation, num_q)
-                out.append(f"{n:<22}\tall\t{text(d.is_total, value)}\n")
+                out.append(f"{n:<22}\tall\t{text(d.is_total, summaries[rows[n]].macro)}\n")
     sys.stdout.write("".join(out))
     sys.stdout.flush()
     return 0

@@ -27,21 +27,15 @@ Carterette (2012) recommends when many systems are compared at once.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable, Mapping
 from typing import Any, Unpack
 
-from prfeval.comparison.paired import MAX_DRAWS
+from prfeval.comparison.options import ComparisonOptions
 from prfeval.comparison.passes import compare_passes, measure_runs
 from prfeval.comparison.queries import Missing
 from prfeval.comparison.results import Comparison
-from prfeval.comparison.stats import (
-    CORRECTIONS,
-    TESTS,
-    Correction,
-    Test,
-)
-from prfeval.core.checks import flag, function, integer
+from prfeval.comparison.stats import Correction, Test
+from prfeval.core.checks import flag, function
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.measures import parse_measures
@@ -53,38 +47,13 @@ __all__ = ["COMPARE_MEASURES", "compare"]
 COMPARE_MEASURES = "P@10 R@100 F@10 AP nDCG@10 Rprec SetP SetR SetF"
 
 
-def _check_options(
-    runs: Any,
-    test: str,
-    correction: str,
-    alpha: float,
-    missing: str,
-    complete: bool,
-    top: int,
-    seed: Any,
-) -> None:
+def _check_runs(runs: Any) -> None:
     if not isinstance(runs, Mapping):
         raise UsageError(
             "runs must be a mapping of run name -> run, e.g. {'bm25': 'bm25.run', ...}"
         )
     if len(runs) < 2:
         raise UsageError(f"a comparison needs at least two runs, got {len(runs)}")
-    if test not in TESTS:
-        raise UsageError(f"unknown test {test!r}: use one of {', '.join(TESTS)}")
-    if correction not in CORRECTIONS:
-        raise UsageError(f"unknown correction {correction!r}: use one of {', '.join(CORRECTIONS)}")
-    if not (isinstance(alpha, int | float) and 0 < alpha < 1):
-        raise UsageError(f"alpha must be in (0, 1), got {alpha!r}")
-    if missing not in ("zero", "drop"):
-        raise UsageError(f"missing must be 'zero' or 'drop', got {missing!r}")
-    if complete and missing == "drop":
-        raise UsageError(
-            "complete (every judged query, unanswered ones scoring 0) contradicts missing='drop'"
-        )
-    if isinstance(top, bool) or not isinstance(top, numbers.Integral) or top < 0:
-        raise UsageError(f"top must be an integer >= 0, got {top!r}")
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise UsageError(f"seed must be an integer >= 0, got {seed!r}")
 
 
 def compare(
@@ -196,11 +165,21 @@ def compare(
     SetR: macro prefers B (0.667 vs 0.533), micro prefers A (0.762 vs 0.476)
     """
     opts = EvalOptions.build(options, **option_values)
-    _check_options(runs, test, correction, alpha, missing, opts.complete, top, seed)
-    n_permutations = integer("n_permutations", n_permutations, minimum=1, maximum=MAX_DRAWS)
-    n_bootstrap = integer("n_bootstrap", n_bootstrap, minimum=1, maximum=MAX_DRAWS)
+    _check_runs(runs)
+    # The keyword arguments become one object, checked once, which the work below reads.
+    comparison = ComparisonOptions(
+        test=test,
+        alpha=alpha,
+        correction=correction,
+        n_permutations=n_permutations,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+        missing=missing,
+        top=top,
+        all_pairs=all_pairs,
+    )
+    comparison.check_with(opts)
     flag("stream", stream, optional=True)
-    flag("all_pairs", all_pairs)
     function("progress", progress)
     names = [str(name) for name in runs]
     if len(set(names)) != len(names):
@@ -214,18 +193,4 @@ def compare(
     passes = measure_runs(
         qrels, runs, names, parsed, opts, stream=stream, progress=progress
     )
-    return compare_passes(
-        passes,
-        parsed,
-        opts,
-        baseline=baseline,
-        test=test,
-        alpha=alpha,
-        correction=correction,
-        n_permutations=n_permutations,
-        n_bootstrap=n_bootstrap,
-        seed=seed,
-        missing=missing,
-        top=top,
-        all_pairs=all_pairs,
-    )
+    return compare_passes(passes, parsed, opts, comparison, baseline=baseline)

@@ -32,19 +32,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Unpack
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.comparison.paired import MAX_DRAWS, paired_tests
+from prfeval.comparison.options import ComparisonOptions, split_options
+from prfeval.comparison.paired import paired_tests
 from prfeval.comparison.passes import measure_runs
-from prfeval.comparison.stats import CORRECTIONS, TESTS, Correction, Test
-from prfeval.core import aggregate
-from prfeval.core.checks import choice, flag, integer, number
+from prfeval.core.aggregate import assemble
+from prfeval.core.checks import flag, number, probability
 from prfeval.core.errors import MeasureError, PrfevalWarning, UsageError
 from prfeval.core.ids import counted, id_list, ordered_ids
-from prfeval.core.options import EvalOptions, OptionValues
+from prfeval.core.options import EvalOptions
+from prfeval.core.partials import Partial
 from prfeval.io.blocks import load_judgments
 from prfeval.io.digest import digested
 from prfeval.io.saved import (
@@ -447,16 +448,11 @@ def gate(
     max_drop: Mapping[str, float | str] | None = None,
     minimum: Mapping[str, float] | None = None,
     alpha: float | None = None,
-    test: Test = "randomization",
-    correction: Correction = "holm",
-    n_permutations: int = 10_000,
-    n_bootstrap: int = 10_000,
-    seed: int = 0,
-    top: int = 5,
+    comparison: ComparisonOptions | None = None,
     names: tuple[str, str] | None = None,
     stream: bool | None = None,
     options: EvalOptions | None = None,
-    **option_values: Unpack[OptionValues],
+    **values: Any,
 ) -> GateResult:
     """Gate a candidate against a baseline: fail where a measure dropped beyond its budget.
 
@@ -485,19 +481,22 @@ def gate(
         With a level in (0, 1), a drop over budget fails only where the paired test finds it
         significant (``p adj. <= alpha``); ``None`` (default): every drop over budget fails.
         The p-values are computed and reported either way.
-    test, correction, n_permutations, n_bootstrap, seed
-        The paired test as :func:`~prfeval.comparison.compare.compare` runs it (the same
-        defaults): the p-values are exactly ``compare``'s for the same inputs and measures.
-        The correction's family is every gated measure.
-    top
-        How many of the queries that got worse by the most to keep per measure.
+    comparison
+        The paired test as :func:`~prfeval.comparison.compare.compare` runs it (its
+        ``test``, ``correction``, ``n_permutations``, ``n_bootstrap`` and ``seed``, with the
+        same defaults): the p-values are exactly ``compare``'s for the same inputs and
+        measures. The correction's family is every gated measure. Its ``top``: how many of
+        the queries that got worse by the most to keep per measure. (Its ``alpha`` is not
+        read: the gate's ``alpha`` is its own, optional.)
     names
         The baseline's and the candidate's names in messages and reports; default their
         file names (``"baseline"`` and ``"candidate"`` for objects).
     stream
         As in :func:`~prfeval.retrieval.evaluate.evaluate`: read large TREC runs in blocks.
-    options, **option_values
-        The evaluation options, as ``evaluate`` takes them; a saved side must have been
+    options, **values
+        The evaluation options, as ``evaluate`` takes them (a name of
+        :class:`~prfeval.comparison.options.ComparisonOptions` in ``values``, such as
+        ``n_permutations=500``, replaces that option of ``comparison``); a saved side must have been
         measured with the same ones. ``complete`` compares on every judged query; else on the
         judged queries either side answered, a side without results for one scoring it as
         an empty ranking (``compare``'s ``missing="zero"``). ``queries`` and
@@ -535,17 +534,9 @@ def gate(
     >>> gate(qrels, before, after, "P@2", max_drop={"P@2": "30%"}).passed
     True
     """
-    opts = EvalOptions.build(options, **option_values)
-    choice("test", test, TESTS)
-    choice("correction", correction, CORRECTIONS)
-    if alpha is not None:
-        alpha = number("alpha", alpha, above=0.0)
-        if alpha >= 1:
-            raise UsageError(f"alpha must be in (0, 1), got {alpha!r}")
-    n_permutations = integer("n_permutations", n_permutations, minimum=1, maximum=MAX_DRAWS)
-    n_bootstrap = integer("n_bootstrap", n_bootstrap, minimum=1, maximum=MAX_DRAWS)
-    seed = integer("seed", seed, minimum=0)
-    top = integer("top", top, minimum=0)
+    c, opts = split_options(comparison, options, values)
+    alpha = probability("alpha", alpha, optional=True)
+    top = c.top
     flag("stream", stream, optional=True)
     gated = _gated_measures(measures)
     check_measures(gated, opts.collection_size)
@@ -578,11 +569,11 @@ def gate(
     # column sees the same sign flips and resamples, so each p-value is compare's.
     tests = paired_tests(
         (c_values - b_values).T,
-        test,
-        correction,
-        n_permutations=n_permutations,
-        n_bootstrap=n_bootstrap,
-        seed=seed,
+        c.test,
+        c.correction,
+        n_permutations=c.n_permutations,
+        n_bootstrap=c.n_bootstrap,
+        seed=c.seed,
     )
     p, p_adj = tests.p_value, tests.p_adjusted
 
@@ -601,12 +592,12 @@ def gate(
         "max_drop": {str(m): b.to_dict() for m, b in zip(gated, budgets, strict=True)},
         "minimum": {str(m): f for m, f in zip(gated, floors, strict=True) if f is not None},
         "alpha": alpha,
-        "test": test,
-        "correction": correction,
+        "test": c.test,
+        "correction": c.correction,
         "n_tests": len(gated),
-        "n_permutations": n_permutations,
-        "n_bootstrap": n_bootstrap,
-        "seed": seed,
+        "n_permutations": c.n_permutations,
+        "n_bootstrap": c.n_bootstrap,
+        "seed": c.seed,
         "top": top,
     }
     return GateResult(
@@ -685,8 +676,7 @@ def _verdict(
     top: int,
 ) -> MeasureVerdict:
     """One measure's verdict from its per-query values on each side (``base``, ``cand``)."""
-    b_mean = aggregate.summarise(m, base, None).macro
-    c_mean = aggregate.summarise(m, cand, None).macro
+    b_mean, c_mean = (assemble(Partial.of((m,), side))[0].macro for side in (base, cand))
     sign = m.definition.direction
     d = cand - base
     worse = -sign * d

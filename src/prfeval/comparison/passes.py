@@ -12,10 +12,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from prfeval.comparison.options import ComparisonOptions
 from prfeval.comparison.paired import PairedTests, paired_tests
-from prfeval.comparison.queries import Missing, choose_queries
+from prfeval.comparison.queries import choose_queries
 from prfeval.comparison.results import Comparison, ComparisonRow, Disagreement, PairRow
-from prfeval.comparison.stats import Correction, Test, tukey_hsd
+from prfeval.comparison.stats import tukey_hsd
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions
 from prfeval.core.ranking import RankingNeeds
@@ -165,21 +166,15 @@ def compare_passes(
     passes: Sequence[RunPass],
     parsed: Sequence[Measure],
     opts: EvalOptions,
+    comparison: ComparisonOptions,
     *,
     baseline: str,
-    test: Test = "randomization",
-    alpha: float = 0.05,
-    correction: Correction = "holm",
-    n_permutations: int = 10_000,
-    n_bootstrap: int = 10_000,
-    seed: int = 0,
-    missing: Missing = "zero",
-    top: int = 5,
-    all_pairs: bool = False,
 ) -> Comparison:
-    """The comparison of runs already measured by :func:`measure_runs`; with ``all_pairs``
-    every pair of runs is tested too (the correction's family is then every pair and
-    measure) and Tukey's HSD is run per measure over all the runs."""
+    """The comparison of runs already measured by :func:`measure_runs`, as ``comparison``
+    says; with its ``all_pairs`` every pair of runs is tested too (the correction's family
+    is then every pair and measure) and Tukey's HSD is run per measure over all the runs."""
+    how = comparison  # `c` names a test's column below
+    alpha, all_pairs = how.alpha, how.all_pairs
     parsed = tuple(parsed)
     names = [p.name for p in passes]
     measured = {p.name: p.measured for p in passes}
@@ -195,7 +190,7 @@ def compare_passes(
         judged,
         answered,
         runs_all,
-        missing=missing,
+        missing=how.missing,
         complete=opts.complete,
         include=None if opts.queries is None else set(opts.queries),
         exclude=set(opts.exclude_queries or ()),
@@ -256,11 +251,11 @@ def compare_passes(
         diffs[:, c] = values[b, k] - values[a, k]
     tests = paired_tests(
         diffs,
-        test,
-        correction,
-        n_permutations=n_permutations,
-        n_bootstrap=n_bootstrap,
-        seed=seed,
+        how.test,
+        how.correction,
+        n_permutations=how.n_permutations,
+        n_bootstrap=how.n_bootstrap,
+        seed=how.seed,
         confidence=1.0 - alpha,
     )
     p, p_adj, ci_low, ci_high = tests.p_value, tests.p_adjusted, tests.ci_low, tests.ci_high
@@ -294,7 +289,7 @@ def compare_passes(
                     wins=wins,
                     ties=ties,
                     losses=losses,
-                    top_movers=_top_movers(d, query_ids, top),
+                    top_movers=_top_movers(d, query_ids, how.top),
                 )
             rows.append(row)
 
@@ -304,16 +299,8 @@ def compare_passes(
         else ()
     )
     settings = {
-        "all_pairs": all_pairs,
-        "test": test,
-        "alpha": alpha,
-        "confidence": 1.0 - alpha,
-        "correction": correction,
+        **how.settings(),
         "n_tests": len(pairs),
-        "n_permutations": n_permutations,
-        "n_bootstrap": n_bootstrap,
-        "seed": seed,
-        "missing": missing,
         **opts.settings(),
         "qrels": by_name[names[0]].qrels_name,
     }

@@ -13,21 +13,22 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Any, Unpack
+from typing import Any
 
 import numpy as np
 
 from prfeval.comparison.compare import COMPARE_MEASURES
+from prfeval.comparison.options import ComparisonOptions, split_options
 from prfeval.comparison.passes import compare_passes, measure_runs
-from prfeval.comparison.queries import Missing
 from prfeval.comparison.results import Comparison
-from prfeval.comparison.stats import Correction, Test, paired_bootstrap
+from prfeval.comparison.stats import paired_bootstrap
 from prfeval.core.checks import beta as check_beta
 from prfeval.core.checks import integer
 from prfeval.core.errors import UsageError
-from prfeval.core.options import EvalOptions, OptionValues
+from prfeval.core.options import EvalOptions
 from prfeval.core.ranking import RankingNeeds
 from prfeval.measures import Measure, parse_measures
+from prfeval.retrieval.curve_options import CurveOptions
 from prfeval.retrieval.curve_result import Curves
 from prfeval.retrieval.curve_sink import CurveSink
 from prfeval.retrieval.evaluate import Coverage, Evaluation, coverage_measures, coverage_of
@@ -90,25 +91,21 @@ def study(
     runs: Mapping[str, Any],
     measures: Any = None,
     *,
-    test: Test = "randomization",
-    alpha: float = 0.05,
-    correction: Correction = "holm",
-    n_permutations: int = 10_000,
-    n_bootstrap: int = 10_000,
-    seed: int = 0,
-    missing: Missing = "zero",
+    comparison: ComparisonOptions | None = None,
     beta: float = 1.0,
     depth: int = DEFAULT_DEPTH,
     stream: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
     options: EvalOptions | None = None,
-    **option_values: Unpack[OptionValues],
+    **values: Any,
 ) -> Study:
     """Measure, compare and explain ``runs`` for a report, one pass per run.
 
-    The parameters are :func:`prfeval.compare`'s (the first run is the baseline); ``beta`` is
-    the F weight of the curves and explanations, ``depth`` the ranks kept per query for the
-    drill-down.
+    The comparison is :func:`prfeval.compare`'s (the first run is the baseline), run as
+    ``comparison`` says; ``beta`` is the F weight of the curves and explanations, ``depth``
+    the ranks kept per query for the drill-down. ``values`` are options by name: those of
+    :class:`~prfeval.comparison.options.ComparisonOptions` (``n_permutations=500``) replace
+    the comparison's, the others the evaluation options (``complete=True``).
     """
     if not isinstance(runs, Mapping) or not runs:
         raise UsageError("runs must be a mapping of run name -> run, with at least one run")
@@ -117,7 +114,8 @@ def study(
     names = [str(n) for n in runs]
     if len(set(names)) != len(names):
         raise UsageError(f"run names must be distinct, got {names}")
-    opts = EvalOptions.build(options, **option_values)
+    c, opts = split_options(comparison, options, values)
+    c.check_with(opts)
     parsed = parse_measures(COMPARE_MEASURES if measures is None else measures)
     cutoffs, hidden = coverage_measures(parsed)
 
@@ -125,7 +123,7 @@ def study(
         return (
             MeasureSink(hidden, every_judged),
             CurveSink(
-                beta=beta,
+                CurveOptions(beta=beta),
                 level=every_judged.level,
                 collection_size=every_judged.collection_size,
                 keep=(),
@@ -145,22 +143,10 @@ def study(
         stream=stream,
         progress=progress,
     )
-    comparison = compare_passes(
-        passes,
-        parsed,
-        opts,
-        baseline=names[0],
-        test=test,
-        alpha=alpha,
-        correction=correction,
-        n_permutations=n_permutations,
-        n_bootstrap=n_bootstrap,
-        seed=seed,
-        missing=missing,
-    )
-    compared = comparison.query_ids
-    evaluations = [comparison.evaluations[p.name] for p in passes]
-    intervals = _intervals(evaluations, alpha, n_bootstrap, seed)
+    compared_runs = compare_passes(passes, parsed, opts, c, baseline=names[0])
+    compared = compared_runs.query_ids
+    evaluations = [compared_runs.evaluations[p.name] for p in passes]
+    intervals = _intervals(evaluations, c)
     studied = []
     for p, evaluation, interval in zip(passes, evaluations, intervals, strict=True):
         judged_sink, curve_sink, explain_sink = p.extras
@@ -192,9 +178,9 @@ def study(
         "runs": {p.name: p.done.run_name for p in passes},
         "depth": depth,
         "beta": beta,
-        **comparison.settings,
+        **compared_runs.settings,
     }
-    return Study(tuple(studied), comparison, provenance)
+    return Study(tuple(studied), compared_runs, provenance)
 
 
 def _exact_depth(measures: Sequence[Measure], depth: int) -> int:
@@ -204,7 +190,7 @@ def _exact_depth(measures: Sequence[Measure], depth: int) -> int:
 
 
 def _intervals(
-    evaluations: list[Evaluation], alpha: float, n_bootstrap: int, seed: int
+    evaluations: list[Evaluation], comparison: ComparisonOptions
 ) -> list[dict[str, tuple[float, float]]]:
     """The bootstrap interval of each macro average (the mean over the queries), for each
     run. The runs share their queries, so one set of resamples serves them all: each
@@ -220,7 +206,12 @@ def _intervals(
     if not columns or not evaluations[0].query_ids:
         return out
     values = np.column_stack([evaluations[r].values[i] for r, i in columns])
-    boot = paired_bootstrap(values, confidence=1.0 - alpha, n_resamples=n_bootstrap, seed=seed)
+    boot = paired_bootstrap(
+        values,
+        confidence=1.0 - comparison.alpha,
+        n_resamples=comparison.n_bootstrap,
+        seed=comparison.seed,
+    )
     low, high = np.atleast_1d(boot.low), np.atleast_1d(boot.high)
     for (r, i), lo, hi in zip(columns, low, high, strict=True):
         out[r][str(evaluations[r].measures[i])] = (float(lo), float(hi))

@@ -13,24 +13,25 @@ R = .361, which is neither. Manning, Raghavan and Schütze (2008, §13.6) descri
 averaging.
 
 Means are exact: a sum of per-unit values is kept exactly (:class:`~prfeval.core.sums.ExactSum`)
-and rounded once, so a mean does not depend on the order of the units, and the :class:`Moments`
-of parts (blocks of a streamed run, partitions of a Spark job) add up to the moments of the
-whole: :func:`summarise_moments` then gives the same averages, to the last digit, as
-:func:`summarise` of every unit at once.
+and rounded once, so a mean does not depend on the order of the units. Every engine reduces
+its parts (blocks of a streamed run, partitions of a Spark job, a classification's classes) to
+additive partials (:class:`~prfeval.core.partials.Partial`), and :func:`assemble`, the one
+function that turns partials into averages, gives the same averages, to the last digit, from
+any split of the units added in any order.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.core.counts import Counts, f_from_pr, precision, recall
-from prfeval.core.sums import ExactSum
+from prfeval.core.counts import Counts, f_from_pr
+from prfeval.core.partials import GEOMETRIC_FLOOR, MeasurePartial, Moments, Partial
 
 if TYPE_CHECKING:
     from prfeval.core.registry import Measure
@@ -41,14 +42,11 @@ __all__ = [
     "Average",
     "Moments",
     "Summary",
+    "assemble",
     "f_of_means",
     "geometric",
     "macro",
     "micro",
-    "sequential_sum",
-    "summarise",
-    "summarise_moments",
-    "trec_eval_average",
     "weighted",
 ]
 
@@ -89,11 +87,6 @@ def f_of_means(macro_precision: float, macro_recall: float, beta: float = 1.0) -
     return float(f_from_pr(macro_precision, macro_recall, beta))
 
 
-#: trec_eval's floor for a value in a geometric mean (its MIN_GEO_MEAN): a query scoring 0
-#: would otherwise make the geometric mean 0 whatever the others score.
-GEOMETRIC_FLOOR = 0.00001
-
-
 def geometric(values: npt.ArrayLike, *, floor: float = GEOMETRIC_FLOOR) -> float:
     """The geometric mean of the per-unit values, each first raised to at least ``floor``:
     ``exp(mean(log(max(v, floor))))``, as trec_eval averages its ``gm_`` measures. 0 with no
@@ -102,112 +95,65 @@ def geometric(values: npt.ArrayLike, *, floor: float = GEOMETRIC_FLOOR) -> float
 
 
 @dataclass(frozen=True)
-class Moments:
-    """What averaging needs of a measure's per-unit values, additive over disjoint parts.
-
-    ``Moments.of(a) + Moments.of(b)`` equals ``Moments.of(concatenate(a, b))`` exactly, so
-    averages reduced from parts (partitions of a Spark job) are the averages of the whole.
-
-    Attributes
-    ----------
-    total
-        The exact sum of the defined (non-NaN) values.
-    n
-        How many values are defined.
-    undefined
-        How many are NaN (left out of the mean).
-    log_total
-        With ``logs``: the exact sum of ``log(max(v, floor))`` over the defined values, for
-        the geometric mean; else ``None``.
-    """
-
-    total: ExactSum = field(default_factory=ExactSum)
-    n: int = 0
-    undefined: int = 0
-    log_total: ExactSum | None = None
-
-    @classmethod
-    def of(
-        cls, values: npt.ArrayLike, *, logs: bool = False, floor: float = GEOMETRIC_FLOOR
-    ) -> Moments:
-        """The moments of ``values``; ``logs`` adds the sum of logs a geometric mean needs."""
-        v = np.asarray(values, dtype=np.float64).reshape(-1)
-        nan = np.isnan(v)
-        undefined = int(nan.sum())
-        if undefined:
-            v = v[~nan]
-        log_total = ExactSum.of(np.log(np.maximum(v, floor))) if logs else None
-        return cls(ExactSum.of(v), int(v.size), undefined, log_total)
-
-    def __add__(self, other: Moments) -> Moments:
-        logs = None
-        if self.log_total is not None and other.log_total is not None:
-            logs = self.log_total + other.log_total
-        return Moments(
-            self.total + other.total, self.n + other.n, self.undefined + other.undefined, logs
-        )
-
-    def mean(self, *, empty: float = 0.0) -> float:
-        """The mean of the defined values: their exact sum rounded once, over ``n``;
-        ``empty`` when none is defined."""
-        return self.total.value() / self.n if self.n else float(empty)
-
-    def geometric(self) -> float:
-        """``exp(mean(log(max(v, floor))))`` over the defined values; 0 when none is."""
-        if self.log_total is None:
-            raise ValueError("these moments were taken without logs (Moments.of(logs=True))")
-        return float(np.exp(self.log_total.value() / self.n)) if self.n else 0.0
-
-
-@dataclass(frozen=True)
 class Summary:
-    """One measure averaged over units: each average it has, or ``None`` where it has none."""
+    """One measure averaged over units: each average it has, or ``None`` where it has none
+    (``weighted``, by support, only when the partial was taken with weights)."""
 
     macro: float
     micro: float | None = None
     of_means: float | None = None
+    weighted: float | None = None
 
 
-def summarise(measure: Measure, values: npt.ArrayLike, counts: Counts | None) -> Summary:
-    """Average one measure's per-unit values as its declaration says.
+def assemble(
+    partial: Partial,
+    *,
+    empty: float = 0.0,
+    zero_division: float = 0.0,
+    trec_eval_queries: int | None = None,
+    logged: bool = False,
+) -> tuple[Summary, ...]:
+    """The averages of every measure of ``partial``: the one function that turns what the
+    units add up to (:class:`~prfeval.core.partials.Partial`, of the whole or of parts added
+    up) into a result. The local engine, the Spark engine, trec_eval's summary rows and
+    classification's averages all call it.
 
-    Totals (``aggregation="sum"``) are the sum, macro and micro alike; ``"gmean"`` is the
-    geometric mean; ``"mean"`` the mean. A measure of a contingency table also gets its micro
-    average, the same function of the pooled table (``counts``), and an F-like one the F of
-    the macro precision and recall of those tables.
+    Per measure, as its declaration says: totals (``aggregation="sum"``) are the sum, macro
+    and micro alike; ``"gmean"`` is the geometric mean ``exp(mean(log(max(v, 0.00001))))``;
+    ``"mean"`` the mean, each sum exact and rounded once. A measure of the ranking itself is
+    averaged as trec_eval averages: an undefined (NaN) value makes the mean undefined, where
+    a measure of a table leaves it out. A measure of a contingency table also gets its micro
+    average (the same function of the pooled table, 0/0 giving ``zero_division``), an F-like
+    one the F of the macro precision and recall, and with weights the weighted mean
+    ``sum(v w) / sum(w)`` over the defined units. With no defined unit a mean is ``empty``
+    (0, as trec_eval reports an empty average; classification passes its zero_division).
 
-    A measure of the ranking itself is averaged as trec_eval averages: a query whose value
-    is undefined (IPrec@0 of a ranking -J left empty: 0/0) makes the mean undefined too,
-    where :func:`macro` would leave it out. (:func:`summarise_moments` of the
-    same units' moments gives the same numbers.)
+    With ``trec_eval_queries``, the macro value is the number trec_eval's summary row
+    prints instead: the values added one after another in byte order of the query ids (C's
+    loop), over ``trec_eval_queries`` queries (more than the partial's with ``-c``: those
+    missing add 0, or the floor to a geometric mean), :func:`_trec_eval_average`. The partial
+    must then have been taken with its ids. ``logged`` says a geometric mean's values are
+    already ``ln(max(v, 0.00001))`` (trec_eval's ``-Z`` standardises those), so they are
+    summed as they are.
     """
-    d = measure.definition
-    with_counts = counts is not None and d.counts is not None and d.aggregation != "sum"
-    with_pr = with_counts and d.of_means is not None
-    return summarise_moments(
-        measure,
-        Moments.of(values, logs=d.aggregation == "gmean"),
-        counts.pooled() if with_counts else None,  # type: ignore[union-attr]
-        Moments.of(precision(counts)) if with_pr else None,  # type: ignore[arg-type]
-        Moments.of(recall(counts)) if with_pr else None,  # type: ignore[arg-type]
+    if trec_eval_queries is not None:
+        if partial.queries is None:
+            raise ValueError("trec_eval's sums need the partial's ids (Partial.of(ids=...))")
+        ordered = partial.queries.in_order()
+        return tuple(
+            Summary(_trec_eval_average(
+                ordered[i], m.definition.aggregation, trec_eval_queries, logged=logged))
+            for i, m in enumerate(partial.measures)
+        )
+    return tuple(
+        _summary(m, part, empty=empty, zero_division=zero_division)
+        for m, part in zip(partial.measures, partial.parts, strict=True)
     )
 
 
-def summarise_moments(
-    measure: Measure,
-    values: Moments,
-    pooled: Counts | None = None,
-    precisions: Moments | None = None,
-    recalls: Moments | None = None,
-) -> Summary:
-    """Average one measure from what its units add up to: the :class:`Moments` of its
-    values (with logs for a geometric mean), the pooled contingency table (one unit, the
-    sums of TP, FP, FN and TN) and the moments of the tables' precision and recall.
-
-    This is :func:`summarise` for units measured apart (the partitions of a Spark job), whose
-    parts are reduced where they were measured: the same numbers to the last digit.
-    """
-    d = measure.definition
+def _summary(m: Measure, part: MeasurePartial, *, empty: float, zero_division: float) -> Summary:
+    d = m.definition
+    values = part.values
     if d.aggregation == "sum":
         total = values.total.value()
         return Summary(total, total)
@@ -215,43 +161,52 @@ def summarise_moments(
         value = values.geometric()
     elif d.ranked is not None:
         # trec_eval's mean: an undefined (NaN) value makes it undefined.
-        value = math.nan if values.undefined else values.mean()
+        value = math.nan if values.undefined else values.mean(empty=empty)
     else:
-        value = values.mean()
-    if d.counts is None or pooled is None:
-        return Summary(value)
-    micro_value = float(d.counts(pooled, measure, 0.0)[0])
+        value = values.mean(empty=empty)
+    weighted_value = None
+    if part.weighted is not None and part.weight is not None:
+        total_weight = part.weight.value()
+        weighted_value = part.weighted.value() / total_weight if total_weight > 0 else empty
+    if d.counts is None or part.pooled is None:
+        return Summary(value, weighted=weighted_value)
+    micro_value = float(d.counts(part.pooled.counts(), m, zero_division)[0])
     of_means = None
-    if d.of_means is not None and precisions is not None and recalls is not None:
-        of_means = d.of_means(precisions.mean(), recalls.mean(), measure)
-    return Summary(value, micro_value, of_means)
+    if d.of_means is not None and part.precisions is not None and part.recalls is not None:
+        of_means = d.of_means(part.precisions.mean(empty=empty), part.recalls.mean(empty=empty), m)
+    return Summary(value, micro_value, of_means, weighted_value)
 
 
-def sequential_sum(values: npt.ArrayLike) -> float:
+def _sequential_sum(values: npt.ArrayLike) -> float:
     """The sum of ``values`` added one after another, as a C loop adds them (numpy's own sum
     adds pairwise, which can differ in the last bit)."""
     v = np.asarray(values, dtype=np.float64)
     return float(np.cumsum(v)[-1]) if v.size else 0.0
 
 
-def trec_eval_average(
-    values: npt.ArrayLike, aggregation: str, n_queries: int, *, floor: float = GEOMETRIC_FLOOR
+def _trec_eval_average(
+    values: npt.ArrayLike,
+    aggregation: str,
+    n_queries: int,
+    *,
+    floor: float = GEOMETRIC_FLOOR,
+    logged: bool = False,
 ) -> float:
     """trec_eval's ``all`` value of per-query ``values``: added in query order, then divided.
 
     ``"sum"`` is the total; ``"mean"`` the total divided by ``n_queries`` (more than
     ``len(values)`` with ``-c``: the missing queries add 0); ``"gmean"`` is
     ``exp((sum of ln(max(v, floor)) + missing * ln(floor)) / n_queries)``, trec_eval's gm_
-    measures, where each missing query counts as the floor. A NaN value makes it NaN, as in
-    trec_eval. No queries: 0.
+    measures, where each missing query counts as the floor (with ``logged``, the values are
+    those logs already). A NaN value makes it NaN, as in trec_eval. No queries: 0.
     """
     v = np.asarray(values, dtype=np.float64)
     if aggregation == "sum":
-        return sequential_sum(v)
+        return _sequential_sum(v)
     if n_queries <= 0:
         return 0.0
     if aggregation == "gmean":
-        logs = np.log(np.maximum(v, floor))
-        total = sequential_sum(logs) + (n_queries - v.size) * math.log(floor)
+        logs = v if logged else np.log(np.maximum(v, floor))
+        total = _sequential_sum(logs) + (n_queries - v.size) * math.log(floor)
         return math.exp(total / n_queries)
-    return sequential_sum(v) / n_queries
+    return _sequential_sum(v) / n_queries

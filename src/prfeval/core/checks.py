@@ -24,10 +24,14 @@ __all__ = [
     "function",
     "id_collection",
     "integer",
+    "level",
     "max_results",
+    "member",
     "number",
     "numbers_in",
+    "probability",
     "sample_weight",
+    "text",
 ]
 
 #: The largest count, cutoff, depth or grade taken: 2^53, the last integer a float64 holds
@@ -74,13 +78,77 @@ def integer(
     return value
 
 
-def beta(value: Any, name: str = "beta") -> float:
-    """The F weight: a finite number in [0, 1e100], or a UsageError.
+def beta(value: Any, name: str = "beta", *, positive: bool = False) -> float:
+    """The F weight: a finite number in [0, 1e100] (in (0, 1e100] when ``positive``: a
+    contour of F_0 = P is a vertical line, not a function of P), or a UsageError.
+
+    Every beta prfeval takes (a measure's, a curve's, a classifier's, a contour's, a flag's)
+    is checked here, so that each is refused in the same words.
 
     >>> beta(2)
     2.0
     """
+    if positive:
+        return float(number(name, value, above=0, maximum=MAX_BETA))
     return float(number(name, value, minimum=0, maximum=MAX_BETA))
+
+
+def level(name: str, value: Any) -> int:
+    """The minimum relevant grade: an integer >= 0 (numpy integers accepted).
+
+    A negative level is refused with the reason: a negative grade means judged non-relevant,
+    so no level makes it relevant.
+
+    >>> level("level", 0)
+    0
+    """
+    value = integer(name, value)
+    if value < 0:
+        raise UsageError(
+            f"{name} must be an integer >= 0, got {value}: a negative grade means "
+            "judged non-relevant, so no level makes it relevant (trec_eval's -l -1 "
+            "counts even unjudged documents as relevant in the ranking, but not in R)"
+        )
+    return int(value)
+
+
+def probability(name: str, value: Any, *, optional: bool = False) -> Any:
+    """A level of significance: a number strictly between 0 and 1 (or ``None`` when
+    ``optional``), as a float.
+
+    >>> probability("alpha", 0.05)
+    0.05
+    """
+    if value is None and optional:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not 0 < float(value) < 1
+    ):
+        raise UsageError(f"{name} must be in (0, 1), got {value!r}")
+    return float(value)
+
+
+def member(name: str, value: Any, allowed: tuple[int, ...]) -> int:
+    """``value`` if it is one of the integers ``allowed`` (``True`` is not 1).
+
+    >>> member("trec_eval_version", 10, (9, 10))
+    10
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value not in allowed:
+        shown = " or ".join(", ".join(str(a) for a in allowed).rsplit(", ", 1))
+        raise UsageError(f"{name} must be {shown}, got {value!r}")
+    return int(value)
+
+
+def text(name: str, value: Any, *, optional: bool = False) -> Any:
+    """``value`` if it is a string (or ``None`` when ``optional``)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise UsageError(f"{name} must be a name (a string), got {value!r}")
+    return value
 
 
 def number(

@@ -42,6 +42,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from prfeval.core.checks import beta as check_beta
 from prfeval.core.counts import f_from_pr
 from prfeval.core.errors import UsageError
 
@@ -309,8 +310,7 @@ def _check_contour(c: float, beta: float) -> tuple[float, float]:
     if not 0.0 < c <= 1.0:
         raise UsageError(f"a contour level must be in (0, 1], got {c}")
     # beta = 0 is F = P, whose contours are vertical lines, not functions of P.
-    if not (np.isfinite(beta) and beta > 0.0):
-        raise UsageError(f"beta must be a finite number > 0 for contours, got {beta}")
+    beta = check_beta(beta, positive=True)
     return c, beta * beta
 
 
@@ -495,7 +495,5 @@ def indifference_line(p: npt.ArrayLike, beta: float = 1.0) -> FloatArray:
     >>> indifference_line([0.1, 0.3], beta=2.0).tolist()
     [0.2, 0.6]
     """
-    beta = float(beta)
-    if not (np.isfinite(beta) and beta > 0.0):
-        raise UsageError(f"beta must be a finite number > 0, got {beta}")
+    beta = check_beta(beta, positive=True)
     return beta * np.asarray(p, dtype=np.float64)

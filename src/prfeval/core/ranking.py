@@ -21,16 +21,22 @@ import numpy.typing as npt
 
 from prfeval.core.counts import Counts
 from prfeval.core.ids import ordered_ids
+from prfeval.core.views import UNJUDGED, RankingViews
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["UNJUDGED", "JudgedRanking", "QueryAccounting", "RankingNeeds", "SubtopicView"]
+__all__ = [
+    "UNJUDGED",
+    "JudgedRanking",
+    "QueryAccounting",
+    "RankingNeeds",
+    "RankingViews",
+    "SubtopicView",
+]
 
 IntArray = npt.NDArray[np.int64]
 
-#: The grade of a retrieved document with no judgment: below every relevance level.
-UNJUDGED = np.iinfo(np.int64).min
 
 
 @dataclass(frozen=True)
@@ -300,7 +306,12 @@ class JudgedRanking:
     run_source: str | Callable[[], str] = ""
     trec_eval_version: int = 9
     subtopic_view: Callable[[JudgedRanking], SubtopicView] | None = None
-    _cache: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def views(self) -> RankingViews:
+        """The per-rank views the measures share (judged and relevant positions, relevant
+        counts, a family's own views), each built once for this ranking."""
+        return RankingViews(self)
 
     @cached_property
     def subtopics(self) -> SubtopicView | None:
@@ -328,6 +339,20 @@ class JudgedRanking:
     def is_judged(self) -> npt.NDArray[np.bool_]:
         """Whether each retrieved position's document has a judgment (any grade)."""
         return self.grades != UNJUDGED if self.judged is None else self.judged
+
+    @cached_property
+    def trec_rel(self) -> IntArray:
+        """trec_eval 9.0.8's value for each retrieved position (its ``form_res_rels``): the
+        grade when judged 0 or more, -1 for a document not in the judgments, -2 for one
+        judged with a negative grade (its "in the pool, unjudged").
+
+        Only a relevance level below 0 reads it (``prfeval trec_eval -l -1``): a measure
+        reading the ranks then counts a position as relevant where this value is at least
+        the level, so at -1 every document the judgments do not hold is relevant, and at
+        -2 or below every document retrieved.
+        """
+        judged_value = np.where(self.grades >= 0, self.grades, -2)
+        return np.where(self.is_judged, judged_value, -1).astype(np.int64)
 
     def assuming_relevant(self, grade: int) -> JudgedRanking:
         """This ranking with every unjudged retrieved document judged at ``grade``.
@@ -367,7 +392,6 @@ class JudgedRanking:
             ],
             accounting=replace(self.accounting, assumed_relevant=int(new.size)),
             query_counts=counts,
-            _cache={},
         )
 
     @cached_property
@@ -392,13 +416,7 @@ class JudgedRanking:
 
     def n_relevant(self, level: int = 1) -> IntArray:
         """Distinct judged documents with grade >= ``level``, per query."""
-        key = ("n_relevant", level)
-        if key not in self._cache:
-            mask = self.judged_grades >= level
-            self._cache[key] = np.bincount(
-                self.judged_query_index[mask], minlength=self.n_queries
-            ).astype(np.int64)
-        return self._cache[key]  # type: ignore[no-any-return]
+        return self.views.n_relevant(level)
 
     def n_judged(self) -> IntArray:
         """Judged documents per query (any grade)."""
@@ -407,16 +425,10 @@ class JudgedRanking:
     def relevant_positions(self, level: int = 1) -> tuple[IntArray, IntArray]:
         """Query index and 0-based rank of every relevant retrieved position (first occurrences).
 
-        Cached per level: every cutoff measure at this level reads the same two arrays.
+        Kept per level in :attr:`views`: every cutoff measure at this level reads the same two
+        arrays.
         """
-        key = ("relevant_positions", level)
-        if key not in self._cache:
-            # Found from the positions, not by masking per-position arrays: relevant positions
-            # are few, and masking with a scattered mask is slow.
-            at = np.flatnonzero((self.grades >= level) & self.first)
-            query = np.searchsorted(self.offsets, at, side="right") - 1
-            self._cache[key] = (query, at - self.offsets[query])
-        return self._cache[key]  # type: ignore[no-any-return]
+        return self.views.relevant_at(level)
 
     def tp_at(self, k: int | IntArray | None, level: int = 1) -> IntArray:
         """Relevant documents among the top ``k`` of each query (all retrieved when ``None``).

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 import numpy as np
 import numpy.typing as npt
 
+from prfeval.core.c_sort import glibc_msort, long_difference
 from prfeval.core.checks import MAX_BETA, MAX_INTEGER
 from prfeval.core.errors import MeasureError
 
@@ -45,7 +46,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALL_TREC",
+    "C_LONG_MAX",
     "Aggregation",
+    "BelowZero",
     "Cutoff",
     "Depth",
     "Measure",
@@ -53,8 +56,10 @@ __all__ = [
     "Param",
     "Reads",
     "Registry",
+    "TrecEvalRefusal",
     "TrecName",
     "number_text",
+    "trec_cutoff_order",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -80,6 +85,9 @@ TrecSet = Literal["official", "set", "qrels_jg", "all_prefs", "prefs"]
 SummaryValue = Literal["average", "queries", "judged_relevant"]
 #: What trec_eval 10.0 prints for a judged query without results (see :class:`TrecName`).
 Placeholder = Literal["measured", "zero"]
+#: How a measure reads a relevance level below 0, which only ``prfeval trec_eval -l`` gives
+#: (see :attr:`MeasureDef.below_zero`).
+BelowZero = Literal["ranks", "judged"]
 #: trec_eval's name for the set of every measure of its table.
 ALL_TREC = "all_trec"
 
@@ -125,7 +133,10 @@ class TrecName:
         ``name_<parameters as typed>`` (``set_F_0.5``), or ``name`` without them.
     bind
         For ``"values"``: the typed values (strings) to keyword parameters of the measure
-        (``k`` for a cutoff), or a MeasureError naming what is expected.
+        (``k`` for a cutoff), or a MeasureError naming what is expected; its third argument
+        says whether to take them as trec_eval 9.0.8 does (``prfeval trec_eval``), where
+        trec_eval computes with values prfeval refuses, or a :class:`TrecEvalRefusal` where
+        trec_eval accepts them but stops at its first query.
     per_query, summary
         Whether trec_eval prints a row for each query (``-q``) and the ``all`` row.
     place
@@ -168,7 +179,7 @@ class TrecName:
     param: TrecParam | None = None
     defaults: tuple[float, ...] = ()
     printed: str = ""
-    bind: Callable[[list[str], str], dict[str, Any]] | None = None
+    bind: Callable[[list[str], str, bool], dict[str, Any]] | None = None
     per_query: bool = True
     summary: bool = True
     place: float | None = None
@@ -280,6 +291,15 @@ class MeasureDef:
     subtopics
         Whether it reads the judgments per subtopic (diversity measures): the aligner then
         builds the ranking's :class:`~prfeval.core.ranking.SubtopicView`.
+    below_zero
+        How it reads a relevance level below 0 (only ``prfeval trec_eval -l -1`` asks for
+        one: trec_eval 9.0.8 takes it). ``"ranks"``: a retrieved document is relevant where
+        trec_eval's value for it is at least the level (its grade, -1 when it is not in the
+        judgments, -2 when judged with a negative grade: see
+        :attr:`~prfeval.core.ranking.JudgedRanking.trec_rel`), while R counts the judgments
+        graded 0 or more (P, recall, AP, RR, ...). ``"judged"``: as level 0, since it reads
+        only trec_eval's counts of relevant documents retrieved and judged, which never
+        include a document graded below 0 (set_P, set_F, utility, bpref, infAP, ...).
     """
 
     name: str
@@ -306,6 +326,7 @@ class MeasureDef:
     tells_unjudged: bool = False
     subtopics: bool = False
     preferences: Callable[[PreferenceCounts, Measure], FloatArray] | None = None
+    below_zero: BelowZero = "ranks"
 
     def __post_init__(self) -> None:
         given = sum(
@@ -462,6 +483,21 @@ def number_text(value: object) -> str:
 
 
 _fmt = number_text
+
+#: C's LONG_MAX on a 64-bit machine: the largest cutoff trec_eval's ``atol`` gives.
+C_LONG_MAX = 2**63 - 1
+
+
+class TrecEvalRefusal(MeasureError):
+    """A measure's parameters trec_eval 9.0.8 takes on its command line but refuses when it
+    computes the first query: ``words`` is what it writes then (``prfeval trec_eval``
+    stops there, exit 4, as it does). The message is prfeval's own, for every other caller.
+    """
+
+    def __init__(self, message: str, words: str) -> None:
+        super().__init__(message)
+        self.words = words
+
 
 
 _OURS = re.compile(r"^(?P<name>[A-Za-z][\w-]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>.+))?$")
@@ -685,10 +721,20 @@ class Registry:
         k = None if at is None else _cutoff(at, token)
         return [self.build(definition, token, params, k=k)]
 
-    def parse_trec(self, name: str, params: str | None) -> list[Measure]:
+    def parse_trec(
+        self, name: str, params: str | None, *, as_trec_eval: bool = False
+    ) -> list[Measure]:
         """trec_eval's measure ``name`` with the parameter text after its first ``.``
         (``None``: none given): the measures it stands for, labelled as trec_eval prints
-        them. A MeasureError for a name trec_eval does not have."""
+        them. A MeasureError for a name trec_eval does not have.
+
+        With ``as_trec_eval`` (``prfeval trec_eval``, which promises trec_eval's answers),
+        values outside prfeval's domains are taken as trec_eval 9.0.8 takes them: recall
+        levels and multiples of R outside [0, 1] or below 0, a negative beta squared, gains
+        that are not finite or given twice to one grade, cutoffs up to C's LONG_MAX in the
+        order its ``qsort`` leaves them (see :func:`trec_cutoff_order`), and what each
+        entry's ``bind`` accepts so (a negative relstring length). Without it they are
+        refused with prfeval's words."""
         found = self.trec_name(name)
         if found is None:
             raise MeasureError(f"unknown trec_eval measure {name!r}{self.suggest(name)}")
@@ -696,7 +742,9 @@ class Registry:
         if params is not None and t.param is None:
             raise MeasureError(f"{name}.{params}: {name} takes no parameters")
         token = name if params is None else f"{name}.{params}"
-        return self._trec_measures(t, d, token, params, printed_labels=True)
+        return self._trec_measures(
+            t, d, token, params, printed_labels=True, as_trec_eval=as_trec_eval
+        )
 
     def _parse_trec(self, token: str) -> list[Measure] | None:
         """trec_eval's spelling of a measure, or ``None`` when ``token`` is not one."""
@@ -724,9 +772,11 @@ class Registry:
         rest: str | None,
         *,
         printed_labels: bool = False,
+        as_trec_eval: bool = False,
     ) -> list[Measure]:
         """The measures of ``t`` with parameter text ``rest``. Labels are ``token`` for one
-        measure (``P.10``) and the printed names for several (or with ``printed_labels``)."""
+        measure (``P.10``) and the printed names for several (or with ``printed_labels``);
+        ``as_trec_eval`` as :meth:`parse_trec` says."""
         if t.param is None:
             return [self.build(d, token, {}, printed=t.name)]
         if t.param in ("beta_squared", "gains", "values"):
@@ -734,17 +784,20 @@ class Registry:
             label = printed if printed_labels else token
             if rest is None:
                 values = [_fmt(v) for v in t.defaults] if t.param == "values" else []
-                params = t.bind(values, token) if t.bind is not None and values else {}
+                params = (
+                    t.bind(values, token, as_trec_eval) if t.bind is not None and values else {}
+                )
                 return [self.build(d, label, _without_k(params), k=params.get("k"),
                                    printed=printed)]
             if t.param == "beta_squared":
-                return [self.build(d, label, _beta_squared(rest, t, token), printed=printed)]
-            if t.param == "gains":
-                return [self.build(d, label, {"gains": trec_gains(rest, token)},
+                return [self.build(d, label, _beta_squared(rest, t, token, as_trec_eval),
                                    printed=printed)]
+            if t.param == "gains":
+                gains = trec_gains(rest, token, as_trec_eval=as_trec_eval)
+                return [self.build(d, label, {"gains": gains}, printed=printed)]
             if t.bind is None:  # a declaration error, not the user's
                 raise TypeError(f"{t.name}: a 'values' trec_eval name needs bind=")
-            params = t.bind([v for v in rest.split(",") if v], token)
+            params = t.bind([v for v in rest.split(",") if v], token, as_trec_eval)
             return [self.build(d, label, _without_k(params), k=params.get("k"),
                                printed=printed)]
         if rest is None:
@@ -754,7 +807,9 @@ class Registry:
             if not values:
                 raise MeasureError(f"{token}: expected values after {t.name}.")
         if t.param == "levels":
-            levels = sorted(_level(v, token, d.level_max) for v in values)
+            levels = sorted(
+                float(v) if as_trec_eval else _level(v, token, d.level_max) for v in values
+            )
             _no_repeats(levels, token)
             printed = [t.printed.format(_printed_value(v, t)) for v in levels]
             labels = [token] if len(levels) == 1 and not printed_labels else printed
@@ -763,13 +818,18 @@ class Registry:
                 for v, label, shown in zip(levels, labels, printed, strict=True)
             ]
         # trec_eval sorts cutoffs and refuses repeated ones.
-        ks = sorted(_cutoff(_integer_part(v), token) for v in values)
+        top = C_LONG_MAX if as_trec_eval else MAX_INTEGER
+        ks = [_cutoff(_integer_part(v), token, top) for v in values]
+        ks = trec_cutoff_order(ks) if as_trec_eval else sorted(ks)
         _no_repeats(ks, token)
         printed = [t.printed.format(k) for k in ks]
         labels = [token] if len(ks) == 1 and not printed_labels else printed
+        # A cutoff after a larger one in that order is never reached by trec_eval's walk
+        # down the ranking: it is measured on the whole ranking, as at that larger cutoff.
+        reach = [max(ks[: i + 1]) for i in range(len(ks))]
         return [
             self.build(d, label, {}, k=k, printed=shown)
-            for k, label, shown in zip(ks, labels, printed, strict=True)
+            for k, label, shown in zip(reach, labels, printed, strict=True)
         ]
 
     def _parse_params(self, text: str, definition: MeasureDef, label: str) -> dict[str, object]:
@@ -853,12 +913,16 @@ class Registry:
         )
 
 
-def trec_gains(text: str, label: str) -> tuple[tuple[int, float], ...]:
+def trec_gains(
+    text: str, label: str, *, as_trec_eval: bool = False
+) -> tuple[tuple[int, float], ...]:
     """trec_eval's gain pairs ``1=3,2=9,4=4.5`` as ``((1, 3.0), (2, 9.0), (4, 4.5))``.
 
     The grade is an integer (trec_eval reads it with ``atol``: -1 stands for unjudged
     documents, -2 for documents judged with a negative grade), the gain a number. The order
-    is kept: trec_eval's ideal ranking depends on it when gains differ by less than 1.
+    is kept: trec_eval's ideal ranking depends on it when gains differ by less than 1. A
+    gain that is not finite, or a grade given two gains, is refused unless
+    ``as_trec_eval``: trec_eval computes with them.
     """
     pairs = []
     for item in filter(None, text.split(",")):
@@ -871,9 +935,11 @@ def trec_gains(text: str, label: str) -> tuple[tuple[int, float], ...]:
             raise MeasureError(
                 f"{label}: gains are grade=gain pairs such as 1=3,2=9; got {item!r}"
             ) from None
-        if not math.isfinite(pair[1]):
+        if as_trec_eval:
+            pass
+        elif not math.isfinite(pair[1]):
             raise MeasureError(f"{label}: a gain must be a finite number, got {gain!r}")
-        if any(pair[0] == seen for seen, _ in pairs):
+        elif any(pair[0] == seen for seen, _ in pairs):
             raise MeasureError(f"{label}: grade {pair[0]} is given two gains")
         pairs.append(pair)
     if not pairs:
@@ -885,11 +951,16 @@ def _without_k(params: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in params.items() if key != "k"}
 
 
-def _beta_squared(rest: str, t: TrecName, token: str) -> dict[str, object]:
+def _beta_squared(
+    rest: str, t: TrecName, token: str, as_trec_eval: bool = False
+) -> dict[str, object]:
     try:
         x = float(rest)
     except ValueError:
         raise MeasureError(f"{token}: {t.name}.x takes a number x (= beta^2)") from None
+    if as_trec_eval and not x >= 0:
+        # trec_eval computes (x + 1) P R / (x P + R) with any x; beta keeps x's sign.
+        return {"beta": -math.sqrt(-x) if x < 0 else x, "beta2": x}
     if not (0 <= x <= MAX_BETA**2):
         raise MeasureError(
             f"{token}: {t.name}.x takes x = beta^2 in [0, {MAX_BETA**2:g}], got {x:g}"
@@ -917,15 +988,26 @@ def _integer_part(text: str) -> str:
     return found.group(1) if found else text
 
 
-def _cutoff(text: str, label: str) -> int:
+def trec_cutoff_order(ks: Sequence[int]) -> list[int]:
+    """Cutoffs in the order trec_eval 9.0.8 sorts them: glibc's ``qsort`` with a comparison
+    returning their difference as a C ``int`` (``comp_long``), so that cutoffs more than
+    2^31 apart can come out of order (``4294967296,5`` stays so).
+
+    >>> trec_cutoff_order([10, 2, 7]), trec_cutoff_order([2**32, 5])
+    ([2, 7, 10], [4294967296, 5])
+    """
+    return glibc_msort(list(ks), long_difference)
+
+
+def _cutoff(text: str, label: str, top: int = MAX_INTEGER) -> int:
     try:
         k = int(text)
     except ValueError:
         raise MeasureError(f"{label}: the cutoff must be an integer >= 0, got {text!r}") from None
     if k < 0:
         raise MeasureError(f"{label}: the cutoff must be an integer >= 0, got {k}")
-    if k > MAX_INTEGER:
-        raise MeasureError(f"{label}: the cutoff must be at most {MAX_INTEGER:,}, got {k:,}")
+    if k > top:
+        raise MeasureError(f"{label}: the cutoff must be at most {top:,}, got {k:,}")
     return k
 
 

@@ -18,7 +18,14 @@ import numpy.typing as npt
 from prfeval.core import counts as C
 from prfeval.core.counts import Counts
 from prfeval.core.errors import MeasureError
-from prfeval.core.registry import Measure, MeasureDef, Param, TrecName, number_text
+from prfeval.core.registry import (
+    Measure,
+    MeasureDef,
+    Param,
+    TrecEvalRefusal,
+    TrecName,
+    number_text,
+)
 
 __all__ = ["DEFINITIONS", "PARAMS", "TREC_EVAL_CUTOFFS", "UTILITY_DEFAULTS"]
 
@@ -84,21 +91,30 @@ def _utility(c: Counts, m: Measure, zd: float) -> FloatArray:
     return w[0] * c.tp + w[1] * c.fp + w[2] * c.fn + w[3] * tn
 
 
-def _bind_utility(values: list[str], token: str) -> dict[str, object]:
-    """``utility.2,-1,0,0``: the four weights of TP, FP, FN and TN, in that order."""
+def _bind_utility(values: list[str], token: str, as_trec_eval: bool) -> dict[str, object]:
+    """``utility.2,-1,0,0``: the four weights of TP, FP, FN and TN, in that order.
+
+    Another number of weights is refused; trec_eval 9.0.8 takes it on its command line and
+    stops at the first query it computes (``as_trec_eval``: a TrecEvalRefusal with its words).
+    """
     try:
         weights = [float(v) for v in values]
     except ValueError:
         weights = []
     if len(weights) != 4:
-        raise MeasureError(
-            f"{token}: utility takes four weights (TP, FP, FN, TN), e.g. utility.1,-1,0,0"
-        )
+        message = f"{token}: utility takes four weights (TP, FP, FN, TN), e.g. utility.1,-1,0,0"
+        if as_trec_eval:
+            raise TrecEvalRefusal(
+                message, "trec_eval.calc_utility: improper number of coefficients\n"
+            )
+        raise MeasureError(message)
     return dict(zip((name for name, _ in UTILITY_DEFAULTS), weights, strict=True))
 
 
 def _f_of_means(p: float, r: float, m: Measure) -> float:
-    return float(C.f_from_pr(p, r, m.beta))
+    # With beta^2 itself, as the per-query values: set_F.x may give any x (trec_eval's).
+    b2 = _beta_squared(m)
+    return float(C.safe_divide(np.float64((1 + b2) * p * r), np.float64(b2 * p + r)))
 
 
 def _e_of_means(p: float, r: float, m: Measure) -> float:
@@ -188,6 +204,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "relevant documents retrieved",
         "TP",
         counts=_total(lambda c: c.tp),
+        below_zero="judged",
         aggregation="sum",
         aliases=("num_rel_ret",),
         trec_eval=TrecName("num_rel_ret", place=4, sets=("official", "set")),
@@ -229,6 +246,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "precision of the whole retrieved set",
         "TP / (TP + FP)",
         counts=_ratio(C.precision),
+        below_zero="judged",
         aliases=("set_P", "SetPrecision"),
         trec_eval=TrecName("set_P", place=28, sets=("set",)),
         conventions=_NO_RET,
@@ -240,6 +258,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "recall of the whole retrieved set",
         "TP / (TP + FN)",
         counts=_ratio(C.recall),
+        below_zero="judged",
         aliases=("set_recall", "SetRecall"),
         trec_eval=TrecName("set_recall", place=30, sets=("set",)),
         conventions=_NO_REL,
@@ -251,6 +270,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "as much as precision)",
         "(1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP) = (1 + b^2) P R / (b^2 P + R)",
         counts=_f,
+        below_zero="judged",
         params=_F_PARAMS,
         of_means=_f_of_means,
         aliases=("set_F",),
@@ -264,6 +284,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "set_relative_P)",
         "TP / min(TP + FP, TP + FN)",
         counts=_set_relative_p,
+        below_zero="judged",
         trec_eval=TrecName("set_relative_P", place=29, sets=("set",)),
         conventions="0 when nothing is retrieved or nothing is relevant.",
     ),
@@ -273,6 +294,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "set_map)",
         "TP^2 / ((TP + FP) (TP + FN))",
         counts=_set_ap,
+        below_zero="judged",
         trec_eval=TrecName("set_map", place=31, sets=("set",)),
         conventions="0 when nothing is retrieved or nothing is relevant.",
     ),
@@ -281,6 +303,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "a weighted sum of the contingency table (trec_eval's utility)",
         "w_tp TP + w_fp FP + w_fn FN + w_tn TN (default weights 1, -1, 0, 0)",
         counts=_utility,
+        below_zero="judged",
         params=("rel", "tp", "fp", "fn", "tn", "docs"),
         micro=False,
         trec_eval=TrecName(

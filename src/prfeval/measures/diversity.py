@@ -74,22 +74,21 @@ def _discount(n: int) -> FloatArray:
 
 def _n_subtopics(jr: JudgedRanking, level: int) -> IntArray:
     """S per query: the subtopics with a relevant judged document."""
-    key = ("div_S", level)
-    if key not in jr._cache:
+
+    def build() -> IntArray:
         v = _view(jr)
         relevant = np.zeros(v.n_subtopics, dtype=bool)
         relevant[v.judged_subtopic[v.judged_grade >= level]] = True
-        jr._cache[key] = np.bincount(
-            v.subtopic_query[relevant], minlength=jr.n_queries
-        ).astype(np.int64)
-    return jr._cache[key]  # type: ignore[no-any-return]
+        return np.bincount(v.subtopic_query[relevant], minlength=jr.n_queries).astype(np.int64)
+
+    return jr.views.shared(("div_S", level), build)
 
 
 def _entries(jr: JudgedRanking, level: int) -> tuple[IntArray, IntArray, IntArray]:
     """Every relevant (position, subtopic) of the ranking, in rank order: its position,
     subtopic, and c, the relevant documents for that subtopic ranked above it."""
-    key = ("div_entries", level)
-    if key not in jr._cache:
+
+    def build() -> tuple[IntArray, IntArray, IntArray]:
         v = _view(jr)
         pos = np.repeat(np.arange(jr.grades.size, dtype=np.int64), np.diff(v.pos_offsets))
         rel = v.pos_grade >= level
@@ -99,19 +98,20 @@ def _entries(jr: JudgedRanking, level: int) -> tuple[IntArray, IntArray, IntArra
         start = np.flatnonzero(np.r_[True, sorted_sub[1:] != sorted_sub[:-1]])
         seen = np.empty(pos.size, dtype=np.int64)
         seen[by_sub] = np.arange(pos.size) - np.repeat(start, np.diff(np.r_[start, pos.size]))
-        jr._cache[key] = (pos, sub, seen)
-    return jr._cache[key]  # type: ignore[no-any-return]
+        return pos, sub, seen
+
+    return jr.views.shared(("div_entries", level), build)
 
 
 def _gains(jr: JudgedRanking, alpha: float, level: int) -> FloatArray:
     """g_i of every retrieved position (0 for those relevant to no subtopic)."""
-    key = ("div_gains", alpha, level)
-    if key not in jr._cache:
+
+    def build() -> FloatArray:
         pos, _, seen = _entries(jr, level)
-        jr._cache[key] = np.bincount(
-            pos, weights=(1.0 - alpha) ** seen.astype(np.float64), minlength=jr.grades.size
-        )
-    return jr._cache[key]  # type: ignore[no-any-return]
+        weights = (1.0 - alpha) ** seen.astype(np.float64)
+        return np.bincount(pos, weights=weights, minlength=jr.grades.size)
+
+    return jr.views.shared(("div_gains", alpha, level), build)
 
 
 def _ideal(jr: JudgedRanking, alpha: float, level: int, depth: int | None) -> FloatArray:
@@ -122,7 +122,7 @@ def _ideal(jr: JudgedRanking, alpha: float, level: int, depth: int | None) -> Fl
     ndeval), then the chosen documents' subtopics discounted by (1 - alpha).
     """
     key = ("div_ideal", alpha, level)
-    cached = jr._cache.get(key)
+    cached = jr.views.kept(key)
     if cached is not None and (cached[1] is None or (depth is not None and depth <= cached[1])):
         if depth is None:
             return cached[0]  # type: ignore[no-any-return]
@@ -166,7 +166,7 @@ def _ideal(jr: JudgedRanking, alpha: float, level: int, depth: int | None) -> Fl
         now = np.zeros(cand.size, dtype=bool)
         now[chosen] = True
         weight[e_sub[now[e_cand]]] *= 1.0 - alpha
-    jr._cache[key] = (ideal, depth)
+    jr.views.keep(key, (ideal, depth))
     return ideal
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from prfeval.core.c_sort import c_int, glibc_msort
 from prfeval.core.ranking import UNJUDGED, JudgedRanking
 from prfeval.core.registry import Measure, MeasureDef, Param, TrecName, number_text
 from prfeval.measures.contingency import TREC_EVAL_CUTOFFS
@@ -84,30 +85,27 @@ def _trec_sorted(entries: list[tuple[int, float]]) -> list[tuple[int, float]]:
     """``entries`` (grade, gain) in the order trec_eval's ``qsort`` leaves them.
 
     Its comparison returns ``(int) (gain1 - gain2)``, truncating: gains closer than 1 compare
-    equal. glibc's qsort is a stable merge sort, so such entries keep their order. Python's
-    sort is a stable merge sort too, but merges differently: with a comparison that is not
-    a true order the results can differ, so the merge is written out as glibc's.
+    equal, and a difference no ``int`` holds (an infinite gain) compares as INT_MIN. glibc's
+    qsort is a stable merge sort; with a comparison that is not a true order its merges
+    decide the result, so they are glibc's (:func:`~prfeval.core.c_sort.glibc_msort`).
     """
+    return glibc_msort(list(entries), lambda a, b: c_int(a[1] - b[1]))
 
-    def cmp(a: tuple[int, float], b: tuple[int, float]) -> int:
-        return int(a[1] - b[1])
 
-    def msort(items: list[tuple[int, float]]) -> list[tuple[int, float]]:
-        if len(items) <= 1:
-            return items
-        half = len(items) // 2
-        left, right = msort(items[:half]), msort(items[half:])
-        out, i, j = [], 0, 0
-        while i < len(left) and j < len(right):
-            if cmp(left[i], right[j]) <= 0:
-                out.append(left[i])
-                i += 1
-            else:
-                out.append(right[j])
-                j += 1
-        return out + left[i:] + right[j:]
+def _trec_sorted_at(entries: list[tuple[int, float]]) -> list[int]:
+    """The indices of ``entries`` in the order :func:`_trec_sorted` leaves them."""
+    return glibc_msort(list(range(len(entries))),
+                       lambda a, b: c_int(entries[a][1] - entries[b][1]))
 
-    return msort(list(entries))
+
+def _retrieved_gains(pairs: tuple[tuple[int, float], ...]) -> dict[int, float]:
+    """The gain of each grade a map names, for the retrieved documents: trec_eval's
+    ``get_gain`` takes the first pair of that grade in its sorted order (the lower of two
+    gains given to one grade, when they differ by 1 or more)."""
+    gains: dict[int, float] = {}
+    for grade, g in _trec_sorted(list(pairs)):
+        gains.setdefault(grade, g)
+    return gains
 
 
 def gain_setup(jr: JudgedRanking, m: Measure) -> GainSetup:
@@ -118,10 +116,12 @@ def gain_setup(jr: JudgedRanking, m: Measure) -> GainSetup:
     """
     pairs: tuple[tuple[int, float], ...] = m.param("gains") or ()  # None: no map
     dcg = str(m.param("dcg")) if "dcg" in m.definition.params else PLAIN_GAIN
-    key = ("gains", pairs, dcg)
-    if key in jr._cache:
-        return jr._cache[key]  # type: ignore[no-any-return]
-    mapped = dict(pairs)
+    return jr.views.shared(("gains", pairs, dcg), lambda: _gain_setup(jr, pairs, dcg))
+
+
+def _gain_setup(jr: JudgedRanking, pairs: tuple[tuple[int, float], ...], dcg: str) -> GainSetup:
+    """Build the :class:`GainSetup` of ``jr`` under the gain map ``pairs`` and ``dcg``."""
+    mapped = _retrieved_gains(pairs)
     n_q = jr.n_queries
 
     # Retrieved positions. Unjudged documents (and repeats) are trec_eval's -1, negatively
@@ -135,7 +135,7 @@ def gain_setup(jr: JudgedRanking, m: Measure) -> GainSetup:
         query, rank0 = jp.query, jp.rank0
         value = np.where(jp.grade < 0, POOLED_UNJUDGED, jp.grade)
     gain = np.where(value >= 0, value, 0).astype(np.float64)
-    for grade, g in pairs:
+    for grade, g in mapped.items():
         gain[value == grade] = g
     gain = _transform(gain, dcg)
     nonzero = gain != 0
@@ -162,7 +162,7 @@ def gain_setup(jr: JudgedRanking, m: Measure) -> GainSetup:
     ideal_rank0 = np.arange(n, dtype=np.int64) - first[ideal_query]
     run_start = ideal_rank0[starts]
     n_ideal = np.bincount(ideal_query, minlength=n_q).astype(np.int64)
-    setup = GainSetup(
+    return GainSetup(
         query=query,
         rank0=rank0,
         gain=gain,
@@ -175,8 +175,6 @@ def gain_setup(jr: JudgedRanking, m: Measure) -> GainSetup:
         run_gain=run_gain,
         n_ideal=n_ideal,
     )
-    jr._cache[key] = setup
-    return setup
 
 
 def _dcg_of_run(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
@@ -216,11 +214,17 @@ def _mapped_ideal(
     for nl in np.unique(n_levels).tolist():
         members = np.flatnonzero(n_levels == nl)
         entries = list(pairs) + [(i, float(i)) for i in range(int(nl)) if i not in mapped]
-        order = _trec_sorted(entries)[::-1]  # walked from the highest gain
+        # A grade given twice: its documents go to the pair given first (trec_eval's
+        # setup_gains); the other pair holds none.
+        holder = {lvl: at for at, (lvl, _) in reversed(list(enumerate(entries)))}
+        placed = _trec_sorted_at(entries)[::-1]  # walked from the highest gain
+        order = [entries[at] for at in placed]
         gains_here = _transform(np.array([g for _, g in order], dtype=np.float64), dcg)
         cols = [
-            int(np.searchsorted(levels, lvl)) if 0 <= lvl < nl and lvl in levels else -1
-            for lvl, _ in order
+            int(np.searchsorted(levels, lvl))
+            if 0 <= lvl < nl and lvl in levels and holder[lvl] == at
+            else -1
+            for at, (lvl, _) in zip(placed, order, strict=True)
         ]
         taken = np.zeros((members.size, len(order)), dtype=np.int64)
         # trec_eval stops at once when the highest entry's gain is not positive, and else at

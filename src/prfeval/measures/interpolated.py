@@ -12,6 +12,7 @@ from prfeval.core.ranking import JudgedRanking
 from prfeval.core.registry import Measure, MeasureDef, Param, TrecName, number_text
 from prfeval.measures.ranks import (
     RankProfile,
+    below_zero_shift,
     rank_profile,
     relevant_positions,
     segment_suffix_max,
@@ -27,6 +28,7 @@ __all__ = [
     "iprec_from_profile",
     "level_key",
     "recall_cutoffs",
+    "walked_needs",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -82,6 +84,8 @@ def iprec_core(
     *,
     version: int = 9,
     empty: FloatArray | float = 0.0,
+    shift: IntArray | None = None,
+    walked: bool = False,
 ) -> FloatArray:
     """Interpolated precision at ``levels`` for every query, from its relevant positions.
 
@@ -90,20 +94,31 @@ def iprec_core(
     only falls, so the best precision at or below any rank is the best at the relevant ranks
     from there on: a suffix maximum over these positions alone. ``empty`` is the value at
     the levels asking for no relevant document when nothing was retrieved (0/0).
+
+    ``shift`` (per query, 0 or below; see :func:`~prfeval.measures.ranks.below_zero_shift`)
+    is what trec_eval's count of relevant documents retrieved, from which it counts down
+    walking up the ranking, falls short of the relevant positions at a level below 0: the
+    c-th of that count is then the (c - shift)-th relevant position, its precision given
+    by the caller as (its place + shift) / rank, and a level asking for none reads the
+    (1 - shift)-th, where the count reaches 0.
     """
     out = np.zeros((n_queries, len(levels)), dtype=np.float64)
     if n_queries == 0 or not levels:
         return out
     best = segment_suffix_max(rel_precision, rel_query, n_queries)
-    n_rel_ret = np.bincount(rel_query, minlength=n_queries).astype(np.int64)
-    rel_start = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(n_rel_ret)])[:-1]
+    n_positions = np.bincount(rel_query, minlength=n_queries).astype(np.int64)
+    rel_start = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(n_positions)])[:-1]
+    moved = np.zeros(n_queries, dtype=np.int64) if shift is None else shift
+    n_rel_ret = n_positions + moved
     need = recall_cutoffs(levels, n_rel, version)
+    if walked:  # levels in the order given, read as 11pt_avg reads them
+        need = walked_needs(need, n_rel_ret)
     # Needing c >= 1 relevant documents: the best precision at or below the rank of the c-th.
     q, j = np.nonzero((need >= 1) & (need <= n_rel_ret[:, None]))
-    out[q, j] = best[rel_start[q] + need[q, j] - 1]
+    out[q, j] = best[rel_start[q] + need[q, j] - moved[q] - 1]
     # Needing none: the best precision anywhere (0 when nothing relevant was retrieved).
     q, j = np.nonzero((need <= 0) & (n_rel_ret > 0)[:, None])
-    out[q, j] = best[rel_start[q]]
+    out[q, j] = best[rel_start[q] - moved[q]]
     nothing = np.broadcast_to(np.asarray(empty, dtype=np.float64), (n_queries,))
     q, j = np.nonzero((need <= 0) & (n_retrieved == 0)[:, None])
     out[q, j] = nothing[q]
@@ -125,21 +140,54 @@ def iprec_from_profile(
     )
 
 
-def _iprec_values(jr: JudgedRanking, levels: tuple[float, ...], level: int) -> FloatArray:
+def walked_needs(need: IntArray, n_rel_ret: IntArray) -> IntArray:
+    """The relevant counts trec_eval 9.0.8's ``11pt_avg`` reads at its levels, which it
+    takes in the order given and assumes ascending (``need``: one column per level).
+
+    It skips the last levels while they ask for more relevant documents than were retrieved
+    (0 there), then walks the ranking up from its end, matching the last level left each
+    time its count of relevant documents, going down, reaches that level's count. A level
+    asking for more than the level matched after it, or for none (a count <= 0), is never
+    matched: it and every level before it get the value left at the end of the walk, the
+    best precision anywhere (the count 0 here). Ascending levels keep their own counts. One
+    pass over the levels (a handful), for every query at once.
+    """
+    out = need.copy()
+    skipping = np.ones(need.shape[0], dtype=bool)
+    blocked = np.zeros(need.shape[0], dtype=bool)
+    limit = n_rel_ret.astype(np.int64)  # the walk's count only goes down
+    for j in range(need.shape[1] - 1, -1, -1):
+        c = need[:, j]
+        skipping &= c > n_rel_ret
+        matched = ~skipping & ~blocked & (c >= 1) & (c <= limit)
+        blocked |= ~skipping & ~matched
+        limit = np.where(matched, c, limit)
+        out[:, j] = np.where(skipping, n_rel_ret + 1, np.where(blocked, 0, c))
+    return out
+
+
+def _iprec_values(
+    jr: JudgedRanking, levels: tuple[float, ...], level: int, *, walked: bool = False
+) -> FloatArray:
     """IPrec as the measures report it: trec_eval's version of the cutoffs, and 0/0 (NaN) at
     the levels asking for no relevant document when an evaluated query retrieved nothing
-    (-J or -M 0 can empty a ranking); a judged query missing from the run scores 0."""
+    (-J or -M 0 can empty a ranking); a judged query missing from the run scores 0. With
+    ``walked``, the levels are read in the order given as 11pt_avg reads them
+    (:func:`walked_needs`)."""
     rp = relevant_positions(jr, level)
     empty = np.where(jr.in_run, np.nan, 0.0)
+    shift = below_zero_shift(jr, level)  # 0 at a level of 0 or more
     return iprec_core(
         jr.n_queries,
         rp.query,
-        rp.k / (rp.rank0 + 1.0),
+        (rp.k + shift[rp.query]) / (rp.rank0 + 1.0),
         jr.n_relevant(level),
         jr.n_retrieved,
         levels,
         version=jr.trec_eval_version,
         empty=empty,
+        shift=shift,
+        walked=walked,
     )
 
 
@@ -196,7 +244,7 @@ def _iprec(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
 
 def _iprec_mean(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     levels = tuple(m.param("levels"))
-    values = _iprec_values(jr, levels, level)
+    values = _iprec_values(jr, levels, level, walked=True)
     # Added level by level, in the order given, as trec_eval adds them.
     total = np.zeros(jr.n_queries)
     for j in range(len(levels)):
@@ -204,12 +252,19 @@ def _iprec_mean(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     return total / len(levels)
 
 
-def _bind_levels(values: list[str], token: str) -> dict[str, object]:
-    """``11pt_avg.0.25,0.5``: the levels as given (trec_eval keeps their order and repeats)."""
+def _bind_levels(values: list[str], token: str, as_trec_eval: bool) -> dict[str, object]:
+    """``11pt_avg.0.25,0.5``: the levels as given (trec_eval keeps their order and repeats).
+
+    Levels outside [0, 1] are refused; trec_eval (``as_trec_eval``) computes with them: a
+    level asking for more relevant documents than were retrieved is 0, one asking for none
+    or fewer (a negative level) the best precision anywhere.
+    """
     try:
         levels = tuple(float(v) for v in values)
     except ValueError:
         raise MeasureError(f"{token}: the levels must be numbers in [0, 1]") from None
+    if as_trec_eval and levels:
+        return {"levels": levels}
     if not levels or not all(0.0 <= r <= 1.0 for r in levels):
         raise MeasureError(f"{token}: the levels must be numbers in [0, 1]")
     return {"levels": levels}

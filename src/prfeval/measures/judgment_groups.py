@@ -22,6 +22,7 @@ from prfeval.core.ranking import JudgedRanking
 from prfeval.core.registry import Measure, MeasureDef, TrecName
 from prfeval.measures.contingency import TREC_EVAL_CUTOFFS
 from prfeval.measures.ranked import RPREC_MULT_DEFAULTS, average_precision, rprec_cutoff
+from prfeval.measures.ranks import below_zero_shift
 
 __all__ = ["DEFINITIONS", "JG_MEASURES"]
 
@@ -45,7 +46,8 @@ def _p_group(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
 
 def _rprec_mult_group(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     cut = rprec_cutoff(float(m.recall_level or 0.0), jr.n_relevant(level))
-    return safe_divide(jr.tp_at(cut, level), cut)
+    # Below level 0, trec_eval's "relevant so far" is TP plus a shift (below_zero_shift).
+    return safe_divide(np.maximum(jr.tp_at(cut, level) + below_zero_shift(jr, level), 0), cut)
 
 
 DEFINITIONS: tuple[MeasureDef, ...] = (

@@ -23,6 +23,7 @@ from prfeval.core.ranking import JudgedRanking
 from prfeval.core.registry import Measure, MeasureDef, Param, TrecName
 from prfeval.measures.contingency import TREC_EVAL_CUTOFFS
 from prfeval.measures.ranks import (
+    below_zero_shift,
     judged_positions,
     log2_of_int,
     per_query_sum,
@@ -65,7 +66,18 @@ def average_precision(jr: JudgedRanking, level: int = 1, k: int | None = None) -
     rp = relevant_positions(jr, level)
     keep = slice(None) if k is None else rp.rank0 < k
     terms = rp.k[keep] / (rp.rank0[keep] + 1.0)
-    return safe_divide(per_query_sum(rp.query[keep], terms, jr.n_queries), jr.n_relevant(level))
+    total = per_query_sum(rp.query[keep], terms, jr.n_queries)
+    if k is None:  # trec_eval's map divides whatever it found by R; map_cut gives 0 at R = 0
+        return _over_r(total, jr.n_relevant(level))
+    return safe_divide(total, jr.n_relevant(level))
+
+
+def _over_r(total: FloatArray, n_rel: npt.NDArray[np.int64]) -> FloatArray:
+    """``total / R``, 0 when nothing was found, as trec_eval divides: infinite where
+    something was found and R is 0, which only a level below 0 can give (``-l -1`` counts
+    unjudged documents relevant in the ranking, and R counts grades of 0 or more)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(total > 0, total / n_rel, 0.0)
 
 
 def yaap(jr: JudgedRanking, level: int = 1) -> FloatArray:
@@ -192,14 +204,19 @@ def rprec_cutoff(p: float, n_rel: npt.NDArray[np.int64]) -> npt.NDArray[np.int64
 
 def _rprec_mult(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     cut = rprec_cutoff(float(m.recall_level or 0.0), jr.n_relevant(level))
-    return safe_divide(jr.tp_at(cut, level), cut)
+    # A negative multiple (trec_eval takes one) asks for c <= 0 documents: 0, as c = 0.
+    positive = np.maximum(cut, 0)
+    # Below level 0, trec_eval's "relevant so far" at rank c is TP(c) plus a shift (see
+    # below_zero_shift), and a rank where it has fallen to 0 is never reached: 0 there.
+    found = np.maximum(jr.tp_at(positive, level) + below_zero_shift(jr, level), 0)
+    return np.where(cut > 0, safe_divide(found, positive), 0.0)
 
 
 def _bin_g(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     rp = relevant_positions(jr, level)
     # 2 + the non-relevant ranks above: 3 + i - (relevant so far, this one included).
     terms = 1.0 / log2_of_int(3 + rp.rank0 - rp.k)
-    return safe_divide(per_query_sum(rp.query, terms, jr.n_queries), jr.n_relevant(level))
+    return _over_r(per_query_sum(rp.query, terms, jr.n_queries), jr.n_relevant(level))
 
 
 def _nonrel_judged_ret(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
@@ -315,6 +332,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "(1/R) sum over relevant retrieved d of (1 - min(n_d, R) / min(N, R)), n_d the judged "
         "non-relevant above d, N those judged",
         ranked=_bpref,
+        below_zero="judged",
         reads="ranks",
         trec_eval=TrecName("bpref", place=8, sets=("official",)),
         conventions="Unjudged and negatively judged documents are skipped; a relevant "
@@ -326,6 +344,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "bpref averaged with a geometric mean (trec_eval's gm_bpref)",
         "exp(mean over queries of ln(max(bpref, 0.00001)))",
         ranked=_bpref,
+        below_zero="judged",
         reads="ranks",
         aggregation="gmean",
         trec_eval=TrecName("gm_bpref", per_query=False, place=15),
@@ -338,6 +357,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "1/(j+1) + j/(j+1) (r+n+u)/j (r+e)/(r+n+2e), with r, n, u the relevant, judged "
         "non-relevant and negatively judged above, e = 0.00001",
         ranked=_infap,
+        below_zero="judged",
         reads="ranks",
         trec_eval=TrecName("infAP", place=14),
         conventions="A negative grade marks a pooled document left unjudged (u); an "
@@ -393,6 +413,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "retrieved documents judged non-relevant (trec_eval's num_nonrel_judged_ret)",
         "retrieved documents with a grade in [0, L)",
         ranked=_nonrel_judged_ret,
+        below_zero="judged",
         aggregation="sum",
         aliases=("num_nonrel_judged_ret",),
         trec_eval=TrecName("num_nonrel_judged_ret", place=33),

@@ -16,12 +16,14 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core.counts import safe_divide
-from prfeval.core.ranking import UNJUDGED, JudgedRanking
+from prfeval.core.ranking import JudgedRanking
+from prfeval.core.views import JudgedPositions, RelevantPositions
 
 __all__ = [
     "JudgedPositions",
     "RankProfile",
     "RelevantPositions",
+    "below_zero_shift",
     "judged_positions",
     "log2_of",
     "log2_of_int",
@@ -62,7 +64,8 @@ class RankProfile:
 
 def rank_profile(jr: JudgedRanking, level: int) -> RankProfile:
     """The :class:`RankProfile` of ``jr`` with grade >= ``level`` counted as relevant."""
-    relevant = (jr.grades >= level) & jr.first
+    # Below level 0 (trec_eval's -l -1), trec_eval's values: -1 unjudged, -2 judged negative.
+    relevant = ((jr.grades if level >= 0 else jr.trec_rel) >= level) & jr.first
     cum = np.cumsum(relevant, dtype=np.int64)
     before = np.concatenate([np.zeros(1, dtype=np.int64), cum])[jr.offsets[:-1]]
     tp = cum - before[jr.query_index]
@@ -74,6 +77,21 @@ def rank_profile(jr: JudgedRanking, level: int) -> RankProfile:
         n_rel=jr.n_relevant(level),
         suffix_max=segment_suffix_max(safe_divide(tp, k), jr.query_index, jr.n_queries),
     )
+
+
+def below_zero_shift(jr: JudgedRanking, level: int) -> IntArray:
+    """trec_eval's count of relevant documents retrieved (``num_rel_ret``: those judged with
+    a grade >= max(level, 0)) less the relevant positions its ranks count at ``level``, per
+    query: 0 at a level of 0 or more; below 0 (``-l -1``), minus the unjudged (and at -2,
+    negatively judged) documents retrieved, which its ranks count and its count does not.
+
+    trec_eval's interpolated precision and Rprec_mult start from that count and take one
+    off at each relevant rank walking up the ranking, so each rank's "relevant so far" is
+    TP(k) plus this shift.
+    """
+    if level >= 0:
+        return np.zeros(jr.n_queries, dtype=np.int64)
+    return jr.tp_at(None, 0) - jr.tp_at(None, level)
 
 
 def segment_suffix_max(values: FloatArray, segment: IntArray, n_segments: int) -> FloatArray:
@@ -97,103 +115,15 @@ def segment_suffix_max(values: FloatArray, segment: IntArray, n_segments: int) -
 # The judged positions: the few positions most rank measures read
 
 
-@dataclass(frozen=True)
-class JudgedPositions:
-    """The retrieved positions that carry a judgment, query after query in rank order.
-
-    A repeat of a document after its best-ranked place carries none (it counts once). Most
-    retrieved documents are unjudged, so the rank measures (AP, bpref, infAP, RR, nDCG, ...)
-    read these few positions and the rank of each, never an array over every position.
-
-    Attributes
-    ----------
-    at
-        Index of the position in the ranking's CSR arrays.
-    query, rank0
-        Its query and 0-based rank.
-    grade
-        Its judged grade (negative grades kept: trec_eval's "pooled but unjudged").
-    """
-
-    at: IntArray
-    query: IntArray
-    rank0: IntArray
-    grade: IntArray
-
-
 def judged_positions(jr: JudgedRanking) -> JudgedPositions:
-    """The :class:`JudgedPositions` of ``jr`` (computed once per ranking)."""
-    key = ("judged_positions",)
-    if key not in jr._cache:
-        at = np.flatnonzero((jr.grades != UNJUDGED) & jr.first)
-        query = np.searchsorted(jr.offsets, at, side="right") - 1
-        jr._cache[key] = JudgedPositions(
-            at=at, query=query, rank0=at - jr.offsets[query], grade=jr.grades[at]
-        )
-    return jr._cache[key]  # type: ignore[no-any-return]
-
-
-@dataclass(frozen=True)
-class RelevantPositions:
-    """The relevant retrieved positions at one level, and what is ranked above each.
-
-    Attributes
-    ----------
-    query, rank0
-        Query and 0-based rank of each relevant position (first occurrences), in rank order.
-    k
-        Its place among the query's relevant positions: 1 for the first.
-    nonrel_above
-        Judged non-relevant documents (grade in [0, level)) ranked above it.
-    unjudged_above
-        Documents judged with a negative grade ("pooled but unjudged") ranked above it.
-    offsets
-        Where each query's relevant positions begin in these arrays, and the end
-        (``n_queries + 1`` entries).
-    """
-
-    query: IntArray
-    rank0: IntArray
-    k: IntArray
-    nonrel_above: IntArray
-    unjudged_above: IntArray
-    offsets: IntArray
-
-    @property
-    def n_rel_ret(self) -> IntArray:
-        """Relevant documents retrieved, per query."""
-        return np.diff(self.offsets)
-
-
-def _before_in_group(flags: npt.NDArray[np.bool_], group: IntArray) -> IntArray:
-    """For each element, how many earlier elements of its group (a sorted array) are set."""
-    if not flags.size:
-        return np.zeros(0, dtype=np.int64)
-    before = np.cumsum(flags, dtype=np.int64) - flags
-    starts = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
-    lengths = np.diff(np.append(starts, flags.size))
-    return before - np.repeat(before[starts], lengths)
+    """The :class:`~prfeval.core.views.JudgedPositions` of ``jr`` (built once per ranking)."""
+    return jr.views.judged
 
 
 def relevant_positions(jr: JudgedRanking, level: int) -> RelevantPositions:
-    """The :class:`RelevantPositions` of ``jr`` with grade >= ``level`` relevant (cached)."""
-    key = ("relevant_view", level)
-    if key not in jr._cache:
-        jp = judged_positions(jr)
-        rel = jp.grade >= level
-        nonrel = (jp.grade >= 0) & ~rel
-        negative = (jp.grade < 0) & ~rel
-        rel_before = _before_in_group(rel, jp.query)[rel]
-        query = jp.query[rel]
-        jr._cache[key] = RelevantPositions(
-            query=query,
-            rank0=jp.rank0[rel],
-            k=rel_before + 1,
-            nonrel_above=_before_in_group(nonrel, jp.query)[rel],
-            unjudged_above=_before_in_group(negative, jp.query)[rel],
-            offsets=np.searchsorted(query, np.arange(jr.n_queries + 1)).astype(np.int64),
-        )
-    return jr._cache[key]  # type: ignore[no-any-return]
+    """The :class:`~prfeval.core.views.RelevantPositions` of ``jr`` with grade >= ``level``
+    relevant (built once per ranking and level)."""
+    return jr.views.relevant(level)
 
 
 def per_query_sum(query: IntArray, values: FloatArray, n_queries: int) -> FloatArray:

@@ -7,6 +7,8 @@ Their values are kept apart from the numbers (:attr:`MeasuredQueries.texts`,
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 
@@ -54,13 +56,20 @@ def _runid(jr: JudgedRanking, m: Measure, level: int) -> ObjectArray:
     return np.array([jr.run_id] * jr.n_queries, dtype=object)
 
 
-def _bind_length(values: list[str], token: str) -> dict[str, object]:
-    """``relstring.20``: trec_eval reads the length as a number and keeps its whole part."""
+def _bind_length(values: list[str], token: str, as_trec_eval: bool) -> dict[str, object]:
+    """``relstring.20``: trec_eval reads the length as a number and keeps its whole part.
+
+    A negative length is refused; trec_eval (``as_trec_eval``) shows no rank for it, nor for
+    a length that is not finite (which its conversion to a long makes negative).
+    """
     try:
         (value,) = values
-        k = int(float(value))
+        x = float(value)
     except ValueError:
         raise MeasureError(f"{token}: relstring.N takes one number N (ranks shown)") from None
+    if as_trec_eval:
+        return {"k": max(int(x), 0) if math.isfinite(x) else 0}
+    k = int(x) if math.isfinite(x) else -1
     if k < 0:
         raise MeasureError(f"{token}: relstring.N takes N >= 0, got {k}")
     return {"k": k}

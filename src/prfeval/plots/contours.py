@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from prfeval.core.checks import beta as check_beta
 from prfeval.core.counts import f_from_pr
 from prfeval.core.errors import UsageError
 from prfeval.core.means import (
@@ -308,10 +309,7 @@ def contour_figure(
     >>> fig = contour_figure([0.5, 2.0], points={"example": (0.4, 0.8)})  # doctest: +SKIP
     >>> save_figure(fig, "contours.png")  # doctest: +SKIP
     """
-    beta_values = [float(b) for b in betas]
-    for b in beta_values:
-        if not (np.isfinite(b) and b > 0.0):
-            raise UsageError(f"beta must be a finite number > 0, got {b:g}")
+    beta_values = [check_beta(b, positive=True) for b in betas]
     level_values = [float(c) for c in levels]
     if not level_values:
         raise UsageError("give at least one contour level")

@@ -9,12 +9,14 @@ order of their ids, then the summary.
 
 The summary values are trec_eval's: added in query order and divided by the number of
 queries, which with ``-c`` is every judged query (those without results add 0); a geometric
-mean counts a missing query at the floor 0.00001. What is particular to a measure comes from
-its declaration (:class:`~prfeval.core.registry.TrecName`), never from its name here: which
-rows it has, a summary that is not an average (``summary_value``), quotes around its text
-(``quoted``) and trec_eval 10.0's value for a judged query without results
-(``placeholder``); counts (``aggregation="sum"``) are printed ``%ld``. The measures and their
-order (trec_eval's table, from each declaration's ``place``) are the caller's.
+mean counts a missing query at the floor 0.00001. They, and the values of the ``-q`` rows, are
+computed by :mod:`prfeval.retrieval.trec_summary` (the one assembler of results,
+:func:`~prfeval.core.aggregate.assemble`); this module only formats them. What is
+particular to a measure comes from its declaration (:class:`~prfeval.core.registry.TrecName`),
+never from its name: which rows it has, a summary that is not an average (``summary_value``),
+quotes around its text (``quoted``) and trec_eval 10.0's value for a judged query without
+results (``placeholder``); counts (``aggregation="sum"``) are printed ``%ld``. The measures and
+their order (trec_eval's table, from each declaration's ``place``) are the caller's.
 
 The rows of ``-q`` (a hundred a query with ``-m all_trec``) are written a block of queries at
 a time, as arrays of bytes: each field of every row is laid out in a matrix, padded with NUL
@@ -33,8 +35,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.core.aggregate import trec_eval_average
 from prfeval.core.registry import Measure, TrecName
+from prfeval.retrieval.trec_summary import PrintedValues, evaluated_queries, trec_eval_summary
 
 if TYPE_CHECKING:
     from prfeval.retrieval.evaluate import Evaluation
@@ -82,31 +84,6 @@ def trec_numbers(values: npt.ArrayLike, *, integer: bool = False) -> list[str]:
     """
     cells = _number_cells(np.asarray(values, dtype=np.float64).ravel(), integer=integer)
     return [row.tobytes().rstrip(b"\0").replace(b"\0", b"").decode() for row in cells]
-
-
-def evaluated_queries(
-    e: Evaluation,
-    *,
-    complete: bool = False,
-    version: int = 9,
-    queries: Collection[str] | None = None,
-) -> list[int]:
-    """The queries trec_eval evaluates and prints, as indices into ``e.query_ids``, in the
-    order it prints them (byte order of their ids).
-
-    Those with results and judgments; with ``complete`` and trec_eval 10.0, the judged
-    queries without results too. ``queries`` keeps only those ids (trec_eval's ``-D``).
-    """
-    qids = e.query_ids
-    missing = set(e.accounting.missing_from_run) if complete else set()
-    every = complete and version >= 10
-    shown = [
-        i
-        for i, q in enumerate(qids)
-        if (every or q not in missing) and (queries is None or q in queries)
-    ]
-    shown.sort(key=lambda i: qids[i].encode("utf-8"))  # trec_eval: strcmp order
-    return shown
 
 
 def format_trec_eval(
@@ -170,19 +147,9 @@ def trec_eval_blocks(
         Only these query ids are evaluated (trec_eval's ``-D level.qid``): their rows, and a
         summary of them alone, divided with ``-c`` by every judged query all the same.
     """
-    qids = e.query_ids
     missing = set(e.accounting.missing_from_run) if complete else set()
     shown = evaluated_queries(e, complete=complete, version=version, queries=queries)
-    n_queries = len(qids) if complete else len(shown)
-    labels = {str(m): i for i, m in enumerate(e.measures)}
-    # trec_eval 10.0 prints 0, not the placeholder ranking's value, for these.
-    zeroed = {str(m) for m, t in entries if t.placeholder == "zero"} if version >= 10 else set()
-
-    def values_of(m: Measure, idx: Sequence[int]) -> npt.NDArray[np.float64]:
-        out = np.asarray(e.values[labels[str(m)]][np.asarray(idx, dtype=np.int64)], np.float64)
-        if str(m) in zeroed and missing:
-            out = np.where([qids[i] in missing for i in idx], 0.0, out)
-        return out
+    values_of = PrintedValues(e, entries, complete=complete, version=version)
 
     if per_query:
         columns = [(m, t) for m, t in entries if t.per_query]
@@ -192,22 +159,15 @@ def trec_eval_blocks(
                 block = shown[start : start + step]
                 yield _query_rows(e, columns, block, missing, values_of)
     if summary:
-        lines: list[str] = []
-        for m, t in entries:
-            if not t.summary:
-                continue
-            name = m.trec_label
-            d = m.definition
-            if d.is_text:
-                lines.append(trec_line(name, "all", e.text_summary.get(str(m), "")))
-                continue
-            if t.summary_value == "queries":
-                value: float = n_queries
-            elif t.summary_value == "judged_relevant" and num_rel_complete is not None:
-                value = num_rel_complete
-            else:
-                value = trec_eval_average(values_of(m, shown), d.aggregation, n_queries)
-            lines.append(trec_line(name, "all", trec_number(value, integer=d.is_total)))
+        rows = trec_eval_summary(
+            e, entries, complete=complete, version=version,
+            num_rel_complete=num_rel_complete, queries=queries,
+        )  # fmt: skip
+        lines = [
+            trec_line(m.trec_label, "all", value if isinstance(value, str)
+                      else trec_number(value, integer=m.definition.is_total))
+            for m, value in rows
+        ]  # fmt: skip
         yield "".join(line + "\n" for line in lines)
 
 

@@ -18,17 +18,17 @@ recounted, neither standardised.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from prfeval.core.aggregate import GEOMETRIC_FLOOR, sequential_sum
+from prfeval.core.partials import GEOMETRIC_FLOOR
 from prfeval.core.registry import Measure, TrecName
 from prfeval.io.zscores import ZScores, to_zscores
 from prfeval.report.trec_eval import evaluated_queries, trec_line, trec_numbers
+from prfeval.retrieval.trec_summary import trec_eval_summary
 
 if TYPE_CHECKING:
     from prfeval.retrieval.evaluate import Evaluation
@@ -87,7 +87,6 @@ def zscore_blocks(
     qids = e.query_ids
     missing = set(e.accounting.missing_from_run) if complete else set()
     shown = evaluated_queries(e, complete=complete, version=version, queries=queries)
-    n_queries = len(qids) if complete else len(shown)
     numeric = [m for m, _ in entries if not m.definition.is_text]
     column = {str(m): j for j, m in enumerate(numeric)}
     z = zscore_values(e, numeric, shown, zscores)
@@ -109,26 +108,13 @@ def zscore_blocks(
     if not summary:
         return
     lines: list[str] = []
-    for m, t in entries:
-        if not t.summary:
-            continue
-        d = m.definition
-        if d.is_text:
-            lines.append(trec_line(m.trec_label, "all", e.text_summary.get(str(m), "")) + "\n")
-            continue
-        values = z[:, column[str(m)]]
-        if t.summary_value == "queries":
-            value: float = n_queries
-        elif t.summary_value == "judged_relevant" and num_rel_complete is not None:
-            value = num_rel_complete
-        elif d.aggregation == "sum":
-            value = sequential_sum(values)
-        elif n_queries <= 0:
-            value = 0.0
-        elif d.aggregation == "gmean":
-            total = sequential_sum(values) + (n_queries - values.size) * math.log(GEOMETRIC_FLOOR)
-            value = math.exp(total / n_queries)
+    rows = trec_eval_summary(
+        e, entries, complete=complete, version=version, num_rel_complete=num_rel_complete,
+        queries=queries, standardised=lambda m: z[:, column[str(m)]],
+    )  # fmt: skip
+    for m, value in rows:
+        if isinstance(value, str):
+            lines.append(trec_line(m.trec_label, "all", value) + "\n")
         else:
-            value = sequential_sum(values) / n_queries
-        lines.append(f"Z{m.trec_label:<22}\tall\t{zscore_numbers([value])[0]}\n")
+            lines.append(f"Z{m.trec_label:<22}\tall\t{zscore_numbers([value])[0]}\n")
     yield "".join(lines)

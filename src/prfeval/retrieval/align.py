@@ -5,7 +5,7 @@ blocks, dicts, DataFrames, Arrow tables and ranked lists. It reads an
 :class:`~prfeval.retrieval.encode.EncodedBlock` (ids already codes, each row already joined with
 its judgment; :mod:`prfeval.retrieval.encode`) and
 
-1. puts the rows in rank order (:mod:`prfeval.retrieval._order`), ordering tied documents only
+1. puts the rows in rank order (:mod:`prfeval.retrieval.ordering`), ordering tied documents only
    where the measures that will read the ranking can tell (its :class:`RankingNeeds`);
 2. marks each repeat of a document after its best-ranked place, and applies the duplicates
    policy, ``-M`` (max results) and then ``-J`` (judged only), as trec_eval orders them;
@@ -25,8 +25,8 @@ import numpy.typing as npt
 from prfeval.core._arrays import offsets_of
 from prfeval.core.options import EvalOptions
 from prfeval.core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
-from prfeval.retrieval._order import rank_order
 from prfeval.retrieval.encode import EncodedBlock
+from prfeval.retrieval.ordering import rank_order
 from prfeval.retrieval.subtopics import single_subtopic_view, subtopic_view
 
 __all__ = ["assemble"]

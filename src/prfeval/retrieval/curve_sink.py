@@ -9,7 +9,7 @@ keeps each query's summary and, for the averages, sums over queries at each k.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal
 
 import numpy as np
@@ -17,15 +17,11 @@ import numpy.typing as npt
 
 from prfeval.core.arrow import arrow_ints
 from prfeval.core.counts import Counts, f_beta, precision, recall, safe_divide
-from prfeval.core.errors import UsageError
 from prfeval.core.ids import query_output_order
 from prfeval.core.ranking import JudgedRanking, QueryAccounting
-from prfeval.measures.interpolated import (
-    STANDARD_RECALL_LEVELS,
-    check_levels,
-    iprec_from_profile,
-)
+from prfeval.measures.interpolated import iprec_from_profile
 from prfeval.measures.ranks import rank_profile
+from prfeval.retrieval.curve_options import CurveOptions
 from prfeval.retrieval.curve_result import (
     EMPTY_CUTOFF,
     AverageCurve,
@@ -59,28 +55,19 @@ class CurveSink:
 
     def __init__(
         self,
+        options: CurveOptions | None = None,
         *,
-        beta: float = 1.0,
-        max_k: int | None = None,
         level: int = 1,
-        recall_levels: Sequence[float] = (0.5,),
-        iprec_levels: Sequence[float] = STANDARD_RECALL_LEVELS,
         collection_size: int | None = None,
         keep: Collection[str] | None = None,
         on_rows: Callable[[BlockRows], None] | None = None,
         row_queries: Collection[str] | None = None,
     ) -> None:
-        if max_k is not None and (isinstance(max_k, bool) or int(max_k) != max_k or max_k < 1):
-            raise UsageError(f"max_k must be an integer >= 1, got {max_k!r}")
-        if not (isinstance(beta, int | float) and not isinstance(beta, bool)):
-            raise UsageError(f"beta must be a number >= 0, got {beta!r}")
-        if not (beta >= 0 and np.isfinite(beta)):
-            raise UsageError(f"beta must be a finite number >= 0, got {beta!r}")
-        self.beta = float(beta)
-        self.max_k = None if max_k is None else int(max_k)
+        self.options = CurveOptions() if options is None else options
+        self.beta, self.max_k = self.options.beta, self.options.max_k
         self.level = level
-        self.reach_levels = check_levels(recall_levels, "a recall level", allow_zero=False)
-        self.ip_levels = check_levels(iprec_levels, "an IPrec recall level", allow_zero=True)
+        self.reach_levels = self.options.recall_levels
+        self.ip_levels = self.options.iprec_levels
         self.collection_size = collection_size
         self.keep = None if keep is None else {str(q) for q in keep}
         self.on_rows = on_rows
@@ -239,7 +226,7 @@ class CurveSink:
             iprec_levels=self.ip_levels,
             collection_size=self.collection_size,
             accounting=accounting,
-            settings={"max_k": self.max_k, "level": self.level, **settings},
+            settings={**self.options.settings(), "level": self.level, **settings},
         )
 
     def _averages(self, n_q: int) -> tuple[AverageCurve, AverageCurve]:

@@ -38,11 +38,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Unpack
 
-from prfeval.core.checks import beta as check_beta
-from prfeval.core.checks import flag, function, id_collection, integer, numbers_in
+from prfeval.core.checks import flag, function, id_collection
 from prfeval.core.options import EvalOptions, OptionValues
 from prfeval.core.ranking import JudgedRanking, RankingNeeds
 from prfeval.measures.interpolated import STANDARD_RECALL_LEVELS
+from prfeval.retrieval.curve_options import CurveOptions
 from prfeval.retrieval.curve_result import BlockRows, Curves
 from prfeval.retrieval.curve_sink import CurveSink
 from prfeval.retrieval.pipeline import run_pipeline
@@ -52,32 +52,23 @@ __all__ = ["curve", "curves_from_ranking"]
 
 def curves_from_ranking(
     jr: JudgedRanking,
+    options: CurveOptions | None = None,
     *,
-    beta: float = 1.0,
-    max_k: int | None = None,
     level: int = 1,
-    recall_levels: Sequence[float] = (0.5,),
-    iprec_levels: Sequence[float] = STANDARD_RECALL_LEVELS,
     collection_size: int | None = None,
     name: str = "run",
     settings: Mapping[str, Any] | None = None,
 ) -> Curves:
     """Curves of an already aligned :class:`~prfeval.core.ranking.JudgedRanking`.
 
-    The parameters are those of :func:`curve` after loading and aligning; ``name`` labels the
-    run and ``settings`` is recorded in the result. The ranking must hold every rank in doc
+    ``options`` are the curve's (:class:`CurveOptions`; ``None``: the defaults), the others
+    those of :func:`curve` after loading and aligning; ``name`` labels the run and
+    ``settings`` is recorded in the result. The ranking must hold every rank in doc
     id order (as :func:`prfeval.retrieval.align.align` builds it by default).
     """
     if not jr.needs.covers(RankingNeeds(None, doc_ids=True)):
         raise RuntimeError(f"curves read every rank and document id; this ranking has {jr.needs}")
-    sink = CurveSink(
-        beta=beta,
-        max_k=max_k,
-        level=level,
-        recall_levels=recall_levels,
-        iprec_levels=iprec_levels,
-        collection_size=collection_size,
-    )
+    sink = CurveSink(options, level=level, collection_size=collection_size)
     sink.add(jr)
     return sink.result(name=name, accounting=jr.accounting, settings=settings or {})
 
@@ -170,10 +161,9 @@ def curve(
     """
     opts = EvalOptions.build(options, **option_values)
     # Every argument checked before any file is read.
-    beta = check_beta(beta)
-    max_k = integer("max_k", max_k, minimum=1, optional=True)
-    recall_levels = numbers_in("recall_levels", recall_levels, above=0, maximum=1)
-    iprec_levels = numbers_in("iprec_levels", iprec_levels, minimum=0, maximum=1)
+    curve_options = CurveOptions(
+        beta=beta, max_k=max_k, recall_levels=recall_levels, iprec_levels=iprec_levels
+    )
     keep = id_collection("keep", keep)
     on_rows = function("on_rows", on_rows)
     row_queries = id_collection("row_queries", row_queries)
@@ -188,11 +178,8 @@ def curve(
         # few ids in order themselves.
         RankingNeeds(None, doc_ids=True),
         lambda: CurveSink(
-            beta=beta,
-            max_k=max_k,
+            curve_options,
             level=opts.level,
-            recall_levels=recall_levels,
-            iprec_levels=iprec_levels,
             collection_size=opts.collection_size,
             keep=keep,
             on_rows=on_rows,

@@ -10,10 +10,11 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval.core import aggregate
-from prfeval.core.checks import flag, function
+from prfeval.core.checks import MAX_INTEGER, flag, function
 from prfeval.core.display import Table, number, plural, skipped, table
 from prfeval.core.errors import UsageError
 from prfeval.core.options import EvalOptions, OptionValues
+from prfeval.core.partials import Partial
 from prfeval.core.ranking import QueryAccounting, RankingNeeds
 from prfeval.io.prefs import Preferences
 from prfeval.measures import Measure, parse_measures, ranking_needs
@@ -294,12 +295,17 @@ def summarise(
     measured: MeasuredQueries,
     accounting: QueryAccounting,
     settings: dict[str, Any],
+    partial: Partial | None = None,
 ) -> Evaluation:
-    """Average per-query results into an :class:`Evaluation`: macro, micro and F of means."""
+    """The :class:`Evaluation` of per-query results: their values, and the averages (macro,
+    micro and F of means) that :func:`~prfeval.core.aggregate.assemble` gives of ``partial``,
+    what the queries add up to (by default ``measured.partial()``; a sink passes the sum of
+    its blocks' partials, the same to the last bit)."""
+    if partial is None:
+        partial = measured.partial()
     macro, micro, f_of_means = {}, {}, {}
-    for m, values, c in zip(measured.measures, measured.values, measured.counts, strict=True):
+    for m, s in zip(partial.measures, aggregate.assemble(partial), strict=True):
         label = str(m)
-        s = aggregate.summarise(m, values, c)
         macro[label] = s.macro
         if s.micro is not None:
             micro[label] = s.micro
@@ -346,7 +352,7 @@ def evaluate(
         or ``{qid: {docid: grade}}``; or preference judgments
         (:class:`~prfeval.io.prefs.Preferences`, from :func:`~prfeval.io.prefs.read_preferences`)
         for trec_eval's ``prefs_*`` measures, which only they give (with ``max_results``
-        the only option).
+        and ``complete`` the only options).
     run
         A TREC run path (``-`` for stdin), a tabular path, a DataFrame, an Arrow table,
         ``{qid: {docid: score}}`` or ranked lists ``{qid: [docid, ...]}``.
@@ -460,9 +466,10 @@ class EvaluationPlan:
                 missing_from_run=done.accounting.missing_from_run,
                 not_in_qrels=done.accounting.not_in_qrels,
                 complete=opts.complete,
-            ), upper_settings)  # fmt: skip
+            ), upper_settings, sink.upper_partial().only(asked))  # fmt: skip
         return replace(
-            summarise(measured.only(asked), done.accounting, settings),
+            summarise(measured.only(asked), done.accounting, settings,
+                      sink.partial().only(asked)),
             coverage=coverage_of(measured, self.cutoffs, n_numeric),
             upper=upper,
         )
@@ -506,7 +513,9 @@ def _evaluate_preferences(
     """:func:`evaluate` with preference judgments: the ``prefs_*`` measures, from counts
     computed once (:func:`~prfeval.retrieval.prefs.preference_counts`), over the queries
     with both results and preferences, in byte order of their ids as trec_eval 9.0.8; the
-    counts are summed, the rest averaged (trec_eval's summary)."""
+    counts are summed, the rest averaged (trec_eval's summary). With ``complete`` (trec_eval's
+    ``-c``), every query with preferences counts: one without results scores 0 on every
+    measure (nothing is fulfilled, nothing retrieved), as trec_eval 9.0.8 averages it."""
     parsed = tuple(parse_measures(measures))
     other = [str(m) for m in parsed if not m.definition.needs_preferences]
     if other:
@@ -516,8 +525,10 @@ def _evaluate_preferences(
         )
     if flag("bounds", bounds):
         raise UsageError("bounds need qrels: preferences have no unjudged documents to bound")
-    if replace(options, max_results=None) != EvalOptions():
-        raise UsageError("with preference judgments, max_results is the only option taken")
+    if replace(options, max_results=None, complete=False) != EvalOptions():
+        raise UsageError(
+            "with preference judgments, max_results and complete are the only options taken"
+        )
     counts = preference_counts(prefs, run, max_results=options.max_results)
     rows = []
     for m in parsed:
@@ -525,18 +536,26 @@ def _evaluate_preferences(
         assert fn is not None  # checked above
         rows.append(fn(counts, m))
     values = np.array(rows, dtype=np.float64).reshape(len(parsed), counts.n_queries)
+    query_ids = list(counts.query_ids)
+    if options.complete and counts.missing_from_run:
+        query_ids += counts.missing_from_run
+        values = np.hstack([values, np.zeros((len(parsed), len(counts.missing_from_run)))])
+        order = sorted(range(len(query_ids)), key=lambda i: query_ids[i].encode("utf-8"))
+        query_ids, values = [query_ids[i] for i in order], values[:, order]
     measured = MeasuredQueries(
-        parsed, np.array(counts.query_ids, dtype=object), values, (None,) * len(parsed)
+        parsed, np.array(query_ids, dtype=object), values, (None,) * len(parsed)
     )
     accounting = QueryAccounting(
-        counts.n_queries,
+        len(query_ids),
         missing_from_run=counts.missing_from_run,
         not_in_qrels=counts.not_in_prefs,
+        complete=options.complete,
     )
     settings = {
         "judgments": "preferences",
         "qrels": prefs.path,
         "max_results": options.max_results,
+        "complete": options.complete,
     }
     return summarise(measured, accounting, settings)
 
@@ -544,7 +563,8 @@ def _evaluate_preferences(
 def coverage_measures(measures: Sequence[Measure]) -> tuple[list[int], list[Measure]]:
     """The cutoffs of ``measures``, and the measures that give the judged share at each:
     ``Judged@k`` for each cutoff, then ``NumRet`` (see :func:`coverage_of`)."""
-    cutoffs = sorted({m.k for m in measures if m.k is not None})
+    # Past 2^53 every cutoff is past every ranking (trec_eval's cutoffs go to LONG_MAX).
+    cutoffs = sorted({min(m.k, MAX_INTEGER) for m in measures if m.k is not None})
     return cutoffs, parse_measures([*(f"Judged@{k}" for k in cutoffs), "NumRet"])
 
 

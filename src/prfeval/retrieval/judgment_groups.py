@@ -17,7 +17,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from prfeval.core.aggregate import trec_eval_average
+from prfeval.core.aggregate import assemble
+from prfeval.core.partials import Partial
 from prfeval.core.tables import Qrels, Run
 from prfeval.io.load import load_run
 from prfeval.io.qrels_jg import JudgmentGroups, judgment_groups_from_dict, read_qrels_jg
@@ -136,10 +137,10 @@ def _averaged(
     text = {
         label: tuple(column[by_pair[i]] for i in first) for label, column in e.text.items()
     }
-    macro = {
-        str(m): trec_eval_average(values[j], m.definition.aggregation, len(query_ids))
-        for j, m in enumerate(e.measures)
-    }
+    # trec_eval's summary of the per-query averages, by the one assembler.
+    partial = Partial.of(e.measures, values, ids=query_ids)
+    summaries = assemble(partial, trec_eval_queries=len(query_ids))
+    macro = {str(m): s.macro for m, s in zip(e.measures, summaries, strict=True)}
     judged_set = set(judged)
     accounting = dataclasses.replace(
         e.accounting,

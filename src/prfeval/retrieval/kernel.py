@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from prfeval.core.counts import Counts
 from prfeval.core.errors import UsageError
+from prfeval.core.partials import Partial
 from prfeval.core.ranking import JudgedRanking, QueryAccounting
 from prfeval.measures import Measure, ranking_needs
 
@@ -145,6 +146,18 @@ class MeasuredQueries:
             self.texts,
         )
 
+    def partial(self, *, ids: bool = False) -> Partial:
+        """What these queries add up to, for averaging (:class:`~prfeval.core.partials.
+        Partial`): the partials of disjoint sets of queries add up to the partial of their
+        union, exactly. With ``ids``, the per-query values travel too (trec_eval's sums in
+        query order)."""
+        return Partial.of(
+            self.measures,
+            self.values,
+            self.counts,
+            ids=list(map(str, self.query_ids)) if ids else None,
+        )
+
     def accounted(self, **ids: tuple[str, ...]) -> QueryAccounting:
         """The accounting of exactly these queries: their counts added up, and the id lists
         given (``missing_from_run``, ``not_in_qrels``, ``complete``)."""
@@ -245,6 +258,8 @@ def measure_queries(
     for m in numeric:
         d = m.definition
         rel = level if m.rel is None else m.rel
+        if rel < 0 and d.below_zero == "judged":
+            rel = 0  # trec_eval's counts of relevant documents never hold a grade below 0
         if d.ranked is not None:
             rows.append(d.ranked(ranking, m, rel))
             counts.append(None)

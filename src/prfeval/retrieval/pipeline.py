@@ -17,6 +17,8 @@ blocks, in bounded memory. When a streamed run turns out not to be grouped by qu
 
 from __future__ import annotations
 
+import functools
+import operator
 import os
 import warnings
 from collections.abc import Callable, Sequence
@@ -26,6 +28,7 @@ from typing import Any, Protocol, TypeVar, Unpack
 from prfeval.core.errors import PrfevalWarning, UsageError
 from prfeval.core.ids import close_ids, id_list, ordered_ids, query_output_order
 from prfeval.core.options import EvalOptions, OptionValues
+from prfeval.core.partials import Partial
 from prfeval.core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
 from prfeval.io.blocks import (
     Block,
@@ -316,9 +319,13 @@ class TeeSink:
 class MeasureSink:
     """Measures every block's queries, and joins them in output order at the end.
 
+    Each block is also reduced to its additive partial (:meth:`MeasuredQueries.partial`),
+    and :meth:`partial` adds them up: averaging reads that sum, which is the partial of the
+    whole run, exactly, however it was cut into blocks.
+
     With ``upper_grade``, each block is measured twice in the one pass: as aligned, and with
     every unjudged retrieved document taken as relevant at that grade (the ``--bounds`` view);
-    :meth:`upper` gives the second.
+    :meth:`upper` and :meth:`upper_partial` give the second.
     """
 
     def __init__(
@@ -333,6 +340,8 @@ class MeasureSink:
         self.upper_grade = upper_grade
         self.parts: list[MeasuredQueries] = []
         self.upper_parts: list[MeasuredQueries] = []
+        self.partials: list[Partial] = []
+        self.upper_partials: list[Partial] = []
 
     def _measure(self, ranking: JudgedRanking) -> MeasuredQueries:
         return measure_queries(
@@ -343,11 +352,15 @@ class MeasureSink:
         )
 
     def add(self, ranking: JudgedRanking) -> None:
-        """Measure one block's queries."""
+        """Measure one block's queries, and reduce them to the block's partial."""
         if ranking.n_queries:
-            self.parts.append(self._measure(ranking))
+            measured = self._measure(ranking)
+            self.parts.append(measured)
+            self.partials.append(measured.partial())
             if self.upper_grade is not None:
-                self.upper_parts.append(self._measure(ranking.assuming_relevant(self.upper_grade)))
+                upper = self._measure(ranking.assuming_relevant(self.upper_grade))
+                self.upper_parts.append(upper)
+                self.upper_partials.append(upper.partial())
 
     def _joined(self, parts: list[MeasuredQueries]) -> MeasuredQueries:
         if not parts:
@@ -357,6 +370,11 @@ class MeasureSink:
         joined = MeasuredQueries.concat(parts)
         return joined.take(query_output_order(list(map(str, joined.query_ids))))
 
+    def _summed(self, partials: list[Partial]) -> Partial:
+        if not partials:
+            return MeasuredQueries.empty(self.measures).partial()
+        return functools.reduce(operator.add, partials)
+
     def result(self) -> MeasuredQueries:
         """Every query's values, in output order."""
         return self._joined(self.parts)
@@ -364,3 +382,11 @@ class MeasureSink:
     def upper(self) -> MeasuredQueries:
         """Every query's values with the unjudged documents taken as relevant."""
         return self._joined(self.upper_parts)
+
+    def partial(self) -> Partial:
+        """The blocks' partials added up: the whole run's."""
+        return self._summed(self.partials)
+
+    def upper_partial(self) -> Partial:
+        """The same with the unjudged documents taken as relevant."""
+        return self._summed(self.upper_partials)

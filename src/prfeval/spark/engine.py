@@ -11,7 +11,9 @@ One job, shaped like the local pipeline::
       -> [persisted]                                  the per-query rows (``per_query``)
       -> mapInArrow(reduce_batches)                   one row per partition: exact partial
                                                       sums, counts, skipped ids
-      -> driver: add up the partitions' rows          macro, micro, F of means, accounting
+      -> driver: add up the partitions' rows          their Partial (Layout.partial), then
+                                                      the one assembler (aggregate.assemble):
+                                                      macro, micro, F of means; accounting
 
 No measure is written in Spark SQL: the executors run the functions the local engine runs on
 a block of whole queries. No ranking reaches the driver; it receives one row per partition
@@ -31,8 +33,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
 
-from prfeval.core.aggregate import summarise_moments
-from prfeval.core.counts import Counts
+from prfeval.core.aggregate import assemble
 from prfeval.core.errors import InputFormatError, PrfevalError, PrfevalWarning, UsageError
 from prfeval.core.ids import ordered_ids, query_output_order
 from prfeval.core.options import EvalOptions, OptionValues
@@ -242,22 +243,15 @@ def averages(
     measures: tuple[Measure, ...], totals: Totals, layout: Layout, view: str
 ) -> tuple[dict[str, float], dict[str, float], dict[str, float], dict[str, int]]:
     """Macro, micro, F of means and the number of defined values of each measure (of the
-    ``view``: ``""``, or ``"u_"`` for the bounds) from the partitions' totals, by the local
-    engine's own averaging (:func:`~prfeval.core.aggregate.summarise_moments`)."""
+    ``view``: ``""``, or ``"u_"`` for the bounds), by the one assembler the local engine
+    uses (:func:`~prfeval.core.aggregate.assemble`) of the partial the partitions' totals
+    add up to (:meth:`~prfeval.spark.layout.Layout.partial`)."""
+    partial = layout.partial(totals, view)
     macro, micro, f_of_means, n = {}, {}, {}, {}
-    for i, m in enumerate(measures):
+    for m, part, s in zip(measures, partial.parts, assemble(partial), strict=True):
         label = str(m)
-        moments = totals.moments[f"{view}v{i}"]
-        pooled = None
-        if i in layout.tabled:
-            cells = [float(totals.sums[f"{view}{cell}{i}"]) for cell in layout.cells]
-            pooled = Counts(*(np.array([c]) for c in cells))
-        p = r = None
-        if i in layout.with_pr:
-            p, r = totals.moments[f"{view}p{i}"], totals.moments[f"{view}r{i}"]
-        s = summarise_moments(m, moments, pooled, p, r)
         macro[label] = s.macro
-        n[label] = moments.n
+        n[label] = part.values.n
         if s.micro is not None:
             micro[label] = s.micro
         if s.of_means is not None:

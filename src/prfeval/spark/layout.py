@@ -34,8 +34,8 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from prfeval.core.aggregate import Moments
 from prfeval.core.counts import Counts, precision, recall
+from prfeval.core.partials import Cells, MeasurePartial, Moments, Partial
 from prfeval.core.ranking import QueryAccounting
 from prfeval.core.sums import ExactSum
 from prfeval.measures import Measure
@@ -317,6 +317,22 @@ class Layout:
         row["not_in_qrels"] = unjudged
         schema = self.partials_schema
         return pa.RecordBatch.from_pylist([row], schema=schema)
+
+    def partial(self, totals: Totals, view: str = "") -> Partial:
+        """The :class:`~prfeval.core.partials.Partial` of every measure of ``view`` that
+        the partitions' rows add up to: what the local engine's sink adds up to over the
+        same queries, so the one assembler gives the same averages."""
+        parts = []
+        for i in range(len(self.measures)):
+            pooled = None
+            if i in self.tabled:
+                cells = (float(totals.sums[f"{view}{cell}{i}"]) for cell in self.cells)
+                pooled = Cells(*(ExactSum.of([c]) for c in cells))
+            p = r = None
+            if i in self.with_pr:
+                p, r = totals.moments[f"{view}p{i}"], totals.moments[f"{view}r{i}"]
+            parts.append(MeasurePartial(totals.moments[f"{view}v{i}"], pooled, p, r))
+        return Partial(self.measures, tuple(parts))
 
     def totals(self, partials: pa.Table) -> Totals:
         """The partitions' rows added up (exactly: integers and exact sums)."""
