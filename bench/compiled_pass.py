@@ -170,9 +170,9 @@ def check(size: str, threads: int, files: list[str] | None = None) -> str:
     import numpy as np
     import rust_pass
 
-    from prfeval.io.load import load_qrels, load_run
-    from prfeval.retrieval.encode import encode_tables
-    from prfeval.retrieval.ordering import rank_order
+    from prfeval._io.load import load_qrels, load_run
+    from prfeval._retrieval.encode import encode_tables
+    from prfeval._retrieval.ordering import rank_order
 
     if files:
         qp, rp = files

@@ -66,7 +66,7 @@ def files(size: str) -> tuple[Path, Path]:
 
 
 def measures() -> list[str]:
-    from prfeval.measures import REGISTRY
+    from prfeval._measures import REGISTRY
 
     return [m for m in WANTED if m.split("@")[0] in REGISTRY]
 
@@ -252,7 +252,7 @@ def child_spark(qrels: str, run: str, names: list[str], reps: int, warmup: int,
     from pyspark.sql import SparkSession
 
     import prfeval.spark
-    from prfeval.spark.session import local_settings, no_pandas_warning
+    from prfeval.spark._session import local_settings, no_pandas_warning
 
     out: dict[str, Any] = {"spark_engine": [], "ranking_evaluator": []}
     log_dir = Path(tempfile.mkdtemp(prefix="prfeval-spark-events-"))

@@ -52,7 +52,7 @@ def spark():
         pytest.skip("the Spark tests need a Java runtime (java on the PATH, or JAVA_HOME)")
     from pyspark.sql import SparkSession
 
-    from prfeval.spark.session import local_settings
+    from prfeval.spark._session import local_settings
 
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ["PYSPARK_PYTHON"] = sys.executable  # the workers import this prfeval

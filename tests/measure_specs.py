@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prfeval.measures import REGISTRY
+from prfeval._measures import REGISTRY
 
 
 def every_measure(*, subtopics: bool = True) -> list[str]:

@@ -1,5 +1,5 @@
 """The report page's drill-down data read back in Python, from the format that
-prfeval/report/drilldown.py documents (written here from that description, not with its code):
+prfeval/_report/drilldown.py documents (written here from that description, not with its code):
 base64 of zlib of typed-array columns, integers as byte planes, ids front-coded."""
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ import math
 import numpy as np
 import pytest
 
-from prfeval.core.aggregate import (
+from prfeval._core.aggregate import (
     GEOMETRIC_FLOOR,
     Summary,
     assemble,
@@ -30,10 +30,10 @@ from prfeval.core.aggregate import (
     micro,
     weighted,
 )
-from prfeval.core.counts import Counts, f_beta, precision, recall
-from prfeval.core.partials import Partial
-from prfeval.core.registry import Measure, MeasureDef
-from prfeval.measures import parse_measures
+from prfeval._core.counts import Counts, f_beta, precision, recall
+from prfeval._core.partials import Partial
+from prfeval._core.registry import Measure, MeasureDef
+from prfeval._measures import parse_measures
 
 SEED = 5e-4  # the seed prints three decimals
 

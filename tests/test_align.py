@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from prfeval.core.errors import InputFormatError, UsageError
-from prfeval.core.ranking import UNJUDGED, RankingNeeds
-from prfeval.io import load_qrels, load_run
-from prfeval.retrieval.pipeline import align
+from prfeval._core.errors import InputFormatError, UsageError
+from prfeval._core.ranking import UNJUDGED, RankingNeeds
+from prfeval._io import load_qrels, load_run
+from prfeval._retrieval.pipeline import align
 
 
 def ranked_docs(jr, i=0):
@@ -190,7 +190,7 @@ def test_factorize_shortcuts_give_codes_of_the_same_ids(sort, shape):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from prfeval.core.codes import factorize
+    from prfeval._core.codes import factorize
 
     rng = np.random.default_rng(7)
     ids = [f"d{v}" for v in rng.integers(0, 30, size=200)]
@@ -212,8 +212,8 @@ def test_factorize_shortcuts_give_codes_of_the_same_ids(sort, shape):
 @pytest.mark.parametrize("kind", ["numbers", "mixed"])
 def test_query_output_order_is_the_same_for_small_and_large_sets(kind):
     # Small sets (a streamed block's queries) are ordered in Python, large ones in Arrow.
-    from prfeval.core.arrow import arrow_strings
-    from prfeval.core.ids import query_output_order
+    from prfeval._core.arrow import arrow_strings
+    from prfeval._core.ids import query_output_order
 
     rng = np.random.default_rng(3)
     numbers = [str(v) for v in rng.permutation(3000)[:1500]] + ["007", "0"]  # "007" after "7"

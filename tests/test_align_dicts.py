@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 
 from prfeval import evaluate
-from prfeval.core.ranking import RankingNeeds
-from prfeval.io import load_qrels, load_run
-from prfeval.io.mapping import plain_dicts
-from prfeval.measures import REGISTRY, parse_measures
-from prfeval.retrieval.encode import encode_dicts
-from prfeval.retrieval.evaluate import summarise
-from prfeval.retrieval.kernel import measure_queries
-from prfeval.retrieval.pipeline import align
+from prfeval._core.ranking import RankingNeeds
+from prfeval._io import load_qrels, load_run
+from prfeval._io.mapping import plain_dicts
+from prfeval._measures import REGISTRY, parse_measures
+from prfeval._retrieval.encode import encode_dicts
+from prfeval._retrieval.evaluate import summarise
+from prfeval._retrieval.kernel import measure_queries
+from prfeval._retrieval.pipeline import align
 
 MEASURES_ONLY = RankingNeeds(None)  # what the dict encoder serves: no document ids
 

@@ -1,5 +1,5 @@
 """Every public function, given an odd value where an input belongs, either works or raises
-a :class:`~prfeval.core.errors.PrfevalError`: never a TypeError, an Arrow error or a
+a :class:`~prfeval._core.errors.PrfevalError`: never a TypeError, an Arrow error or a
 RecursionError from deep inside (STYLE.md rule 6).
 
 The values are what users hand over by mistake or by habit: None, numbers, text and byte

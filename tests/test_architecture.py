@@ -88,7 +88,7 @@ def imports_of(name: str, *, type_checking: bool = False) -> list[tuple[str, lis
             if not base.startswith("prfeval"):
                 continue
             names = [a.name for a in node.names]
-            for n in names:  # `from prfeval.io import stream` imports a module
+            for n in names:  # `from prfeval._io import stream` imports a module
                 if f"{base}.{n}" in MODULES:
                     found.append((f"{base}.{n}", []))
             found.append((base, [n for n in names if f"{base}.{n}" not in MODULES]))
@@ -180,8 +180,8 @@ def private_owner(dotted: str) -> str | None:
     """The package a dotted name is private to, the innermost (``None``: public).
 
     A name with a leading underscore is private to the package or module that holds it:
-    ``prfeval.report._text`` to ``prfeval.report``, ``prfeval.core.ids._order`` to
-    ``prfeval.core.ids``. The underscore of an internal package (``prfeval._core``) and of a
+    ``prfeval._report._text`` to ``prfeval._report``, ``prfeval._core.ids._order`` to
+    ``prfeval._core.ids``. The underscore of an internal package (``prfeval._core``) and of a
     public package's module (``prfeval.spark._engine``) says "not for users": they are
     private to ``prfeval``, so that the CLI may drive the Spark engine's modules."""
     parts = dotted.split(".")
@@ -221,14 +221,14 @@ def test_no_module_takes_another_packages_private_modules_or_names():
 def test_the_private_import_check_finds_offences():
     """The rule above can fail: a private name of another module, a private module of
     another package, and a module inside a private module's package (allowed)."""
-    assert private_owner("prfeval.core.ranking._helper") == "prfeval.core.ranking"
-    assert private_owner("prfeval.report._text.render_table") == "prfeval.report"
+    assert private_owner("prfeval._core.ranking._helper") == "prfeval._core.ranking"
+    assert private_owner("prfeval._report._text.render_table") == "prfeval._report"
     assert private_owner("prfeval._core.ranking.JudgedRanking") == "prfeval"
     assert private_owner("prfeval.spark._engine") == "prfeval"
     assert private_owner("prfeval.spark._engine._helper") == "prfeval.spark._engine"
     assert private_owner("prfeval.cli.main") is None
-    assert not _inside("prfeval.cli.evaluate_cmd", "prfeval.spark")
-    assert _inside("prfeval.report.html", "prfeval.report")
+    assert not _inside("prfeval.cli._evaluate_cmd", "prfeval.spark")
+    assert _inside("prfeval._report.html", "prfeval._report")
 
 
 def private_attributes_defined(tree: ast.AST) -> set[str]:
@@ -305,13 +305,13 @@ def test_the_private_attribute_check_finds_offences():
     """The check above can fail: ``jr._cache`` read where ``_cache`` is not defined."""
     owner = ast.parse("class R:\n    _cache: dict\n    def f(self):\n        self._n = 1\n")
     assert private_attributes_defined(owner) == {"_cache", "_n"}
-    OWNERS.setdefault("_probe_cache", set()).add("prfeval.core.ranking")
+    OWNERS.setdefault("_probe_cache", set()).add("prfeval._core.ranking")
     try:
         reader = ast.parse("def g(jr):\n    return jr._probe_cache[1]\n")
-        assert foreign_private_reads("prfeval.measures.ranks", reader) == [
-            "prfeval.measures.ranks:2: jr._probe_cache"
+        assert foreign_private_reads("prfeval._measures.ranks", reader) == [
+            "prfeval._measures.ranks:2: jr._probe_cache"
         ]
-        assert foreign_private_reads("prfeval.core.ranking", reader) == []
+        assert foreign_private_reads("prfeval._core.ranking", reader) == []
     finally:
         OWNERS.pop("_probe_cache")
 
@@ -392,7 +392,7 @@ def test_import_prfeval_loads_no_numpy_and_is_quick():
 
 #: The modules that print and drive trec_eval: they read what is particular to a measure (its
 #: place in trec_eval's table, its sets, how its rows are printed) from the registry.
-TREC_EVAL_MODULES = ("prfeval.report.trec_eval", "prfeval.cli.trec_eval_cmd")
+TREC_EVAL_MODULES = ("prfeval._report.trec_eval", "prfeval.cli._trec_eval_cmd")
 #: trec_eval's option letters (its getopt string "hvqm:cl:nD:JN:M:R:T:oZ:", and V for
 #: --trec-eval-version), which the command compares options with: R is also recall's name.
 OPTION_LETTERS = frozenset("hvqmclnDJNMRTZoV")
@@ -402,7 +402,7 @@ def measure_names() -> set[str]:
     """Every name of a measure: the registry's (canonical, aliases, trec_eval's as typed and
     as printed), those of trec_eval's table that prfeval does not compute, and the names of
     trec_eval's sets of measures but the plain words and those also typed after -R."""
-    from prfeval.measures import TREC_REGISTRY as r
+    from prfeval._measures import TREC_REGISTRY as r
 
     sets = set(r.trec_sets) - {"official", "set", "prefs", "qrels_jg"}
     return {*r.names(), *r.trec_table, *r.trec_unsupported, *r.trec_unsupported_sets, *sets}
@@ -456,8 +456,8 @@ def test_trec_eval_table_is_derived_from_the_declarations():
     """trec_eval's table is each declaration's place, and is trec_eval's own list of measures
     (pytrec_eval's, compiled from trec_eval 9.0.8); -m all_trec prints it in that order."""
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    from prfeval.cli.trec_eval_cmd import measure_entries
-    from prfeval.measures import REGISTRY, TREC_REGISTRY
+    from prfeval._measures import REGISTRY, TREC_REGISTRY
+    from prfeval.cli._trec_eval_cmd import measure_entries
 
     placed = sorted(
         (t.place, t.name)
@@ -476,11 +476,11 @@ def test_trec_eval_table_is_derived_from_the_declarations():
 def test_measure_functions_write_no_parameter_default():
     """A parameter's default is declared once, in its Param; the measures' functions read
     complete parameters (``m.param``), never ``m.get(name, default)``."""
-    from prfeval.measures import PARAMS
+    from prfeval._measures import PARAMS
 
     offences = []
     for name, path in MODULES.items():
-        if not name.startswith("prfeval.measures"):
+        if not name.startswith("prfeval._measures"):
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if (
@@ -498,7 +498,7 @@ def test_measure_functions_write_no_parameter_default():
 def test_parameters_are_resolved_before_a_function_is_called():
     """Every measure the registry builds carries each of its parameters, given or by the
     default its Param declares."""
-    from prfeval.measures import PARAMS, parse_measures
+    from prfeval._measures import PARAMS, parse_measures
 
     names = "RBP RBP(p=0.5)@10 ERR@5 IPrecAvg Utility(fp=-2) nDCG@3 G utility.2,-1,0,0"
     for m in parse_measures(names):

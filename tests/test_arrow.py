@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from prfeval.core.arrow import ints_or
+from prfeval._core.arrow import ints_or
 
 
 @pytest.mark.parametrize("arrow_type", [pa.int32(), pa.int64()])

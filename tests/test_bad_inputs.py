@@ -22,7 +22,7 @@ import pytest
 
 from cli_helpers import run_cli
 from prfeval import evaluate, load_qrels, load_run
-from prfeval.core.errors import InputFormatError, PrfevalError, PrfevalWarning, UsageError
+from prfeval._core.errors import InputFormatError, PrfevalError, PrfevalWarning, UsageError
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d4 1\nq2 0 d5 1\nq3 0 d6 1\n"
 RUN = "q1 Q0 d1 1 3.0 r\nq1 Q0 d2 2 2.0 r\nq1 Q0 d9 3 1.0 r\nq2 Q0 d4 1 2.0 r\nq2 Q0 d7 2 1.0 r\n"

@@ -1,4 +1,4 @@
-"""Tests for prfeval.demo.bm25: seed 000's BM25 ranking of Cranfield, reproduced exactly."""
+"""Tests for prfeval._demo.bm25: seed 000's BM25 ranking of Cranfield, reproduced exactly."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from prfeval.core.errors import InputFormatError
-from prfeval.demo.bm25 import (
+from prfeval._core.errors import InputFormatError
+from prfeval._demo.bm25 import (
     LUCENE_ENGLISH_STOPWORDS,
     Bm25Index,
     count_scored,
@@ -19,7 +19,7 @@ from prfeval.demo.bm25 import (
     tokenize,
     write_run,
 )
-from prfeval.demo.datasets import Document, load_cranfield, write_qrels
+from prfeval._demo.datasets import Document, load_cranfield, write_qrels
 
 
 @pytest.fixture(scope="module")

@@ -20,11 +20,11 @@ from sklearn.metrics import (
     precision_recall_fscore_support,
 )
 
-from prfeval.classification.averages import MEASURES
-from prfeval.classification.classify import AVERAGE_CHOICES, classify
-from prfeval.classification.result import ClassificationResult
-from prfeval.core.counts import UndefinedMetricWarning
-from prfeval.core.errors import UsageError
+from prfeval._classification.averages import MEASURES
+from prfeval._classification.classify import AVERAGE_CHOICES, classify
+from prfeval._classification.result import ClassificationResult
+from prfeval._core.counts import UndefinedMetricWarning
+from prfeval._core.errors import UsageError
 
 ZERO_DIVISIONS = ("warn", 0, 1, np.nan)
 
@@ -459,9 +459,9 @@ def test_bad_input_is_a_clear_usage_error(y_true, y_pred, kwargs, message):
 
 
 def test_import_prfeval_classification_stays_light():
-    code = ("import sys, prfeval.classification.classify, prfeval.classification.thresholds, "
-            "prfeval.classification.continuous, "
-            "prfeval.classification.conversions; "
+    code = ("import sys, prfeval._classification.classify, prfeval._classification.thresholds, "
+            "prfeval._classification.continuous, "
+            "prfeval._classification.conversions; "
             "print(sorted(m for m in ('pandas', 'pyarrow', 'sklearn', 'matplotlib') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

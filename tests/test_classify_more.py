@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from cli_helpers import run_cli
-from prfeval.classification.classify import classification_report, classify
-from prfeval.classification.probabilities import brier_score, log_loss, top_k_accuracy
-from prfeval.classification.scores import score_measures
-from prfeval.core.errors import UsageError
+from prfeval._classification.classify import classification_report, classify
+from prfeval._classification.probabilities import brier_score, log_loss, top_k_accuracy
+from prfeval._classification.scores import score_measures
+from prfeval._core.errors import UsageError
 
 metrics = pytest.importorskip("sklearn.metrics")
 
@@ -100,7 +100,7 @@ def test_degenerate_agreement() -> None:
 
 def test_kappa_without_the_full_matrix(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past the matrix size, kappa comes from the marginals' moments: the same values."""
-    from prfeval.classification import confusion
+    from prfeval._classification import confusion
 
     rng = np.random.default_rng(7)
     yt, yp = rng.integers(0, 6, 300), rng.integers(0, 6, 300)

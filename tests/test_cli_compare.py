@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import exit_code
-from prfeval.cli.shared import resolve_baseline, run_names
+from prfeval.cli._shared import resolve_baseline, run_names
 
 FAST = ["--permutations", "499", "--bootstrap", "499"]
 

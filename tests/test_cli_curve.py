@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import exit_code
-from prfeval.cli.shared import distinct_run_names as run_names
+from prfeval.cli._shared import distinct_run_names as run_names
 
 # Query A ranks a x b d y c by score (y and c tie at 0: doc id descending puts y first);
 # relevant a, b, c, z (z never retrieved). Query B ranks f g e; relevant e and f.
@@ -236,7 +236,7 @@ def test_plot_draws_the_tradeoff_and_the_pr_curve_by_default(
 ) -> None:
     """`--plot FILE` alone (as the README's quick start writes it): both figures, in FILE."""
     pytest.importorskip("matplotlib")
-    import prfeval.plots.figures as figures
+    import prfeval._plots.figures as figures
 
     drawn = []
     save = figures.save_figure

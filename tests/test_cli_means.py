@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from prfeval._core.errors import UsageError
 from prfeval.cli import main
-from prfeval.cli.means_cmd import parse_pair
-from prfeval.core.errors import UsageError
+from prfeval.cli._means_cmd import parse_pair
 
 # Seed 000, "Why a harmonic mean": name, then the table's values as printed there.
 SEED_ROWS = [

@@ -11,11 +11,11 @@ import math
 import numpy as np
 import pytest
 
-from prfeval.comparison.compare import compare
-from prfeval.comparison.results import Comparison
-from prfeval.comparison.stats import holm, randomization_test
-from prfeval.core.errors import UsageError
-from prfeval.report.comparison_tables import latex, markdown
+from prfeval._comparison.compare import compare
+from prfeval._comparison.results import Comparison
+from prfeval._comparison.stats import holm, randomization_test
+from prfeval._core.errors import UsageError
+from prfeval._report.comparison_tables import latex, markdown
 
 FAST = {"n_permutations": 999, "n_bootstrap": 999}
 
@@ -284,7 +284,7 @@ def test_bad_input() -> None:
         compare(qrels, {"A": a})
     with pytest.raises(UsageError, match="baseline"):
         compare(qrels, {"A": a, "B": b}, baseline="C")
-    # checked as every choice is (core.checks.choice), in compare as in gate
+    # checked as every choice is (_core.checks.choice), in compare as in gate
     with pytest.raises(UsageError, match=r"^test must be one of randomization, ttest"):
         compare(qrels, {"A": a, "B": b}, test="sign")  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="mapping"):

@@ -19,10 +19,10 @@ import pytest
 
 from cli_helpers import run_cli
 from hand_made import holm_by_hand
-from prfeval.cli.shared import named_runs, split_named_run
-from prfeval.comparison.compare import compare
-from prfeval.core.errors import UsageError
-from prfeval.report.comparison_tables import latex, markdown
+from prfeval._comparison.compare import compare
+from prfeval._core.errors import UsageError
+from prfeval._report.comparison_tables import latex, markdown
+from prfeval.cli._shared import named_runs, split_named_run
 
 scipy_stats = pytest.importorskip("scipy.stats")
 

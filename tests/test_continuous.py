@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.metrics import f1_score, precision_score, recall_score
 
-from prfeval.classification.continuous import continuous_prf
-from prfeval.core.errors import UsageError
+from prfeval._classification.continuous import continuous_prf
+from prfeval._core.errors import UsageError
 
 signals = arrays(np.float64, st.integers(1, 30),
                  elements=st.floats(-100, 100, allow_nan=False, allow_subnormal=False))

@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from prfeval.classification.conversions import (
+from prfeval._classification.conversions import (
     accuracy_from_precision_recall,
     accuracy_from_rates,
     min_precision,
     precision_from_rates,
 )
-from prfeval.core.errors import UsageError
+from prfeval._core.errors import UsageError
 
 
 def random_tables(seed: int, n: int = 200):

@@ -19,7 +19,7 @@ from sklearn.metrics import (
 )
 
 from prfeval import PrfevalError, UsageError
-from prfeval.core.counts import (
+from prfeval._core.counts import (
     Counts,
     accuracy,
     balanced_accuracy,

@@ -8,12 +8,12 @@ from fractions import Fraction as Fr
 import numpy as np
 import pytest
 
-from prfeval.core.errors import UsageError
-from prfeval.io import load_qrels, load_run
-from prfeval.measures.interpolated import STANDARD_RECALL_LEVELS, iprec_at_recall
-from prfeval.retrieval.curve_result import Cutoff
-from prfeval.retrieval.curves import curve, curves_from_ranking
-from prfeval.retrieval.pipeline import align
+from prfeval._core.errors import UsageError
+from prfeval._io import load_qrels, load_run
+from prfeval._measures.interpolated import STANDARD_RECALL_LEVELS, iprec_at_recall
+from prfeval._retrieval.curve_result import Cutoff
+from prfeval._retrieval.curves import curve, curves_from_ranking
+from prfeval._retrieval.pipeline import align
 
 # Query A: relevant a, b, c (d judged non-relevant); ranked a x b d y -> TP 1 1 2 2 2.
 # Query B: relevant e (grade 2) and f (grade 1); ranked f f g e -> the repeated f takes a
@@ -177,7 +177,7 @@ def test_a_relevant_document_scored_once_is_not_unscored() -> None:
     # In file order, a repeat of "b" scored 0 follows its scored occurrence.
     import pyarrow as pa
 
-    from prfeval.core.tables import Run
+    from prfeval._core.tables import Run
 
     rows = Run(
         query_ids=pa.array(["q", "q", "q"]),
@@ -213,7 +213,7 @@ def test_no_relevant_documents() -> None:
 
 
 def test_empty_run() -> None:
-    from prfeval.core.errors import PrfevalWarning
+    from prfeval._core.errors import PrfevalWarning
 
     with pytest.warns(PrfevalWarning, match="is empty"):
         c = curve(QRELS, {})
@@ -317,7 +317,7 @@ def test_curves_without_the_full_doc_order_name_the_same_documents(seed):
     # curve() aligns for "every rank's grade and the documents' ids", leaving tie groups of
     # one grade in file order; its lists of ids must still come out as under the full order:
     # never-retrieved relevant documents by id, unscored ones in trec_eval's rank order.
-    from prfeval.core.ranking import RankingNeeds
+    from prfeval._core.ranking import RankingNeeds
 
     rng = np.random.default_rng(seed)
     lines, qrels = [], {}

@@ -1,4 +1,4 @@
-"""Tests for prfeval.demo.datasets: the SMART reader and the bundled Cranfield collection."""
+"""Tests for prfeval._demo.datasets: the SMART reader and the bundled Cranfield collection."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from importlib import resources
 
 import pytest
 
-from prfeval.core.errors import InputFormatError
-from prfeval.demo.datasets import (
+from prfeval._core.errors import InputFormatError
+from prfeval._demo.datasets import (
     Document,
     load_cranfield,
     parse_cranfield_qrels,
@@ -18,8 +18,8 @@ from prfeval.demo.datasets import (
     queries_from_records,
     write_qrels,
 )
-from prfeval.demo.datasets.cranfield import DOCUMENTS_FILE, QRELS_FILE, QUERIES_FILE
-from prfeval.demo.datasets.smart import documents_from_records
+from prfeval._demo.datasets.cranfield import DOCUMENTS_FILE, QRELS_FILE, QUERIES_FILE
+from prfeval._demo.datasets.smart import documents_from_records
 
 
 def _bundled(name: str) -> str:
@@ -236,7 +236,7 @@ def test_parse_smart_errors(text, line_number, reason):
 
 def test_datasets_import_is_light():
     code = (
-        "import sys, prfeval.demo.datasets, prfeval.demo.bm25\n"
+        "import sys, prfeval._demo.datasets, prfeval._demo.bm25\n"
         "heavy = {'bm25s', 'Stemmer', 'scipy', 'pandas'} & set(sys.modules)\n"
         "assert not heavy, heavy\n"
     )

@@ -16,11 +16,11 @@ import pytest
 
 from measure_specs import every_measure
 from prfeval import evaluate
-from prfeval.core.options import EvalOptions
-from prfeval.core.ranking import RankingNeeds
-from prfeval.measures import parse_measures, ranking_needs
-from prfeval.retrieval.kernel import measure_queries
-from prfeval.retrieval.pipeline import align
+from prfeval._core.options import EvalOptions
+from prfeval._core.ranking import RankingNeeds
+from prfeval._measures import parse_measures, ranking_needs
+from prfeval._retrieval.kernel import measure_queries
+from prfeval._retrieval.pipeline import align
 
 SPECS = [*every_measure(), "RelString", "RelString@5", "Judged@5", "Unjudged@5"]
 

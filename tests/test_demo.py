@@ -17,7 +17,7 @@ pytest.importorskip("bm25s")
 pytest.importorskip("Stemmer")
 pytest.importorskip("matplotlib")
 
-from prfeval.demo.run import run_demo
+from prfeval._demo.run import run_demo
 
 SEED_TABLE = {  # k: (relevant retrieved, P, R, F1), seed 000
     9: (5, 0.556, 0.208, 0.303),

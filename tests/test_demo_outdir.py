@@ -8,8 +8,8 @@ import os
 import pytest
 
 from cli_helpers import run_cli
-from prfeval.core.errors import UsageError
-from prfeval.demo.outdir import RECORD, claim, record
+from prfeval._core.errors import UsageError
+from prfeval._demo.outdir import RECORD, claim, record
 
 NAMES = ["run.trec", "qrels.trec", "report.html"]
 

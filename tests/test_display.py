@@ -23,8 +23,8 @@ from sklearn.metrics import (
 )
 
 import prfeval
-from prfeval.core.counts import UndefinedMetricWarning
-from prfeval.core.display import MAX_ROWS, table
+from prfeval._core.counts import UndefinedMetricWarning
+from prfeval._core.display import MAX_ROWS, table
 
 # --------------------------------------------------------------------------------------------
 # Helpers: random judgments and runs, and reading a printed table back

@@ -10,8 +10,8 @@ import pytest
 
 from hand_made import random_subtopic_case
 from prfeval import evaluate
-from prfeval.core.errors import InputFormatError, PrfevalError
-from prfeval.io.subtopics import load_subtopic_qrels
+from prfeval._core.errors import InputFormatError, PrfevalError
+from prfeval._io.subtopics import load_subtopic_qrels
 
 pyndeval = pytest.importorskip("pyndeval")
 

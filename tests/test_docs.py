@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prfeval.measures import REGISTRY
+from prfeval._measures import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,7 +19,7 @@ def test_every_measure_is_documented():
 
 def test_measures_table_is_current():
     """docs/measures.md holds exactly what `prfeval measures --format markdown` prints."""
-    from prfeval.report.measures import markdown_table
+    from prfeval._report.measures import markdown_table
 
     assert markdown_table() in (ROOT / "docs" / "measures.md").read_text()
 

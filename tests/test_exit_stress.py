@@ -213,7 +213,7 @@ def arrow_only(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_arrow_reads_only_what_it_owns(
     name: str, given: str, data: Path, arrow_only: None
 ) -> None:
-    from prfeval.io.load import load_run
+    from prfeval._io.load import load_run
 
     path = data / name
     fmt = name.split(".")[1]
@@ -230,16 +230,16 @@ def test_arrow_reads_only_what_it_owns(
 def test_arrow_reads_only_what_it_owns_on_errors(
     name: str, data: Path, arrow_only: None
 ) -> None:
-    from prfeval.core.errors import InputFormatError
-    from prfeval.io.load import load_run
+    from prfeval._core.errors import InputFormatError
+    from prfeval._io.load import load_run
 
     with pytest.raises(InputFormatError):
         load_run(str(data / name))
 
 
 def test_a_streamed_run_reads_only_what_it_owns(data: Path, arrow_only: None) -> None:
-    from prfeval.core.options import EvalOptions
-    from prfeval.io.stream import StreamedRun
+    from prfeval._core.options import EvalOptions
+    from prfeval._io.stream import StreamedRun
 
     source = StreamedRun(str(data / "qrels.trec"), str(data / "run.trec"), EvalOptions(),
                          block_bytes=1 << 14)  # fmt: skip
@@ -252,8 +252,8 @@ def test_a_streamed_run_reads_only_what_it_owns(data: Path, arrow_only: None) ->
 #: inside Arrow by the interpreter's end (they were daemons).
 ABANDONED = """
 import sys
-from prfeval.core.options import EvalOptions
-from prfeval.io.stream import StreamedRun
+from prfeval._core.options import EvalOptions
+from prfeval._io.stream import StreamedRun
 blocks = StreamedRun(sys.argv[1], sys.argv[2], EvalOptions(), block_bytes=1 << 12).blocks()
 next(blocks)
 cycle = [blocks]

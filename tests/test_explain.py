@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from prfeval._core.errors import UsageError
+from prfeval._retrieval.explain import explain, explain_queries
 from prfeval.cli import main
-from prfeval.core.errors import UsageError
-from prfeval.retrieval.explain import explain, explain_queries
 
 QRELS = {
     "q1": {"a": 2, "b": 0, "c": 1, "d": -1, "e": 1, "m": 1},
@@ -171,7 +171,7 @@ def test_a_reports_explanations_equal_explain_for_every_query(tmp_path, options,
     """A report orders ties exactly in the top ranks only (and down to its deepest cutoff);
     its explanations must still be explain's, whose every rank is exact: the same places,
     the same cut ties (Rprec cuts at R, below the depth), the same misses."""
-    from prfeval.comparison.study import study
+    from prfeval._comparison.study import study
 
     qrels, run = _tied_tables(len(measures) + depth)
     qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
@@ -203,7 +203,7 @@ def test_a_reports_cut_tie_below_its_exact_ranks_is_named_in_trec_eval_order(tmp
     """R = 3 cuts the tie of unjudged a and b (ranks 3 and 4), below the one rank a report
     of P@1 orders exactly: the tie keeps the file's order (a, b) in the ranking, which no
     measure tells apart, but is named as trec_eval ranks it, b before a."""
-    from prfeval.comparison.study import study
+    from prfeval._comparison.study import study
 
     (tmp_path / "qrels").write_text("q 0 r1 1\nq 0 r2 1\nq 0 r3 1\n")
     (tmp_path / "run").write_text("q Q0 r1 1 10 t\nq Q0 r2 2 9 t\nq Q0 a 3 8 t\nq Q0 b 4 8 t\n")
@@ -215,7 +215,7 @@ def test_a_reports_cut_tie_below_its_exact_ranks_is_named_in_trec_eval_order(tmp
 
 
 def test_places_read_as_a_sequence_of_ranked_documents():
-    from prfeval.retrieval.explain import Places, RankedDocument
+    from prfeval._retrieval.explain import Places, RankedDocument
 
     places = Places(["x", "y"], [2.0, 1.0], [None, 1], [False, True], [False, False],
                     [0.0, 0.5], [0.0, 1.0])  # fmt: skip

@@ -10,8 +10,8 @@ import threading
 import numpy as np
 import pytest
 
+from prfeval._retrieval.explain import explain_worst
 from prfeval.cli import main
-from prfeval.retrieval.explain import explain_worst
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

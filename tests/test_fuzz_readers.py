@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from prfeval import evaluate
-from prfeval.core.errors import InputFormatError, PrfevalError
-from prfeval.io.trec import parse_qrels, parse_run, read_run
+from prfeval._core.errors import InputFormatError, PrfevalError
+from prfeval._io.trec import parse_qrels, parse_run, read_run
 
 LONG = os.environ.get("PRFEVAL_FUZZ") == "long"
 FUZZ = settings(
@@ -114,7 +114,7 @@ def _check_qrels(data: bytes) -> None:
 
 @FUZZ
 @given(ANY_INPUT)
-@pytest.mark.filterwarnings("ignore::prfeval.core.errors.PrfevalWarning")  # notes on CRs, #
+@pytest.mark.filterwarnings("ignore::prfeval._core.errors.PrfevalWarning")  # notes on CRs, #
 def test_parse_run_any_bytes(data: bytes) -> None:
     """parse_run returns a consistent Run with finite scores or raises InputFormatError."""
     _check_run(data)
@@ -122,13 +122,13 @@ def test_parse_run_any_bytes(data: bytes) -> None:
 
 @FUZZ
 @given(ANY_INPUT)
-@pytest.mark.filterwarnings("ignore::prfeval.core.errors.PrfevalWarning")  # notes on CRs, #
+@pytest.mark.filterwarnings("ignore::prfeval._core.errors.PrfevalWarning")  # notes on CRs, #
 def test_parse_qrels_any_bytes(data: bytes) -> None:
     """parse_qrels returns consistent Qrels with integer grades or raises InputFormatError."""
     _check_qrels(data)
 
 
-@pytest.mark.filterwarnings("ignore::prfeval.core.errors.PrfevalWarning")  # an empty run is valid
+@pytest.mark.filterwarnings("ignore::prfeval._core.errors.PrfevalWarning")  # an empty run is valid
 @FUZZ
 @given(ANY_INPUT)
 def test_evaluate_with_fuzzed_run(data: bytes) -> None:
@@ -142,7 +142,7 @@ def test_evaluate_with_fuzzed_run(data: bytes) -> None:
 
 @FUZZ
 @given(ANY_INPUT)
-@pytest.mark.filterwarnings("ignore::prfeval.core.errors.PrfevalWarning")  # notes on CRs, #
+@pytest.mark.filterwarnings("ignore::prfeval._core.errors.PrfevalWarning")  # notes on CRs, #
 def test_evaluate_with_fuzzed_qrels(data: bytes) -> None:
     """evaluate(fuzzed qrels, valid run) gives an Evaluation or a PrfevalError, nothing else."""
     try:

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from prfeval import evaluate, load_qrels, load_run
-from prfeval.core.errors import InputFormatError, PrfevalError
+from prfeval._core.errors import InputFormatError, PrfevalError
 
 LONG = os.environ.get("PRFEVAL_FUZZ") == "long"
 FUZZ = settings(
@@ -152,28 +152,28 @@ def check(data: bytes, name: str) -> None:
                     assert all(math.isfinite(v) for v in result.macro.values())
 
 
-@pytest.mark.filterwarnings("ignore::prfeval.core.errors.PrfevalWarning")
+@pytest.mark.filterwarnings("ignore::prfeval._core.errors.PrfevalWarning")
 @FUZZ
 @given(delimited(","))
 def test_csv_files(data: bytes) -> None:
     check(data, "fuzz.csv")
 
 
-@pytest.mark.filterwarnings("ignore::prfeval.core.errors.PrfevalWarning")
+@pytest.mark.filterwarnings("ignore::prfeval._core.errors.PrfevalWarning")
 @FUZZ
 @given(delimited("\t"))
 def test_tsv_files(data: bytes) -> None:
     check(data, "fuzz.tsv")
 
 
-@pytest.mark.filterwarnings("ignore::prfeval.core.errors.PrfevalWarning")
+@pytest.mark.filterwarnings("ignore::prfeval._core.errors.PrfevalWarning")
 @FUZZ
 @given(json_lines())
 def test_jsonl_files(data: bytes) -> None:
     check(data, "fuzz.jsonl")
 
 
-@pytest.mark.filterwarnings("ignore::prfeval.core.errors.PrfevalWarning")
+@pytest.mark.filterwarnings("ignore::prfeval._core.errors.PrfevalWarning")
 @FUZZ
 @given(parquet_bytes())
 def test_parquet_files(data: bytes) -> None:
@@ -181,7 +181,7 @@ def test_parquet_files(data: bytes) -> None:
     check(data, "fuzz.parquet")
 
 
-@pytest.mark.filterwarnings("ignore::prfeval.core.errors.PrfevalWarning")
+@pytest.mark.filterwarnings("ignore::prfeval._core.errors.PrfevalWarning")
 @FUZZ
 @given(TREC)
 def test_trec_files(data: bytes) -> None:
@@ -189,7 +189,7 @@ def test_trec_files(data: bytes) -> None:
     check(data, "fuzz.txt")
 
 
-@pytest.mark.filterwarnings("ignore::prfeval.core.errors.PrfevalWarning")
+@pytest.mark.filterwarnings("ignore::prfeval._core.errors.PrfevalWarning")
 @FUZZ
 @given(
     st.sampled_from(["fuzz.txt.gz", "fuzz.csv.gz", "fuzz.jsonl.gz", "fuzz.gz"]),
@@ -201,7 +201,7 @@ def test_gzip_files(name: str, data: bytes, truncate: bool) -> None:
     check(packed[: len(packed) // 2] if truncate else packed, name)
 
 
-@pytest.mark.filterwarnings("ignore::prfeval.core.errors.PrfevalWarning")
+@pytest.mark.filterwarnings("ignore::prfeval._core.errors.PrfevalWarning")
 @FUZZ
 @given(st.one_of(TREC, delimited(","), delimited("\t"), json_lines()))
 def test_bytes_with_their_format_sniffed(data: bytes) -> None:

@@ -563,7 +563,7 @@ def test_output_goes_to_a_file_and_the_status_stays(data, capsys, tmp_path) -> N
 
 
 def test_the_api_returns_the_same_verdicts(data, capsys) -> None:
-    from prfeval.comparison.gate import gate
+    from prfeval._comparison.gate import gate
 
     result = gate(data["qrels"], data["base"], data["worse"], "P@10 AP", n_permutations=2000,
                   max_drop={"ALL": "5%"})  # fmt: skip
@@ -609,7 +609,7 @@ def test_a_saved_held_out_baseline_matches_the_same_ids_under_another_path(
 
 def test_an_evaluation_object_is_a_saved_side(data) -> None:
     import prfeval
-    from prfeval.comparison.gate import gate
+    from prfeval._comparison.gate import gate
 
     evaluation = prfeval.evaluate(data["qrels"], data["partial"], MEASURES)
     from_object = gate(data["qrels"], evaluation, data["worse"], MEASURES, n_permutations=500)
@@ -625,8 +625,8 @@ def test_an_evaluation_object_is_a_saved_side(data) -> None:
      ("minimum", {"P@10": "x"}), ("names", ("a",))],
 )  # fmt: skip
 def test_the_api_checks_its_arguments(data, option, value) -> None:
-    from prfeval.comparison.gate import gate
-    from prfeval.core.errors import UsageError
+    from prfeval._comparison.gate import gate
+    from prfeval._core.errors import UsageError
 
     with pytest.raises(UsageError):
         gate(data["qrels"], data["base"], data["worse"], "P@10", **{option: value})

@@ -24,7 +24,7 @@ import pytest
 
 from cli_helpers import run_cli
 from prfeval import evaluate
-from prfeval.cli.shared import distinct_run_names, run_names
+from prfeval.cli._shared import distinct_run_names, run_names
 from report_data import drilldown
 
 pytest.importorskip("matplotlib")
@@ -157,9 +157,9 @@ def test_figure_functions_escape_names_of_the_api(tmp_path) -> None:
     """The figure functions themselves, as a script calls them: the names are drawn as
     given, and a title the caller writes is the caller's (mathtext and all)."""
     from prfeval import curve
-    from prfeval.plots.contours import contour_figure
-    from prfeval.plots.curves import tradeoff_figure
-    from prfeval.plots.figures import plain, svg_text
+    from prfeval._plots.contours import contour_figure
+    from prfeval._plots.curves import tradeoff_figure
+    from prfeval._plots.figures import plain, svg_text
 
     qrels, a, b = _write_trec(tmp_path, QUERIES, 0)
     curves = {"$x^2$": curve(qrels, a), "a$b": curve(qrels, b)}
@@ -176,7 +176,7 @@ def test_figure_functions_escape_names_of_the_api(tmp_path) -> None:
 def test_plain_leaves_text_alone_when_mathtext_is_off() -> None:
     import matplotlib
 
-    from prfeval.plots.figures import plain
+    from prfeval._plots.figures import plain
 
     assert plain("$x$") == "\\$x\\$"
     with matplotlib.rc_context({"text.parse_math": False}):

@@ -8,7 +8,7 @@ import pytest
 from cli_helpers import run_cli
 from hand_made import write_texts
 from prfeval import classify, evaluate
-from prfeval.core.errors import PrfevalError
+from prfeval._core.errors import PrfevalError
 
 QRELS = "q1 0 d6 0\nq1 0 d9 1\n"
 RUN = "".join(f"q1 Q0 d{i} {i} 1 r\n" for i in range(1, 7))

@@ -23,7 +23,7 @@ import prfeval
 from hand_made import run_lines, write_lines
 from measure_specs import every_measure
 from prfeval import Evaluation, Evaluator, evaluate
-from prfeval.core.errors import InputFormatError, PrfevalWarning, UsageError
+from prfeval._core.errors import InputFormatError, PrfevalWarning, UsageError
 from trec_cases import random_case
 
 ROOT = Path(__file__).resolve().parents[1]

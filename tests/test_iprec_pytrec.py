@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from prfeval.io import load_qrels, load_run
-from prfeval.measures.interpolated import STANDARD_RECALL_LEVELS, iprec_at_recall
-from prfeval.retrieval.curves import curve
-from prfeval.retrieval.pipeline import align
+from prfeval._io import load_qrels, load_run
+from prfeval._measures.interpolated import STANDARD_RECALL_LEVELS, iprec_at_recall
+from prfeval._retrieval.curves import curve
+from prfeval._retrieval.pipeline import align
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

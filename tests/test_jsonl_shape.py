@@ -14,8 +14,8 @@ import sys
 
 import pytest
 
-from prfeval.core.errors import InputFormatError
-from prfeval.io.jsonl import MAX_DEPTH, check_jsonl
+from prfeval._core.errors import InputFormatError
+from prfeval._io.jsonl import MAX_DEPTH, check_jsonl
 
 GOOD = '{"query_id": "q1", "doc_id": "a", "relevance": 1}'
 RUN = "q1 Q0 a 1 1 r\n"

@@ -20,11 +20,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import prfeval.leakage.containment as containment
-import prfeval.leakage.records as records
-from prfeval.core.errors import InputFormatError, UsageError
-from prfeval.leakage.containment import find_leaks
-from prfeval.leakage.words import tokenise, words
+import prfeval._leakage.containment as containment
+import prfeval._leakage.records as records
+from prfeval._core.errors import InputFormatError, UsageError
+from prfeval._leakage.containment import find_leaks
+from prfeval._leakage.words import tokenise, words
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = [sys.executable, "-m", "prfeval"]

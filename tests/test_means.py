@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from prfeval.core.counts import f_from_pr
-from prfeval.core.errors import UsageError
-from prfeval.core.means import (
+from prfeval._core.counts import f_from_pr
+from prfeval._core.errors import UsageError
+from prfeval._core.means import (
     EXAMPLE_SYSTEMS,
     arithmetic_mean,
     contour_asymptotes,

@@ -14,7 +14,7 @@ import pytest
 
 import prfeval
 from prfeval import InputFormatError, MeasureError, PrfevalError, UsageError
-from prfeval.core.options import EvalOptions
+from prfeval._core.options import EvalOptions
 
 MISSING = "/nonexistent/prfeval-test/{}"
 

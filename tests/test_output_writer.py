@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import run_cli
-from prfeval.core.errors import OutputError, UsageError
-from prfeval.io.atomic import check_not_an_input, open_output, write_atomic
+from prfeval._core.errors import OutputError, UsageError
+from prfeval._io.atomic import check_not_an_input, open_output, write_atomic
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d4 1\nq2 0 d5 1\nq3 0 d6 1\n"
 RUN = "q1 Q0 d1 1 3.0 r\nq1 Q0 d2 2 2.0 r\nq1 Q0 d9 3 1.0 r\nq2 Q0 d4 1 2.0 r\nq2 Q0 d7 2 1.0 r\n"
@@ -292,8 +292,8 @@ SIGNAL_SCRIPT = r"""
 import os, signal, sys
 # As at a terminal: a shell's background job (nohup, &) starts with SIGINT ignored.
 signal.signal(signal.SIGINT, signal.default_int_handler)
-import prfeval.cli.output as output
-from prfeval.io.atomic import open_output
+import prfeval.cli._output as output
+from prfeval._io.atomic import open_output
 
 def interrupted_write(path, text):
     with open_output(path) as handle:

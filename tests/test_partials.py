@@ -22,15 +22,15 @@ import pytest
 import prfeval
 from hand_made import random_graded_case
 from measure_specs import every_measure
-from prfeval.classification.averages import MEASURES, averages, measures
-from prfeval.core.aggregate import assemble
-from prfeval.core.counts import Counts
-from prfeval.core.options import EvalOptions
-from prfeval.core.partials import Cells, Partial
-from prfeval.measures import REGISTRY, Measure, parse_measures
-from prfeval.retrieval.evaluate import plan_evaluation
-from prfeval.retrieval.kernel import MeasuredQueries
-from prfeval.retrieval.pipeline import run_pipeline
+from prfeval._classification.averages import MEASURES, averages, measures
+from prfeval._core.aggregate import assemble
+from prfeval._core.counts import Counts
+from prfeval._core.options import EvalOptions
+from prfeval._core.partials import Cells, Partial
+from prfeval._measures import REGISTRY, Measure, parse_measures
+from prfeval._retrieval.evaluate import plan_evaluation
+from prfeval._retrieval.kernel import MeasuredQueries
+from prfeval._retrieval.pipeline import run_pipeline
 
 N_DOCS = 200
 SPECS = every_measure(subtopics=False)

@@ -23,17 +23,17 @@ pytrec_eval = pytest.importorskip("pytrec_eval")
 from hand_made import qrels_lines, run_lines, write_lines  # noqa: E402
 from measure_specs import every_measure  # noqa: E402
 from prfeval import evaluate  # noqa: E402
-from prfeval.core.errors import PrfevalWarning  # noqa: E402
-from prfeval.core.options import EvalOptions  # noqa: E402
-from prfeval.core.ranking import QueryAccounting, RankingNeeds  # noqa: E402
-from prfeval.io import load_qrels, load_run  # noqa: E402
-from prfeval.io.blocks import WholeSource  # noqa: E402
-from prfeval.io.stream import StreamedRun  # noqa: E402
-from prfeval.measures import parse_measures, ranking_needs  # noqa: E402
-from prfeval.retrieval.encode import encode_dicts, encode_tables  # noqa: E402
-from prfeval.retrieval.evaluate import summarise  # noqa: E402
-from prfeval.retrieval.kernel import MeasuredQueries, measure_queries  # noqa: E402
-from prfeval.retrieval.pipeline import (  # noqa: E402
+from prfeval._core.errors import PrfevalWarning  # noqa: E402
+from prfeval._core.options import EvalOptions  # noqa: E402
+from prfeval._core.ranking import QueryAccounting, RankingNeeds  # noqa: E402
+from prfeval._io import load_qrels, load_run  # noqa: E402
+from prfeval._io.blocks import WholeSource  # noqa: E402
+from prfeval._io.stream import StreamedRun  # noqa: E402
+from prfeval._measures import parse_measures, ranking_needs  # noqa: E402
+from prfeval._retrieval.encode import encode_dicts, encode_tables  # noqa: E402
+from prfeval._retrieval.evaluate import summarise  # noqa: E402
+from prfeval._retrieval.kernel import MeasuredQueries, measure_queries  # noqa: E402
+from prfeval._retrieval.pipeline import (  # noqa: E402
     MeasureSink,
     align,
     drain,

@@ -9,18 +9,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from prfeval.core.errors import UsageError
-from prfeval.retrieval.curve_result import Curves
-from prfeval.retrieval.curves import curve
+from prfeval._core.errors import UsageError
+from prfeval._retrieval.curve_result import Curves
+from prfeval._retrieval.curves import curve
 
 matplotlib = pytest.importorskip("matplotlib")
 
-from prfeval.plots.curves import (  # noqa: E402
+from prfeval._plots.curves import (  # noqa: E402
     curves_figure,
     pr_curve_figure,
     tradeoff_figure,
 )
-from prfeval.plots.figures import save_figure  # noqa: E402
+from prfeval._plots.figures import save_figure  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 QRELS = {"A": {"a": 1, "b": 1, "c": 1, "d": 0}, "B": {"e": 1, "f": 1}}
@@ -189,9 +189,9 @@ def test_svg_file_keeps_title_and_axis_labels(tmp_path: Path, base: Curves) -> N
 
 def test_sweep_figure_draws_the_sweep_data(tmp_path):
     """The classifier's threshold sweep: the drawn PR line is (recall, precision) exactly."""
-    from prfeval.classification.thresholds import threshold_sweep
-    from prfeval.plots.curves import sweep_figure
-    from prfeval.plots.figures import save_figure
+    from prfeval._classification.thresholds import threshold_sweep
+    from prfeval._plots.curves import sweep_figure
+    from prfeval._plots.figures import save_figure
 
     y = [1, 0, 1, 1, 0, 0, 1, 0]
     s = [0.9, 0.8, 0.7, 0.7, 0.4, 0.3, 0.2, 0.1]

@@ -11,14 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from prfeval.core.counts import f_from_pr
-from prfeval.core.errors import UsageError
+from prfeval._core.counts import f_from_pr
+from prfeval._core.errors import UsageError
 
 matplotlib = pytest.importorskip("matplotlib")
 
+from prfeval._plots.contours import DEFAULT_LEVELS, contour_figure  # noqa: E402
+from prfeval._plots.figures import f_label, figure_format, save_figure  # noqa: E402
 from prfeval.cli import main  # noqa: E402
-from prfeval.plots.contours import DEFAULT_LEVELS, contour_figure  # noqa: E402
-from prfeval.plots.figures import f_label, figure_format, save_figure  # noqa: E402
 
 SEED_004 = {"System A": (0.48, 0.80), "System B": (0.75, 0.40)}
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -47,7 +47,7 @@ def _contour_lines(ax: object) -> list[object]:
 
 def test_import_prfeval_does_not_import_matplotlib() -> None:
     code = (
-        "import sys, prfeval, prfeval.core.means, prfeval.plots.contours, prfeval.cli; "
+        "import sys, prfeval, prfeval._core.means, prfeval._plots.contours, prfeval.cli; "
         "print('matplotlib' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

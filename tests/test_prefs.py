@@ -18,9 +18,9 @@ import pytest
 from tests.cli_helpers import run_cli
 
 import prfeval
-from prfeval.core.errors import InputFormatError, UsageError
-from prfeval.io.prefs import read_preferences
-from prfeval.retrieval.prefs import MEASURES, evaluate_preferences
+from prfeval._core.errors import InputFormatError, UsageError
+from prfeval._io.prefs import read_preferences
+from prfeval._retrieval.prefs import MEASURES, evaluate_preferences
 
 DATA = Path(__file__).parent / "data"
 QUICK = DATA / "trec_eval_quicktest"

@@ -17,9 +17,9 @@ import pytest
 from tests.cli_helpers import run_cli
 
 import prfeval
-from prfeval.core.errors import InputFormatError, UsageError
-from prfeval.io.prefs import read_preferences
-from prfeval.measures import REGISTRY, TREC_REGISTRY
+from prfeval._core.errors import InputFormatError, UsageError
+from prfeval._io.prefs import read_preferences
+from prfeval._measures import REGISTRY, TREC_REGISTRY
 
 QUICK = Path(__file__).parent / "data" / "trec_eval_quicktest"
 

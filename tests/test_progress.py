@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from prfeval.cli.output import progress_bar
+from prfeval.cli._output import progress_bar
 
 
 def test_no_bar_when_stderr_is_not_a_terminal(capsys, monkeypatch) -> None:

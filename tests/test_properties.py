@@ -1,4 +1,4 @@
-"""Registry-wide properties: every measure in prfeval.measures.REGISTRY, new ones included.
+"""Registry-wide properties: every measure in prfeval._measures.REGISTRY, new ones included.
 
 Pins what holds for any input (STYLE.md rule 12, "registry-parametrised properties"): ratio
 measures stay in [0, 1], F lies between P and R, micro = macro for one query, the order of a
@@ -19,8 +19,8 @@ import pytest
 
 from hand_made import run_dict_lines
 from prfeval import evaluate
-from prfeval.core.errors import MeasureError, UsageError
-from prfeval.measures import REGISTRY, MeasureDef, parse_measures
+from prfeval._core.errors import MeasureError, UsageError
+from prfeval._measures import REGISTRY, MeasureDef, parse_measures
 
 N_DOCS = 400  # collection size for the measures that need TN
 SIGNED = {"YoudenJ"}  # TPR + TNR - 1 lies in [-1, 1]; every other ratio measure in [0, 1]
@@ -290,9 +290,9 @@ def test_lazy_exports_resolve() -> None:
     """Every name in prfeval.__all__ resolves, and the three that share a name with their
     topic (evaluate, classify, compare) are the functions, whatever was imported first."""
     import prfeval
-    import prfeval.classification.classify
-    import prfeval.comparison.compare
-    import prfeval.retrieval.evaluate
+    import prfeval._classification.classify
+    import prfeval._comparison.compare
+    import prfeval._retrieval.evaluate
 
     for name in prfeval.__all__:
         assert getattr(prfeval, name).__name__ == name, name

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from prfeval import evaluate
-from prfeval.core.errors import InputFormatError
+from prfeval._core.errors import InputFormatError
 
 LIMIT = 50
 RUN = "".join(f"q1 Q0 d{i} {i + 1} {1000 - i} r\n" for i in range(LIMIT + 5)) + "q2 Q0 a 1 1 r\n"
@@ -61,8 +61,8 @@ def test_the_limit_holds_for_python_objects_and_can_be_raised(monkeypatch) -> No
 def test_a_streamed_query_is_refused_as_it_is_read(files, monkeypatch) -> None:
     """In blocks far smaller than the query, the reader refuses it once it passes the limit,
     before the rest of it is read."""
-    from prfeval.core.options import EvalOptions
-    from prfeval.io.stream import StreamedRun
+    from prfeval._core.options import EvalOptions
+    from prfeval._io.stream import StreamedRun
 
     monkeypatch.setenv("PRFEVAL_MAX_QUERY_RESULTS", str(LIMIT))
     source = StreamedRun(files["qrels"], files["run"], EvalOptions(), block_bytes=256)

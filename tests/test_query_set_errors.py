@@ -12,8 +12,8 @@ import pytest
 
 from cli_helpers import run_cli
 from prfeval import evaluate, explain
-from prfeval.core.errors import UsageError
-from prfeval.io.stream import STREAM_THRESHOLD_BYTES
+from prfeval._core.errors import UsageError
+from prfeval._io.stream import STREAM_THRESHOLD_BYTES
 
 N_QUERIES = 120
 

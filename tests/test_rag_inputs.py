@@ -25,7 +25,7 @@ import pytest
 
 from cli_helpers import run_cli
 from prfeval import evaluate, load_qrels, load_run
-from prfeval.core.errors import InputFormatError, PrfevalWarning, UsageError
+from prfeval._core.errors import InputFormatError, PrfevalWarning, UsageError
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

@@ -12,7 +12,7 @@ import math
 import pytest
 
 from prfeval import MeasureError, evaluate
-from prfeval.measures import lookup, parse_measures
+from prfeval._measures import lookup, parse_measures
 
 
 def one(qrels: dict, ranking: list[str], spec: str, **options) -> dict[str, float]:

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from prfeval import evaluate
-from prfeval.core.errors import InputFormatError, PrfevalWarning
-from prfeval.io import load_qrels, load_run
-from prfeval.io.trec import parse_qrels, parse_run
+from prfeval._core.errors import InputFormatError, PrfevalWarning
+from prfeval._io import load_qrels, load_run
+from prfeval._io.trec import parse_qrels, parse_run
 
 QRELS_TEXT = "q1 0 a 1\nq1 0 b 0\nq1 0 c 2\nq2 0 x 1\n"
 RUN_TEXT = "q1 Q0 a 1 3.0 t\nq1 Q0 c 2 2.5 t\nq1 Q0 z 3 1.0 t\nq2 Q0 y 1 0.5 t\n"

@@ -188,7 +188,7 @@ def in_demo_folder(cranfield_demo, monkeypatch):
 @pytest.fixture
 def figures(monkeypatch):
     """The figures the command saves, kept open to be read."""
-    import prfeval.plots.figures as module
+    import prfeval._plots.figures as module
 
     drawn: list[object] = []
     save = module.save_figure

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from prfeval import MeasureError, PrfevalError, evaluate
-from prfeval.classification.averages import MEASURES as CLASSIFICATION_MEASURES
-from prfeval.core.counts import beta_from_alpha
-from prfeval.core.ranking import RankingNeeds
-from prfeval.core.registry import Measure, MeasureDef, Registry, TrecName
-from prfeval.io.prefs import Preferences
-from prfeval.measures import PARAMS, REGISTRY, lookup, parse_measures, ranking_needs
+from prfeval._classification.averages import MEASURES as CLASSIFICATION_MEASURES
+from prfeval._core.counts import beta_from_alpha
+from prfeval._core.ranking import RankingNeeds
+from prfeval._core.registry import Measure, MeasureDef, Registry, TrecName
+from prfeval._io.prefs import Preferences
+from prfeval._measures import PARAMS, REGISTRY, lookup, parse_measures, ranking_needs
 
 
 def tp_of(c, m, zd):
@@ -89,7 +89,7 @@ def test_every_trec_eval_name_reads_back_to_its_entry(name):
     """Each trec_eval name an entry declares is what trec_eval's parser (``-m NAME``) finds
     for it, and prints as declared: a shadowed or mistyped name would fail here, where the
     registry's own check at import only refuses the very same name twice."""
-    from prfeval.measures import TREC_REGISTRY
+    from prfeval._measures import TREC_REGISTRY
 
     d = REGISTRY[name]
     for t in d.trec_names:

@@ -19,8 +19,8 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from prfeval.comparison.study import study
-from prfeval.report.html import render_study
+from prfeval._comparison.study import study
+from prfeval._report.html import render_study
 from report_data import drilldown
 
 HOSTILE = ("<!--<script>", "</script>", "<!--", "-->", "]]>", "a&amp;b", "<b>x</b>")
@@ -80,7 +80,7 @@ def test_the_page_script_data_has_no_markup(case) -> None:
 def test_assets_hold_nothing_that_ends_their_element() -> None:
     from importlib import resources
 
-    assets = resources.files("prfeval.report").joinpath("assets")
+    assets = resources.files("prfeval._report").joinpath("assets")
     for name, closing in (("report.js", "</script"), ("report.css", "</style")):
         text = assets.joinpath(name).read_text("utf-8").lower()
         assert closing not in text and "<!--" not in text, name

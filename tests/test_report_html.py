@@ -15,9 +15,9 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from prfeval import compare, evaluate, explain
+from prfeval._comparison.study import study
+from prfeval._report.html import render_classification, render_study
 from prfeval.cli import main
-from prfeval.comparison.study import study
-from prfeval.report.html import render_classification, render_study
 from report_data import drilldown, page_meta
 
 
@@ -210,7 +210,7 @@ def test_cli_writes_a_classifier_page(tmp_path, capsys):
 def test_each_runs_interval_is_its_own_bootstrap(tmp_path):
     """The runs' intervals share one set of resamples; each must equal the bootstrap of
     that run's values alone."""
-    from prfeval.comparison.stats import paired_bootstrap
+    from prfeval._comparison.stats import paired_bootstrap
 
     rng = np.random.default_rng(3)
     qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in range(20)} for i in range(30)}
@@ -229,7 +229,7 @@ def test_each_runs_interval_is_its_own_bootstrap(tmp_path):
 
 
 def test_figures_drawn_in_a_second_process_are_those_drawn_here(tmp_path):
-    from prfeval.report.figures import FigureDrawer
+    from prfeval._report.figures import FigureDrawer
 
     qrels, a, b = _files(tmp_path)
     s = study(qrels, {"a.run": a, "b.run": b}, "P@5 R@10 SetF", depth=8)
@@ -245,7 +245,7 @@ def test_a_drawer_that_cannot_draw_leaves_the_page_as_it_is(tmp_path):
     figures are drawn here, the same page."""
     from dataclasses import replace
 
-    from prfeval.report.figures import FigureDrawer
+    from prfeval._report.figures import FigureDrawer
 
     qrels, a, b = _files(tmp_path)
     s = study(qrels, {"a.run": a, "b.run": b}, "P@5 R@10", depth=8)
@@ -261,7 +261,7 @@ def test_a_drawer_that_cannot_draw_leaves_the_page_as_it_is(tmp_path):
 def test_a_drawer_left_on_an_error_leaves_no_process_behind():
     import multiprocessing
 
-    from prfeval.report.figures import FigureDrawer
+    from prfeval._report.figures import FigureDrawer
 
     with pytest.raises(RuntimeError, match="a reading error"), FigureDrawer():
         assert any(p.name == "prfeval-figures" for p in multiprocessing.active_children())
@@ -365,7 +365,7 @@ def _svg_run_colors(svg: str, names: list[str], palette: set[str]) -> dict[str, 
 def test_each_run_keeps_one_colour_in_every_table_and_figure(tmp_path):
     """Run i is drawn in run_color(i) in the summary, the comparison, the per-query table,
     the drill-down and each of the four figures."""
-    from prfeval.plots.figures import run_color
+    from prfeval._plots.figures import run_color
 
     qrels, paths = _three_runs(tmp_path)
     s = study(qrels, paths, "P@5 AP", n_permutations=500, n_bootstrap=500, depth=5)

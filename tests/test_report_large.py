@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from prfeval.comparison.study import study
-from prfeval.report.html import render_study
+from prfeval._comparison.study import study
+from prfeval._report.html import render_study
 
 pytest.importorskip("matplotlib")
 pytrec_eval = pytest.importorskip("pytrec_eval")

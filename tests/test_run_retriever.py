@@ -20,9 +20,9 @@ import pytest
 
 from cli_helpers import run_cli
 from prfeval import evaluate
-from prfeval.core.errors import InputFormatError, PrfevalWarning, UsageError
-from prfeval.io.query_texts import read_queries
-from prfeval.retrieval.retrievers import as_retriever, ranking_of, retrieve
+from prfeval._core.errors import InputFormatError, PrfevalWarning, UsageError
+from prfeval._io.query_texts import read_queries
+from prfeval._retrieval.retrievers import as_retriever, ranking_of, retrieve
 
 CORPUS = {
     "d1": "the cat sat on the mat",

@@ -9,9 +9,9 @@ import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 from sklearn.preprocessing import label_binarize
 
-from prfeval.classification.scores import score_measures
-from prfeval.classification.thresholds import threshold_sweep
-from prfeval.core.errors import UsageError
+from prfeval._classification.scores import score_measures
+from prfeval._classification.thresholds import threshold_sweep
+from prfeval._core.errors import UsageError
 
 
 def test_hand_counted_example():

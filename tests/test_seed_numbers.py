@@ -96,7 +96,7 @@ def test_seed_000_accuracy_against_retrieving_nothing(seed_000_example) -> None:
 
 
 def test_seed_000_counts_functions() -> None:
-    """The same numbers from prfeval.core.counts on the contingency table itself (seed 000)."""
+    """The same numbers from prfeval._core.counts on the contingency table itself (seed 000)."""
     c = Counts.from_totals(tp=16, retrieved=40, relevant=20, collection_size=10_000)
     assert (c.tp[0], c.fp[0], c.fn[0], c.tn[0]) == (16, 24, 4, 9956)
     assert precision(c)[0] == pytest.approx(0.4)

@@ -16,13 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import prfeval
-from prfeval.core.errors import InputFormatError, UsageError
-from prfeval.core.options import EvalOptions
-from prfeval.measures import parse_measures
-from prfeval.retrieval.evaluate import coverage_measures
-from prfeval.spark.blocks import BlockFrame, block_of, whole_queries
-from prfeval.spark.layout import decode_moments, encode_moments
-from prfeval.spark.partition import (
+from prfeval._core.errors import InputFormatError, UsageError
+from prfeval._core.options import EvalOptions
+from prfeval._measures import parse_measures
+from prfeval._retrieval.evaluate import coverage_measures
+from prfeval.spark._blocks import BlockFrame, block_of, whole_queries
+from prfeval.spark._layout import decode_moments, encode_moments
+from prfeval.spark._partition import (
     Plan,
     error_from,
     error_text,
@@ -168,7 +168,7 @@ def reduced(plan: Plan, union: pa.Table, size: int, parts: int = 3):
     ids=["default", "complete", "level2-first", "relevant-M5", "J"],
 )
 def test_partitions_of_batches_add_up_to_the_local_evaluation(size, options):
-    from prfeval.spark.engine import averages
+    from prfeval.spark._engine import averages
 
     qrels, run = random_tables(5)
     opts = EvalOptions(**options)
@@ -197,7 +197,7 @@ def test_partitions_of_batches_add_up_to_the_local_evaluation(size, options):
 
 
 def test_bounds_view():
-    from prfeval.spark.engine import averages
+    from prfeval.spark._engine import averages
 
     qrels, run = random_tables(8)
     local = prfeval.evaluate(qrels, run, MEASURES, bounds=True)
@@ -233,7 +233,7 @@ def test_executor_errors_travel_marked_and_come_back_as_prfeval_errors():
 
 
 def test_moments_travel_as_text():
-    from prfeval.core.aggregate import Moments
+    from prfeval._core.aggregate import Moments
 
     for values in ([], [0.1, 0.2, float("nan")], [1e-300, 1e300, -3.5]):
         m = Moments.of(values, logs=True)

@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("pyspark")
 
 from cli_helpers import run_cli
-from prfeval.report.evaluation import FORMATS
+from prfeval._report.evaluation import FORMATS
 
 PRFEVAL = Path(sys.executable).with_name("prfeval")
 MEASURES = "P@5 P@10 R@10 SetP SetR SetF F@10 NumRet Rprec IPrec@0.5 Judged@10"

@@ -27,14 +27,14 @@ pytest.importorskip("pyspark")
 import prfeval
 import prfeval.spark
 from measure_specs import every_measure
-from prfeval.core.errors import InputFormatError, PrfevalWarning, UsageError
-from prfeval.report.evaluation import FORMATS, format_evaluation
+from prfeval._core.errors import InputFormatError, PrfevalWarning, UsageError
+from prfeval._report.evaluation import FORMATS, format_evaluation
 
 # The local engine says how many comment lines it skipped; the Spark engine's readers skip
 # them in a column expression and do not count them (docs/spark.md). The outputs compared
 # here are the same either way.
 pytestmark = pytest.mark.filterwarnings(
-    "ignore:.*comment lines? starting with:prfeval.core.errors.PrfevalWarning"
+    "ignore:.*comment lines? starting with:prfeval._core.errors.PrfevalWarning"
 )
 
 N_DOCS = 300  # the collection size for the measures that need TN

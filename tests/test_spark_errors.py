@@ -28,9 +28,9 @@ pytest.importorskip("pyspark")
 import prfeval
 import prfeval.spark
 from cli_helpers import run_cli
-from prfeval.core.errors import InputFormatError, UsageError
-from prfeval.spark.read import check_paths
-from prfeval.spark.shipping import package_zip, workers_run_this_python
+from prfeval._core.errors import InputFormatError, UsageError
+from prfeval.spark._read import check_paths
+from prfeval.spark._shipping import package_zip, workers_run_this_python
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\nq3 0 d9 1\n"
 RUN = "".join(f"q{i % 3 + 1} Q0 d{i} {i} {40 - i}.5 tag\n" for i in range(1, 40))
@@ -103,13 +103,13 @@ def test_the_command_ends_as_the_local_engine_ends(spark, tmp_path, good, capsys
 
 def test_a_missing_file_is_refused_before_spark_reads_anything(spark, tmp_path, good,
                                                                 monkeypatch):  # fmt: skip
-    import prfeval.spark.engine
+    import prfeval.spark._engine
 
     def no_reading(*args, **kwargs):
         raise AssertionError("Spark was asked to read")
 
-    monkeypatch.setattr(prfeval.spark.engine, "read_qrels", no_reading)
-    monkeypatch.setattr(prfeval.spark.engine, "read_run", no_reading)
+    monkeypatch.setattr(prfeval.spark._engine, "read_qrels", no_reading)
+    monkeypatch.setattr(prfeval.spark._engine, "read_run", no_reading)
     qrels, run = good
     missing = str(tmp_path / "nothing.txt")
     for pair in [(qrels, missing), (missing, run)]:
@@ -123,7 +123,7 @@ def test_the_command_can_check_its_inputs_before_it_starts_a_session(tmp_path, m
     machine; on a cluster (or under a Hadoop configuration), only a file: URI is."""
     from pyspark.sql import SparkSession
 
-    from prfeval.spark.session import check_inputs
+    from prfeval.spark._session import check_inputs
 
     monkeypatch.setattr(SparkSession, "getActiveSession", staticmethod(lambda: None))
     monkeypatch.delenv("HADOOP_CONF_DIR", raising=False)
@@ -248,7 +248,7 @@ def test_local_paths_spark_would_misread(tmp_path):
 
 def test_the_shipped_zip_holds_the_code_not_the_data(tmp_path):
     names = zipfile.ZipFile(package_zip(tmp_path)).namelist()
-    assert "prfeval/__init__.py" in names and "prfeval/spark/partition.py" in names
+    assert "prfeval/__init__.py" in names and "prfeval/spark/_partition.py" in names
     assert not any(n.startswith("prfeval/data/") or n.endswith(".pyc") for n in names)
 
 
@@ -267,7 +267,7 @@ ModuleNotFoundError: No module named '{module}'
 
 
 def test_workers_that_cannot_import_a_module_are_told_to_install_it():
-    from prfeval.spark.failures import translated
+    from prfeval.spark._failures import translated
 
     error = translated(RuntimeError(WORKER_TRACEBACK.format(module="numpy")))
     assert isinstance(error, UsageError)
@@ -328,7 +328,7 @@ def test_the_cli_names_a_missing_file_before_it_starts_spark(tmp_path, good, cap
     pytest.importorskip("pyspark")
     from pyspark.sql import SparkSession
 
-    import prfeval.spark.session as session
+    import prfeval.spark._session as session
 
     def no_session(*args, **kwargs):
         raise AssertionError("a Spark session was started for a missing file")

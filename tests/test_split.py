@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from prfeval.comparison.split import split_queries, write_split
-from prfeval.core.errors import InputFormatError, PrfevalWarning, UsageError
-from prfeval.io.queries import read_query_ids
+from prfeval._comparison.split import split_queries, write_split
+from prfeval._core.errors import InputFormatError, PrfevalWarning, UsageError
+from prfeval._io.queries import read_query_ids
 
 IDS = [str(i) for i in range(1, 401)]
 

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 import scipy.stats
 
-import prfeval.comparison.stats as S
+import prfeval._comparison.stats as S
 from hand_made import holm_by_hand
-from prfeval.core.errors import UsageError
+from prfeval._core.errors import UsageError
 
 
 def exact_randomization_p(d: np.ndarray) -> float:

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from prfeval import evaluate
-from prfeval.core.errors import PrfevalWarning
-from prfeval.core.options import EvalOptions
-from prfeval.io import load_qrels
-from prfeval.io.stream import StreamedRun
-from prfeval.measures import parse_measures, ranking_needs
-from prfeval.retrieval.evaluate import summarise
-from prfeval.retrieval.pipeline import MeasureSink, drain
+from prfeval._core.errors import PrfevalWarning
+from prfeval._core.options import EvalOptions
+from prfeval._io import load_qrels
+from prfeval._io.stream import StreamedRun
+from prfeval._measures import parse_measures, ranking_needs
+from prfeval._retrieval.evaluate import summarise
+from prfeval._retrieval.pipeline import MeasureSink, drain
 
 
 def evaluate_stream(qrels, run_path, measures, *, block_bytes=1 << 21, **options):
@@ -95,7 +95,7 @@ def test_ungrouped_or_messy_runs_fall_back_with_a_warning(tmp_path):
 
 
 def test_read_ahead_hands_over_batches_errors_and_stops_early():
-    from prfeval.io.stream import ReadAhead
+    from prfeval._io.stream import ReadAhead
 
     ahead = ReadAhead(lambda: iter(range(100)), depth=3)
     taken = []
@@ -120,7 +120,7 @@ def test_read_ahead_hands_over_batches_errors_and_stops_early():
 
 @pytest.mark.parametrize("grouped", [True, False])
 def test_streamed_repeated_judgment_names_its_line(tmp_path, grouped):
-    from prfeval.core.errors import InputFormatError
+    from prfeval._core.errors import InputFormatError
 
     qrels_lines = ["1 0 a 1", "2 0 b 1", "1 0 c 0", "2 0 b 2"]  # line 4 repeats line 2
     if grouped:
@@ -151,7 +151,7 @@ def test_errors_from_any_stage_name_the_line_and_stop_the_threads(tmp_path):
     # no reading thread is left behind.
     import threading
 
-    from prfeval.core.errors import InputFormatError
+    from prfeval._core.errors import InputFormatError
 
     qrels, run = write_files(tmp_path, 2, shuffle_queries=False)
     lines = run.read_text().splitlines()

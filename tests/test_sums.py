@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prfeval.core.aggregate import Moments, assemble, geometric, macro
-from prfeval.core.partials import Cells, MeasurePartial, Partial
-from prfeval.core.sums import ExactSum
-from prfeval.measures import REGISTRY, parse_measures
-from prfeval.retrieval.kernel import measure_queries
-from prfeval.retrieval.pipeline import align
+from prfeval._core.aggregate import Moments, assemble, geometric, macro
+from prfeval._core.partials import Cells, MeasurePartial, Partial
+from prfeval._core.sums import ExactSum
+from prfeval._measures import REGISTRY, parse_measures
+from prfeval._retrieval.kernel import measure_queries
+from prfeval._retrieval.pipeline import align
 
 finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
 
@@ -136,7 +136,7 @@ def test_assemble_of_parts_equals_whole(name):
     for part in parts:
         moments = moments + Moments.of(values[part], logs=logs)
         if counts is not None:
-            from prfeval.core.counts import precision, recall
+            from prfeval._core.counts import precision, recall
 
             p = p + Moments.of(precision(counts.select(part)))
             r = r + Moments.of(recall(counts.select(part)))

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from sklearn.metrics import fbeta_score, precision_recall_curve
 
-from prfeval.classification.thresholds import ThresholdSweep, threshold_sweep
-from prfeval.core.counts import f_from_pr
-from prfeval.core.errors import UsageError
+from prfeval._classification.thresholds import ThresholdSweep, threshold_sweep
+from prfeval._core.counts import f_from_pr
+from prfeval._core.errors import UsageError
 
 
 @pytest.mark.parametrize("seed", range(4))

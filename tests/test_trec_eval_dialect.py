@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from prfeval.io.trec_eval_text import SMALL_BYTES
+from prfeval._io.trec_eval_text import SMALL_BYTES
 from trec_eval_dialect_cases import CASES, EXPECTED, LARGE, outcome
 
 EXPECTED_OUTCOMES = json.loads(EXPECTED.read_text())

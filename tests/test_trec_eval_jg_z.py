@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from prfeval.cli.trec_eval_cmd import main
-from prfeval.io.zscores import read_zscores
-from prfeval.retrieval.judgment_groups import evaluate_judgment_groups
+from prfeval._io.zscores import read_zscores
+from prfeval._retrieval.judgment_groups import evaluate_judgment_groups
+from prfeval.cli._trec_eval_cmd import main
 
 DATA = Path(__file__).parent / "data"
 QUICK = DATA / "trec_eval_quicktest"
@@ -201,7 +201,7 @@ def test_measure_of_the_other_format(tmp_path: Path, capfd: pytest.CaptureFixtur
 
 
 def test_all_trec_leaves_out_judgment_groups() -> None:
-    from prfeval.measures import TREC_REGISTRY
+    from prfeval._measures import TREC_REGISTRY
 
     assert "map_avgjg" in TREC_REGISTRY.trec_table
     assert "map_avgjg" not in TREC_REGISTRY.trec_sets["all_trec"]

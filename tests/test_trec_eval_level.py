@@ -85,7 +85,7 @@ def test_evaluate_still_refuses_a_negative_level(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from prfeval import evaluate
-    from prfeval.core.errors import UsageError
+    from prfeval._core.errors import UsageError
 
     qrels = {"1": {"a": 1, "b": 0}}
     run = {"1": {"a": 2.0, "x": 1.0}}

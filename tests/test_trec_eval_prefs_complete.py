@@ -17,7 +17,7 @@ import pytest
 
 import prfeval
 from cli_helpers import run_cli
-from prfeval.io.prefs import read_preferences
+from prfeval._io.prefs import read_preferences
 from trec_eval_prefs_complete_cases import ARGS, OUT, make_cases
 
 EXPECTED = json.loads(OUT.read_text())["cases"]

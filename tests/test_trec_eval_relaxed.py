@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 import prfeval
-from prfeval.core.c_sort import INT_MIN, c_int, glibc_msort, long_difference
-from prfeval.core.errors import MeasureError
-from prfeval.core.registry import C_LONG_MAX, TrecEvalRefusal, trec_cutoff_order
-from prfeval.measures import TREC_REGISTRY
-from prfeval.measures.interpolated import walked_needs
+from prfeval._core.c_sort import INT_MIN, c_int, glibc_msort, long_difference
+from prfeval._core.errors import MeasureError
+from prfeval._core.registry import C_LONG_MAX, TrecEvalRefusal, trec_cutoff_order
+from prfeval._measures import TREC_REGISTRY
+from prfeval._measures.interpolated import walked_needs
 
 #: (trec_eval name, parameter text): values trec_eval computes with and prfeval refuses.
 RELAXED = [
@@ -103,8 +103,8 @@ def test_evaluate_keeps_its_checks() -> None:
 def test_relaxed_values_computed_by_hand() -> None:
     """Values with parameters only trec_eval takes, counted by hand: q retrieves a (rel),
     x, b (rel); R = 3 (c is never retrieved)."""
-    from prfeval.io import load_qrels, load_run
-    from prfeval.retrieval.pipeline import align
+    from prfeval._io import load_qrels, load_run
+    from prfeval._retrieval.pipeline import align
 
     jr = align(load_qrels({"q": {"a": 1, "b": 1, "c": 1}}), load_run({"q": ["a", "x", "b"]}))
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from prfeval import evaluate
+from prfeval._core.errors import UsageError
 from prfeval.cli import main
-from prfeval.core.errors import UsageError
 
 ir_measures = pytest.importorskip("ir_measures")
 pytrec_eval = pytest.importorskip("pytrec_eval")

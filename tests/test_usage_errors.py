@@ -30,8 +30,8 @@ from prfeval import (
     split_queries,
     threshold_sweep,
 )
-from prfeval.core.errors import MeasureError, PrfevalError, UsageError
-from prfeval.io.labels import read_label_files, read_label_table
+from prfeval._core.errors import MeasureError, PrfevalError, UsageError
+from prfeval._io.labels import read_label_files, read_label_table
 
 QRELS = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d4": 1, "d5": 1}, "q3": {"d6": 1}}
 RUN = {"q1": {"d1": 3.0, "d2": 2.0, "d9": 1.0}, "q2": {"d4": 2.0, "d7": 1.0}, "q4": {"d1": 1.0}}
@@ -135,8 +135,8 @@ def _parameters(name: str) -> list[str]:
     return names
 
 
-@pytest.mark.filterwarnings("ignore::prfeval.core.errors.PrfevalWarning")
-@pytest.mark.filterwarnings("ignore::prfeval.core.counts.UndefinedMetricWarning")
+@pytest.mark.filterwarnings("ignore::prfeval._core.errors.PrfevalWarning")
+@pytest.mark.filterwarnings("ignore::prfeval._core.counts.UndefinedMetricWarning")
 @pytest.mark.parametrize("name", sorted(_api_calls()))
 def test_no_wrong_argument_gives_a_raw_exception(name) -> None:
     """Every keyword of every API function, given each of many wrong values: a result (the

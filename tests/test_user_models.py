@@ -17,7 +17,7 @@ import pytest
 
 from hand_made import random_graded_case, random_subtopic_case
 from prfeval import evaluate
-from prfeval.io.subtopics import load_subtopic_qrels
+from prfeval._io.subtopics import load_subtopic_qrels
 
 TOL = 1e-12
 

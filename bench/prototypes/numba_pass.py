@@ -4,7 +4,7 @@ Parses a TREC qrels file and run from their bytes (``np.frombuffer`` of an ``mma
 query and document ids integer codes with open-addressing hash tables keyed by the id's bytes,
 joins every run line with its judgment, and orders each query's lines as trec_eval ranks them
 (score descending, ties by doc id descending in byte order). The result holds the per-line
-arrays an :class:`~prfeval.retrieval.encode.EncodedBlock` is made of.
+arrays an :class:`~prfeval._retrieval.encode.EncodedBlock` is made of.
 
 Not wired into prfeval: ``bench/compiled_pass.py`` times it beside the Rust prototype and the
 current pipeline, and checks their arrays agree.

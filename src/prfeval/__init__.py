@@ -10,25 +10,33 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from prfeval.core.errors import InputFormatError, MeasureError, PrfevalError, UsageError
+from prfeval._core.errors import (
+    InputFormatError,
+    MeasureError,
+    OutputError,
+    PrfevalError,
+    PrfevalWarning,
+    UsageError,
+)
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
-    from prfeval.classification.classify import classification_report, classify
-    from prfeval.classification.continuous import ContinuousPRF, continuous_prf
-    from prfeval.classification.conversions import (
+    from prfeval._classification.classify import classification_report, classify
+    from prfeval._classification.continuous import ContinuousPRF, continuous_prf
+    from prfeval._classification.conversions import (
         accuracy_from_precision_recall,
         accuracy_from_rates,
         min_precision,
         precision_from_rates,
     )
-    from prfeval.classification.probabilities import brier_score, log_loss, top_k_accuracy
-    from prfeval.classification.result import ClassificationResult
-    from prfeval.classification.scores import ScoreMeasures, score_measures
-    from prfeval.classification.thresholds import ThresholdSweep, threshold_sweep
-    from prfeval.comparison.compare import compare
-    from prfeval.comparison.results import Comparison
-    from prfeval.comparison.split import split_queries
-    from prfeval.core.counts import (
+    from prfeval._classification.probabilities import brier_score, log_loss, top_k_accuracy
+    from prfeval._classification.result import ClassificationResult
+    from prfeval._classification.scores import ScoreMeasures, score_measures
+    from prfeval._classification.thresholds import ThresholdSweep, threshold_sweep
+    from prfeval._comparison.compare import compare
+    from prfeval._comparison.gate import gate
+    from prfeval._comparison.results import Comparison
+    from prfeval._comparison.split import split_queries
+    from prfeval._core.counts import (
         Counts,
         UndefinedMetricWarning,
         accuracy,
@@ -45,28 +53,29 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
         specificity,
         youden_j,
     )
-    from prfeval.core.options import EvalOptions
-    from prfeval.io import load_qrels, load_run
-    from prfeval.measures import Measure, parse_measures
-    from prfeval.report.comparison import format_comparison
-    from prfeval.retrieval.curve_result import Curves
-    from prfeval.retrieval.curves import curve
-    from prfeval.retrieval.evaluate import Evaluation, evaluate
-    from prfeval.retrieval.explain import Explanation, explain
-    from prfeval.retrieval.incremental import Evaluator
-    from prfeval.retrieval.judgment_groups import evaluate_judgment_groups
-    from prfeval.retrieval.topk import f_at_k, precision_at_k, recall_at_k
+    from prfeval._core.options import EvalOptions
+    from prfeval._io import load_qrels, load_run
+    from prfeval._io.subtopics import load_subtopic_qrels
+    from prfeval._measures import Measure, parse_measures
+    from prfeval._report.comparison import format_comparison
+    from prfeval._retrieval.curve_result import Curves
+    from prfeval._retrieval.curves import curve
+    from prfeval._retrieval.evaluate import Evaluation, evaluate
+    from prfeval._retrieval.explain import Explanation, explain
+    from prfeval._retrieval.incremental import Evaluator
+    from prfeval._retrieval.judgment_groups import evaluate_judgment_groups
+    from prfeval._retrieval.topk import f_at_k, precision_at_k, recall_at_k
 
 # Public name -> the module that defines it.
 _LAZY: dict[str, str] = {
-    "ClassificationResult": "prfeval.classification.result",
-    "classify": "prfeval.classification.classify",
-    "classification_report": "prfeval.classification.classify",
+    "ClassificationResult": "prfeval._classification.result",
+    "classify": "prfeval._classification.classify",
+    "classification_report": "prfeval._classification.classify",
     **dict.fromkeys(["brier_score", "log_loss", "top_k_accuracy"],
-                    "prfeval.classification.probabilities"),
-    "Comparison": "prfeval.comparison.results",
-    "compare": "prfeval.comparison.compare",
-    **dict.fromkeys(["ContinuousPRF", "continuous_prf"], "prfeval.classification.continuous"),
+                    "prfeval._classification.probabilities"),
+    "Comparison": "prfeval._comparison.results",
+    "compare": "prfeval._comparison.compare",
+    **dict.fromkeys(["ContinuousPRF", "continuous_prf"], "prfeval._classification.continuous"),
     **dict.fromkeys(
         [
             "accuracy_from_precision_recall",
@@ -74,7 +83,7 @@ _LAZY: dict[str, str] = {
             "min_precision",
             "precision_from_rates",
         ],
-        "prfeval.classification.conversions",
+        "prfeval._classification.conversions",
     ),
     **dict.fromkeys(
         [
@@ -94,24 +103,26 @@ _LAZY: dict[str, str] = {
             "specificity",
             "youden_j",
         ],
-        "prfeval.core.counts",
+        "prfeval._core.counts",
     ),
-    "Curves": "prfeval.retrieval.curve_result",
-    "curve": "prfeval.retrieval.curves",
-    "EvalOptions": "prfeval.core.options",
-    "format_comparison": "prfeval.report.comparison",
-    **dict.fromkeys(["Evaluation", "evaluate"], "prfeval.retrieval.evaluate"),
-    "Evaluator": "prfeval.retrieval.incremental",
-    **dict.fromkeys(["Explanation", "explain"], "prfeval.retrieval.explain"),
-    **dict.fromkeys(["load_qrels", "load_run"], "prfeval.io"),
-    **dict.fromkeys(["Preferences", "read_preferences"], "prfeval.io.prefs"),
-    **dict.fromkeys(["PrefsResult", "evaluate_preferences"], "prfeval.retrieval.prefs"),
-    "evaluate_judgment_groups": "prfeval.retrieval.judgment_groups",
-    **dict.fromkeys(["Measure", "parse_measures"], "prfeval.measures"),
-    **dict.fromkeys(["ScoreMeasures", "score_measures"], "prfeval.classification.scores"),
-    "split_queries": "prfeval.comparison.split",
-    **dict.fromkeys(["ThresholdSweep", "threshold_sweep"], "prfeval.classification.thresholds"),
-    **dict.fromkeys(["f_at_k", "precision_at_k", "recall_at_k"], "prfeval.retrieval.topk"),
+    "Curves": "prfeval._retrieval.curve_result",
+    "curve": "prfeval._retrieval.curves",
+    "EvalOptions": "prfeval._core.options",
+    "format_comparison": "prfeval._report.comparison",
+    **dict.fromkeys(["Evaluation", "evaluate"], "prfeval._retrieval.evaluate"),
+    "Evaluator": "prfeval._retrieval.incremental",
+    **dict.fromkeys(["Explanation", "explain"], "prfeval._retrieval.explain"),
+    **dict.fromkeys(["load_qrels", "load_run"], "prfeval._io"),
+    **dict.fromkeys(["Preferences", "read_preferences"], "prfeval._io.prefs"),
+    **dict.fromkeys(["PrefsResult", "evaluate_preferences"], "prfeval._retrieval.prefs"),
+    "evaluate_judgment_groups": "prfeval._retrieval.judgment_groups",
+    **dict.fromkeys(["Measure", "parse_measures"], "prfeval._measures"),
+    **dict.fromkeys(["ScoreMeasures", "score_measures"], "prfeval._classification.scores"),
+    "split_queries": "prfeval._comparison.split",
+    **dict.fromkeys(["ThresholdSweep", "threshold_sweep"], "prfeval._classification.thresholds"),
+    **dict.fromkeys(["f_at_k", "precision_at_k", "recall_at_k"], "prfeval._retrieval.topk"),
+    "gate": "prfeval._comparison.gate",
+    "load_subtopic_qrels": "prfeval._io.subtopics",
 }
 
 __all__ = [
@@ -127,9 +138,11 @@ __all__ = [
     "InputFormatError",
     "Measure",
     "MeasureError",
+    "OutputError",
     "Preferences",
     "PrefsResult",
     "PrfevalError",
+    "PrfevalWarning",
     "ScoreMeasures",
     "ThresholdSweep",
     "UndefinedMetricWarning",
@@ -154,8 +167,10 @@ __all__ = [
     "f_from_pr",
     "fallout",
     "format_comparison",
+    "gate",
     "load_qrels",
     "load_run",
+    "load_subtopic_qrels",
     "log_loss",
     "min_precision",
     "parse_measures",

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import sys
 
-from prfeval.cli.commands import COMMANDS
-from prfeval.cli.process import guarded, prepare_streams, whole_stdout
+from prfeval.cli._commands import COMMANDS
+from prfeval.cli._process import guarded, prepare_streams, whole_stdout
 
 __all__ = ["COMMANDS", "main", "trec_eval_main"]
 
@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     with whole_stdout():
         if args[:1] == ["trec_eval"]:
-            from prfeval.cli.trec_eval_cmd import main as trec_eval
+            from prfeval.cli._trec_eval_cmd import main as trec_eval
 
             def body() -> None:
                 status = trec_eval(list(args[1:]))
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> None:
 
             guarded(body)
         else:
-            from prfeval.cli.app import run
+            from prfeval.cli._app import run
 
             run(argv)
 

@@ -9,10 +9,10 @@
     result.to_evaluation()                          # a local Evaluation, for a small result
 
 Executors without prfeval get the driver's with ``prfeval.spark.ship(spark)``
-(:mod:`prfeval.spark.shipping`); the command line does it for them.
+(:mod:`prfeval.spark._shipping`); the command line does it for them.
 
 The executors run the local engine's aligner and kernel on partitions of whole queries
-(:mod:`prfeval.spark.partition`); the averages equal the local engine's to the last digit.
+(:mod:`prfeval.spark._partition`); the averages equal the local engine's to the last digit.
 ``docs/spark.md`` tells how to run it locally, with spark-submit, and what it costs.
 Nothing here imports pyspark until it is used.
 """
@@ -23,18 +23,18 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from prfeval.spark.engine import SparkEvaluation, evaluate
-    from prfeval.spark.read import read_qrels, read_run
-    from prfeval.spark.session import cli_session
-    from prfeval.spark.shipping import ship
+    from prfeval.spark._engine import SparkEvaluation, evaluate
+    from prfeval.spark._read import read_qrels, read_run
+    from prfeval.spark._session import cli_session
+    from prfeval.spark._shipping import ship
 
 _LAZY = {
-    "SparkEvaluation": "prfeval.spark.engine",
-    "evaluate": "prfeval.spark.engine",
-    "read_qrels": "prfeval.spark.read",
-    "read_run": "prfeval.spark.read",
-    "cli_session": "prfeval.spark.session",
-    "ship": "prfeval.spark.shipping",
+    "SparkEvaluation": "prfeval.spark._engine",
+    "evaluate": "prfeval.spark._engine",
+    "read_qrels": "prfeval.spark._read",
+    "read_run": "prfeval.spark._read",
+    "cli_session": "prfeval.spark._session",
+    "ship": "prfeval.spark._shipping",
 }
 
 __all__ = ["SparkEvaluation", "cli_session", "evaluate", "read_qrels", "read_run", "ship"]

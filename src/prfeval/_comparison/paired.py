@@ -1,0 +1,100 @@
+"""The paired tests of a comparison: every column of per-query differences tested as compare
+and gate test a (run, measure), the p-values adjusted over them, and the bootstrap intervals.
+
+The tests themselves live in :mod:`prfeval._comparison.stats`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from prfeval._comparison.stats import (
+    Correction,
+    Test,
+    adjust,
+    paired_bootstrap,
+    paired_p_values,
+)
+
+__all__ = [
+    "MAX_DRAWS",
+    "PairedTests",
+    "paired_tests",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+#: The most permutations or bootstrap samples taken: more cannot change a printed p-value
+#: or interval, and would run for days.
+MAX_DRAWS = 10**8
+
+
+@dataclass(frozen=True)
+class PairedTests:
+    """The paired test of each column of per-query differences, and the correction over them.
+
+    Attributes
+    ----------
+    p_value, p_adjusted
+        One p-value per column, and the same adjusted for every column tested.
+    ci_low, ci_high
+        The bootstrap interval of each column's mean difference, when one was asked for;
+        else empty.
+    """
+
+    p_value: FloatArray
+    p_adjusted: FloatArray
+    ci_low: FloatArray
+    ci_high: FloatArray
+
+
+def paired_tests(
+    diffs: FloatArray,
+    test: Test,
+    correction: Correction,
+    *,
+    n_permutations: int,
+    n_bootstrap: int,
+    seed: int,
+    confidence: float | None = None,
+) -> PairedTests:
+    """Test every column of ``diffs`` (shape ``(n_queries, n_columns)``) as compare tests a
+    (run, measure): the one place compare and gate take their p-values from.
+
+    Every column sees the same sign flips and the same resamples, each test starting from
+    ``seed`` afresh (:mod:`prfeval._comparison.stats`), so a column's p-value depends only on
+    its differences, the test, the seed and the number of draws: the same column gives the
+    same p-value, to the last bit, whichever columns stand beside it. ``"bootstrap"`` takes
+    its p-value from the resamples of the interval (Efron and Tibshirani's shifted test), so
+    it is drawn once. The family of the correction is the columns: ``p_adjusted`` is
+    ``adjust(p_value, correction)`` over all of them.
+
+    With ``confidence`` (in (0, 1)), also the percentile bootstrap interval of each column's
+    mean difference, from ``n_bootstrap`` resamples; without it, the intervals are empty and
+    only the bootstrap test draws resamples. No column: every array is empty.
+    """
+    none = np.empty(0)
+    if diffs.shape[1] == 0:
+        return PairedTests(none, adjust(none, correction), none, none)
+    low = high = none
+    p: FloatArray | None = None
+    if confidence is not None or test == "bootstrap":
+        # The shifted test's p-value does not depend on the interval's level.
+        boot = paired_bootstrap(
+            diffs,
+            confidence=0.95 if confidence is None else confidence,
+            n_resamples=n_bootstrap,
+            seed=seed,
+        )
+        if confidence is not None:
+            low, high = np.atleast_1d(boot.low), np.atleast_1d(boot.high)
+        if test == "bootstrap":
+            p = boot.p_value
+    if p is None:
+        p = paired_p_values(diffs, test, n_permutations=n_permutations, seed=seed)
+    p = np.atleast_1d(p)
+    return PairedTests(p, adjust(p, correction), low, high)

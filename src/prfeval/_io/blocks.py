@@ -1,0 +1,140 @@
+"""Block sources: a run and its judgments as blocks of whole queries, whatever the input.
+
+Every evaluation reads its input through a :class:`BlockSource`, which yields :class:`Block`
+objects: some of the run's queries, each with all its rows, and the judgments of those
+queries. The pipeline (:mod:`prfeval._retrieval.pipeline`) aligns and measures each block the
+same way, so reading a file whole, reading it in bounded memory or taking dicts are one loop
+over different sources:
+
+* :class:`WholeSource`: the run and the judgments read at once (any file format, DataFrames,
+  Arrow tables, dicts, ranked lists), restricted to the query set: one block;
+* :class:`~prfeval._io.stream.StreamedRun`: a large TREC run file, cut into blocks of whole
+  queries as it is read (the judgments kept in a compact index); then one last block with the
+  judged queries the run never named (an empty run), so that they are accounted for as every
+  other path accounts for them;
+* Spark partitions (:mod:`prfeval.spark`) are blocks too.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from prfeval._core.errors import InputFormatError, PrfevalError, PrfevalWarning
+from prfeval._core.options import EvalOptions
+from prfeval._core.tables import Qrels, Run
+from prfeval._io.mapping import plain_dicts
+from prfeval._io.select import restrict_queries
+from prfeval._io.source import check_one_stdin
+
+__all__ = ["Block", "BlockSource", "LineTooLong", "NotStreamable", "WholeSource", "load_judgments"]
+
+
+@dataclass(frozen=True)
+class Block:
+    """Whole queries of a run with their judgments: tables, or plain dicts.
+
+    ``dicts`` blocks hold ``{qid: {docid: grade}}`` and ``{qid: {docid: score}}`` as given,
+    unrestricted (the encoder selects the query set as it reads them).
+    """
+
+    qrels: Qrels | Mapping[str, Any]
+    run: Run | Mapping[str, Any]
+    dicts: bool = False
+
+
+class BlockSource(Protocol):
+    """Where blocks come from, and how the inputs are named in results."""
+
+    qrels_name: str
+    run_name: str
+    streamed: bool
+
+    def blocks(self) -> Iterator[Block]:
+        """The blocks, each query in exactly one of them."""
+        ...
+
+    @property
+    def empty_run(self) -> bool:
+        """Whether the run had no rows at all (known once the blocks are read)."""
+        ...
+
+
+class NotStreamable(PrfevalError):
+    """The run cannot be evaluated block by block (not grouped by query, or not clean)."""
+
+
+class LineTooLong(NotStreamable):
+    """A line of the run is longer than a block: it can be streamed again with blocks of
+    ``block_bytes`` (a block holds whole lines)."""
+
+    def __init__(self, message: str, block_bytes: int) -> None:
+        super().__init__(message)
+        self.block_bytes = block_bytes
+
+
+def load_judgments(qrels: Any, options: EvalOptions | None = None) -> Qrels:
+    """Judgments in any form (read as ``options.qrels_format`` and ``qrels_columns`` say);
+    an empty set of judgments is an error (nothing to measure)."""
+    from prfeval._io.load import load_qrels  # every reader: not for dicts (see WholeSource)
+
+    table = load_qrels(
+        qrels,
+        format=None if options is None else options.qrels_format,
+        qrels_columns=None if options is None else options.qrels_columns,
+    )
+    if len(table) == 0:
+        raise InputFormatError("no judgments", path=table.source.path)
+    return table
+
+
+def warn_empty_run(name: str) -> None:
+    """Say that a run has no rows: every measure is then 0, which is rarely what was meant."""
+    warnings.warn(f"the run {name} is empty: every measure is 0", PrfevalWarning, stacklevel=2)
+
+
+class WholeSource:
+    """The whole run and its judgments as one block, restricted to the query set.
+
+    Plain dicts stay dicts (``use_dicts``) when the readers of the ranking need no document
+    ids: the dict encoder joins them through their own hash tables.
+    """
+
+    streamed = False
+
+    def __init__(
+        self, qrels: Any, run: Any, options: EvalOptions, *, use_dicts: bool = False
+    ) -> None:
+        self._options = options
+        if use_dicts and plain_dicts(qrels, run) and any(qrels.values()):
+            self._block = Block(qrels, run, dicts=True)
+            # A dict run may carry its name (trec_eval's run id, read with it).
+            self.qrels_name, self.run_name = "qrels dict", getattr(run, "run_name", "run")
+            self._empty = not any(run.values())
+            return
+        check_one_stdin([qrels, run])
+        qrels_table = load_judgments(qrels, options)
+        from prfeval._io.load import load_run
+
+        run_table = load_run(run, ranks=options.order == "rank", format=options.run_format,
+                             run_columns=options.run_columns)
+        self._empty = len(run_table) == 0
+        self.qrels_name, self.run_name = qrels_table.source.path, run_table.name
+        include, exclude = options.queries, options.exclude_queries
+        self._block = Block(
+            restrict_queries(qrels_table, include, exclude),
+            restrict_queries(run_table, include, exclude),
+        )
+
+    @property
+    def empty_run(self) -> bool:
+        """Whether the run has no rows at all."""
+        return self._empty
+
+    def blocks(self) -> Iterator[Block]:
+        """The one block."""
+        if self._empty:
+            warn_empty_run(self.run_name)
+        yield self._block

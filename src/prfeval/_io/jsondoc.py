@@ -1,0 +1,68 @@
+"""One JSON document: BEIR's results ``{qid: {docid: score}}`` (or judgments in that shape),
+or an array of records (one object per query, as DPR writes its retrieval results).
+
+The document is read whole (``json.loads``): an object is handed to the dict readers
+(:mod:`prfeval._io.mapping`), an array of objects becomes a table with a row per object
+(:mod:`prfeval._io.tabular` reads its columns, lists included). Text that is not JSON is
+named by its line, as Python's parser finds it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from prfeval._core.errors import InputFormatError
+from prfeval._io.jsonl import json_kind
+from prfeval._io.source import Input
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["read_json_document"]
+
+
+def read_json_document(handle: Input) -> dict[str, Any] | pa.Table | None:
+    """The JSON object of ``handle`` (a dict), or its array of records as an Arrow table;
+    ``None`` when it is JSON Lines after all (an object on each line: a ``.json`` file
+    written a record a line).
+
+    Raises
+    ------
+    InputFormatError
+        Naming the file and line: bytes that are not UTF-8, text that is not JSON, a
+        document that is neither an object nor an array of objects.
+    """
+    import pyarrow as pa
+
+    data = handle.read()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(
+            "not valid UTF-8 text", path=handle.name, line_number=data[: exc.start].count(b"\n") + 1
+        ) from None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as err:
+        if err.msg == "Extra data" and "\n" not in text[: err.pos].strip():
+            return None  # an object on the first line, and more after it: JSON Lines
+        raise InputFormatError(
+            f"invalid JSON: {err.msg}", path=handle.name, line_number=err.lineno
+        ) from None
+    except RecursionError:
+        raise InputFormatError("JSON nested too deeply", path=handle.name) from None
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, list) and all(isinstance(v, dict) for v in value):
+        try:
+            return pa.Table.from_pylist(value)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
+            raise InputFormatError(
+                f"the array's records cannot be read as a table: {exc}", path=handle.name
+            ) from None
+    raise InputFormatError(
+        "expected a JSON object {query id: {doc id: value}} or an array of objects (one per "
+        f"query), got {json_kind(value)}",
+        path=handle.name,
+    )

@@ -1,0 +1,163 @@
+"""Query texts: what a retriever is asked, from BEIR's ``queries.jsonl`` or MS MARCO's TSV.
+
+Two layouts, one query a line:
+
+* JSON Lines, one object a line, as BEIR ships them: the id in ``_id`` (or ``id``, or
+  ``query_id``), the text in ``text`` (or ``query``); other fields (``metadata``) are left
+  alone;
+* tab-separated ``qid<TAB>text``, as MS MARCO's ``queries.tsv``: the text is everything after
+  the first tab.
+
+A file is read as JSON Lines when its name ends in ``.jsonl``, ``.ndjson`` or ``.json`` (each
+maybe ``.gz``), as TSV when it ends in ``.tsv`` or ``.txt``, and otherwise by its first line
+(``{`` starts JSON). Blank lines are skipped. Errors name the file and the line: a line that is
+not one JSON object, a query with no id or no text, a query id listed twice (which of two
+texts would be asked?), or a query id holding whitespace, which a TREC run, whose fields are
+separated by whitespace, cannot hold.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from prfeval._core.errors import InputFormatError
+from prfeval._io.jsonl import check_jsonl
+from prfeval._io.source import Source, display_name, read_bytes
+
+__all__ = ["ID_FIELDS", "TEXT_FIELDS", "QueryText", "read_queries"]
+
+#: The fields a JSON line's query id may be in, in the order they are looked for.
+ID_FIELDS = ("_id", "id", "query_id")
+#: The fields its text may be in.
+TEXT_FIELDS = ("text", "query")
+
+_JSON_SUFFIXES = {".jsonl", ".ndjson", ".json"}
+_TSV_SUFFIXES = {".tsv", ".txt"}
+_SPACE = re.compile(r"\s")
+
+
+@dataclass(frozen=True)
+class QueryText:
+    """One query: its id, its text, and the line it was read from (1-based)."""
+
+    query_id: str
+    text: str
+    line: int
+
+
+def read_queries(source: Source) -> list[QueryText]:
+    """The queries of ``source`` (a path, ``-`` for standard input, or bytes), in file order.
+
+    Raises
+    ------
+    InputFormatError
+        For a file that cannot be read, has no queries, or a line as described in the
+        module's docstring, naming the file and the line.
+    """
+    name = display_name(source)
+    data = read_bytes(source)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputFormatError("not valid UTF-8 text", path=name, line_number=line) from None
+    lines = text.split("\n")
+    first = next((ln.strip() for ln in lines if ln.strip()), "")
+    if _layout(source, first) == "jsonl":
+        check_jsonl(data, name)  # one object a line, not nested past reason: else which line
+        queries = [_json_query(ln, i, name) for i, ln in enumerate(lines, 1) if ln.strip()]
+    else:
+        queries = [_tsv_query(ln, i, name) for i, ln in enumerate(lines, 1) if ln.strip()]
+    if not queries:
+        raise InputFormatError("no queries in the file", path=name)
+    seen: dict[str, int] = {}
+    for q in queries:
+        if _SPACE.search(q.query_id):
+            raise InputFormatError(
+                f"query id {q.query_id!r} holds whitespace, which a TREC run cannot hold "
+                "(its fields are separated by whitespace)",
+                path=name,
+                line_number=q.line,
+            )
+        if q.query_id in seen:
+            raise InputFormatError(
+                f"query {q.query_id!r} is listed twice (first on line {seen[q.query_id]}): "
+                "which text should be asked?",
+                path=name,
+                line_number=q.line,
+            )
+        seen[q.query_id] = q.line
+    return queries
+
+
+def _layout(source: Source, first_line: str) -> str:
+    """``jsonl`` or ``tsv``: by the file name, else by the first line."""
+    if isinstance(source, str | Path) and str(source) != "-":
+        path = Path(str(source)[:-3] if str(source).endswith(".gz") else str(source))
+        suffix = path.suffix.lower()
+        if suffix in _JSON_SUFFIXES:
+            return "jsonl"
+        if suffix in _TSV_SUFFIXES:
+            return "tsv"
+    return "jsonl" if first_line.startswith("{") else "tsv"
+
+
+def _json_query(line: str, number: int, name: str) -> QueryText:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputFormatError(f"not JSON: {exc.msg}", path=name, line_number=number) from None
+    if not isinstance(record, dict):
+        raise InputFormatError(
+            f"expected one JSON object a line, got {type(record).__name__}",
+            path=name,
+            line_number=number,
+        )
+    query_id = _field(record, ID_FIELDS)
+    if query_id is None or isinstance(query_id, bool) or not isinstance(query_id, str | int):
+        shown = " or ".join(repr(f) for f in ID_FIELDS)
+        got = "" if query_id is None else f", got {query_id!r}"
+        raise InputFormatError(
+            f"no query id: expected a string or integer in {shown}{got}",
+            path=name,
+            line_number=number,
+        )
+    text = _field(record, TEXT_FIELDS)
+    if not isinstance(text, str):
+        shown = " or ".join(repr(f) for f in TEXT_FIELDS)
+        got = "" if text is None else f", got {text!r}"
+        raise InputFormatError(
+            f"query {str(query_id)!r} has no text: expected a string in {shown}{got}",
+            path=name,
+            line_number=number,
+        )
+    return _checked(str(query_id), text, number, name)
+
+
+def _field(record: dict[str, Any], names: tuple[str, ...]) -> Any:
+    """The value of the first of ``names`` that ``record`` has (``None`` if none)."""
+    for field in names:
+        if field in record:
+            return record[field]
+    return None
+
+
+def _tsv_query(line: str, number: int, name: str) -> QueryText:
+    query_id, tab, text = line.rstrip("\r").partition("\t")
+    if not tab:
+        raise InputFormatError(
+            "expected 'query id<TAB>text' (a tab-separated line), found no tab",
+            path=name,
+            line_number=number,
+        )
+    return _checked(query_id.strip(), text, number, name)
+
+
+def _checked(query_id: str, text: str, number: int, name: str) -> QueryText:
+    if not query_id:
+        raise InputFormatError("the query id is empty", path=name, line_number=number)
+    return QueryText(query_id, text, number)

@@ -1,0 +1,289 @@
+"""The report's drill-down data: every query's top places in every run, columnar and
+compressed, for the page to decode when a query is first opened.
+
+A report of two runs over 10,000 queries at depth 100 holds two million places; as JSON, one
+object per query, that was 60 MB of page. Here the places are columns of typed arrays,
+concatenated into one buffer, compressed with zlib (RFC 1950, which the browser's
+``DecompressionStream("deflate")`` reads) and embedded as base64 in the page's JSON element,
+so the page stays one file that works offline and fetches nothing.
+
+The columns (``R`` runs, ``Q`` queries, places in run-major then query order):
+
+- ``n_retrieved``, ``n_relevant``, ``present`` (int32, int32, uint8; ``R*Q``): each
+  explanation's counts, and whether the run has the query;
+- ``place_offsets`` (int32, ``R*Q+1``): where each (run, query)'s places start;
+- the document ids: ``vocab_prefix`` (uint8), ``vocab_suffix_len`` (uint32) and
+  ``vocab_suffix`` (uint8): every id shown, as UTF-8, in byte order, front-coded (each id
+  keeps the first ``prefix`` bytes of the one before it, then its suffix), after Witten,
+  Moffat and Bell (1999), *Managing Gigabytes*, 5.1;
+- ``union_offsets`` (int32, ``Q+1``) and ``union_delta`` (int32): for each query, the
+  codes (into the ids) of the documents any run shows for it, ascending, as differences from
+  the previous one of the query (the first from 0); runs of a study share most of their top
+  documents, so each place is then a small index into its query's union: ``place_union``
+  (uint8, or uint16 when a union is longer than 256);
+- ``scores``: each place's score to 6 significant digits, as ``int32`` differences from the
+  previous place of the same (run, query) in units of ``10**-scale`` when every score is a
+  decimal with at most 6 places that fits (``meta["scale"]``), else float64 (with
+  ``meta["scale"] = None``); ``has_scores`` (uint8, ``R``);
+- ``grades`` (``meta["unjudged"]``, the type's least value, for an unjudged place) and
+  ``flags`` (uint8: 1
+  counts as relevant, 2 a repeated document, 0 the others);
+- ``best_k``, ``best_tp`` (int32, ``R*Q``): the first cutoff with the best F, and the
+  relevant places above it (0, 0 for an empty ranking);
+- ``values`` (float64, ``R*K*Q`` for the ``K`` measures; NaN where a value is undefined);
+- ``missed_offsets`` (int32, ``Q*R+1``, query by query, each query's runs side by side),
+  ``missed_delta`` (the codes into the ids, ascending, as differences from the previous one
+  of the list, the first from 0) and ``missed_grades``: the relevant documents never
+  retrieved, in doc id order.
+
+Integer columns take the narrowest type that holds them (the dtype in ``columns``), and are
+stored as byte planes: all first bytes, then all second bytes, and so on.
+
+The ties a cutoff cuts through are few and stay JSON (``meta["ties"]``: run index -> query
+index -> ``[k, first, last, score, [doc ids]]``).
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import zlib
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from prfeval._comparison.study import Study
+from prfeval._plots.figures import run_color
+from prfeval._retrieval.explain import Explanation, Places
+
+__all__ = ["UNJUDGED_GRADE", "drilldown_data"]
+
+#: The grade written for an unjudged place (below any grade a qrels line can give).
+UNJUDGED_GRADE = -(2**31)
+
+# Scores with at most this many decimals are stored as integers.
+_MAX_SCALE = 6
+
+
+def drilldown_data(s: Study) -> dict[str, Any]:
+    """The page's drill-down: its small fields as JSON, the places as one compressed
+    columnar buffer (``meta["blob"]``, base64; ``meta["columns"]``: name -> [dtype, byte
+    offset, length] in the decompressed buffer)."""
+    queries = list(s.comparison.query_ids)
+    n_q, n_r = len(queries), len(s.runs)
+    columns: dict[str, npt.NDArray[Any]] = {}
+    explained: list[Explanation | None] = [
+        r.explanations.get(q) for r in s.runs for q in queries
+    ]
+    places = [_places(e) for e in explained]
+    lengths = np.array([0 if p is None else len(p) for p in places], dtype=np.int64)
+    columns["present"] = np.array([e is not None for e in explained], dtype=np.uint8)
+    columns["n_retrieved"] = np.array(
+        [0 if e is None else e.n_retrieved for e in explained], dtype=np.int32
+    )
+    columns["n_relevant"] = np.array(
+        [0 if e is None else e.n_relevant for e in explained], dtype=np.int32
+    )
+    columns["place_offsets"] = np.concatenate(([0], np.cumsum(lengths))).astype(np.int32)
+
+    doc_ids = [d for p in places if p is not None for d in p.doc_ids]
+    # The missed documents query by query (each query's runs side by side): runs of one
+    # study often miss the same documents, which the compressor then finds next to each other.
+    by_query = [explained[r * n_q + q] for q in range(n_q) for r in range(n_r)]
+    missed = [m for e in by_query if e is not None for m in e.missed]
+    missed_lengths = [0 if e is None else len(e.missed) for e in by_query]
+    vocab, codes = _vocabulary(doc_ids + [d for d, _ in missed])
+    place_codes, missed_codes = codes[: len(doc_ids)], codes[len(doc_ids) :]
+    columns.update(_front_coded(vocab))
+
+    # Each place's query (0..Q-1), then each query's union of codes across the runs.
+    owner = np.repeat(np.tile(np.arange(n_q, dtype=np.int64), n_r), lengths)
+    width = len(vocab) + 1
+    # Distinct (query, code) pairs, by sorting: quicker than numpy's hash for 2M pairs.
+    keys = np.sort(owner * width + place_codes)
+    keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))] if keys.size else keys
+    union_query, union_code = keys // width, keys % width
+    union_offsets = np.searchsorted(union_query, np.arange(n_q + 1))
+    at = np.searchsorted(keys, owner * width + place_codes) - union_offsets[owner]
+    first = np.zeros(keys.size, dtype=bool)
+    first[union_offsets[:-1][union_offsets[:-1] < keys.size]] = True
+    delta = np.diff(union_code, prepend=0)
+    delta[first] = union_code[first]
+    columns["union_offsets"] = union_offsets.astype(np.int32)
+    columns["union_delta"] = delta.astype(_narrow(delta))
+    columns["place_union"] = at.astype(_narrow(at))
+
+    has_scores = [p is not None and p.scores is not None for p in places]
+    columns["has_scores"] = np.array(
+        [any(has_scores[r * n_q : (r + 1) * n_q]) for r in range(n_r)], dtype=np.uint8
+    )
+    scores = np.array(
+        [x for p in places if p is not None for x in (p.scores or [math.nan] * len(p))],
+        dtype=np.float64,
+    )
+    scale, packed = _pack_scores(scores, lengths)
+    columns["scores"] = packed
+
+    grades = np.array(
+        [UNJUDGED_GRADE if g is None else g for p in places if p is not None for g in p.grades],
+        dtype=np.int64,
+    )
+    judged = grades[grades != UNJUDGED_GRADE]
+    kind = _narrow(np.concatenate((judged, [judged.min(initial=0) - 1])))
+    unjudged = int(np.iinfo(kind).min)  # below every grade shown
+    columns["grades"] = np.where(grades == UNJUDGED_GRADE, unjudged, grades).astype(kind)
+    relevant = np.array([x for p in places if p is not None for x in p.relevant], dtype=bool)
+    repeat = np.array([x for p in places if p is not None for x in p.repeat], dtype=bool)
+    columns["flags"] = (relevant.astype(np.uint8) | (repeat.astype(np.uint8) << 1))
+
+    best = [None if e is None else e.best for e in explained]
+    columns["best_k"] = np.array([0 if b is None else b[0] for b in best], dtype=np.int32)
+    # The best F's relevant places: P times k, an integer count.
+    columns["best_tp"] = np.array(
+        [0 if b is None else round(b[1] * b[0]) for b in best], dtype=np.int32
+    )
+    columns["values"] = np.ascontiguousarray(s.comparison.values, dtype=np.float64).ravel()
+    columns["missed_offsets"] = np.concatenate(([0], np.cumsum(missed_lengths))).astype(np.int32)
+    # Ascending within each list (doc id order is code order): differences, from 0 each.
+    missed_starts = np.cumsum(missed_lengths) - np.asarray(missed_lengths, dtype=np.int64)
+    missed_delta = np.diff(missed_codes, prepend=0)
+    nonempty = np.asarray(missed_lengths) > 0
+    missed_delta[missed_starts[nonempty]] = missed_codes[missed_starts[nonempty]]
+    columns["missed_delta"] = missed_delta.astype(_narrow(missed_delta))
+    missed_grades = np.array([g for _, g in missed], dtype=np.int64)
+    columns["missed_grades"] = missed_grades.astype(_narrow(missed_grades))
+
+    ties: dict[str, dict[str, list[Any]]] = {}
+    for i, e in enumerate(explained):
+        if e is not None and e.cut_ties:
+            ties.setdefault(str(i // n_q), {})[str(i % n_q)] = [
+                [t.k, t.first, t.last, t.score, list(t.doc_ids)] for t in e.cut_ties
+            ]
+    blob, layout = _pack(columns)
+    return {
+        "runs": list(s.names),
+        "colors": [run_color(i) for i in range(n_r)],
+        "queries": queries,
+        "labels": list(s.comparison.labels),
+        "beta": float(s.provenance.get("beta", 1.0)),
+        "scale": scale,
+        "unjudged": unjudged,
+        "ties": ties,
+        "columns": layout,
+        "blob": blob,
+    }
+
+
+def _places(e: Explanation | None) -> Places | None:
+    if e is None:
+        return None
+    ranking = e.ranking
+    if isinstance(ranking, Places):
+        return ranking
+    return Places(
+        [d.doc_id for d in ranking],
+        None if any(d.score is None for d in ranking) else [float(d.score) for d in ranking],  # type: ignore[arg-type]
+        [d.grade for d in ranking],
+        [d.relevant for d in ranking],
+        [d.repeat for d in ranking],
+        [d.precision for d in ranking],
+        [d.recall for d in ranking],
+    )
+
+
+def _vocabulary(ids: list[str]) -> tuple[list[bytes], npt.NDArray[np.int64]]:
+    """The distinct ids as UTF-8, in byte order, and each id's code into them."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not ids:
+        return [], np.zeros(0, dtype=np.int64)
+    encoded = pa.array(ids, type=pa.large_string()).dictionary_encode()
+    distinct = encoded.dictionary.cast(pa.large_binary())  # byte order, as trec_eval's strcmp
+    order = pc.array_sort_indices(distinct).to_numpy()
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
+    return distinct.take(pa.array(order)).to_pylist(), codes
+
+
+def _front_coded(vocab: list[bytes]) -> dict[str, npt.NDArray[Any]]:
+    """Front coding of the sorted ids: each keeps the bytes it shares with the one before
+    (at most 255), then its own suffix."""
+    n = len(vocab)
+    lengths = np.fromiter((len(v) for v in vocab), dtype=np.int64, count=n)
+    width = int(lengths.max(initial=0))
+    prefix = np.zeros(n, dtype=np.int64)
+    if n > 1 and 0 < width <= 256:
+        matrix = np.array(vocab, dtype=f"S{width}").view(np.uint8).reshape(n, width)
+        differ = matrix[1:] != matrix[:-1]
+        # The first differing byte, within the shorter of the two ids.
+        shared = np.where(differ.any(axis=1), differ.argmax(axis=1), width)
+        prefix[1:] = np.minimum(shared, np.minimum(lengths[1:], lengths[:-1]))
+        prefix = np.minimum(prefix, 255)
+    suffix = b"".join(v[p:] for v, p in zip(vocab, prefix.tolist(), strict=True))
+    return {
+        "vocab_prefix": prefix.astype(np.uint8),
+        "vocab_suffix_len": (lengths - prefix).astype(np.uint32),
+        "vocab_suffix": np.frombuffer(suffix, dtype=np.uint8),
+    }
+
+
+def _pack_scores(
+    scores: npt.NDArray[np.float64], lengths: npt.NDArray[np.int64]
+) -> tuple[int | None, npt.NDArray[Any]]:
+    """The scores to 6 significant digits, as int32 differences within each ranking in
+    units of ``10**-scale`` when that is exact, else as float64 (``scale`` None)."""
+    if not scores.size:
+        return 0, np.zeros(0, dtype=np.int32)
+    six = np.char.mod("%.6g", scores).astype(np.float64)  # what the page shows, at most
+    finite = np.isfinite(six)
+    if finite.all():
+        for scale in range(_MAX_SCALE + 1):
+            units = np.round(six * 10.0**scale)
+            if np.abs(units).max() >= 2**30 or not np.array_equal(units / 10.0**scale, six):
+                continue
+            ints = units.astype(np.int64)
+            delta = np.diff(ints, prepend=0)
+            starts = (np.cumsum(lengths) - lengths)[lengths > 0]
+            delta[starts] = ints[starts]  # each ranking starts from 0
+            if np.abs(delta).max(initial=0) < 2**31:
+                return scale, delta.astype(_narrow(delta))
+    return None, six
+
+
+def _narrow(values: npt.NDArray[Any]) -> type[np.integer[Any]]:
+    """The narrowest integer type holding every value (unsigned when none is negative)."""
+    low, high = int(values.min(initial=0)), int(values.max(initial=0))
+    kinds = (np.uint8, np.uint16, np.uint32) if low >= 0 else (np.int8, np.int16, np.int32)
+    for kind in kinds:
+        info = np.iinfo(kind)
+        if info.min <= low and high <= info.max:
+            return kind
+    return np.int64
+
+
+def _pack(columns: dict[str, npt.NDArray[Any]]) -> tuple[str, dict[str, list[Any]]]:
+    """One buffer of the columns, each at an offset its type's size divides (so the page
+    views it in place), compressed and in base64."""
+    parts: list[bytes] = []
+    layout: dict[str, list[Any]] = {}
+    offset = 0
+    for name, column in columns.items():
+        data = np.ascontiguousarray(column)
+        pad = -offset % 8
+        parts.append(b"\0" * pad)
+        offset += pad
+        layout[name] = [data.dtype.name, offset, int(data.size)]
+        raw = data.astype(data.dtype.newbyteorder("<"), copy=False).view(np.uint8)
+        if data.dtype.kind in "iu":
+            # Integers as byte planes (every value's first byte, then every second byte,
+            # ...): the high bytes of small numbers are runs of zeros, which the compressor
+            # squeezes. Floats stay whole: their repeated values compress better so.
+            raw = raw.reshape(-1, data.dtype.itemsize).T
+        raw = raw.tobytes()
+        parts.append(raw)
+        offset += len(raw)
+    blob = zlib.compress(b"".join(parts), 6)
+    return base64.b64encode(blob).decode("ascii"), layout

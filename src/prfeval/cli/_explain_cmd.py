@@ -1,0 +1,97 @@
+"""``prfeval explain QRELS RUN --query Q``: one query's ranking, read as a person would."""
+
+from __future__ import annotations
+
+import click
+
+from prfeval._core.errors import UsageError
+from prfeval._core.options import EvalOptions
+from prfeval._report.explain import FORMATS, format_explanations
+from prfeval._retrieval.explain import explain_queries, explain_worst
+from prfeval.cli._options import evaluation_options, files, output_option
+from prfeval.cli._output import emit, notes_from_warnings, progress_bar
+
+
+@click.command("explain")
+@files(inputs=("qrels", "run", "queries_file", "exclude_file"), outputs=("output",))
+@click.argument("qrels", metavar="QRELS")
+@click.argument("run", metavar="RUN")
+@click.option(
+    "--query",
+    "query_ids",
+    multiple=True,
+    metavar="Q",
+    help="The query to explain (repeatable).",
+)
+@click.option(
+    "--worst",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="M",
+    help="Explain the M queries with the lowest value of the first measure.",
+)
+@click.option(
+    "-m",
+    "--measure",
+    "measures",
+    multiple=True,
+    metavar="M",
+    help='Measures to give the query\'s value of, e.g. -m "P@10 R@100"; their cutoffs say '
+    "which ties to name.  [default: P@10 R@100 SetF]",
+)
+@click.option(
+    "--depth",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Show the top N places.  [default: the deepest cutoff asked, or 20]",
+)
+@click.option(
+    "-b",
+    "--beta",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="F weight of the best cutoff.",
+)
+@evaluation_options(complete_help="Kept for symmetry: a judged query is always explained.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@output_option
+def command(
+    qrels: str,
+    run: str,
+    query_ids: tuple[str, ...],
+    worst: int | None,
+    measures: tuple[str, ...],
+    depth: int | None,
+    beta: float,
+    options: EvalOptions,
+    fmt: str,
+    output: str | None,
+) -> None:
+    """Explain queries of RUN against QRELS: each place with its judgment and P and R, the
+    relevant documents never retrieved, where recall gets to, the best cutoff, the ties a
+    cutoff cuts through and the query's values.
+
+    \b
+    Example:
+      prfeval explain prfeval-demo/qrels.trec prfeval-demo/run.trec --query 2 -m "P@10 R@100"
+    """
+    if not query_ids and worst is None:
+        raise UsageError("give --query Q (repeatable) or --worst M")
+    spec = list(measures) or None
+    if worst is not None:
+        # One pass: the run is measured and its worst queries explained as it is read.
+        with progress_bar("explaining the worst queries") as progress, notes_from_warnings():
+            explained = explain_worst(
+                qrels, run, worst, spec, queries=query_ids, depth=depth, beta=beta,
+                progress=progress, options=options,
+            )
+        emit(format_explanations(explained, fmt), output)
+        return
+    with progress_bar("explaining") as progress, notes_from_warnings():
+        explained = explain_queries(
+            qrels, run, list(query_ids), spec, depth=depth, beta=beta, progress=progress,
+            options=options,
+        )
+    emit(format_explanations(explained, fmt), output)
