@@ -21,3 +21,14 @@ def exit_code(argv: list[str]) -> int:
     with pytest.raises(SystemExit) as info:
         main(argv)
     return int(info.value.code or 0)
+
+
+def trec_eval_in_process(capsys: pytest.CaptureFixture[str]):
+    """A runner of ``prfeval trec_eval`` in this process, shaped as a binary's runner:
+    ``run(args) -> (exit status, stdout, stderr)``, the outputs as bytes."""
+
+    def run(args: list[str]) -> tuple[int, bytes, bytes]:
+        status, out, err = run_cli(capsys, "trec_eval", *args)
+        return status, out.encode("latin-1"), err.encode("latin-1")
+
+    return run

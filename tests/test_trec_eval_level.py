@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import run_cli
-from trec_eval_level_cases import CASES, EXPECTED, binary_runner, outcome
+from cli_helpers import run_cli, trec_eval_in_process
+from trec_eval_args_cases import binary_runner
+from trec_eval_level_cases import CASES, EXPECTED, outcome
 
 EXPECTED_OUTCOMES = json.loads(EXPECTED.read_text())
 
@@ -32,11 +33,7 @@ def test_every_case_has_an_expected_outcome() -> None:
 def test_same_bytes_and_status_as_trec_eval_908(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def run(args: list[str]) -> tuple[int, bytes, bytes]:
-        status, out, err = run_cli(capsys, "trec_eval", *args)
-        return status, out.encode("latin-1"), err.encode("latin-1")
-
-    assert outcome(run, name, tmp_path) == EXPECTED_OUTCOMES[name]
+    assert outcome(trec_eval_in_process(capsys), name, tmp_path) == EXPECTED_OUTCOMES[name]
 
 
 @pytest.mark.skipif(not os.environ.get("TREC_EVAL"), reason="TREC_EVAL names no built binary")

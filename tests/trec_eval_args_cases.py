@@ -16,7 +16,7 @@ import random
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 EXPECTED = Path(__file__).parent / "data" / "trec_eval_908_args.json"
@@ -208,6 +208,12 @@ def outcome(command: Runner, name: str, directory: Path) -> dict[str, object]:
     paths in argv and messages replaced by QRELS and RUN)."""
     args, inputs = CASES[name]
     qrels, run = materialise(directory, inputs)
+    return recorded(command, args, qrels, run)
+
+
+def recorded(command: Runner, args: list[str], qrels: Path, run: Path) -> dict[str, object]:
+    """``command`` run on ``args`` and the two files: its status and output, with the files'
+    paths replaced by QRELS and RUN so that the record holds in any folder."""
     status, stdout, stderr = command([*args, str(qrels), str(run)])
     stderr = stderr.replace(str(qrels).encode(), b"QRELS").replace(str(run).encode(), b"RUN")
     return {
@@ -226,13 +232,19 @@ def binary_runner(binary: str) -> Runner:
     return run
 
 
-def main(binary: str) -> None:
+def write_expected(binary: str, names: Iterable[str], outcome: Callable[..., dict[str, object]],
+                   expected: Path) -> None:
+    """Run the binary on every case and write what it printed to ``expected``."""
     run = binary_runner(binary)
     with tempfile.TemporaryDirectory() as tmp:
-        expected = {name: outcome(run, name, Path(tmp)) for name in CASES}
-    EXPECTED.parent.mkdir(exist_ok=True)
-    EXPECTED.write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {len(expected)} cases to {EXPECTED}")
+        outcomes = {name: outcome(run, name, Path(tmp)) for name in names}
+    expected.parent.mkdir(exist_ok=True)
+    expected.write_text(json.dumps(outcomes, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {len(outcomes)} cases to {expected}")
+
+
+def main(binary: str) -> None:
+    write_expected(binary, CASES, outcome, EXPECTED)
 
 
 if __name__ == "__main__":

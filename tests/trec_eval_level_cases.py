@@ -18,13 +18,11 @@ and exit status. Only that output is committed, never the binary.
 
 from __future__ import annotations
 
-import json
 import random
-import subprocess
 import sys
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
+
+from trec_eval_args_cases import Runner, recorded, write_expected
 
 EXPECTED = Path(__file__).parent / "data" / "trec_eval_908_level.json"
 
@@ -120,40 +118,17 @@ def materialise(directory: Path, name: str) -> tuple[Path, Path, list[str]]:
     return qrels, run, args
 
 
-Runner = Callable[[list[str]], tuple[int, bytes, bytes]]
 
 
 def outcome(command: Runner, name: str, directory: Path) -> dict[str, object]:
     """What ``command`` printed for case ``name``, as the expected file records it (file
     paths in argv and messages replaced by QRELS and RUN)."""
     qrels, run, args = materialise(directory, name)
-    status, stdout, stderr = command([*args, str(qrels), str(run)])
-    stderr = stderr.replace(str(qrels).encode(), b"QRELS").replace(str(run).encode(), b"RUN")
-    return {
-        "argv": [*args, "QRELS", "RUN"],
-        "status": status,
-        "stderr": stderr.decode("latin-1"),
-        "stdout": stdout.decode("latin-1"),
-    }
-
-
-def binary_runner(binary: str) -> Runner:
-    """Runs the built binary on the arguments: (exit status, stdout, stderr)."""
-
-    def run(args: list[str]) -> tuple[int, bytes, bytes]:
-        done = subprocess.run([binary, *args], capture_output=True, timeout=120, check=False)
-        return done.returncode, done.stdout, done.stderr
-
-    return run
+    return recorded(command, args, qrels, run)
 
 
 def main(binary: str) -> None:
-    run = binary_runner(binary)
-    with tempfile.TemporaryDirectory() as tmp:
-        expected = {name: outcome(run, name, Path(tmp)) for name in CASES}
-    EXPECTED.parent.mkdir(exist_ok=True)
-    EXPECTED.write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {len(expected)} cases to {EXPECTED}")
+    write_expected(binary, CASES, outcome, EXPECTED)
 
 
 if __name__ == "__main__":
