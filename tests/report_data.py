@@ -1,10 +1,10 @@
 """The report page's drill-down data read back in Python, from the format that
 prfeval/_report/drilldown.py documents (written here from that description, not with its code):
-base64 of zlib of typed-array columns, integers as byte planes, ids front-coded."""
+base 85 of zlib of typed-array columns, integers as byte planes, ids front-coded, scores as
+falls with escapes, flags from the grades and the level."""
 
 from __future__ import annotations
 
-import base64
 import json
 import math
 import re
@@ -22,8 +22,24 @@ def page_meta(page: str) -> dict[str, Any]:
     return json.loads(match.group(1))
 
 
+# Printable ASCII but " & ' / < = > \ and the backquote, in order.
+DIGITS = [chr(c) for c in range(33, 127) if chr(c) not in "\"&'/<=>\\`"]
+
+
+def _base85(text: str, n: int) -> bytes:
+    value = {d: i for i, d in enumerate(DIGITS)}
+    out = bytearray()
+    for i in range(0, len(text), 5):
+        word = 0
+        for ch in text[i : i + 5]:
+            word = word * 85 + value[ch]
+        out += word.to_bytes(4, "big")
+    return bytes(out[:n])
+
+
 def _columns(meta: dict[str, Any]) -> dict[str, np.ndarray]:
-    raw = zlib.decompress(base64.b64decode(meta["blob"]))
+    assert len(DIGITS) == 85
+    raw = zlib.decompress(_base85(meta["blob"], meta["blob_bytes"]))
     out = {}
     for name, (dtype, offset, n) in meta["columns"].items():
         kind = np.dtype(dtype).newbyteorder("<")
@@ -54,6 +70,12 @@ def drilldown(page: str) -> dict[str, Any]:
     ids = _ids(c)
     runs, queries = meta["runs"], meta["queries"]
     n_q, n_r, labels = len(queries), len(runs), meta["labels"]
+    ties = json.loads(c["ties"].tobytes().decode("utf-8"))
+    # Each ranking's first escaped score.
+    place_offsets = c["place_offsets"].astype(np.int64)
+    if meta["scale"] is not None:
+        escaped = np.concatenate(([0], np.cumsum(c["scores"] == 255)))
+        escape_starts = escaped[place_offsets]
     union = []
     for j in range(n_q):
         a, b = c["union_offsets"][j], c["union_offsets"][j + 1]
@@ -72,10 +94,26 @@ def drilldown(page: str) -> dict[str, Any]:
             elif meta["scale"] is None:
                 scores = c["scores"][lo:hi].tolist()
             else:
-                units = np.cumsum(c["scores"][lo:hi].astype(np.int64))
-                scores = (units / 10.0 ** meta["scale"]).tolist()
+                units, unit, e = [], 0, int(escape_starts[at])
+                for fall in c["scores"][lo:hi].tolist():
+                    if fall == 255:
+                        unit, e = int(c["score_escapes"][e]), e + 1
+                    else:
+                        unit -= fall
+                    units.append(unit)
+                scores = (np.array(units, dtype=np.float64) / 10.0 ** meta["scale"]).tolist()
             grades = [None if g == meta["unjudged"] else g for g in c["grades"][lo:hi].tolist()]
-            flags = "".join("r" if f & 1 else "d" if f & 2 else "." for f in c["flags"][lo:hi])
+            if "flags" in c:
+                flags = "".join("r" if f & 1 else "d" if f & 2 else "." for f in c["flags"][lo:hi])
+            else:
+                assert meta["level"] is not None
+                seen: set[int] = set()
+                letters = []
+                for u, g in zip(c["place_union"][lo:hi].tolist(), grades, strict=True):
+                    letters.append("d" if u in seen else
+                                   "r" if g is not None and g >= meta["level"] else ".")
+                    seen.add(u)
+                flags = "".join(letters)
             m = j * n_r + r
             a, b = c["missed_offsets"][m], c["missed_offsets"][m + 1]
             codes = np.cumsum(c["missed_delta"][a:b].astype(np.int64)).tolist()
@@ -96,6 +134,6 @@ def drilldown(page: str) -> dict[str, Any]:
                 "missed": missed,
                 "values": values,
                 "best": None if k_best == 0 else (k_best, tp),
-                "ties": meta["ties"].get(str(r), {}).get(str(j), []),
+                "ties": ties.get(str(r), {}).get(str(j), []),
             }
     return {"runs": runs, "colors": meta["colors"], "queries": out}

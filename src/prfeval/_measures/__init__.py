@@ -106,6 +106,7 @@ _add_params(
     contingency.PARAMS,
     interpolated.PARAMS,
     diversity.PARAMS,
+    rbp_trec.PARAMS,
     user_models.PARAMS,
 )
 

@@ -14,14 +14,27 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.ranking import JudgedRanking
-from prfeval._core.registry import Measure, MeasureDef, TrecName
+from prfeval._core.registry import Measure, MeasureDef, Param, TrecName
+from prfeval._measures.ranks import per_query_sum, relevant_positions
 
-__all__ = ["DEFINITIONS", "rbp_graded", "rbp_residual"]
+__all__ = ["DEFINITIONS", "PARAMS", "rbp_graded", "rbp_residual"]
 
 FloatArray = npt.NDArray[np.float64]
 
 #: trec_eval 10.0's persistence for both measures.
 P_TREC = 0.9
+
+PARAMS: tuple[Param, ...] = (
+    Param(
+        "after_yaap",
+        int,
+        None,
+        "RBPtrec as trec_eval 10.0 computes it right after yaap at this relevance level: "
+        "the top of its gain scaling starts at yaap's sum of precisions (default: none)",
+        lambda v: True,
+        "an integer",
+    ),
+)
 
 
 def _discounts(jr: JudgedRanking) -> FloatArray:
@@ -38,13 +51,27 @@ def rbp_graded(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     relevance level plays no part: a grade of 1 gains even under ``-l 2``. An empty ranking
     gives 0.
 
-    10.0 starts the bounds of that scaling uninitialised: its binary scales as here when
-    ``rbp`` is asked alone or in ``all_trec``, but not always when ``iprec_at_recall``,
-    ``11pt_avg`` or ``ndcg`` are asked with it (its value then depends on leftover memory).
+    10.0 starts the bounds of that scaling uninitialised (its min and max are never set
+    before the gains are compared with them), so its binary's value depends on what the
+    measure computed just before left in that memory. Alone or in ``all_trec`` the bounds
+    start at 0 and below every gain: the scaling is as above. With ``after_yaap`` set to a
+    relevance level, the measure is computed as 10.0 computes it when ``yaap`` is asked
+    too (yaap comes right before rbp in 10.0's table): the upper bound starts at yaap's
+    S = sum over relevant retrieved d of P@rank(d) at that level, so the gains are divided
+    by max(S, top) whenever that is above 1, even where top is 1 (at ``-l -1`` most
+    of a ranking is relevant to yaap, and S is large). ``iprec_at_recall``, ``11pt_avg``
+    or ``ndcg`` asked with rbp and without yaap leave other values there: not followed.
     """
     top = np.zeros(jr.n_queries, dtype=np.int64)
     np.maximum.at(top, jr.judged_query_index, jr.judged_grades)
-    scale = np.where(top > 1, top, 1).astype(np.float64)
+    bound = top.astype(np.float64)
+    yaap_level = m.param("after_yaap")
+    if yaap_level is not None:
+        # yaap's S, as 10.0's yaap leaves it in the slot of rbp's upper bound.
+        rp = relevant_positions(jr, int(yaap_level))
+        found = per_query_sum(rp.query, rp.k / (rp.rank0 + 1.0), jr.n_queries)
+        bound = np.maximum(bound, found)
+    scale = np.where(bound > 1, bound, 1.0)
     gain = np.where(jr.grades > 0, jr.grades, 0).astype(np.float64)
     gain /= scale[jr.query_index]
     total = np.bincount(jr.query_index, weights=gain * _discounts(jr), minlength=jr.n_queries)
@@ -74,7 +101,7 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "(1 - p) sum over ranks r of g_r p^(r - 1), g_r = grade / top grade when top > 1",
         ranked=rbp_graded,
         reads="ranks",
-        params=(),
+        params=("after_yaap",),
         trec_eval=TrecName("rbp", place=100, since=10),
         conventions="Gains are grades, scaled by the query's top judged grade when it is "
         "above 1; unjudged and negative grades gain 0; the relevance level is not read. "

@@ -4,8 +4,15 @@ compressed, for the page to decode when a query is first opened.
 A report of two runs over 10,000 queries at depth 100 holds two million places; as JSON, one
 object per query, that was 60 MB of page. Here the places are columns of typed arrays,
 concatenated into one buffer, compressed with zlib (RFC 1950, which the browser's
-``DecompressionStream("deflate")`` reads) and embedded as base64 in the page's JSON element,
+``DecompressionStream("deflate")`` reads) and embedded as text in the page's JSON element,
 so the page stays one file that works offline and fetches nothing.
+
+The text is base 85 (``meta["blob"]``; ``meta["blob_bytes"]`` the compressed length): the
+buffer, padded with zero bytes to a multiple of 4, is read as big-endian 32-bit words, and
+each word is written as 5 digits, most significant first, from the 85 characters of
+``DIGITS`` (the printable ASCII characters but ``" & ' / < = > \\ ```, so that the text
+needs no escaping in JSON or HTML). That is 5 characters for 4 bytes where base64 takes
+5.33 (the encoding of Ascii85, Adobe 1990, with another alphabet).
 
 The columns (``R`` runs, ``Q`` queries, places in run-major then query order):
 
@@ -21,13 +28,17 @@ The columns (``R`` runs, ``Q`` queries, places in run-major then query order):
   the previous one of the query (the first from 0); runs of a study share most of their top
   documents, so each place is then a small index into its query's union: ``place_union``
   (uint8, or uint16 when a union is longer than 256);
-- ``scores``: each place's score to 6 significant digits, as ``int32`` differences from the
-  previous place of the same (run, query) in units of ``10**-scale`` when every score is a
-  decimal with at most 6 places that fits (``meta["scale"]``), else float64 (with
-  ``meta["scale"] = None``); ``has_scores`` (uint8, ``R``);
-- ``grades`` (``meta["unjudged"]``, the type's least value, for an unjudged place) and
-  ``flags`` (uint8: 1
-  counts as relevant, 2 a repeated document, 0 the others);
+- ``scores``: each place's score to 6 significant digits. When every score is a decimal
+  with at most 6 places that fits (``meta["scale"]``), in integer units of ``10**-scale``:
+  ``scores`` (uint8) holds each place's fall from the place before it in the same (run,
+  query) when that is 0 to 254, else 255, and then the place's units are the next value of
+  ``score_escapes`` (in place order; the first place of a ranking is always 255). Otherwise
+  ``scores`` is float64 (with ``meta["scale"] = None``); ``has_scores`` (uint8, ``R``);
+- ``grades`` (``meta["unjudged"]``, the type's least value, for an unjudged place). A place
+  counts as relevant when it is judged, its grade is at least ``meta["level"]``, and it is
+  not a repeat (a document shown earlier in the same ranking, as ``place_union`` tells);
+  only when that rule does not give the explanations' own flags is ``flags`` stored (uint8:
+  1 counts as relevant, 2 a repeated document, 0 the others) and ``meta["level"]`` None;
 - ``best_k``, ``best_tp`` (int32, ``R*Q``): the first cutoff with the best F, and the
   relevant places above it (0, 0 for an empty ranking);
 - ``values`` (float64, ``R*K*Q`` for the ``K`` measures; NaN where a value is undefined);
@@ -39,13 +50,13 @@ The columns (``R`` runs, ``Q`` queries, places in run-major then query order):
 Integer columns take the narrowest type that holds them (the dtype in ``columns``), and are
 stored as byte planes: all first bytes, then all second bytes, and so on.
 
-The ties a cutoff cuts through are few and stay JSON (``meta["ties"]``: run index -> query
-index -> ``[k, first, last, score, [doc ids]]``).
+The ties a cutoff cuts through are JSON in the column ``ties`` (uint8, its UTF-8 text): run
+index -> query index -> ``[k, first, last, score, [doc ids]]``.
 """
 
 from __future__ import annotations
 
-import base64
+import json
 import math
 import zlib
 from typing import Any
@@ -61,6 +72,13 @@ __all__ = ["UNJUDGED_GRADE", "drilldown_data"]
 
 #: The grade written for an unjudged place (below any grade a qrels line can give).
 UNJUDGED_GRADE = -(2**31)
+
+#: The 85 digits of the page's base 85, in order: none needs escaping in JSON or HTML.
+DIGITS = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in "\"&'/<=>\\`")
+assert len(DIGITS) == 85
+
+# A fall in score at least this (in units) is written in full, in ``score_escapes``.
+_ESCAPE = 255
 
 # Scores with at most this many decimals are stored as integers.
 _MAX_SCALE = 6
@@ -123,7 +141,10 @@ def drilldown_data(s: Study) -> dict[str, Any]:
         dtype=np.float64,
     )
     scale, packed = _pack_scores(scores, lengths)
-    columns["scores"] = packed
+    if scale is None:
+        columns["scores"] = packed
+    else:
+        columns["scores"], columns["score_escapes"] = packed
 
     grades = np.array(
         [UNJUDGED_GRADE if g is None else g for p in places if p is not None for g in p.grades],
@@ -135,7 +156,10 @@ def drilldown_data(s: Study) -> dict[str, Any]:
     columns["grades"] = np.where(grades == UNJUDGED_GRADE, unjudged, grades).astype(kind)
     relevant = np.array([x for p in places if p is not None for x in p.relevant], dtype=bool)
     repeat = np.array([x for p in places if p is not None for x in p.repeat], dtype=bool)
-    columns["flags"] = (relevant.astype(np.uint8) | (repeat.astype(np.uint8) << 1))
+    level = s.provenance.get("level")
+    if not _flags_derive(grades, place_codes, lengths, relevant, repeat, level):
+        level = None  # the rule does not hold here: keep the flags themselves
+        columns["flags"] = relevant.astype(np.uint8) | (repeat.astype(np.uint8) << 1)
 
     best = [None if e is None else e.best for e in explained]
     columns["best_k"] = np.array([0 if b is None else b[0] for b in best], dtype=np.int32)
@@ -160,7 +184,10 @@ def drilldown_data(s: Study) -> dict[str, Any]:
             ties.setdefault(str(i // n_q), {})[str(i % n_q)] = [
                 [t.k, t.first, t.last, t.score, list(t.doc_ids)] for t in e.cut_ties
             ]
-    blob, layout = _pack(columns)
+    # In the buffer: the tied documents' ids are most of it, and compress well.
+    text = json.dumps(ties, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    columns["ties"] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    blob, n_bytes, layout = _pack(columns)
     return {
         "runs": list(s.names),
         "colors": [run_color(i) for i in range(n_r)],
@@ -169,8 +196,9 @@ def drilldown_data(s: Study) -> dict[str, Any]:
         "beta": float(s.provenance.get("beta", 1.0)),
         "scale": scale,
         "unjudged": unjudged,
-        "ties": ties,
+        "level": level,
         "columns": layout,
+        "blob_bytes": n_bytes,
         "blob": blob,
     }
 
@@ -230,13 +258,35 @@ def _front_coded(vocab: list[bytes]) -> dict[str, npt.NDArray[Any]]:
     }
 
 
+def _flags_derive(
+    grades: npt.NDArray[np.int64],
+    codes: npt.NDArray[np.int64],
+    lengths: npt.NDArray[np.int64],
+    relevant: npt.NDArray[np.bool_],
+    repeat: npt.NDArray[np.bool_],
+    level: Any,
+) -> bool:
+    """Whether the page can tell each place's flags from its grade, ``level`` and the
+    documents before it: relevant = judged, grade >= level and not a repeat."""
+    if not isinstance(level, int) or isinstance(level, bool):
+        return False
+    ranking = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
+    keys = ranking * (int(codes.max(initial=0)) + 1) + codes
+    order = np.argsort(keys, kind="stable")  # places of one document in rank order
+    later = np.zeros(keys.size, dtype=bool)
+    later[order[1:]] = keys[order[1:]] == keys[order[:-1]]
+    derived = (grades != UNJUDGED_GRADE) & (grades >= level) & ~later
+    return bool(np.array_equal(later, repeat) and np.array_equal(derived, relevant))
+
+
 def _pack_scores(
     scores: npt.NDArray[np.float64], lengths: npt.NDArray[np.int64]
-) -> tuple[int | None, npt.NDArray[Any]]:
-    """The scores to 6 significant digits, as int32 differences within each ranking in
-    units of ``10**-scale`` when that is exact, else as float64 (``scale`` None)."""
+) -> tuple[int | None, Any]:
+    """The scores to 6 significant digits: in units of ``10**-scale`` when that is exact,
+    as (each place's fall from the one before, 255 for an escape; the escaped places' units),
+    else as float64 (``scale`` None)."""
     if not scores.size:
-        return 0, np.zeros(0, dtype=np.int32)
+        return 0, (np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.int32))
     six = np.char.mod("%.6g", scores).astype(np.float64)  # what the page shows, at most
     finite = np.isfinite(six)
     if finite.all():
@@ -245,11 +295,12 @@ def _pack_scores(
             if np.abs(units).max() >= 2**30 or not np.array_equal(units / 10.0**scale, six):
                 continue
             ints = units.astype(np.int64)
-            delta = np.diff(ints, prepend=0)
-            starts = (np.cumsum(lengths) - lengths)[lengths > 0]
-            delta[starts] = ints[starts]  # each ranking starts from 0
-            if np.abs(delta).max(initial=0) < 2**31:
-                return scale, delta.astype(_narrow(delta))
+            fall = -np.diff(ints, prepend=0)
+            escaped = (fall < 0) | (fall >= _ESCAPE)
+            escaped[(np.cumsum(lengths) - lengths)[lengths > 0]] = True  # each ranking's first
+            fall[escaped] = _ESCAPE
+            full = ints[escaped]
+            return scale, (fall.astype(np.uint8), full.astype(_narrow(full)))
     return None, six
 
 
@@ -264,9 +315,9 @@ def _narrow(values: npt.NDArray[Any]) -> type[np.integer[Any]]:
     return np.int64
 
 
-def _pack(columns: dict[str, npt.NDArray[Any]]) -> tuple[str, dict[str, list[Any]]]:
+def _pack(columns: dict[str, npt.NDArray[Any]]) -> tuple[str, int, dict[str, list[Any]]]:
     """One buffer of the columns, each at an offset its type's size divides (so the page
-    views it in place), compressed and in base64."""
+    views it in place), compressed, in base 85, with the compressed length."""
     parts: list[bytes] = []
     layout: dict[str, list[Any]] = {}
     offset = 0
@@ -285,5 +336,16 @@ def _pack(columns: dict[str, npt.NDArray[Any]]) -> tuple[str, dict[str, list[Any
         raw = raw.tobytes()
         parts.append(raw)
         offset += len(raw)
-    blob = zlib.compress(b"".join(parts), 6)
-    return base64.b64encode(blob).decode("ascii"), layout
+    blob = zlib.compress(b"".join(parts), 9)
+    return base85(blob), len(blob), layout
+
+
+def base85(data: bytes) -> str:
+    """``data`` in base 85 with ``DIGITS``: zero-padded to whole 32-bit words, big-endian,
+    5 digits a word, most significant first."""
+    words = np.frombuffer(data + b"\0" * (-len(data) % 4), dtype=">u4").astype(np.int64)
+    digits = np.empty((words.size, 5), dtype=np.uint8)
+    for place in range(4, -1, -1):
+        words, digits[:, place] = np.divmod(words, 85)
+    alphabet = np.frombuffer(DIGITS.encode("ascii"), dtype=np.uint8)
+    return alphabet[digits].tobytes().decode("ascii")

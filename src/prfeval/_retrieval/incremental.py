@@ -403,8 +403,6 @@ class Evaluator:
         sink = self._plan.new_sink()
         sink.parts.extend(self._sink.parts)
         sink.upper_parts.extend(self._sink.upper_parts)
-        sink.partials.extend(self._sink.partials)
-        sink.upper_partials.extend(self._sink.upper_partials)
         missing = [q for q in self._judged if q not in self._added]
         qrels = restrict_queries(self._qrels, missing)  # none missing: an empty block says so
         empty_run = self._run([], [], [], None if self._scored is False else np.zeros(0), 0)

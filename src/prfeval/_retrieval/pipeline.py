@@ -17,8 +17,6 @@ blocks, in bounded memory. When a streamed run turns out not to be grouped by qu
 
 from __future__ import annotations
 
-import functools
-import operator
 import os
 import warnings
 from collections.abc import Callable, Sequence
@@ -319,9 +317,11 @@ class TeeSink:
 class MeasureSink:
     """Measures every block's queries, and joins them in output order at the end.
 
-    Each block is also reduced to its additive partial (:meth:`MeasuredQueries.partial`),
-    and :meth:`partial` adds them up: averaging reads that sum, which is the partial of the
-    whole run, exactly, however it was cut into blocks.
+    :meth:`partial` is what the queries add up to (:meth:`MeasuredQueries.partial`), for
+    averaging. Partials add exactly, so the partial of the joined blocks is the sum of the
+    blocks' partials to the last bit, however the run was cut: the sink takes it once, of
+    the joined values, rather than once a block (a hundred measures over tens of blocks cost
+    the trec_eval command a fifth of its time so).
 
     With ``upper_grade``, each block is measured twice in the one pass: as aligned, and with
     every unjudged retrieved document taken as relevant at that grade (the ``--bounds`` view);
@@ -340,8 +340,6 @@ class MeasureSink:
         self.upper_grade = upper_grade
         self.parts: list[MeasuredQueries] = []
         self.upper_parts: list[MeasuredQueries] = []
-        self.partials: list[Partial] = []
-        self.upper_partials: list[Partial] = []
 
     def _measure(self, ranking: JudgedRanking) -> MeasuredQueries:
         return measure_queries(
@@ -352,15 +350,13 @@ class MeasureSink:
         )
 
     def add(self, ranking: JudgedRanking) -> None:
-        """Measure one block's queries, and reduce them to the block's partial."""
+        """Measure one block's queries."""
         if ranking.n_queries:
             measured = self._measure(ranking)
             self.parts.append(measured)
-            self.partials.append(measured.partial())
             if self.upper_grade is not None:
                 upper = self._measure(ranking.assuming_relevant(self.upper_grade))
                 self.upper_parts.append(upper)
-                self.upper_partials.append(upper.partial())
 
     def _joined(self, parts: list[MeasuredQueries]) -> MeasuredQueries:
         if not parts:
@@ -369,11 +365,6 @@ class MeasureSink:
             return parts[0]  # one block is in output order already
         joined = MeasuredQueries.concat(parts)
         return joined.take(query_output_order(list(map(str, joined.query_ids))))
-
-    def _summed(self, partials: list[Partial]) -> Partial:
-        if not partials:
-            return MeasuredQueries.empty(self.measures).partial()
-        return functools.reduce(operator.add, partials)
 
     def result(self) -> MeasuredQueries:
         """Every query's values, in output order."""
@@ -384,9 +375,9 @@ class MeasureSink:
         return self._joined(self.upper_parts)
 
     def partial(self) -> Partial:
-        """The blocks' partials added up: the whole run's."""
-        return self._summed(self.partials)
+        """What the whole run's queries add up to: the sum of the blocks' partials."""
+        return self.result().partial()
 
     def upper_partial(self) -> Partial:
         """The same with the unjudged documents taken as relevant."""
-        return self._summed(self.upper_partials)
+        return self.upper().partial()

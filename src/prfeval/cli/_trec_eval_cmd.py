@@ -385,6 +385,25 @@ def with_level(
     ]
 
 
+def with_yaap_before_rbp(
+    entries: list[tuple[Measure, TrecName]], level: int, version: int
+) -> list[tuple[Measure, TrecName]]:
+    """trec_eval 10.0's rbp when yaap is asked too: its ``after_yaap`` set to the level.
+
+    10.0's rbp never sets the bounds of its gain scaling before it reads them, and yaap,
+    computed just before it, leaves its sum of precisions where the upper bound is read
+    (see :func:`~prfeval._measures.rbp_trec.rbp_graded`). 9.0.8 has no rbp.
+    """
+    if version < 10 or not any(t.name == "yaap" for _, t in entries):
+        return entries
+    return [
+        (replace(m, values=tuple((k, level if k == "after_yaap" else v) for k, v in m.values)), t)
+        if t.name == "rbp"
+        else (m, t)
+        for m, t in entries
+    ]
+
+
 def trec_eval_params(t: TrecName, raw: str | None) -> str | None:
     """The parameter text ``raw`` of ``-m name.raw`` as trec_eval 9.0.8 reads it, rewritten
     for :meth:`Registry.parse_trec`; where trec_eval refuses it, its words (status 2).
@@ -526,6 +545,7 @@ def _run(argv: list[str]) -> int:
     refused: list[tuple[TrecName, str]] = []
     entries = with_collection_size(measure_entries(args.measures, args.version, refused),
                                    args.collection_size)
+    entries = with_yaap_before_rbp(entries, args.level, args.version)
     try:
         result, num_rel_all = _evaluate(inputs.qrels, inputs.run, entries, args)
     except InputFormatError as exc:

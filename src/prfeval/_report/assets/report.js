@@ -118,8 +118,8 @@
   var queryIndex = {};
   meta.queries.forEach(function (q, j) { queryIndex[q] = j; });
 
-  // The places are columns of typed arrays in one zlib buffer, in base64 (see
-  // prfeval/report/drilldown.py); decoded once, when first needed, by the browser's own
+  // The places are columns of typed arrays in one zlib buffer, in base 85 (see
+  // prfeval/_report/drilldown.py); decoded once, when first needed, by the browser's own
   // DecompressionStream: nothing is fetched.
   var TYPES = { uint8: Uint8Array, int8: Int8Array, uint16: Uint16Array, int16: Int16Array,
     uint32: Uint32Array, int32: Int32Array, float64: Float64Array };
@@ -139,9 +139,22 @@
     return new Type(bytes.buffer);
   }
 
+  // Base 85: 5 digits (most significant first) a big-endian 32-bit word.
+  var DIGITS = "!#$%()*+,-.0123456789:;?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_abcdefghijklmnopqrstuvwxyz{|}~";
+  function base85(text, n) {
+    var value = new Uint8Array(128), out = new Uint8Array(text.length / 5 * 4), o = 0;
+    for (var d = 0; d < 85; d++) value[DIGITS.charCodeAt(d)] = d;
+    for (var i = 0; i < text.length; i += 5) {
+      var w = value[text.charCodeAt(i)];
+      for (var k = 1; k < 5; k++) w = w * 85 + value[text.charCodeAt(i + k)];
+      out[o] = w >>> 24; out[o + 1] = (w >>> 16) & 255; out[o + 2] = (w >>> 8) & 255; out[o + 3] = w & 255;
+      o += 4;
+    }
+    return out.subarray(0, n);
+  }
+
   function decode() {
-    var text = atob(meta.blob), packed = new Uint8Array(text.length);
-    for (var i = 0; i < text.length; i++) packed[i] = text.charCodeAt(i);
+    var packed = base85(meta.blob, meta.blob_bytes);
     var stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("deflate"));
     return new Response(stream).arrayBuffer().then(function (buffer) {
       var raw = new Uint8Array(buffer), c = {};
@@ -165,6 +178,17 @@
         for (u = c.union_offsets[q]; u < c.union_offsets[q + 1]; u++) { sum += c.union_delta[u]; union[u] = sum; }
       }
       c.union = union;
+      // Where each ranking's escaped scores start in score_escapes.
+      if (c.score_escapes) {
+        var starts = new Int32Array(c.place_offsets.length), e = 0;
+        for (var at = 0; at + 1 < c.place_offsets.length; at++) {
+          starts[at] = e;
+          for (var p = c.place_offsets[at]; p < c.place_offsets[at + 1]; p++) if (c.scores[p] === 255) e++;
+        }
+        starts[c.place_offsets.length - 1] = e;
+        c.escapeStarts = starts;
+      }
+      c.ties = JSON.parse(utf8.decode(c.ties));
       return c;
     });
   }
@@ -182,17 +206,27 @@
     var Q = meta.queries.length, R = meta.runs.length, at = r * Q + j;
     if (!c.present[at]) return null;
     var lo = c.place_offsets[at], hi = c.place_offsets[at + 1], u0 = c.union_offsets[j];
-    var docs = [], scores = [], grades = [], flags = "", score = 0;
+    var docs = [], scores = [], grades = [], flags = "", score = 0, seen = {};
     var scale = meta.scale === null ? null : Math.pow(10, meta.scale);
+    var escape = c.escapeStarts ? c.escapeStarts[at] : 0;
     for (var p = lo; p < hi; p++) {
-      docs.push(docId(c, c.union[u0 + c.place_union[p]]));
+      var u = c.place_union[p];
+      docs.push(docId(c, c.union[u0 + u]));
       if (!c.has_scores[r]) scores.push(null);
       else if (scale === null) scores.push(c.scores[p]);
-      else { score += c.scores[p]; scores.push(score / scale); }
+      else {
+        score = c.scores[p] === 255 ? c.score_escapes[escape++] : score - c.scores[p];
+        scores.push(score / scale);
+      }
       var g = c.grades[p];
       grades.push(g === meta.unjudged ? null : g);
-      var f = c.flags[p];
-      flags += f & 1 ? "r" : (f & 2 ? "d" : ".");
+      if (c.flags) {
+        var f = c.flags[p];
+        flags += f & 1 ? "r" : (f & 2 ? "d" : ".");
+      } else { // relevant: judged, at least the level, not a repeat
+        flags += seen[u] ? "d" : (g !== meta.unjudged && g >= meta.level ? "r" : ".");
+      }
+      seen[u] = true;
     }
     var m = j * R + r, missed = [], code = 0;
     for (var x = c.missed_offsets[m]; x < c.missed_offsets[m + 1]; x++) {
@@ -210,7 +244,7 @@
       var P = tp / k, Rc = nrel ? tp / nrel : 0;
       best = [k, P, Rc, tp > 0 ? (b2 + 1) * P * Rc / (b2 * P + Rc) : 0];
     }
-    var ties = (meta.ties[String(r)] || {})[String(j)] || [];
+    var ties = (c.ties[String(r)] || {})[String(j)] || [];
     return { n_retrieved: c.n_retrieved[at], n_relevant: c.n_relevant[at], docs: docs,
       scores: scores, grades: grades, flags: flags, missed: missed, ties: ties,
       values: values, best: best };
