@@ -21,15 +21,6 @@ from trec_eval_args_cases import CASES, EXPECTED, binary_runner, outcome
 
 EXPECTED_OUTCOMES = json.loads(EXPECTED.read_text())
 
-#: Cases where prfeval still differs from 9.0.8, and why (each fails if it starts to agree).
-KNOWN_DIFFERENT: dict[str, str] = {
-    "P_past_32_bits": "a cutoff trec_eval never reaches (sorted after one past 2**31) is "
-    "measured at that larger cutoff; trec_eval divides the whole ranking's TP by it",
-    "relative_P_past_32_bits": "as P_past_32_bits: trec_eval divides by min(k, R) of the "
-    "cutoff itself",
-}
-
-
 def test_enough_cases_and_each_has_an_outcome() -> None:
     assert set(EXPECTED_OUTCOMES) == set(CASES)
     assert len(CASES) >= 60
@@ -40,16 +31,7 @@ def test_the_quicktest_line_is_trec_eval_s_own_expected_output() -> None:
     assert EXPECTED_OUTCOMES["quicktest_meas_params"]["stdout"] == quick.read_text("latin-1")
 
 
-def _params(names: list[str]) -> list[object]:
-    return [
-        pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_DIFFERENT[n], strict=True))
-        if n in KNOWN_DIFFERENT
-        else n
-        for n in names
-    ]
-
-
-@pytest.mark.parametrize("name", _params(sorted(CASES)))
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_same_bytes_and_status_as_trec_eval_908(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

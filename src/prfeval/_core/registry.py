@@ -825,11 +825,13 @@ class Registry:
         printed = [t.printed.format(k) for k in ks]
         labels = [token] if len(ks) == 1 and not printed_labels else printed
         # A cutoff after a larger one in that order is never reached by trec_eval's walk
-        # down the ranking: it is measured on the whole ranking, as at that larger cutoff.
+        # down the ranking: it is measured on the whole ranking, as at that larger cutoff;
+        # the cutoff itself is kept (internal, as set_F's beta2) for P and relative_P,
+        # which trec_eval divides by it.
         reach = [max(ks[: i + 1]) for i in range(len(ks))]
         return [
-            self.build(d, label, {}, k=k, printed=shown)
-            for k, label, shown in zip(reach, labels, printed, strict=True)
+            self.build(d, label, {"unreached_k": k} if k != at else {}, k=at, printed=shown)
+            for at, k, label, shown in zip(reach, ks, labels, printed, strict=True)
         ]
 
     def _parse_params(self, text: str, definition: MeasureDef, label: str) -> dict[str, object]:

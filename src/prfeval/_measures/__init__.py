@@ -106,7 +106,6 @@ _add_params(
     contingency.PARAMS,
     interpolated.PARAMS,
     diversity.PARAMS,
-    rbp_trec.PARAMS,
     user_models.PARAMS,
 )
 

@@ -153,6 +153,23 @@ PARAMS: tuple[Param, ...] = (
     ),
 )
 
+
+def unreached_divisor(m: Measure) -> int:
+    """The cutoff P and RelativeP divide by: ``k``, or, for a cutoff trec_eval's walk down
+    the ranking never reaches (its sort puts it after one more than 2^31 larger), the
+    cutoff as asked, which :meth:`Registry.parse_trec` keeps as the internal parameter
+    ``unreached_k`` while ``k`` is that larger cutoff (the whole ranking is counted)."""
+    own = m.get("unreached_k")
+    return int(m.k or 0) if own is None else int(own)
+
+
+def _precision(c: Counts, m: Measure, zd: float) -> FloatArray:
+    """TP@k / k; with ``unreached_k``, TP@k / unreached_k (trec_eval's unreached cutoff)."""
+    if m.get("unreached_k") is None:
+        return C.precision(c, zero_division=zd)
+    return np.asarray(c.tp, dtype=np.float64) / unreached_divisor(m)
+
+
 _F_CONV = "F is 0 when TP is 0; P and R follow their own conventions."
 _NO_REL = "No relevant documents: 0."
 _NO_RET = "Nothing retrieved: 0."
@@ -395,13 +412,15 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "P",
         "precision of the top k",
         "TP@k / k",
-        counts=_ratio(C.precision),
+        counts=_precision,
         depth="k",
         cutoff="required",
         reads="top_k",
         aliases=("Precision",),
         trec_eval=TrecName("P", "cutoffs", TREC_EVAL_CUTOFFS, "P_{}", place=11, sets=("official",)),
-        conventions="Divides by k even when fewer than k were retrieved; P@0 = 0.",
+        conventions="Divides by k even when fewer than k were retrieved; P@0 = 0. "
+        "In prfeval trec_eval, a cutoff trec_eval never reaches (sorted after one more than "
+        "2^31 larger) divides the whole ranking's TP by itself, as trec_eval does.",
         bounded=True,
     ),
     MeasureDef(

@@ -21,7 +21,7 @@ import numpy.typing as npt
 from prfeval._core.counts import safe_divide
 from prfeval._core.ranking import JudgedRanking
 from prfeval._core.registry import Measure, MeasureDef, Param, TrecName
-from prfeval._measures.contingency import TREC_EVAL_CUTOFFS
+from prfeval._measures.contingency import TREC_EVAL_CUTOFFS, unreached_divisor
 from prfeval._measures.ranks import (
     below_zero_shift,
     judged_positions,
@@ -192,9 +192,9 @@ def _success(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
 
 
 def _relative_p(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
-    k = int(m.k or 0)
+    # TP at k over min(cutoff, R): the cutoff is k, or trec_eval's unreached one.
     n_rel = jr.n_relevant(level)
-    return safe_divide(jr.tp_at(k, level), np.minimum(k, n_rel))
+    return safe_divide(jr.tp_at(int(m.k or 0), level), np.minimum(unreached_divisor(m), n_rel))
 
 
 def rprec_cutoff(p: float, n_rel: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -396,7 +396,9 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         cutoff="required",
         reads="top_k",
         trec_eval=_cutoffs("relative_P", 26),
-        conventions="P@k up to k = R, R@k beyond. " + _NO_REL,
+        conventions="P@k up to k = R, R@k beyond. In prfeval trec_eval, a cutoff trec_eval "
+        "never reaches (sorted after one more than 2^31 larger) divides the whole ranking's "
+        "TP by min(cutoff, R), as trec_eval does. " + _NO_REL,
     ),
     MeasureDef(
         "BinG",

@@ -10,31 +10,21 @@ document past the end of the ranking, had the top gain. prfeval's ``RBP`` is the
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.ranking import JudgedRanking
-from prfeval._core.registry import Measure, MeasureDef, Param, TrecName
+from prfeval._core.registry import Measure, MeasureDef, TrecName
 from prfeval._measures.ranks import per_query_sum, relevant_positions
 
-__all__ = ["DEFINITIONS", "PARAMS", "rbp_graded", "rbp_residual"]
+__all__ = ["DEFINITIONS", "rbp_after_yaap", "rbp_graded", "rbp_residual"]
 
 FloatArray = npt.NDArray[np.float64]
 
 #: trec_eval 10.0's persistence for both measures.
 P_TREC = 0.9
-
-PARAMS: tuple[Param, ...] = (
-    Param(
-        "after_yaap",
-        int,
-        None,
-        "RBPtrec as trec_eval 10.0 computes it right after yaap at this relevance level: "
-        "the top of its gain scaling starts at yaap's sum of precisions (default: none)",
-        lambda v: True,
-        "an integer",
-    ),
-)
 
 
 def _discounts(jr: JudgedRanking) -> FloatArray:
@@ -53,8 +43,9 @@ def rbp_graded(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
 
     10.0 starts the bounds of that scaling uninitialised (its min and max are never set
     before the gains are compared with them), so its binary's value depends on what the
-    measure computed just before left in that memory. Alone or in ``all_trec`` the bounds
-    start at 0 and below every gain: the scaling is as above. With ``after_yaap`` set to a
+    measure computed just before left in that memory. Alone or in ``all_trec`` that memory
+    holds tiny positive numbers (leftover addresses), so the bounds end at 0 and the top
+    grade: the scaling is as above. With ``after_yaap`` set to a
     relevance level, the measure is computed as 10.0 computes it when ``yaap`` is asked
     too (yaap comes right before rbp in 10.0's table): the upper bound starts at yaap's
     S = sum over relevant retrieved d of P@rank(d) at that level, so the gains are divided
@@ -65,7 +56,7 @@ def rbp_graded(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     top = np.zeros(jr.n_queries, dtype=np.int64)
     np.maximum.at(top, jr.judged_query_index, jr.judged_grades)
     bound = top.astype(np.float64)
-    yaap_level = m.param("after_yaap")
+    yaap_level = m.get("after_yaap")
     if yaap_level is not None:
         # yaap's S, as 10.0's yaap leaves it in the slot of rbp's upper bound.
         rp = relevant_positions(jr, int(yaap_level))
@@ -76,6 +67,27 @@ def rbp_graded(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     gain /= scale[jr.query_index]
     total = np.bincount(jr.query_index, weights=gain * _discounts(jr), minlength=jr.n_queries)
     return (1.0 - P_TREC) * total
+
+
+def rbp_after_yaap(
+    entries: list[tuple[Measure, TrecName]], level: int
+) -> list[tuple[Measure, TrecName]]:
+    """trec_eval 10.0's measures ``entries`` (``prfeval trec_eval``'s, in its table's order)
+    with rbp given the internal parameter ``after_yaap`` (the relevance level) when yaap is
+    among them; it is not one a user can type.
+
+    10.0's rbp never sets the bounds of its gain scaling before it reads them, and yaap,
+    which 10.0 computes just before rbp for every query, leaves its sum of precisions where
+    rbp's upper bound is read (see :func:`rbp_graded`). Without yaap: ``entries`` as given.
+    """
+    if not any(t.name == "yaap" for _, t in entries):
+        return entries
+    return [
+        (replace(m, params=tuple(sorted((*m.params, ("after_yaap", level))))), t)
+        if m.definition.ranked is rbp_graded
+        else (m, t)
+        for m, t in entries
+    ]
 
 
 def rbp_residual(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
@@ -101,12 +113,14 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "(1 - p) sum over ranks r of g_r p^(r - 1), g_r = grade / top grade when top > 1",
         ranked=rbp_graded,
         reads="ranks",
-        params=("after_yaap",),
+        params=(),
         trec_eval=TrecName("rbp", place=100, since=10),
         conventions="Gains are grades, scaled by the query's top judged grade when it is "
         "above 1; unjudged and negative grades gain 0; the relevance level is not read. "
-        "trec_eval 10 has it; 9.0.8 does not (10.0's scaling reads uninitialised bounds, so "
-        "its binary can differ when iprec_at_recall, 11pt_avg or ndcg are asked too).",
+        "In prfeval trec_eval with yaap asked too, the scaling's top starts at yaap's sum of "
+        "precisions, as 10.0's uninitialised bounds do. trec_eval 10 has "
+        "it; 9.0.8 does not (its binary can also differ when iprec_at_recall, 11pt_avg or "
+        "ndcg are asked with it and yaap is not).",
         bounded=True,
     ),
     MeasureDef(

@@ -64,6 +64,7 @@ from prfeval._io.source import check_one_stdin
 from prfeval._io.trec_eval_text import TrecEvalUnreadable, read_trec_eval_inputs
 from prfeval._io.zscores import ZScores, ZScoresUnreadable, read_zscores
 from prfeval._measures import TREC_REGISTRY
+from prfeval._measures.rbp_trec import rbp_after_yaap
 from prfeval._report.trec_eval import evaluated_queries, trec_eval_blocks
 from prfeval._report.trec_eval_zscores import zscore_blocks
 from prfeval._retrieval.evaluate import evaluate
@@ -385,25 +386,6 @@ def with_level(
     ]
 
 
-def with_yaap_before_rbp(
-    entries: list[tuple[Measure, TrecName]], level: int, version: int
-) -> list[tuple[Measure, TrecName]]:
-    """trec_eval 10.0's rbp when yaap is asked too: its ``after_yaap`` set to the level.
-
-    10.0's rbp never sets the bounds of its gain scaling before it reads them, and yaap,
-    computed just before it, leaves its sum of precisions where the upper bound is read
-    (see :func:`~prfeval._measures.rbp_trec.rbp_graded`). 9.0.8 has no rbp.
-    """
-    if version < 10 or not any(t.name == "yaap" for _, t in entries):
-        return entries
-    return [
-        (replace(m, values=tuple((k, level if k == "after_yaap" else v) for k, v in m.values)), t)
-        if t.name == "rbp"
-        else (m, t)
-        for m, t in entries
-    ]
-
-
 def trec_eval_params(t: TrecName, raw: str | None) -> str | None:
     """The parameter text ``raw`` of ``-m name.raw`` as trec_eval 9.0.8 reads it, rewritten
     for :meth:`Registry.parse_trec`; where trec_eval refuses it, its words (status 2).
@@ -545,7 +527,8 @@ def _run(argv: list[str]) -> int:
     refused: list[tuple[TrecName, str]] = []
     entries = with_collection_size(measure_entries(args.measures, args.version, refused),
                                    args.collection_size)
-    entries = with_yaap_before_rbp(entries, args.level, args.version)
+    if args.version >= 10:  # 10.0's rbp reads what the measure before it left in memory
+        entries = rbp_after_yaap(entries, args.level)
     try:
         result, num_rel_all = _evaluate(inputs.qrels, inputs.run, entries, args)
     except InputFormatError as exc:
