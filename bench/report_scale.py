@@ -29,8 +29,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def timed(argv: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS (bytes) of one command, its output discarded to a file."""
+def timed(argv: list[str]) -> tuple[float, int, float]:
+    """Wall seconds, peak RSS (bytes) and CPU seconds (user + system, from ``wait4``) of one
+    command, its output discarded to a file."""
     with tempfile.TemporaryFile() as errors:
         start = time.perf_counter()
         proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=errors)
@@ -39,7 +40,7 @@ def timed(argv: list[str]) -> tuple[float, int]:
         if os.waitstatus_to_exitcode(status) != 0:
             errors.seek(0)
             raise SystemExit(f"failed: {' '.join(argv)}: {errors.read().decode()}")
-    return wall, usage.ru_maxrss * 1024
+    return wall, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -60,20 +61,24 @@ def main() -> None:
     qrels, run, run_b = (str(data / n) for n in ("qrels.trec", "run.trec", "run_b.trec"))
     page = data / "report.html"
     load_before = os.getloadavg()
-    times: dict[str, list[tuple[float, int]]] = {"evaluate run": [], "evaluate run_b": [],
+    times: dict[str, list[tuple[float, int, float]]] = {"evaluate run": [], "evaluate run_b": [],
                                                  "report": []}
     for _ in range(args.reps):
         times["evaluate run"].append(timed([*prfeval, "evaluate", qrels, run]))
         times["evaluate run_b"].append(timed([*prfeval, "evaluate", qrels, run_b]))
         times["report"].append(timed([*prfeval, "report", qrels, run, run_b, "-o", str(page)]))
     load_after = os.getloadavg()
-    wall = {k: statistics.median(t for t, _ in v) for k, v in times.items()}
-    rss = {k: max(m for _, m in v) for k, v in times.items()}
+    wall = {k: statistics.median(t for t, _, _ in v) for k, v in times.items()}
+    rss = {k: max(m for _, m, _ in v) for k, v in times.items()}
+    cpu = {k: statistics.median(c for _, _, c in v) for k, v in times.items()}
+    both_cpu = cpu["evaluate run"] + cpu["evaluate run_b"]
     both = wall["evaluate run"] + wall["evaluate run_b"]
     size = page.stat().st_size
     print(json.dumps({
         "lines_per_run": args.queries * args.docs_per_query,
         "wall_s": {k: round(v, 2) for k, v in wall.items()},
+        "cpu_s": {k: round(v, 2) for k, v in cpu.items()},
+        "report_cpu_over_both_evaluates": round(cpu["report"] / both_cpu, 2),
         "peak_rss_mib": {k: round(v / 2**20) for k, v in rss.items()},
         "report_over_both_evaluates": round(wall["report"] / both, 2),
         "report_over_one_evaluate": round(wall["report"] / (both / 2), 2),

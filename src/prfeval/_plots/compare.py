@@ -111,10 +111,23 @@ def difference_figure(
             # sorted values as filled steps, wins and losses in their colours.
             edges = np.arange(n_q + 1) - 0.5
             heights = np.append(d_sorted, d_sorted[-1])
-            sides = ((better > 1e-12, _COLORS["win"]), (better < -1e-12, _COLORS["loss"]))
+            sides = [
+                (np.append(where, where[-1]), color)
+                for where, color in (
+                    (better > 1e-12, _COLORS["win"]),
+                    (better < -1e-12, _COLORS["loss"]),
+                )
+            ]
+            # An edge inside a run of equal heights, with the same colour on both sides, adds
+            # nothing to the steps: dropped, the same picture takes a fraction of the page
+            # (a run of ties, or of equal values of P@k, is one step, not thousands).
+            keep = np.ones(n_q + 1, dtype=bool)
+            keep[1:-1] = heights[1:-1] != heights[:-2]
+            for where, _ in sides:
+                keep[1:-1] |= (where[1:-1] != where[:-2]) | (where[1:-1] != where[2:])
             for where, color in sides:
                 ax.fill_between(
-                    edges, heights, 0.0, where=np.append(where, where[-1]), step="post",
+                    edges[keep], heights[keep], 0.0, where=where[keep], step="post",
                     color=color, linewidth=0,
                 )
         ax.axhline(0.0, color="black", linewidth=0.8)
