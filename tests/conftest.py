@@ -185,16 +185,26 @@ SLOW_MODULES = {
     "test_spark_engine": "spark",
     "test_spark_errors": "spark",
     "test_report_browser": "browser",
+    "test_report_large": "browser",
+    "test_report_escaping": "browser",
     "test_exit_stress": "stress",
 }
 
+#: Fixtures that start a JVM or a browser: a test that asks for one is ``slow`` wherever it is
+#: (tests/test_partials.py reduces on Spark beside tests that need neither).
+SLOW_FIXTURES = {"spark": "spark", "browser": "browser"}
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the slow modules' tests ``slow`` and by what they need (``spark``, ``browser``,
-    ``stress``), so that one flag selects or leaves them out."""
+    """Mark the slow modules' tests, and every test that asks for a Spark session or a
+    browser, ``slow`` and by what they need (``spark``, ``browser``, ``stress``), so that one
+    flag selects or leaves them out."""
     for item in items:
         module = getattr(item, "module", None)  # doctest items have none
-        kind = SLOW_MODULES.get(module.__name__ if module is not None else "")
-        if kind is not None:
+        kinds = {SLOW_MODULES.get(module.__name__ if module is not None else "")}
+        kinds |= {SLOW_FIXTURES[f] for f in getattr(item, "fixturenames", ()) if f in SLOW_FIXTURES}
+        kinds.discard(None)
+        if kinds:
             item.add_marker(pytest.mark.slow)
+        for kind in sorted(kinds):
             item.add_marker(getattr(pytest.mark, kind))

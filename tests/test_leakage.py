@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import prfeval._leakage.containment as containment
 import prfeval._leakage.records as records
+from cli_helpers import run_cli
 from prfeval._core.errors import InputFormatError, UsageError
 from prfeval._leakage.containment import find_leaks
 from prfeval._leakage.words import tokenise, words
@@ -359,19 +360,27 @@ def files(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def prfeval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*PY, "leakage", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, check=False)  # fmt: skip
+@pytest.fixture
+def leakage_cli(capsys, monkeypatch):
+    """``prfeval leakage ARGS`` run in this process from the folder ``cwd``: its exit code and
+    outputs (the tests of the process itself, closed stdout and stdin, start one)."""
+
+    def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+        monkeypatch.chdir(cwd)
+        code, out, err = run_cli(capsys, "leakage", *args)
+        return subprocess.CompletedProcess(["prfeval", "leakage", *args], code, out, err)
+
+    return run
 
 
 BASE = ("--corpus", "corpus.jsonl", "--items", "items.jsonl")
 
 
-def test_exit_1_when_more_items_leak_than_allowed(files) -> None:
+def test_exit_1_when_more_items_leak_than_allowed(files, leakage_cli) -> None:
     # q1: "why is the", "is the eiffel", "the eiffel tower", "eiffel tower in", "tower in
     # paris": d1 has the last 4 of 5 (0.8); q2: "what is the", "is the capital", "the capital
     # of", "capital of spain": d2 has 2 of 4 (0.5), d1 1.
-    done = prfeval(*BASE, "--format", "json", cwd=files)
+    done = leakage_cli(*BASE, "--format", "json", cwd=files)
     assert done.returncode == 1
     assert done.stderr == "prfeval: 1 item leaks into the corpus, more than --max-leaks 0\n"
     report = json.loads(done.stdout)
@@ -381,9 +390,9 @@ def test_exit_1_when_more_items_leak_than_allowed(files) -> None:
     assert (report["leaking_items"], report["texts_checked"], report["documents"]) == (1, 2, 2)
 
 
-def test_exit_0_within_max_leaks_or_with_no_leak(files) -> None:
-    assert prfeval(*BASE, "--max-leaks", "1", cwd=files).returncode == 0
-    done = prfeval(*BASE, "--threshold", "0.81", cwd=files)
+def test_exit_0_within_max_leaks_or_with_no_leak(files, leakage_cli) -> None:
+    assert leakage_cli(*BASE, "--max-leaks", "1", cwd=files).returncode == 0
+    done = leakage_cli(*BASE, "--threshold", "0.81", cwd=files)
     assert (done.returncode, done.stderr) == (0, "")
     assert "  none" in done.stdout and "Leaking: 0 items (0 texts)." in done.stdout
 
@@ -403,13 +412,13 @@ def test_exit_0_within_max_leaks_or_with_no_leak(files) -> None:
          "there would destroy it: give another output file"),
     ],
 )  # fmt: skip
-def test_exit_2_on_bad_input_one_line(files, args, message) -> None:
-    done = prfeval(*BASE, *args, cwd=files)
+def test_exit_2_on_bad_input_one_line(files, args, message, leakage_cli) -> None:
+    done = leakage_cli(*BASE, *args, cwd=files)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", message + "\n")
 
 
-def test_exit_2_for_a_missing_file_and_a_closed_stdout(files) -> None:
-    done = prfeval("--corpus", "nope.jsonl", "--items", "items.jsonl", cwd=files)
+def test_exit_2_for_a_missing_file_and_a_closed_stdout(files, leakage_cli) -> None:
+    done = leakage_cli("--corpus", "nope.jsonl", "--items", "items.jsonl", cwd=files)
     assert (done.returncode, done.stderr) == (2, "prfeval: nope.jsonl: no such file\n")
     closed = subprocess.run([*PY, "leakage", *BASE], cwd=files, stderr=subprocess.PIPE,
                             text=True, timeout=120, preexec_fn=lambda: os.close(1))  # fmt: skip
@@ -417,27 +426,27 @@ def test_exit_2_for_a_missing_file_and_a_closed_stdout(files) -> None:
     assert closed.stderr == "prfeval: standard output is closed: nowhere to write the result\n"
 
 
-def test_output_file_and_formats(files) -> None:
-    shown = prfeval(*BASE, "--field", "text", "--field", "answer", "--format", "markdown",
+def test_output_file_and_formats(files, leakage_cli) -> None:
+    shown = leakage_cli(*BASE, "--field", "text", "--field", "answer", "--format", "markdown",
                     "--max-leaks", "5", cwd=files)  # fmt: skip
     assert shown.returncode == 0
     assert "| q1 | text | d1 | 0.800 | 4 of 5 |" in shown.stdout.splitlines()
     assert "- answer: 1 checked, 0 leaking, 1 short, 0 empty" in shown.stdout.splitlines()
-    written = prfeval(*BASE, "--field", "text", "--field", "answer", "--format", "markdown",
+    written = leakage_cli(*BASE, "--field", "text", "--field", "answer", "--format", "markdown",
                       "--max-leaks", "5", "-o", "leaks.md", cwd=files)  # fmt: skip
     assert (written.returncode, written.stdout) == (0, "")
     assert (files / "leaks.md").read_text() == shown.stdout
     assert not [p for p in files.iterdir() if p.name.startswith(".leaks.md")]  # no temporary
 
 
-def test_ids_are_shown_as_they_are(tmp_path) -> None:
+def test_ids_are_shown_as_they_are(tmp_path, leakage_cli) -> None:
     """An id that looks like rich's markup or Markdown is printed as its characters."""
     (tmp_path / "c.jsonl").write_bytes(jsonl([{"_id": "[b]d_1[/b]", "text": "one two three"}]))
     (tmp_path / "i.jsonl").write_bytes(jsonl([{"_id": "q|*x*", "text": "one two three"}]))
     args = ("--corpus", "c.jsonl", "--items", "i.jsonl", "--max-leaks", "1")
-    text = prfeval(*args, cwd=tmp_path).stdout
+    text = leakage_cli(*args, cwd=tmp_path).stdout
     assert re.search(r"^  q\|\*x\*\s+text\s+\[b\]d_1\[/b\]\s+1\.000", text, re.M), text
-    markdown = prfeval(*args, "--format", "markdown", cwd=tmp_path).stdout
+    markdown = leakage_cli(*args, "--format", "markdown", cwd=tmp_path).stdout
     assert "| q\\|\\*x\\* | text | \\[b\\]d\\_1\\[/b\\] | 1.000 | 1 of 1 |" in markdown
 
 

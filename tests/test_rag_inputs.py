@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -614,7 +612,9 @@ BAD = {
 
 
 @pytest.mark.parametrize("case", list(BAD), ids=list(BAD))
-def test_bad_input_is_one_line_naming_the_file_line_and_field(case: str, tmp_path) -> None:
+def test_bad_input_is_one_line_naming_the_file_line_and_field(
+    case: str, tmp_path, capsys, monkeypatch
+) -> None:
     lines, message = BAD[case]
     run = tmp_path / "run.jsonl"
     run.write_text("\n".join(lines) + "\n")
@@ -622,15 +622,15 @@ def test_bad_input_is_one_line_naming_the_file_line_and_field(case: str, tmp_pat
         evaluate(GOLD, run, ASKED, run_columns=MAPPED)
     qrels = tmp_path / "qrels.txt"
     qrels.write_text(QRELS_TREC)
-    done = subprocess.run(
-        [sys.executable, "-m", "prfeval", "evaluate", "qrels.txt", "run.jsonl",
-         "--run-columns", "query_id=question_id,doc_id=ctxs"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    monkeypatch.chdir(tmp_path)  # the command names the files as given: relative
+    code, out, err = run_cli(
+        capsys, "evaluate", "qrels.txt", "run.jsonl",
+        "--run-columns", "query_id=question_id,doc_id=ctxs",
     )  # fmt: skip
-    assert done.returncode == 2, done.stderr
-    assert done.stdout == ""
-    assert "Traceback" not in done.stderr
-    (line,) = done.stderr.splitlines()
+    assert code == 2, err
+    assert out == ""
+    assert "Traceback" not in err
+    (line,) = err.splitlines()
     assert line.startswith("prfeval: ")
     assert re.search(message, line), line
 

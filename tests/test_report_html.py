@@ -78,9 +78,11 @@ def _tables(page: str) -> dict[str | None, list[list[Cell]]]:
     return {i if i else f"table{n}": rows for n, (i, rows) in enumerate(parser.tables)}
 
 
-@pytest.fixture()
-def page(tmp_path):
-    qrels, a, b = _files(tmp_path)
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    """One study and its page for the module's read-only checks: its permutations,
+    bootstrap and four figures are made once."""
+    qrels, a, b = _files(tmp_path_factory.mktemp("page"))
     s = study(qrels, {"a.run": a, "b.run": b}, "P@5 R@10 SetF", n_permutations=500,
               n_bootstrap=500, depth=8)
     return s, render_study(s), (qrels, a, b)
@@ -228,28 +230,32 @@ def test_each_runs_interval_is_its_own_bootstrap(tmp_path):
         }
 
 
-def test_figures_drawn_in_a_second_process_are_those_drawn_here(tmp_path):
+@pytest.fixture(scope="module")
+def drawn(tmp_path_factory):
+    """A study with its default tests and its page drawn here, once for the drawer's tests."""
+    qrels, a, b = _files(tmp_path_factory.mktemp("drawn"))
+    s = study(qrels, {"a.run": a, "b.run": b}, "P@5 R@10 SetF", depth=8)
+    return s, render_study(s)
+
+
+def test_figures_drawn_in_a_second_process_are_those_drawn_here(drawn):
     from prfeval._report.figures import FigureDrawer
 
-    qrels, a, b = _files(tmp_path)
-    s = study(qrels, {"a.run": a, "b.run": b}, "P@5 R@10 SetF", depth=8)
-    here = render_study(s)
+    s, here = drawn
     with FigureDrawer() as drawer:
         there = render_study(s, drawer=drawer)
     assert there.count("<svg") == 4
     assert there == here
 
 
-def test_a_drawer_that_cannot_draw_leaves_the_page_as_it_is(tmp_path):
+def test_a_drawer_that_cannot_draw_leaves_the_page_as_it_is(drawn):
     """No process (closed), or a study the process cannot take (it does not pickle): the
     figures are drawn here, the same page."""
     from dataclasses import replace
 
     from prfeval._report.figures import FigureDrawer
 
-    qrels, a, b = _files(tmp_path)
-    s = study(qrels, {"a.run": a, "b.run": b}, "P@5 R@10", depth=8)
-    here = render_study(s)
+    s, here = drawn
     closed = FigureDrawer()
     closed.close()
     assert render_study(s, drawer=closed) == here
