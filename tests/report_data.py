@@ -5,10 +5,12 @@ falls with escapes, flags from the grades and the level."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
 import zlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -137,3 +139,28 @@ def drilldown(page: str) -> dict[str, Any]:
                 "ties": ties.get(str(r), {}).get(str(j), []),
             }
     return {"runs": runs, "colors": meta["colors"], "queries": out}
+
+
+@contextlib.contextmanager
+def opened_report(browser: Any, path: Any) -> Iterator[tuple[Any, list[str]]]:
+    """The page at ``path`` opened in ``browser`` once its script has written the per-query
+    rows: ``(page, errors)``, the errors the page's script raised; the page closes after."""
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(path.resolve().as_uri())
+        page.wait_for_selector("#per-query[data-filled=true]")
+        yield page, errors
+    finally:
+        page.close()
+
+
+def shown_drilldown(page: Any, query: str, n_runs: int) -> list[list[list[str]]]:
+    """Click ``query``'s row and read its drill-down once drawn: per run, the text of each
+    cell of each row of its ranking table."""
+    page.locator(f'#per-query tbody tr[data-query="{query}"]').click()
+    page.wait_for_selector(f'#drilldown[data-shown="{query}"][aria-busy=false]')
+    panel = page.locator("#drilldown")
+    return [panel.locator("table").nth(i).evaluate("""(t) => Array.from(t.tBodies[0].rows,
+      (tr) => Array.from(tr.cells, (td) => td.textContent))""") for i in range(n_runs)]

@@ -21,7 +21,7 @@ import pytest
 from prfeval._comparison.study import study
 from prfeval._report.drilldown import DIGITS, base85, drilldown_data
 from prfeval._report.html import render_study
-from report_data import drilldown
+from report_data import drilldown, opened_report, shown_drilldown
 
 pytest.importorskip("matplotlib")
 
@@ -119,21 +119,12 @@ def test_the_page_draws_the_compact_drilldown(browser, rankings, tmp_path):
     s, qrels, lines = rankings
     out = tmp_path / "report.html"
     out.write_text(render_study(s, figures=False, html_rows=0), encoding="utf-8")
-    page = browser.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        page.goto(out.resolve().as_uri())
-        page.wait_for_selector("#per-query[data-filled=true]")
+    with opened_report(browser, out) as (page, errors):
         for query in ("q2", "q7"):
-            page.locator(f'#per-query tbody tr[data-query="{query}"]').click()
-            page.wait_for_selector(f'#drilldown[data-shown="{query}"][aria-busy=false]')
-            panel = page.locator("#drilldown")
-            for i, name in enumerate(lines):
+            tables = shown_drilldown(page, query, len(lines))
+            for cells, name in zip(tables, lines, strict=True):
                 want = _by_hand([(d, sc) for q, d, sc in lines[name] if q == query],
                                 qrels[query], 15)
-                cells = panel.locator("table").nth(i).evaluate("""(t) => Array.from(
-                  t.tBodies[0].rows, (tr) => Array.from(tr.cells, (td) => td.textContent))""")
                 assert [c[1] for c in cells] == [w[0] for w in want]
                 assert [float(c[2]) for c in cells] == pytest.approx([w[1] for w in want],
                                                                     abs=5e-3)
@@ -142,8 +133,6 @@ def test_the_page_draws_the_compact_drilldown(browser, rankings, tmp_path):
                 assert [c[4] for c in cells] == [{"r": "*", "d": "repeat", ".": ""}[w[3]]
                                                  for w in want]
         assert errors == []
-    finally:
-        page.close()
 
 
 def test_float_scores_when_no_decimal_scale_holds_them(tmp_path):

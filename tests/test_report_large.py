@@ -13,6 +13,7 @@ import pytest
 
 from prfeval._comparison.study import study
 from prfeval._report.html import render_study
+from report_data import opened_report, shown_drilldown
 
 pytest.importorskip("matplotlib")
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -112,21 +113,13 @@ def test_rows_written_by_the_script_hold_pytrec_evals_values(browser, large):
 
 def test_a_drilldown_loaded_on_demand_is_the_ranking_by_hand(browser, large):
     out, qrels, runs = large
-    page = browser.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        page.goto(out.resolve().as_uri())
-        page.wait_for_selector("#per-query[data-filled=true]")
+    with opened_report(browser, out) as (page, errors):
         for query in ("q17", "q3"):
-            page.locator(f'#per-query tbody tr[data-query="{query}"]').click()
-            page.wait_for_selector(f'#drilldown[data-shown="{query}"][aria-busy=false]')
+            tables = shown_drilldown(page, query, 2)
             panel = page.locator("#drilldown")
             for i, name in enumerate(("a", "b")):
                 rows, missed = _by_hand(runs[name][query], qrels[query], 12)
-                table = panel.locator("table").nth(i)
-                cells = table.evaluate("""(t) => Array.from(t.tBodies[0].rows,
-                  (tr) => Array.from(tr.cells, (td) => td.textContent))""")
+                cells = tables[i]
                 assert len(cells) == 12
                 for got, (doc, grade, rel, p, r), score in zip(
                     cells, rows,
@@ -148,8 +141,6 @@ def test_a_drilldown_loaded_on_demand_is_the_ranking_by_hand(browser, large):
                 p5 = oracle.evaluate({query: runs[name][query]})[query]["P_5"]
                 assert f"P@5 = {p5:.4f}" in box
         assert errors == []
-    finally:
-        page.close()
 
 
 @pytest.fixture(scope="module")
