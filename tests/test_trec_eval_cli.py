@@ -515,6 +515,7 @@ def test_ids_with_a_nul_byte_are_printed_too() -> None:
     """NUL pads the laid-out rows; ids holding one (from the API) take the row-by-row way."""
     from prfeval import evaluate
     from prfeval._report.trec_eval import format_trec_eval
+    from prfeval._retrieval.trec_summary import TrecPrinting
     from prfeval.cli._trec_eval_cmd import measure_entries
 
     entries = measure_entries([("num_ret", None), ("map", None), ("relstring", None)])
@@ -523,7 +524,7 @@ def test_ids_with_a_nul_byte_are_printed_too() -> None:
         {"a\0b": {"d": 1.0}, "c": {"d": 1.0, "e": 0.5}},
         [m for m, _ in entries],
     )
-    assert format_trec_eval(e, entries, per_query=True) == (
+    assert format_trec_eval(e, entries, TrecPrinting(per_query=True)) == (
         "num_ret               \ta\0b\t1\n"
         "map                   \ta\0b\t1.0000\n"
         "relstring             \ta\0b\t'1'\n"

@@ -29,20 +29,24 @@ correctly rounded formatting, as is every value of the summary.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.registry import Measure, TrecName
-from prfeval._retrieval.trec_summary import PrintedValues, evaluated_queries, trec_eval_summary
+from prfeval._retrieval.trec_summary import (
+    PrintedValues,
+    TrecPrinting,
+    evaluated_queries,
+    trec_eval_summary,
+)
 
 if TYPE_CHECKING:
     from prfeval._retrieval.evaluate import Evaluation
 
 __all__ = [
-    "evaluated_queries",
     "format_trec_eval",
     "trec_eval_blocks",
     "trec_line",
@@ -89,40 +93,17 @@ def trec_numbers(values: npt.ArrayLike, *, integer: bool = False) -> list[str]:
 def format_trec_eval(
     e: Evaluation,
     entries: Sequence[tuple[Measure, TrecName]],
-    *,
-    per_query: bool = False,
-    summary: bool = True,
-    complete: bool = False,
-    version: int = 9,
-    num_rel_complete: float | None = None,
-    queries: Collection[str] | None = None,
+    printing: TrecPrinting,
 ) -> str:
     """``e`` as trec_eval prints it, for the measures of ``entries`` in that order: the text
     of :func:`trec_eval_blocks`, whole."""
-    return "".join(
-        trec_eval_blocks(
-            e,
-            entries,
-            per_query=per_query,
-            summary=summary,
-            complete=complete,
-            version=version,
-            num_rel_complete=num_rel_complete,
-            queries=queries,
-        )
-    )
+    return "".join(trec_eval_blocks(e, entries, printing))
 
 
 def trec_eval_blocks(
     e: Evaluation,
     entries: Sequence[tuple[Measure, TrecName]],
-    *,
-    per_query: bool = False,
-    summary: bool = True,
-    complete: bool = False,
-    version: int = 9,
-    num_rel_complete: float | None = None,
-    queries: Collection[str] | None = None,
+    printing: TrecPrinting,
 ) -> Iterator[str]:
     """``e`` as trec_eval prints it, in blocks of whole rows, to be written in turn.
 
@@ -134,35 +115,23 @@ def trec_eval_blocks(
     entries
         Each measure with the trec_eval name it was asked as (which says whether the
         measure has per-query rows and a summary row).
-    per_query, summary
-        ``-q`` (each query's rows) and not ``-n`` (the summary).
-    complete, version
-        trec_eval's ``-c``, and whose ``-c`` to follow: 9.0.8 prints and adds only the
-        queries with results (dividing by every judged query), 10.0 evaluates the judged
-        queries without results too, as rankings of one unjudged placeholder document.
-    num_rel_complete
-        With ``-c``: the summary's num_rel, which trec_eval recounts as the judgments with a
-        grade above 0 over every judged query, whatever the relevance level.
-    queries
-        Only these query ids are evaluated (trec_eval's ``-D level.qid``): their rows, and a
-        summary of them alone, divided with ``-c`` by every judged query all the same.
+    printing
+        What trec_eval's flags say of the rows: ``-q``, ``-n``, ``-c`` (and whose), the
+        recounted num_rel and ``-D``'s query (:class:`TrecPrinting`).
     """
-    missing = set(e.accounting.missing_from_run) if complete else set()
-    shown = evaluated_queries(e, complete=complete, version=version, queries=queries)
-    values_of = PrintedValues(e, entries, complete=complete, version=version)
+    missing = set(e.accounting.missing_from_run) if printing.complete else set()
+    shown = evaluated_queries(e, printing)
+    values_of = PrintedValues(e, entries, printing)
 
-    if per_query:
+    if printing.per_query:
         columns = [(m, t) for m, t in entries if t.per_query]
         if columns and shown:
             step = max(1, BLOCK_ROWS // len(columns))
             for start in range(0, len(shown), step):
                 block = shown[start : start + step]
                 yield _query_rows(e, columns, block, missing, values_of)
-    if summary:
-        rows = trec_eval_summary(
-            e, entries, complete=complete, version=version,
-            num_rel_complete=num_rel_complete, queries=queries,
-        )  # fmt: skip
+    if printing.summary:
+        rows = trec_eval_summary(e, entries, printing)
         lines = [
             trec_line(m.trec_label, "all", value if isinstance(value, str)
                       else trec_number(value, integer=m.definition.is_total))

@@ -18,7 +18,7 @@ recounted, neither standardised.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -27,8 +27,8 @@ import numpy.typing as npt
 from prfeval._core.partials import GEOMETRIC_FLOOR
 from prfeval._core.registry import Measure, TrecName
 from prfeval._io.zscores import ZScores, to_zscores
-from prfeval._report.trec_eval import evaluated_queries, trec_line, trec_numbers
-from prfeval._retrieval.trec_summary import trec_eval_summary
+from prfeval._report.trec_eval import trec_line, trec_numbers
+from prfeval._retrieval.trec_summary import TrecPrinting, evaluated_queries, trec_eval_summary
 
 if TYPE_CHECKING:
     from prfeval._retrieval.evaluate import Evaluation
@@ -73,24 +73,18 @@ def zscore_blocks(
     e: Evaluation,
     entries: Sequence[tuple[Measure, TrecName]],
     zscores: ZScores,
-    *,
-    per_query: bool = False,
-    summary: bool = True,
-    complete: bool = False,
-    version: int = 9,
-    num_rel_complete: float | None = None,
-    queries: Collection[str] | None = None,
+    printing: TrecPrinting,
 ) -> Iterator[str]:
     """``e`` as trec_eval prints it with ``-Z``: the rows of each query (with
     ``per_query``), then the summary (unless not ``summary``); the parameters are those of
     :func:`~prfeval._report.trec_eval.trec_eval_blocks`."""
     qids = e.query_ids
-    missing = set(e.accounting.missing_from_run) if complete else set()
-    shown = evaluated_queries(e, complete=complete, version=version, queries=queries)
+    missing = set(e.accounting.missing_from_run) if printing.complete else set()
+    shown = evaluated_queries(e, printing)
     numeric = [m for m, _ in entries if not m.definition.is_text]
     column = {str(m): j for j, m in enumerate(numeric)}
     z = zscore_values(e, numeric, shown, zscores)
-    if per_query and shown:
+    if printing.per_query and shown:
         cells = np.asarray(zscore_numbers(z), dtype=object).reshape(z.shape)
         out: list[str] = []
         for r, i in enumerate(shown):
@@ -105,13 +99,12 @@ def zscore_blocks(
                 else:
                     out.append(f"Z{m.trec_label:<22}\t{q}\t{cells[r, column[str(m)]]}\n")
         yield "".join(out)
-    if not summary:
+    if not printing.summary:
         return
     lines: list[str] = []
     rows = trec_eval_summary(
-        e, entries, complete=complete, version=version, num_rel_complete=num_rel_complete,
-        queries=queries, standardised=lambda m: z[:, column[str(m)]],
-    )  # fmt: skip
+        e, entries, printing, standardised=lambda m: z[:, column[str(m)]]
+    )
     for m, value in rows:
         if isinstance(value, str):
             lines.append(trec_line(m.trec_label, "all", value) + "\n")

@@ -15,6 +15,7 @@ value for a judged query without results (``placeholder``).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -27,18 +28,43 @@ from prfeval._core.registry import Measure, TrecName
 if TYPE_CHECKING:
     from prfeval._retrieval.evaluate import Evaluation
 
-__all__ = ["PrintedValues", "evaluated_queries", "trec_eval_summary"]
+__all__ = ["PrintedValues", "TrecPrinting", "evaluated_queries", "trec_eval_summary"]
 
 FloatArray = npt.NDArray[np.float64]
 
 
-def evaluated_queries(
-    e: Evaluation,
-    *,
-    complete: bool = False,
-    version: int = 9,
-    queries: Collection[str] | None = None,
-) -> list[int]:
+@dataclass(frozen=True)
+class TrecPrinting:
+    """What trec_eval's command line says of the rows it prints, declared once for every
+    printer (the rows, the ``-Z`` rows and the summary).
+
+    Attributes
+    ----------
+    per_query, summary
+        ``-q`` (each query's rows) and not ``-n`` (the summary row).
+    complete, version
+        trec_eval's ``-c``, and whose ``-c`` to follow: 9.0.8 prints and adds only the
+        queries with results (dividing by every judged query), 10.0 evaluates the judged
+        queries without results too, as rankings of one unjudged placeholder document.
+    num_rel_complete
+        With ``-c``: the summary's num_rel, which trec_eval recounts as the judgments with a
+        grade above 0 over every judged query, whatever the relevance level (``None``: the
+        sum of the queries' values).
+    queries
+        Only these query ids are evaluated (trec_eval's ``-D level.qid``): their rows, and a
+        summary of them alone, divided with ``-c`` by every judged query all the same
+        (``None``: every query).
+    """
+
+    per_query: bool = False
+    summary: bool = True
+    complete: bool = False
+    version: int = 9
+    num_rel_complete: float | None = None
+    queries: Collection[str] | None = None
+
+
+def evaluated_queries(e: Evaluation, printing: TrecPrinting) -> list[int]:
     """The queries trec_eval evaluates and prints, as indices into ``e.query_ids``, in the
     order it prints them (byte order of their ids).
 
@@ -46,8 +72,9 @@ def evaluated_queries(
     queries without results too. ``queries`` keeps only those ids (trec_eval's ``-D``).
     """
     qids = e.query_ids
-    missing = set(e.accounting.missing_from_run) if complete else set()
-    every = complete and version >= 10
+    queries = printing.queries
+    missing = set(e.accounting.missing_from_run) if printing.complete else set()
+    every = printing.complete and printing.version >= 10
     shown = [
         i
         for i, q in enumerate(qids)
@@ -63,19 +90,13 @@ class PrintedValues:
     results when the measure's declaration says so (``placeholder="zero"``)."""
 
     def __init__(
-        self,
-        e: Evaluation,
-        entries: Sequence[tuple[Measure, TrecName]],
-        *,
-        complete: bool = False,
-        version: int = 9,
+        self, e: Evaluation, entries: Sequence[tuple[Measure, TrecName]], printing: TrecPrinting
     ) -> None:
         self.e = e
-        self.missing = set(e.accounting.missing_from_run) if complete else set()
+        self.missing = set(e.accounting.missing_from_run) if printing.complete else set()
         self.rows = {str(m): i for i, m in enumerate(e.measures)}
-        self.zeroed = (
-            {str(m) for m, t in entries if t.placeholder == "zero"} if version >= 10 else set()
-        )
+        zeroed = printing.version >= 10
+        self.zeroed = {str(m) for m, t in entries if t.placeholder == "zero"} if zeroed else set()
 
     def __call__(self, m: Measure, idx: Sequence[int]) -> FloatArray:
         """``m``'s values for the queries at positions ``idx``."""
@@ -89,21 +110,19 @@ class PrintedValues:
 def trec_eval_summary(
     e: Evaluation,
     entries: Sequence[tuple[Measure, TrecName]],
+    printing: TrecPrinting,
     *,
-    complete: bool = False,
-    version: int = 9,
-    num_rel_complete: float | None = None,
-    queries: Collection[str] | None = None,
     standardised: Callable[[Measure], FloatArray] | None = None,
 ) -> list[tuple[Measure, float | str]]:
     """Each measure of ``entries`` with a summary row, and the value trec_eval prints in it
-    (its text for ``runid``), in the order of ``entries``. The options are those of
-    :func:`~prfeval._report.trec_eval.trec_eval_blocks`; ``standardised`` gives a measure's
+    (its text for ``runid``), in the order of ``entries``, as ``printing`` says (its
+    ``per_query`` and ``summary`` aside); ``standardised`` gives a measure's
     z-scores for the shown queries (trec_eval's ``-Z``, a geometric mean's taken of
     ``ln(max(v, 0.00001))``), summed instead of its values."""
-    shown = evaluated_queries(e, complete=complete, version=version, queries=queries)
-    n_queries = len(e.query_ids) if complete else len(shown)
-    printed = PrintedValues(e, entries, complete=complete, version=version)
+    shown = evaluated_queries(e, printing)
+    n_queries = len(e.query_ids) if printing.complete else len(shown)
+    printed = PrintedValues(e, entries, printing)
+    num_rel_complete = printing.num_rel_complete
 
     def values_of(m: Measure, idx: Sequence[int]) -> FloatArray:
         return printed(m, idx) if standardised is None else standardised(m)

@@ -65,9 +65,10 @@ from prfeval._io.trec_eval_text import TrecEvalUnreadable, read_trec_eval_inputs
 from prfeval._io.zscores import ZScores, ZScoresUnreadable, read_zscores
 from prfeval._measures import TREC_REGISTRY
 from prfeval._measures.rbp_trec import rbp_after_yaap
-from prfeval._report.trec_eval import evaluated_queries, trec_eval_blocks
+from prfeval._report.trec_eval import trec_eval_blocks
 from prfeval._report.trec_eval_zscores import zscore_blocks
 from prfeval._retrieval.evaluate import evaluate
+from prfeval._retrieval.trec_summary import TrecPrinting, evaluated_queries
 from prfeval.cli._trec_eval_prefs import PREFS_FORMATS, run_prefs
 
 if TYPE_CHECKING:
@@ -553,7 +554,7 @@ def _run(argv: list[str]) -> int:
     qrels, run = inputs.qrels, inputs.run
     only = None if args.debug_query is None else {args.debug_query}
     # Queries with both results and judgments (with -c too: 9.0.8 evaluates no other).
-    evaluated = evaluated_queries(result, complete=args.complete, queries=only)
+    evaluated = evaluated_queries(result, TrecPrinting(complete=args.complete, queries=only))
     if args.version >= 10 and not args.complete:
         _stop_at_query_without_results(result, entries, args, only)
     if not evaluated:
@@ -569,16 +570,15 @@ def _run(argv: list[str]) -> int:
     if args.complete and result.accounting.repeated_judgments:
         num_rel_all = _judgments_above_zero(qrels)  # trec_eval counts every line
     blocks = trec_eval_blocks if zscores is None else partial(zscore_blocks, zscores=zscores)
-    for text in blocks(
-        result,
-        entries,
+    printing = TrecPrinting(
         per_query=args.per_query,
         summary=args.summary,
         complete=args.complete,
         version=args.version,
         num_rel_complete=num_rel_all,
         queries=only,
-    ):
+    )
+    for text in blocks(result, entries, printing=printing):
         _write(text, inputs.codec)
     sys.stdout.flush()
     return 0
@@ -702,11 +702,9 @@ def _stop_where_trec_eval_stops(
         return
     query, message = stop
     if args.per_query:
+        only = None if args.debug_query is None else {args.debug_query}
         shown = evaluated_queries(
-            result,
-            complete=args.complete,
-            version=args.version,
-            queries=None if args.debug_query is None else {args.debug_query},
+            result, TrecPrinting(complete=args.complete, version=args.version, queries=only)
         )
         before = {
             result.query_ids[i]
@@ -714,15 +712,14 @@ def _stop_where_trec_eval_stops(
             if result.query_ids[i].encode("utf-8") < query.encode("utf-8")
         }
         blocks = trec_eval_blocks if zscores is None else partial(zscore_blocks, zscores=zscores)
-        for text in blocks(
-            result,
-            entries,
+        printing = TrecPrinting(
             per_query=True,
             summary=False,
             complete=args.complete,
             version=args.version,
             queries=before,
-        ):
+        )
+        for text in blocks(result, entries, printing=printing):
             sys.stdout.write(text)
     raise TrecEvalStop(f"{message}trec_eval: Can't calculate measure '{joined}'\n", 4)
 
@@ -744,14 +741,13 @@ def _stop_at_query_without_results(
     first = min(missing, key=lambda q: q.encode("utf-8"))
     if args.per_query:
         before = {q for q in result.query_ids if q.encode("utf-8") < first.encode("utf-8")}
-        for text in trec_eval_blocks(
-            result,
-            entries,
+        printing = TrecPrinting(
             per_query=True,
             summary=False,
             version=args.version,
             queries=before if only is None else before & only,
-        ):
+        )
+        for text in trec_eval_blocks(result, entries, printing):
             sys.stdout.write(text)
     raise TrecEvalStop(f"trec_eval: result qid '{first}' not found in qrels\n", 4)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from prfeval._core.registry import Measure, TrecName
@@ -62,9 +63,10 @@ def run_jg(args: Any, measure_entries: Callable[[], list[tuple[Measure, TrecName
     from prfeval._io.qrels_jg import QrelsJgUnreadable, read_qrels_jg
     from prfeval._io.trec_eval_text import TrecEvalUnreadable, read_trec_eval_inputs
     from prfeval._io.zscores import ZScoresUnreadable, read_zscores
-    from prfeval._report.trec_eval import evaluated_queries, trec_eval_blocks
+    from prfeval._report.trec_eval import trec_eval_blocks
     from prfeval._report.trec_eval_zscores import zscore_blocks
     from prfeval._retrieval.judgment_groups import evaluate_judgment_groups
+    from prfeval._retrieval.trec_summary import TrecPrinting, evaluated_queries
 
     qrels_path, run_path = args.files
     try:
@@ -109,18 +111,19 @@ def run_jg(args: Any, measure_entries: Callable[[], list[tuple[Measure, TrecName
             order="score",
         )
     only = None if args.debug_query is None else {args.debug_query}
-    evaluated = evaluated_queries(result, complete=args.complete, queries=only)
+    printing = TrecPrinting(
+        per_query=args.per_query,
+        summary=args.summary,
+        complete=args.complete,
+        version=args.version,
+        queries=only,
+    )
+    evaluated = evaluated_queries(result, printing)
     if not evaluated:
         return _stop("trec_eval: No queries with both results and relevance info\n", 7)
     wrong = wrong_format_stop(entries, JG_FORMAT)
     if wrong is not None:
         return _stop(wrong, 4)
-    options = {
-        "per_query": args.per_query,
-        "complete": args.complete,
-        "version": args.version,
-        "queries": only,
-    }
     repeated = _first_repeated(
         inputs.run, [result.query_ids[i] for i in evaluated], args.max_results
     )
@@ -131,15 +134,17 @@ def run_jg(args: Any, measure_entries: Callable[[], list[tuple[Measure, TrecName
             if args.per_query:
                 before = {q for q in result.query_ids if _key(q) < _key(query)}
                 before &= {result.query_ids[i] for i in evaluated}
-                _emit(result, entries, zscores, {**options, "queries": before}, summary=False)
+                _emit(result, entries, zscores, replace(printing, queries=before, summary=False))
             return _stop(
                 f"trec_eval.form_res_qrels: duplicate docs {doc}"
                 f"trec_eval: Can't calculate measure '{joined}'\n",
                 4,
             )
-    blocks = trec_eval_blocks if zscores is None else zscore_blocks
-    extra = {} if zscores is None else {"zscores": zscores}
-    for text in blocks(result, entries, summary=args.summary, **options, **extra):
+    if zscores is None:
+        texts = trec_eval_blocks(result, entries, printing)
+    else:
+        texts = zscore_blocks(result, entries, zscores, printing)
+    for text in texts:
         _write(text, inputs.codec)
     sys.stdout.flush()
     return 0
@@ -154,14 +159,14 @@ def _judgment_count() -> Measure:
     return TREC_REGISTRY.build(d, "", {})
 
 
-def _emit(result: Any, entries: Any, zscores: Any, options: dict[str, Any], *, summary: bool):
+def _emit(result: Any, entries: Any, zscores: Any, printing: Any) -> None:
     from prfeval._report.trec_eval import trec_eval_blocks
     from prfeval._report.trec_eval_zscores import zscore_blocks
 
     if zscores is None:
-        texts = trec_eval_blocks(result, entries, summary=summary, **options)
+        texts = trec_eval_blocks(result, entries, printing)
     else:
-        texts = zscore_blocks(result, entries, zscores, summary=summary, **options)
+        texts = zscore_blocks(result, entries, zscores, printing)
     for text in texts:
         sys.stdout.write(text)
 
