@@ -200,7 +200,7 @@ def test_plot_png_and_svg(
         (["-q", "Z"], "query 'Z' was not evaluated"),
         (["--plot", "out.pdf"], ".png or .svg"),
         (["-q", "A", "-q", "B", "--plot", "x.png"], "at most one --query"),
-        (["-r", "0"], "--recall-at must be in (0, 1]"),
+        (["-r", "0"], "--recall-at must be a finite number > 0 and <= 1, got 0.0"),
         (["-b", "-1"], "--beta must be"),
         (["-N", "3"], "collection size 3 is smaller"),
     ],

@@ -29,12 +29,12 @@ def files(tmp_path) -> tuple[str, str]:
         (["evaluate", "-m", "SetF(alpha=1e-300)"], "alpha must be a number in [1e-200, 1]"),
         (["evaluate", "-m", "set_F.1e300"], "x = beta^2 in [0, 1e+200]"),
         (["evaluate", "-l", HUGE], "level must be at most"),
-        (["evaluate", "-M", HUGE], "max_results must be at most"),
-        (["evaluate", "-N", HUGE, "-m", "Fallout"], "collection_size must be at most"),
-        (["curve", "-b", "1e308"], "beta must be a finite number >= 0 and <= 1e+100"),
+        (["evaluate", "-M", HUGE], "--max-results must be at most"),
+        (["evaluate", "-N", HUGE, "-m", "Fallout"], "--collection-size must be at most"),
+        (["curve", "-b", "1e308"], "--beta must be a finite number >= 0 and <= 1e+100"),
         (["explain", "--query", "q1", "--depth", HUGE], "depth must be at most"),
-        (["compare", "--bootstrap", HUGE], "n_bootstrap must be at most 100,000,000"),
-        (["compare", "--permutations", HUGE], "n_permutations must be at most 100,000,000"),
+        (["compare", "--bootstrap", HUGE], "--bootstrap must be at most 100,000,000"),
+        (["compare", "--permutations", HUGE], "--permutations must be at most 100,000,000"),
     ],
 )
 def test_huge_numbers_are_refused_in_one_line(files, capsys, argv, message) -> None:

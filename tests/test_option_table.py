@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
 
+from cli_helpers import run_cli
 from prfeval import UsageError
 from prfeval._comparison.compare import compare
 from prfeval._comparison.options import COMPARISON_OPTIONS, ComparisonOptions
@@ -94,6 +96,40 @@ def test_every_comparison_option_is_a_flag_of_its_commands():
             assert not any(set(o.flag.decls) <= set(p.opts) for p in command.params), name
 
 
+def test_every_curve_option_with_a_flag_is_a_flag_of_curve_and_beta_of_its_users():
+    """curve takes every flagged curve option as the table declares it; explain (its best
+    cutoff) and report (its curves) take the table's --beta with help of their own."""
+    flagged = [o for o in CURVE_OPTIONS if o.flag is not None]
+    assert {o.name for o in flagged} == {"beta", "max_k", "recall_levels"}
+    for o in flagged:
+        param = _param(_command("curve"), o.flag)
+        assert param.name == (o.flag.dest or o.name)
+        assert param.help == o.flag.help and param.multiple == o.flag.multiple
+        assert _default(_command("curve"), param) == o.flag.default
+    beta = next(o for o in CURVE_OPTIONS if o.name == "beta")
+    for name in ("explain", "report"):
+        param = _param(_command(name), beta.flag)
+        assert param.name == "beta" and _default(_command(name), param) == 1.0
+
+
+def test_a_curve_flag_is_checked_under_its_spelling(tmp_path, capsys):
+    """The table's check refuses a bad value naming the flag typed, and a repeated
+    --recall-at level is kept once, in the order given."""
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q 0 a 1\nq 0 b 1\n")
+    run.write_text("q Q0 a 1 2.0 r\nq Q0 x 2 1.0 r\nq Q0 b 3 0.5 r\n")
+    code, _, err = run_cli(capsys, "curve", str(qrels), str(run), "-b", "-2")
+    assert code == 2 and err.startswith("prfeval: --beta must be a finite number >= 0"), err
+    code, out, err = run_cli(
+        capsys, "curve", str(qrels), str(run), "-r", "1", "-r", "0.5", "-r", "1", "--format",
+        "json",
+    )
+    assert code == 0, err
+    reached = json.loads(out)["macro"]["recall_reached"]
+    assert list(reached) == ["1.00", "0.50"]  # order given, repeat dropped
+    assert reached["1.00"]["k"] == 3 and reached["0.50"]["k"] == 1  # by hand: a@1, b@3
+
+
 @pytest.mark.parametrize(("cls", "table"), [(EvalOptions, EVAL_OPTIONS),
                                             (ComparisonOptions, COMPARISON_OPTIONS),
                                             (CurveOptions, CURVE_OPTIONS)])
@@ -149,8 +185,12 @@ def _click_options(path: Path) -> list[tuple[int, list[str]]]:
 
 
 #: Flags of commands that take no run, spelt as a table's flag but meaning something else:
-#: a classifier's missing labels, a retriever's file of query texts, a split's seed.
+#: a classifier's F weight and missing labels, the contours' several F weights, a
+#: retriever's file of query texts, a split's seed.
 OTHER_MEANINGS = {
+    ("classify_cmd.py", "--beta"),
+    ("contours_cmd.py", "-b"),
+    ("contours_cmd.py", "--beta"),
     ("classify_cmd.py", "--missing"),
     ("run_retriever_cmd.py", "--queries"),
     ("split_cmd.py", "--seed"),
@@ -160,7 +200,7 @@ OTHER_MEANINGS = {
 def test_no_command_declares_a_table_option_itself():
     """A flag spelt in the tables is made only from the tables (cli/_options.py's
     ``click_option``): no command writes its own ``--level`` or ``--seed``."""
-    spellings = {d for table in (EVAL_OPTIONS, COMPARISON_OPTIONS) for o in table
+    spellings = {d for table in (EVAL_OPTIONS, COMPARISON_OPTIONS, CURVE_OPTIONS) for o in table
                  if o.flag for d in o.flag.decls}
     offences = [
         f"{path.name}:{line}: {given}"

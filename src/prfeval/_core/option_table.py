@@ -70,6 +70,9 @@ class Flag:
         ``None``: the option keeps its own default.
     show_default
         Whether ``--help`` shows the default.
+    multiple
+        Whether the flag may be repeated: the command receives a tuple of the values given
+        (empty when none is).
     metavar, dest
         The value's name in ``--help``; the parameter's name when it is not the option's
         (``--bootstrap`` fills ``n_bootstrap``: ``dest`` is ``"n_bootstrap"``).
@@ -88,9 +91,15 @@ class Flag:
     open_bounds: bool = False
     default: Any = None
     show_default: bool = False
+    multiple: bool = False
     metavar: str | None = None
     dest: str | None = None
     convert: Callable[[Any], Any] | None = None
+
+    @property
+    def label(self) -> str:
+        """The spelling that errors name: the long one (``--level``), else the first."""
+        return next((d for d in self.decls if d.startswith("--")), self.decls[0])
 
 
 @dataclass(frozen=True)
@@ -253,3 +262,8 @@ class DeclaredOptions:
     def settings(self) -> dict[str, Any]:
         """The settings a result reports of these options (:func:`settings_of`)."""
         return settings_of(self, self.TABLE)
+
+    def values(self) -> dict[str, Any]:
+        """Every stored option by name, as the API function that takes them as keywords
+        receives them."""
+        return {o.name: getattr(self, o.name) for o in self.TABLE if o.stored}

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prfeval._core import checks
-from prfeval._core.option_table import DeclaredOptions, Option, options_class
+from prfeval._core.option_table import DeclaredOptions, Flag, Option, options_class
 from prfeval._measures.interpolated import STANDARD_RECALL_LEVELS
 
 __all__ = ["CURVE_OPTIONS", "CurveOptions"]
@@ -38,6 +38,13 @@ CURVE_OPTIONS: tuple[Option, ...] = (
         lambda name, value: checks.beta(value, name),
         "F weight, >= 0: recall counts beta times as much as precision (van Rijsbergen, "
         "1979).",
+        flag=Flag(
+            ("-b", "--beta"),
+            "F weight: recall counts beta times as much as precision.",
+            kind="float",
+            default=1.0,
+            show_default=True,
+        ),
     ),
     Option(
         "max_k",
@@ -47,6 +54,13 @@ CURVE_OPTIONS: tuple[Option, ...] = (
         "Report cutoffs k = 1 .. max_k only. It does not shorten the ranking: recall levels, "
         "interpolated precision and R-precision still see every retrieved document. "
         "``None``: every cutoff, to the longest ranking.",
+        flag=Flag(
+            ("-k", "--max-k"),
+            "Report cutoffs 1..K only (the ranking itself is not cut; see -M).",
+            kind="int",
+            minimum=1,
+            metavar="K",
+        ),
         setting=lambda c: c.max_k,
     ),
     Option(
@@ -56,6 +70,17 @@ CURVE_OPTIONS: tuple[Option, ...] = (
         _reach_levels,
         "Recall levels in (0, 1]: for each, the first cutoff whose recall reaches it.",
         given="Sequence[float]",
+        flag=Flag(
+            ("-r", "--recall-at"),
+            "Report the first rank at which recall reaches LEVEL (repeatable). "
+            "[default: 0.5]",
+            kind="float",
+            multiple=True,
+            metavar="LEVEL",
+            dest="recall_at",
+            # Each level once, in the order given; none given keeps the default (0.5).
+            convert=lambda levels: tuple(dict.fromkeys(levels)) or None,
+        ),
     ),
     Option(
         "iprec_levels",

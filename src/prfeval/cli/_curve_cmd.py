@@ -19,14 +19,14 @@ from contextlib import ExitStack
 
 import click
 
-from prfeval._core.checks import beta as check_beta
 from prfeval._core.errors import UsageError
 from prfeval._core.options import EvalOptions
 from prfeval._io.blocks import load_judgments
 from prfeval._report.curves import FORMATS, CurveCsvWriter, format_json, format_table, notes
+from prfeval._retrieval.curve_options import CurveOptions
 from prfeval._retrieval.curve_result import Curves
 from prfeval._retrieval.curves import curve
-from prfeval.cli._options import evaluation_options, files, output_option
+from prfeval.cli._options import curve_flags, evaluation_options, files, output_option
 from prfeval.cli._output import emit, note, notes_from_warnings, output_file, progress_bar
 from prfeval.cli._shared import run_names
 
@@ -36,13 +36,6 @@ PLOT_KINDS = ("tradeoff", "pr", "both")
 
 # The CSV rows held in memory before they go to a temporary file.
 _SPOOL_BYTES = 16 * 2**20
-
-
-def _recall_levels(values: tuple[float, ...]) -> tuple[float, ...]:
-    for v in values:
-        if not 0.0 < v <= 1.0:
-            raise UsageError(f"--recall-at must be in (0, 1], got {v:g}")
-    return tuple(dict.fromkeys(values)) or (0.5,)
 
 
 @click.command("curve")
@@ -59,31 +52,7 @@ def _recall_levels(values: tuple[float, ...]) -> tuple[float, ...]:
     metavar="QID",
     help="Report this query (repeatable). Default: the averages over all queries.",
 )
-@click.option(
-    "-b",
-    "--beta",
-    type=float,
-    default=1.0,
-    show_default=True,
-    help="F weight: recall counts beta times as much as precision.",
-)
-@click.option(
-    "-k",
-    "--max-k",
-    type=click.IntRange(min=1),
-    default=None,
-    metavar="K",
-    help="Report cutoffs 1..K only (the ranking itself is not cut; see -M).",
-)
-@click.option(
-    "-r",
-    "--recall-at",
-    "recall_at",
-    type=float,
-    multiple=True,
-    metavar="LEVEL",
-    help="Report the first rank at which recall reaches LEVEL (repeatable). [default: 0.5]",
-)
+@curve_flags()
 @evaluation_options(
     complete_help="Include judged queries without results, as empty rankings (trec_eval -c)."
 )
@@ -116,9 +85,7 @@ def command(
     qrels: str,
     runs: tuple[str, ...],
     query_ids: tuple[str, ...],
-    beta: float,
-    max_k: int | None,
-    recall_at: tuple[float, ...],
+    curve_options: CurveOptions,
     options: EvalOptions,
     fmt: str,
     plot_path: str | None,
@@ -137,8 +104,6 @@ def command(
       prfeval curve prfeval-demo/qrels.trec prfeval-demo/run.trec --query 2 \
         --recall-at 0.5 --plot q2.png
     """
-    check_beta(beta, "--beta")
-    levels = _recall_levels(recall_at)
     selected = list(dict.fromkeys(query_ids))
     if plot_path is not None:
         if len(selected) > 1:
@@ -176,9 +141,7 @@ def command(
                 c = curve(
                     judgments,
                     run,
-                    beta=beta,
-                    max_k=max_k,
-                    recall_levels=levels,
+                    **curve_options.values(),
                     keep=keep,
                     on_rows=None if csv_writer is None else csv_writer.rows(name),
                     row_queries=selected or None,

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from prfeval._core.errors import UsageError
 from prfeval._core.options import EvalOptions
 from prfeval._report.explain import FORMATS, format_explanations
 from prfeval._retrieval.explain import explain_queries, explain_worst
-from prfeval.cli._options import evaluation_options, files, output_option
+from prfeval.cli._options import curve_flags, evaluation_options, files, output_option
 from prfeval.cli._output import emit, notes_from_warnings, progress_bar
+
+if TYPE_CHECKING:
+    from prfeval._retrieval.curve_options import CurveOptions
 
 
 @click.command("explain")
@@ -46,14 +51,7 @@ from prfeval.cli._output import emit, notes_from_warnings, progress_bar
     metavar="N",
     help="Show the top N places.  [default: the deepest cutoff asked, or 20]",
 )
-@click.option(
-    "-b",
-    "--beta",
-    type=float,
-    default=1.0,
-    show_default=True,
-    help="F weight of the best cutoff.",
-)
+@curve_flags("beta", help={"beta": "F weight of the best cutoff."})
 @evaluation_options(complete_help="Kept for symmetry: a judged query is always explained.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @output_option
@@ -64,7 +62,7 @@ def command(
     worst: int | None,
     measures: tuple[str, ...],
     depth: int | None,
-    beta: float,
+    curve_options: CurveOptions,
     options: EvalOptions,
     fmt: str,
     output: str | None,
@@ -84,14 +82,14 @@ def command(
         # One pass: the run is measured and its worst queries explained as it is read.
         with progress_bar("explaining the worst queries") as progress, notes_from_warnings():
             explained = explain_worst(
-                qrels, run, worst, spec, queries=query_ids, depth=depth, beta=beta,
+                qrels, run, worst, spec, queries=query_ids, depth=depth, beta=curve_options.beta,
                 progress=progress, options=options,
             )
         emit(format_explanations(explained, fmt), output)
         return
     with progress_bar("explaining") as progress, notes_from_warnings():
         explained = explain_queries(
-            qrels, run, list(query_ids), spec, depth=depth, beta=beta, progress=progress,
-            options=options,
+            qrels, run, list(query_ids), spec, depth=depth, beta=curve_options.beta,
+            progress=progress, options=options,
         )
     emit(format_explanations(explained, fmt), output)

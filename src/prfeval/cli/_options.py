@@ -22,6 +22,8 @@ __all__ = [
     "click_option",
     "comparison_flags",
     "comparison_options",
+    "curve_flags",
+    "declared_flags",
     "evaluation_options",
     "files",
     "option_values",
@@ -67,6 +69,50 @@ def comparison_options(*names: str) -> Callable[[F], F]:
     )
 
 
+def declared_flags(
+    table: tuple[Option, ...],
+    make: Callable[..., Any],
+    into: str,
+    names: tuple[str, ...] = (),
+    *,
+    help: Mapping[str, str] | None = None,
+    defaults: Mapping[str, Any] | None = None,
+    own: tuple[str, ...] = (),
+) -> Callable[[F], F]:
+    """The flags of the options ``names`` of a declared ``table`` (every one with a flag by
+    default), in the table's order, handed to the command as one argument ``into``, made by
+    ``make`` (the table's options class) of the values given; an option whose flag is not
+    given keeps its default.
+
+    ``help`` replaces an option's help and ``defaults`` its flag's default, for a command
+    whose meaning of it is its own; the options in ``own`` are handed to the command as
+    arguments of their own rather than in ``into``.
+    """
+    flagged = {o.name for o in table if o.flag is not None}
+    chosen = set(names) if names else flagged
+    unknown = sorted(chosen - flagged)
+    if unknown:
+        raise ValueError(f"not options with a flag: {', '.join(unknown)}")
+    chosen_table = tuple(o for o in table if o.name in chosen)
+    helps, given_defaults = dict(help or {}), dict(defaults or {})
+    declared = []
+    for o in chosen_table:
+        if o.name in given_defaults and o.flag is not None:
+            o = replace(o, flag=replace(o.flag, default=given_defaults[o.name]))
+        declared.append(click_option(o, help=helps.get(o.name)))
+    pooled = tuple(o for o in chosen_table if o.name not in own)
+
+    def apply(function: F) -> F:
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            kwargs[into] = make(**option_values(pooled, kwargs))
+            return function(*args, **kwargs)
+
+        return _stack(*declared)(wrapper)  # type: ignore[return-value]
+
+    return apply
+
+
 def comparison_flags(
     *names: str,
     help: Mapping[str, str] | None = None,
@@ -74,41 +120,37 @@ def comparison_flags(
     own: tuple[str, ...] = (),
 ) -> Callable[[F], F]:
     """The flags of the comparison options ``names`` (every one of
-    :data:`~prfeval._comparison.options.COMPARISON_OPTIONS` by default), in the table's
-    order, handed to the command as one ``comparison``
-    (:class:`~prfeval._comparison.options.ComparisonOptions`; an option without a flag here
-    keeps its default).
+    :data:`~prfeval._comparison.options.COMPARISON_OPTIONS` by default), handed to the
+    command as one ``comparison`` (:class:`~prfeval._comparison.options.ComparisonOptions`),
+    as :func:`declared_flags` says.
 
     Names, types, checks and defaults are the table's in every command, so that one set of
-    flags gives one set of p-values. What a command means differently is said here:
-    ``help`` replaces an option's help (gate's correction family, its bootstrap's use),
-    ``defaults`` its flag's default, and the options in ``own`` are handed to the command
-    as arguments of their own rather than in ``comparison`` (gate's optional ``alpha``).
+    flags gives one set of p-values; ``help``, ``defaults`` and ``own`` say what a command
+    means differently (gate's correction family, its bootstrap's use, its optional
+    ``alpha``).
     """
     from prfeval._comparison.options import COMPARISON_OPTIONS, ComparisonOptions
 
-    chosen = set(names) if names else {o.name for o in COMPARISON_OPTIONS}
-    unknown = sorted(chosen - {o.name for o in COMPARISON_OPTIONS})
-    if unknown:
-        raise ValueError(f"not comparison options: {', '.join(unknown)}")
-    table = tuple(o for o in COMPARISON_OPTIONS if o.name in chosen)
-    helps, given_defaults = dict(help or {}), dict(defaults or {})
-    declared = []
-    for o in table:
-        if o.name in given_defaults and o.flag is not None:
-            o = replace(o, flag=replace(o.flag, default=given_defaults[o.name]))
-        declared.append(click_option(o, help=helps.get(o.name)))
-    pooled = tuple(o for o in table if o.name not in own)
+    return declared_flags(
+        COMPARISON_OPTIONS,
+        ComparisonOptions,
+        "comparison",
+        names,
+        help=help,
+        defaults=defaults,
+        own=own,
+    )
 
-    def apply(function: F) -> F:
-        @functools.wraps(function)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            kwargs["comparison"] = ComparisonOptions(**option_values(pooled, kwargs))
-            return function(*args, **kwargs)
 
-        return _stack(*declared)(wrapper)  # type: ignore[return-value]
+def curve_flags(*names: str, help: Mapping[str, str] | None = None) -> Callable[[F], F]:
+    """The flags of a curve's options ``names`` (every one of
+    :data:`~prfeval._retrieval.curve_options.CURVE_OPTIONS` with a flag by default:
+    ``--beta``, ``--max-k``, ``--recall-at``), handed to the command as one
+    ``curve_options`` (:class:`~prfeval._retrieval.curve_options.CurveOptions`); ``help``
+    says what a command does with one (explain's best cutoff, report's curves)."""
+    from prfeval._retrieval.curve_options import CURVE_OPTIONS, CurveOptions
 
-    return apply
+    return declared_flags(CURVE_OPTIONS, CurveOptions, "curve_options", names, help=help)
 
 
 #: -o FILE: the result written through prfeval._io.atomic (a regular file replaced only when
@@ -242,6 +284,8 @@ def click_option(option: Option, *, help: str | None = None) -> Callable[[F], F]
     if flag.kind == "flag":
         kwargs["is_flag"] = True
     else:
+        if flag.multiple:
+            kwargs["multiple"] = True
         kwargs["default"] = flag.default
         if flag.kind == "choice":
             kwargs["type"] = click.Choice(flag.choices)
@@ -280,7 +324,9 @@ def option_values(table: tuple[Option, ...], params: dict[str, Any]) -> dict[str
         if o.flag.convert is not None and given is not None:
             given = o.flag.convert(given)
         if given is not None:
-            values[o.name] = given
+            # Checked here under the flag's spelling, so that the message names what the
+            # user typed (``--beta must be ...``); the options class checks it again.
+            values[o.name] = o.check(o.flag.label, given)
     if files:
         include = files.get("queries", (None, None))
         exclude = files.get("exclude_queries", (None, None))

@@ -5,16 +5,25 @@ from __future__ import annotations
 import datetime as dt
 from contextlib import nullcontext
 from importlib import metadata
+from typing import TYPE_CHECKING
 
 import click
 
 from prfeval._comparison.options import ComparisonOptions
-from prfeval._core.checks import beta as check_beta
 from prfeval._core.errors import UsageError
 from prfeval._core.options import EvalOptions
-from prfeval.cli._options import comparison_options, evaluation_options, files, output_option
+from prfeval.cli._options import (
+    comparison_options,
+    curve_flags,
+    evaluation_options,
+    files,
+    output_option,
+)
 from prfeval.cli._output import emit, note, notes_from_warnings, progress_bar
 from prfeval.cli._shared import coerce_label, named_runs, resolve_baseline
+
+if TYPE_CHECKING:
+    from prfeval._retrieval.curve_options import CurveOptions
 
 
 @click.command("report")
@@ -25,14 +34,7 @@ from prfeval.cli._shared import coerce_label, named_runs, resolve_baseline
 )
 @click.argument("files", nargs=-1, metavar="QRELS [NAME=]RUN [...]")
 @comparison_options("test", "alpha", "correction", "seed")
-@click.option(
-    "-b",
-    "--beta",
-    type=float,
-    default=1.0,
-    show_default=True,
-    help="F weight of the curves and contours.",
-)
+@curve_flags("beta", help={"beta": "F weight of the curves and contours."})
 @click.option(
     "--depth",
     type=click.IntRange(min=0),
@@ -61,7 +63,7 @@ def command(
     measures: tuple[str, ...],
     baseline: str | None,
     comparison: ComparisonOptions,
-    beta: float,
+    curve_options: CurveOptions,
     depth: int,
     classify_file: str | None,
     true_col: str | None,
@@ -85,7 +87,7 @@ def command(
     """
     if output is None:
         raise UsageError("give the page's file name with -o FILE.html")
-    check_beta(beta, "--beta")
+    beta = curve_options.beta
     if classify_file is not None:
         _classifier(
             classify_file, files, true_col, pred_col, score_col, pos_label, beta, no_figures,
