@@ -352,7 +352,11 @@ def _labels(rng, pool):
     return [pool[i] for i in chosen]
 
 
-@pytest.mark.parametrize("case", range(4))
+# A case draws 120 reports, cycling through 12 kinds (int or str classes, four zero_division
+# values, three ways of choosing the classes) with new sizes and digits each time: two cases
+# check every kind 20 times; more cases only drew the same kinds again, at scikit-learn's cost
+# (the multi-label test's one case checks each of its 8 kinds 15 times).
+@pytest.mark.parametrize("case", range(2))
 def test_classification_report_is_sklearns_for_random_single_label_cases(case):
     rng = np.random.default_rng(100 + case)
     for i in range(120):
@@ -382,7 +386,7 @@ def test_classification_report_is_sklearns_for_random_single_label_cases(case):
                 assert _same(ours, want), (yt, yp, kw, theirs, zero_division, ours, want)
 
 
-@pytest.mark.parametrize("case", range(2))
+@pytest.mark.parametrize("case", range(1))
 def test_classification_report_is_sklearns_for_random_multi_label_cases(case):
     rng = np.random.default_rng(200 + case)
     for i in range(120):

@@ -8,10 +8,10 @@ import random
 
 import pytest
 
-from hand_made import random_subtopic_case
 from prfeval import evaluate
 from prfeval._core.errors import InputFormatError, PrfevalError
 from prfeval._io.subtopics import load_subtopic_qrels
+from random_data import random_subtopic_case
 
 pyndeval = pytest.importorskip("pyndeval")
 

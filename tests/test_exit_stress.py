@@ -12,11 +12,14 @@ handed what it owns (docs/robustness.md, "Exit statuses"), and the reading threa
 streamed run are not daemons and close their readers themselves when the program ends
 without them.
 
-The race needs a loaded machine, so each case is run as a process, again and again, beside
-busy-loop processes that keep the cores busy (always stopped in a ``finally``; each also
-stops by itself if this process dies). The test counts exit statuses: it has no deadline
-but generous timeouts, which only a hang reaches. ``PRFEVAL_STRESS=long`` runs ten times
-as many (at least 500 runs), as ``PRFEVAL_FUZZ=long`` does for the fuzz tests.
+The race needs a loaded machine, so each case is run as a process, again and again, one
+more at a time than there are cores: the runs themselves keep the cores busy (as many
+processes as two runs beside a busy loop for each core but one, without the CPU that busy
+loops burn for nothing). The second test's single runs have busy-loop processes beside
+them (always stopped in a ``finally``; each also stops by itself if this process dies).
+The tests count exit statuses: they have no deadline but generous timeouts, which only a
+hang reaches. ``PRFEVAL_STRESS=long`` runs ten times as many (at least 500 runs), as
+``PRFEVAL_FUZZ=long`` does for the fuzz tests.
 
 A second, deterministic test checks the cause directly: every Arrow reader prfeval calls is
 given a file or buffer of Arrow's own, never a Python file or Python bytes.
@@ -40,6 +43,8 @@ import pytest
 LONG = os.environ.get("PRFEVAL_STRESS") == "long"
 ROUNDS = 40 if LONG else 4  # x 15 cases: 600 runs, or 60
 PY = [sys.executable, "-m", "prfeval"]
+#: Runs at a time: one more than the cores, so that every core is always contended for.
+AT_ONCE = (os.cpu_count() or 2) + 1
 RUN_TIMEOUT = 300  # seconds for one run: generous, reached only by a hang
 
 #: name -> (arguments of prfeval, the exit status expected). {d} is the data folder.
@@ -114,8 +119,8 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def busy_cores() -> Iterator[None]:
-    """The cores kept busy while the test runs: with the two runs at a time, one busy loop
-    fewer than cores oversubscribes them (each run has threads of its own)."""
+    """The cores kept busy while the test runs: with its one run at a time, as many busy
+    loops as cores, less one, oversubscribe them (each run has threads of its own)."""
     loops = [
         subprocess.Popen([sys.executable, "-c", BURNER, str(os.getpid()), "1800"])
         for _ in range(max(1, (os.cpu_count() or 2) - 1))
@@ -139,7 +144,7 @@ def _run(args: list[str]) -> tuple[int | str, str]:
     return done.returncode, done.stderr.decode(errors="replace")
 
 
-def test_every_reader_exits_0_or_2_under_load(data: Path, busy_cores: None) -> None:
+def test_every_reader_exits_0_or_2_under_load(data: Path) -> None:
     jobs = [
         (name, [a.replace("{d}", str(data)) for a in args])
         for _ in range(ROUNDS)
@@ -149,7 +154,7 @@ def test_every_reader_exits_0_or_2_under_load(data: Path, busy_cores: None) -> N
         collections.Counter
     )
     wrong: dict[str, str] = {}
-    with ThreadPoolExecutor(2) as pool:  # two at a time: more contention, half the time
+    with ThreadPoolExecutor(AT_ONCE) as pool:  # the runs are the load
         results = pool.map(lambda job: _run(job[1]), jobs)
         for (name, _), (code, err) in zip(jobs, results, strict=True):
             statuses[name][code] += 1

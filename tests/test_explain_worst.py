@@ -7,33 +7,28 @@ import json
 import os
 import threading
 
-import numpy as np
 import pytest
 
+from hand_made import qrels_lines, run_dict_lines, write_lines
 from prfeval._retrieval.explain import explain_worst
 from prfeval.cli import main
+from random_data import judged_runs, rounded
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
 
 def _data(seed: int = 3, n: int = 40):
-    rng = np.random.default_rng(seed)
-    qrels: dict[str, dict[str, int]] = {}
-    run: dict[str, dict[str, float]] = {}
-    for q in range(1, n + 1):
-        judged = rng.choice(50, size=12, replace=False)
-        qrels[str(q)] = {f"d{d}": int(rng.integers(0, 3)) for d in judged}
-        docs = rng.choice(50, size=20, replace=False)
-        run[str(q)] = {f"d{d}": float(s) for d, s in zip(docs, np.round(rng.random(20), 3),
-                                                         strict=True)}
+    """Queries 1 to n, each judging 12 of 50 documents (grades 0 to 2) and ranking 20 of them
+    by scores of three decimals."""
+    qrels, (run,) = judged_runs(seed, queries=[str(q) for q in range(1, n + 1)], n_docs=50,
+                                judged=12, grades=(0, 3), retrieved=20, scores=rounded(3))
     return qrels, run
 
 
 def _write(tmp_path, qrels, run):
-    (tmp_path / "qrels.trec").write_text(
-        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
-    text = "".join(f"{q} Q0 {d} 0 {s} r\n" for q, docs in run.items() for d, s in docs.items())
-    return tmp_path / "qrels.trec", text
+    """The judgments as a file, the run as the text of a file (for a pipe)."""
+    write_lines(tmp_path / "qrels.trec", qrels_lines(qrels))
+    return tmp_path / "qrels.trec", "".join(f"{line}\n" for line in run_dict_lines(run, "r"))
 
 
 def _worst_by_pytrec(qrels, run, n: int) -> list[str]:

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import run_cli
+from hand_made import run_lines, write_lines
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -72,14 +73,11 @@ def demoted(ranked: dict[str, list[str]], qrels: dict[str, dict[str, int]],
 
 
 def write_run(path: Path, ranked: dict[str, list[str]], tag: str) -> str:
-    """A TREC run, scores descending and all distinct (no tie for any tool to break)."""
-    lines = [
-        f"{q} Q0 {d} {i + 1} {len(docs) - i}.0 {tag}\n"
-        for q, docs in ranked.items()
-        for i, d in enumerate(docs)
-    ]
-    path.write_text("".join(lines))
-    return str(path)
+    """A TREC run, scores descending and all distinct (no tie for any tool to break): n, n - 1,
+    ..., 1 for a query's n documents."""
+    rankings = [(q, [(d, float(len(docs) - i)) for i, d in enumerate(docs)])
+                for q, docs in ranked.items()]  # fmt: skip
+    return str(write_lines(path, run_lines(rankings, tag)))
 
 
 @pytest.fixture(scope="module")

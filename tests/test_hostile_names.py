@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import run_cli
+from hand_made import qrels_lines, run_lines, write_lines
 from prfeval import evaluate
 from prfeval.cli._shared import distinct_run_names, run_names
 from report_data import drilldown
@@ -35,15 +36,13 @@ QUERIES = ("1", "2", "3")
 
 def _write_trec(folder: Path, qids: tuple[str, ...], seed: int) -> tuple[Path, Path, Path]:
     """Judgments and two runs (different scores) over the queries ``qids``."""
-    qrels, a, b = [], [], []
-    for i, q in enumerate(qids):
-        qrels += [f"{q} 0 d{j} {int((i + j + seed) % 3 == 0)}" for j in range(8)]
-        a += [f"{q} Q0 d{j} {j + 1} {10 - j} a" for j in range(6)]
-        b += [f"{q} Q0 d{j} {6 - j} {j + 1} b" for j in range(6)]  # a's ranking reversed
-    paths = (folder / "qrels.trec", folder / "a.run", folder / "b.run")
-    for path, lines in zip(paths, (qrels, a, b), strict=True):
-        path.write_text("\n".join(lines) + "\n")
-    return paths
+    qrels = {q: {f"d{j}": int((i + j + seed) % 3 == 0) for j in range(8)}
+             for i, q in enumerate(qids)}  # fmt: skip
+    a = [(q, [(f"d{j}", 10.0 - j) for j in range(6)]) for q in qids]
+    b = [(q, [(f"d{j}", j + 1.0) for j in reversed(range(6))]) for q in qids]  # a's reversed
+    return (write_lines(folder / "qrels.trec", qrels_lines(qrels)),
+            write_lines(folder / "a.run", run_lines(a, "a")),
+            write_lines(folder / "b.run", run_lines(b, "b")))  # fmt: skip
 
 
 def _svg_texts(svg: str) -> str:

@@ -24,7 +24,7 @@ from hand_made import run_lines, write_lines
 from measure_specs import every_measure
 from prfeval import Evaluation, Evaluator, evaluate
 from prfeval._core.errors import InputFormatError, PrfevalWarning, UsageError
-from trec_cases import random_case
+from random_data import trec_edge_case
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Every registered measure (at two cutoffs, with beta and rel), and the two text measures.
@@ -271,7 +271,7 @@ def test_agrees_with_pytrec_eval(seed) -> None:
     pytest.importorskip("pytrec_eval")
     from trec_cases import pytrec
 
-    qrels, run = random_case(seed)
+    qrels, run = trec_edge_case(seed)
     ev = Evaluator(qrels, list(PYTREC), block_results=30)
     for q, docs in run.items():  # in the dict's order, each question's results as given
         ev.add(q, list(docs), list(docs.values()))

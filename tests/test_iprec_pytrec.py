@@ -9,6 +9,7 @@ from prfeval._io import load_qrels, load_run
 from prfeval._measures.interpolated import STANDARD_RECALL_LEVELS, iprec_at_recall
 from prfeval._retrieval.curves import curve
 from prfeval._retrieval.pipeline import align
+from random_data import judged_runs
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -18,22 +19,13 @@ CUTOFFS = (1, 2, 3, 5, 10, 15, 20, 30, 50)
 def random_collection(seed: int) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
     """Graded judgments (-1 to 3) and runs with many tied scores, some unjudged documents,
     a query with no relevant documents and a judged query missing from the run."""
-    rng = np.random.default_rng(seed)
-    docs = [f"d{i:03d}" for i in range(120)]
-    qrels: dict[str, dict[str, int]] = {}
-    run: dict[str, dict[str, float]] = {}
-    for q in range(60):
-        qid = str(q)
-        judged = rng.choice(docs, size=int(rng.integers(1, 50)), replace=False)
-        if q % 11 == 5:  # judged, but nothing relevant
-            qrels[qid] = {str(d): int(rng.integers(-1, 1)) for d in judged}
-        else:
-            qrels[qid] = {str(d): int(rng.integers(-1, 4)) for d in judged}
-        if q % 13 == 7:  # judged query the run never answers
-            continue
-        retrieved = rng.choice(docs, size=int(rng.integers(1, 80)), replace=False)
+    qrels, (run,) = judged_runs(
+        seed, queries=[str(q) for q in range(60)], n_docs=120, doc="d{:03d}", judged=(1, 50),
+        grades=(-1, 4), judged_only=lambda q: q % 13 == 7, retrieved=(1, 80),
+        grades_of=lambda q: (-1, 1) if q % 11 == 5 else (-1, 4),  # 11th: nothing relevant
         # Few distinct scores: many ties, broken by doc id as trec_eval breaks them.
-        run[qid] = {str(d): float(rng.integers(0, 6)) / 2 for d in retrieved}
+        scores=lambda rng, n: rng.integers(0, 6, n) / 2,
+    )  # fmt: skip
     run["999"] = {"d000": 1.0}  # a run query without judgments
     return qrels, run
 

@@ -15,8 +15,8 @@ import pytest
 
 ir_measures = pytest.importorskip("ir_measures")
 
-from hand_made import random_graded_case  # noqa: E402
 from prfeval import evaluate  # noqa: E402
+from random_data import random_graded_case  # noqa: E402
 
 GDEVAL_TOL = 5e-6 + 1e-12  # gdeval prints 5 decimals
 

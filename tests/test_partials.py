@@ -20,7 +20,6 @@ import numpy as np
 import pytest
 
 import prfeval
-from hand_made import random_graded_case
 from measure_specs import every_measure
 from prfeval._classification.averages import MEASURES, averages, measures
 from prfeval._core.aggregate import assemble
@@ -31,6 +30,7 @@ from prfeval._measures import REGISTRY, Measure, parse_measures
 from prfeval._retrieval.evaluate import plan_evaluation
 from prfeval._retrieval.kernel import MeasuredQueries
 from prfeval._retrieval.pipeline import run_pipeline
+from random_data import random_graded_case
 
 N_DOCS = 200
 SPECS = every_measure(subtopics=False)

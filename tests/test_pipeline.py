@@ -40,6 +40,7 @@ from prfeval._retrieval.pipeline import (  # noqa: E402
     open_source,
     run_pipeline,
 )
+from random_data import Hits, Roles, role_case, shaped_ids  # noqa: E402
 
 TOL = 1e-9
 
@@ -73,30 +74,15 @@ def random_data(seed: int) -> tuple[Qrels, Run]:
     Query roles by position: every 7th only in the run, every 7th (offset 4) only in the
     judgments, every 7th (offset 2) judged with nothing relevant.
     """
-    rng = np.random.default_rng(seed)
-    shapes = ("d{}", "D{}", "doc-{}", "{}", "Z_{}", "a.{}", "dé{}")
-    pool = sorted({shapes[int(rng.integers(len(shapes)))].format(int(rng.integers(80)))
-                   for _ in range(260)})
     qids = [str(i) for i in range(1, 22)]
     if seed % 2:  # not all numeric: output order by bytes
         qids += ["q7", "Q10", "topic-3"]
-    grades = np.array([-2, -1, 0, 0, 1, 1, 2, 3])
-    qrels: Qrels = {}
-    run: Run = {}
-    for i, q in enumerate(qids):
-        role = i % 7
-        if role != 6:
-            judged = rng.choice(pool, size=int(rng.integers(1, 35)), replace=False)
-            g = rng.choice(grades if role != 2 else np.array([-2, -1, 0]), size=judged.size)
-            qrels[q] = {str(d): int(x) for d, x in zip(judged, g, strict=True)}
-        if role != 4:
-            n_ret = int(rng.choice([1, 3, 7, 12, 40, 90]))
-            docs = list(rng.choice(pool, size=n_ret, replace=False))
-            if q in qrels and n_ret > 3:  # some judged documents, so there are hits
-                docs += [d for d in qrels[q] if rng.random() < 0.5 and d not in docs]
-            scores = np.round(rng.uniform(-1.0, 2.0, size=len(docs)), 1) + 0.0
-            run[q] = {str(d): float(s) for d, s in zip(docs, scores, strict=True)}
-    return qrels, run
+    return role_case(
+        seed, queries=qids, roles=Roles(period=7, only_in_run=6, only_judged=4,
+                                        nothing_relevant=2),
+        pool=lambda rng: shaped_ids(rng, 260, below=80), judged=(1, 35),
+        retrieved=(1, 3, 7, 12, 40, 90), hits=Hits(above=3),
+    )  # fmt: skip
 
 
 def write_trec(tmp_path: Path, qrels: Qrels, run: Run, *, seed: int) -> tuple[Path, Path]:

@@ -21,6 +21,7 @@ from hand_made import run_dict_lines
 from prfeval import evaluate
 from prfeval._core.errors import MeasureError, UsageError
 from prfeval._measures import REGISTRY, MeasureDef, parse_measures
+from random_data import judged_runs, uniform_rounded
 
 N_DOCS = 400  # collection size for the measures that need TN
 SIGNED = {"YoudenJ"}  # TPR + TNR - 1 lies in [-1, 1]; every other ratio measure in [0, 1]
@@ -54,16 +55,11 @@ SPECS = all_specs()
 
 
 def random_data(seed: int, n_queries: int = 12) -> tuple[dict, dict]:
-    """Graded judgments (negative grades too) and a scored run with many ties."""
-    rng = np.random.default_rng(seed)
-    qrels: dict[str, dict[str, int]] = {}
-    run: dict[str, dict[str, float]] = {}
-    for q in range(n_queries):
-        docs = [f"d{i}" for i in rng.choice(N_DOCS, size=int(rng.integers(1, 60)), replace=False)]
-        qrels[str(q)] = {d: int(rng.choice([-1, 0, 0, 1, 2, 3])) for d in docs}
-        n_ret = int(rng.integers(1, 80))
-        ret = [f"d{i}" for i in rng.choice(N_DOCS, size=n_ret, replace=False)]
-        run[str(q)] = {d: float(np.round(rng.uniform(0, 2), 1)) for d in ret}
+    """Graded judgments (negative grades too) and a scored run with many ties: each query
+    judges 1 to 59 of the N_DOCS documents and ranks 1 to 79, scores of one decimal in [0, 2)."""
+    qrels, (run,) = judged_runs(seed, queries=[str(q) for q in range(n_queries)], n_docs=N_DOCS,
+                                judged=(1, 60), grades=[-1, 0, 0, 1, 2, 3], retrieved=(1, 80),
+                                scores=uniform_rounded(0, 2, 1))  # fmt: skip
     return qrels, run
 
 

@@ -21,6 +21,7 @@ pytrec_eval = pytest.importorskip("pytrec_eval")
 from hand_made import write_trec  # noqa: E402
 from prfeval import evaluate  # noqa: E402
 from prfeval.cli import main  # noqa: E402
+from random_data import Hits, Roles, role_case, shaped_ids  # noqa: E402
 
 SEEDS = (0, 1, 2, 3, 7, 42)
 TOL = 1e-9
@@ -45,47 +46,24 @@ PYTREC = {
     "num_rel_ret": ("num_rel_ret", "num_rel_ret"),
 }
 LABELS = list(PYTREC)
+#: Doc ids whose byte order differs from their numeric and case-folded order.
+POOL_SHAPES = ("d{}", "D{}", "doc-{}", "d{}x", "{}", "Z_{}", "a.{}", "dé{}")
 COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
-
-
-def _doc_pool(rng: np.random.Generator, n: int) -> list[str]:
-    """Doc ids whose byte order differs from their numeric and case-folded order."""
-    shapes = ("d{}", "D{}", "doc-{}", "d{}x", "{}", "Z_{}", "a.{}", "dé{}")
-    pool = {
-        shapes[int(rng.integers(len(shapes)))].format(int(rng.integers(0, 60))) for _ in range(n)
-    }
-    return sorted(pool)
 
 
 def random_data(
     seed: int,
 ) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
-    """Qrels and a run with ties, graded/negative judgments and queries missing on each side."""
-    rng = np.random.default_rng(seed)
-    pool = _doc_pool(rng, 220)
-    qids = [str(i) for i in range(1, 15)] + ["q7", "Q10"]
-    qrels: dict[str, dict[str, int]] = {}
-    run: dict[str, dict[str, float]] = {}
-    grades = np.array([-2, -1, 0, 0, 1, 1, 2, 3])
-    for i, q in enumerate(qids):
-        role = i % 8
-        if role != 7:  # every 8th query is only in the run
-            judged = rng.choice(pool, size=int(rng.integers(1, 40)), replace=False)
-            g = rng.choice(grades, size=judged.size)
-            if role == 3:  # judged, but nothing relevant at any level
-                g = rng.choice(np.array([-2, -1, 0]), size=judged.size)
-            qrels[q] = {str(d): int(x) for d, x in zip(judged, g, strict=True)}
-        if role != 5:  # every 8th query (offset 5) is only in the judgments
-            n_ret = int(rng.choice([1, 3, 4, 9, 30, 99, 100, 101, 160]))
-            n_ret = min(n_ret, len(pool))
-            docs = rng.choice(pool, size=n_ret, replace=False)
-            # Half of the judged documents retrieved, so there are hits to count.
-            if q in qrels and n_ret > 5:
-                extra = [d for d in qrels[q] if rng.random() < 0.5]
-                docs = np.unique(np.concatenate([docs, np.array(extra, dtype=object)]))
-            scores = np.round(rng.uniform(-1.0, 2.0, size=len(docs)), 1)
-            run[q] = {str(d): float(s) for d, s in zip(docs, scores, strict=True)}
-    return qrels, run
+    """Qrels and a run with ties, graded/negative judgments and queries missing on each side:
+    every 8th query only in the run, every 8th (offset 5) only judged, every 8th (offset 3)
+    judged with nothing relevant; runs of 1 to 160 documents, about the cutoff 100 too."""
+    return role_case(
+        seed, queries=[str(i) for i in range(1, 15)] + ["q7", "Q10"],
+        roles=Roles(period=8, only_in_run=7, only_judged=5, nothing_relevant=3),
+        pool=lambda rng: shaped_ids(rng, 220, below=60, shapes=POOL_SHAPES), judged=(1, 40),
+        retrieved=(1, 3, 4, 9, 30, 99, 100, 101, 160), hits=Hits(above=5, sorted=True),
+        nothing_relevant_drawn_again=True, positive_zero=False,
+    )  # fmt: skip
 
 
 def pytrec_per_query(

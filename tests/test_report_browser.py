@@ -20,8 +20,10 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
+from hand_made import qrels_lines, run_dict_lines, write_lines
 from prfeval import evaluate
 from prfeval.cli import main
+from random_data import Noisy, judged_runs, rounded
 
 SCREENSHOT_ENV = "PRFEVAL_SCREENSHOT_DIR"
 LOCAL = ("file:", "data:", "blob:", "about:")
@@ -84,19 +86,14 @@ def guarded(open_guarded):
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     folder = tmp_path_factory.mktemp("report")
-    rng = np.random.default_rng(11)
-    qrels, a, b = [], [], []
-    for q in range(1, 31):
-        judged = rng.choice(80, size=25, replace=False)
-        qrels += [f"{q} 0 d{d} {int(rng.integers(0, 3))}" for d in judged]
-        docs = rng.choice(80, size=50, replace=False)
-        scores = np.round(rng.random(50), 3)
-        a += [f"{q} Q0 d{d} 0 {s} a" for d, s in zip(docs, scores, strict=True)]
-        b += [f"{q} Q0 d{d} 0 {s + rng.normal(0, 0.15):.4f} b"
-              for d, s in zip(docs, scores, strict=True)]
+    # Thirty queries judging 25 of 80 documents; the reranker's scores are bm25's plus noise.
+    qrels, (a, b) = judged_runs(11, queries=[str(q) for q in range(1, 31)], n_docs=80,
+                                judged=25, grades=(0, 3), retrieved=50, scores=rounded(3),
+                                also=[Noisy(0.15, 4)])  # fmt: skip
     paths = {name: folder / name for name in ("qrels.trec", "bm25.run", "rerank.run")}
-    for path, lines in zip(paths.values(), (qrels, a, b), strict=True):
-        path.write_text("\n".join(lines) + "\n")
+    for path, lines in zip(paths.values(), (qrels_lines(qrels), run_dict_lines(a, "a"),
+                                            run_dict_lines(b, "b")), strict=True):  # fmt: skip
+        write_lines(path, lines)
     out = folder / "report.html"
     with pytest.raises(SystemExit) as done:
         main(["report", *map(str, paths.values()), "-m", "P@10 R@20 SetF", "--depth", "15",

@@ -14,28 +14,24 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
+from hand_made import qrels_lines, run_dict_lines, write_lines
 from prfeval import compare, evaluate, explain
 from prfeval._comparison.study import study
 from prfeval._report.html import render_classification, render_study
 from prfeval.cli import main
+from random_data import Noisy, judged_runs, rounded
 from report_data import drilldown, page_meta
 
 
 def _files(tmp_path, seed=0):
-    rng = np.random.default_rng(seed)
-    qrels, a, b = [], [], []
-    for q in range(1, 13):
-        judged = rng.choice(60, size=20, replace=False)
-        qrels += [f"{q} 0 d{d} {int(rng.integers(0, 3))}" for d in judged]
-        docs = rng.choice(60, size=30, replace=False)
-        scores = np.round(rng.random(30), 2)
-        a += [f"{q} Q0 d{d} 0 {s} a" for d, s in zip(docs, scores, strict=True)]
-        b += [f"{q} Q0 d{d} 0 {s + rng.normal(0, 0.2):.3f} b" for d, s in
-              zip(docs, scores, strict=True)]
-    (tmp_path / "qrels.trec").write_text("\n".join(qrels) + "\n")
-    (tmp_path / "a.run").write_text("\n".join(a) + "\n")
-    (tmp_path / "b.run").write_text("\n".join(b) + "\n")
-    return tmp_path / "qrels.trec", tmp_path / "a.run", tmp_path / "b.run"
+    """Twelve queries judging 20 of 60 documents (grades 0 to 2); run a ranks 30 of them by
+    scores of two decimals, run b the same 30 by a's score plus noise (sd 0.2)."""
+    qrels, (a, b) = judged_runs(seed, queries=[str(q) for q in range(1, 13)], n_docs=60,
+                                judged=20, grades=(0, 3), retrieved=30, scores=rounded(2),
+                                also=[Noisy(0.2, 3)])  # fmt: skip
+    return (write_lines(tmp_path / "qrels.trec", qrels_lines(qrels)),
+            write_lines(tmp_path / "a.run", run_dict_lines(a, "a")),
+            write_lines(tmp_path / "b.run", run_dict_lines(b, "b")))  # fmt: skip
 
 
 Cell = tuple[str, str | None, str]
@@ -230,38 +226,31 @@ def test_each_runs_interval_is_its_own_bootstrap(tmp_path):
         }
 
 
-@pytest.fixture(scope="module")
-def drawn(tmp_path_factory):
-    """A study with its default tests and its page drawn here, once for the drawer's tests."""
-    qrels, a, b = _files(tmp_path_factory.mktemp("drawn"))
-    s = study(qrels, {"a.run": a, "b.run": b}, "P@5 R@10 SetF", depth=8)
-    return s, render_study(s)
-
-
-def test_figures_drawn_in_a_second_process_are_those_drawn_here(drawn):
+def test_figures_drawn_in_a_second_process_are_those_drawn_here(page):
+    """The module's study, its page drawn here once (the fixture), drawn again there."""
     from prfeval._report.figures import FigureDrawer
 
-    s, here = drawn
+    s, here, _ = page
     with FigureDrawer() as drawer:
         there = render_study(s, drawer=drawer)
     assert there.count("<svg") == 4
     assert there == here
 
 
-def test_a_drawer_that_cannot_draw_leaves_the_page_as_it_is(drawn):
+def test_a_drawer_that_cannot_draw_leaves_the_page_as_it_is(page):
     """No process (closed), or a study the process cannot take (it does not pickle): the
-    figures are drawn here, the same page."""
+    figures are drawn here, the same page (an unshown provenance entry changes nothing)."""
     from dataclasses import replace
 
     from prfeval._report.figures import FigureDrawer
 
-    s, here = drawn
+    s, here, _ = page
     closed = FigureDrawer()
     closed.close()
     assert render_study(s, drawer=closed) == here
     odd = replace(s, provenance={**s.provenance, "not picklable": lambda: None})
     with FigureDrawer() as drawer:
-        assert render_study(odd, drawer=drawer) == render_study(odd) == here
+        assert render_study(odd, drawer=drawer) == here
 
 
 def test_a_drawer_left_on_an_error_leaves_no_process_behind():

@@ -8,11 +8,12 @@ Small inputs: ``html_rows=0`` makes a page of 25 queries take the path of 10,000
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
+from hand_made import qrels_lines, run_dict_lines, write_lines
 from prfeval._comparison.study import study
 from prfeval._report.html import render_study
+from random_data import Noisy, judged_runs, rounded
 from report_data import opened_report, shown_drilldown
 
 pytest.importorskip("matplotlib")
@@ -22,25 +23,14 @@ pytrec_eval = pytest.importorskip("pytrec_eval")
 @pytest.fixture(scope="module")
 def large(tmp_path_factory):
     folder = tmp_path_factory.mktemp("large")
-    rng = np.random.default_rng(5)
-    qrels: dict[str, dict[str, int]] = {}
-    runs: dict[str, dict[str, dict[str, float]]] = {"a": {}, "b": {}}
-    for q in range(1, 26):
-        qid = f"q{q}"
-        judged = rng.choice(90, size=30, replace=False)
-        qrels[qid] = {f"doc{d:03d}": int(rng.integers(0, 3)) for d in judged}
-        docs = rng.choice(90, size=40, replace=False)
-        scores = np.round(rng.random(40) * 10, 1)  # one decimal: ties
-        runs["a"][qid] = {f"doc{d:03d}": float(s) for d, s in zip(docs, scores, strict=True)}
-        runs["b"][qid] = {f"doc{d:03d}": float(np.round(s + rng.normal(0, 2), 2))
-                          for d, s in zip(docs, scores, strict=True)}
-    paths = {}
-    (folder / "qrels.trec").write_text(
-        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
-    for name, run in runs.items():
-        paths[name] = folder / f"{name}.run"
-        paths[name].write_text("".join(f"{q} Q0 {d} 0 {s} {name}\n"
-                                       for q, docs in run.items() for d, s in docs.items()))
+    # Scores of one decimal in [0, 10): ties; b's are a's plus noise (sd 2).
+    qrels, (a, b) = judged_runs(5, queries=[f"q{q}" for q in range(1, 26)], n_docs=90,
+                                doc="doc{:03d}", judged=30, grades=(0, 3), retrieved=40,
+                                scores=rounded(1, scale=10),
+                                also=[Noisy(2, 2, numpy_round=True)])  # fmt: skip
+    write_lines(folder / "qrels.trec", qrels_lines(qrels))
+    paths = {name: write_lines(folder / f"{name}.run", run_dict_lines(run, name))
+             for name, run in (("a", a), ("b", b))}  # fmt: skip
     s = study(folder / "qrels.trec", paths, "P@5 R@10 AP", n_permutations=200,
               n_bootstrap=200, depth=12)
     out = folder / "report.html"
@@ -48,7 +38,7 @@ def large(tmp_path_factory):
     out.write_text(render_study(s, html_rows=0, progress=lambda *a: steps.append(a)),
                    encoding="utf-8")
     assert steps == [(1, 3), (2, 3), (3, 3)]  # the page's steps, reported as they end
-    return out, qrels, runs
+    return out, qrels, {"a": a, "b": b}
 
 
 def _by_hand(run: dict[str, float], judged: dict[str, int], depth: int):

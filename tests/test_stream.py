@@ -8,6 +8,7 @@ import threading
 import numpy as np
 import pytest
 
+from hand_made import qrels_lines, run_lines, write_lines
 from prfeval import evaluate
 from prfeval._core.errors import PrfevalWarning
 from prfeval._core.options import EvalOptions
@@ -37,18 +38,17 @@ def write_files(tmp_path, seed=0, shuffle_queries=True, shuffle_judgments=False)
         n = int(rng.integers(1, 120))
         docs = rng.choice(400, size=n, replace=True)  # repeats happen
         scores = np.sort(np.round(rng.random(n), 1))[::-1]  # many ties, best first
-        lines += [f"{qids[i]} Q0 d{d} {r + 1} {s} t" for r, (d, s) in
-                  enumerate(zip(docs, scores, strict=True))]
-    lines += [f"999 Q0 d{d} {r} 1.0 t" for r, d in enumerate(range(5), start=1)]
+        lines += run_lines([(qids[i], [(f"d{d}", float(s)) for d, s in
+                                       zip(docs, scores, strict=True)])], "t")  # fmt: skip
+    lines += run_lines([("999", [(f"d{d}", 1.0) for d in range(5)])], "t")
     qrels = []
     for q in qids:
-        for d in rng.choice(400, size=int(rng.integers(1, 40)), replace=False):
-            qrels.append(f"{q} 0 d{d} {int(rng.integers(-1, 3))}")
+        picked = rng.choice(400, size=int(rng.integers(1, 40)), replace=False)
+        qrels += qrels_lines({q: {f"d{d}": int(rng.integers(-1, 3)) for d in picked}})
     if shuffle_judgments:  # not grouped by query: the index must sort them
         qrels = [qrels[i] for i in rng.permutation(len(qrels))]
-    (tmp_path / "run.trec").write_text("\n".join(lines) + "\n")
-    (tmp_path / "qrels.trec").write_text("\n".join(qrels) + "\n")
-    return tmp_path / "qrels.trec", tmp_path / "run.trec"
+    return (write_lines(tmp_path / "qrels.trec", qrels),
+            write_lines(tmp_path / "run.trec", lines))
 
 
 @pytest.mark.parametrize("block_bytes", [4096, 256])  # 256: a query spans several blocks

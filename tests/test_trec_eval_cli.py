@@ -21,7 +21,8 @@ pytest.importorskip("pytrec_eval")
 
 from hand_made import qrels_lines, run_lines, write_lines
 from prfeval.cli import main
-from trec_cases import pytrec, random_case, trec_order
+from random_data import trec_edge_case
+from trec_cases import pytrec, trec_order
 
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 LEVELS = tuple(i / 10 for i in range(11))
@@ -152,7 +153,7 @@ def run_trec_eval(capsys, *args: str) -> tuple[int, str, str]:
 
 def long_case(seed: int) -> tuple[dict, dict]:
     """Rankings of up to 250 documents, so that -M 100 cuts some of them."""
-    qrels, run = random_case(seed, n_queries=12)
+    qrels, run = trec_edge_case(seed, n_queries=12)
     for i, q in enumerate(list(run)):
         extra = {f"z{j:03d}": float(j % 7) / 3 for j in range(40 * (i % 6))}
         run[q] = {**run[q], **extra}
@@ -181,7 +182,7 @@ def long_case(seed: int) -> tuple[dict, dict]:
     ids=["all_trec", "q", "c", "l2", "l3c", "J", "qJl2", "official", "official-q"],
 )
 def test_golden_output(tmp_path, capsys, seed: int, args: list[str], options: dict) -> None:
-    qrels, run = random_case(400 + seed)
+    qrels, run = trec_edge_case(400 + seed)
     files = write_files(tmp_path, qrels, run)
     code, out, err = run_trec_eval(capsys, *args, *files)
     assert (code, err) == (0, "")
@@ -204,7 +205,7 @@ def test_golden_output_streamed(tmp_path, capsys) -> None:
     """A run read in blocks (large runs are) prints the same bytes, runid included."""
     from prfeval.cli import _trec_eval_cmd as trec_eval_cmd
 
-    qrels, run = random_case(9)
+    qrels, run = trec_edge_case(9)
     qrels_path, run_path = write_files(tmp_path, qrels, run)
     Path(run_path).write_text(  # the plain layout streams: no text after the sixth field
         "".join(
@@ -255,7 +256,7 @@ def test_exact_half_digits_are_trec_evals(tmp_path, capsys) -> None:
 
 
 def test_measures_with_parameters_and_printed_names(tmp_path, capsys) -> None:
-    qrels, run = random_case(11)
+    qrels, run = trec_edge_case(11)
     files = write_files(tmp_path, qrels, run)
     code, out, _ = run_trec_eval(
         capsys,
@@ -291,7 +292,7 @@ def test_measures_with_parameters_and_printed_names(tmp_path, capsys) -> None:
 
 def test_the_first_parameters_of_a_measure_win(tmp_path, capsys) -> None:
     """As trec_eval: -m P.5 -m P.10 is P_5 only, and -m P -m P.5 is P_5 only."""
-    qrels, run = random_case(12)
+    qrels, run = trec_edge_case(12)
     files = write_files(tmp_path, qrels, run)
     for args in (["-m", "P.5", "-m", "P.10"], ["-m", "P", "-m", "P.5"], ["-mP.5", "-mP"]):
         _, out, _ = run_trec_eval(capsys, *args, *files)
@@ -299,7 +300,7 @@ def test_the_first_parameters_of_a_measure_win(tmp_path, capsys) -> None:
 
 
 def test_long_options_and_options_after_the_files(tmp_path, capsys) -> None:
-    qrels, run = random_case(13)
+    qrels, run = trec_edge_case(13)
     files = write_files(tmp_path, qrels, run)
     _, short, _ = run_trec_eval(capsys, "-q", "-l", "2", "-m", "map", *files)
     _, long, _ = run_trec_eval(
@@ -309,7 +310,7 @@ def test_long_options_and_options_after_the_files(tmp_path, capsys) -> None:
 
 
 def test_nosummary(tmp_path, capsys) -> None:
-    qrels, run = random_case(14)
+    qrels, run = trec_edge_case(14)
     files = write_files(tmp_path, qrels, run)
     _, out, _ = run_trec_eval(capsys, "-q", "-n", "-m", "map", *files)
     assert out and "\tall\t" not in out
@@ -330,7 +331,7 @@ def test_nosummary(tmp_path, capsys) -> None:
     ],
 )
 def test_bad_arguments(tmp_path, capsys, args, code, message) -> None:
-    qrels, run = random_case(15)
+    qrels, run = trec_edge_case(15)
     files = write_files(tmp_path, qrels, run)
     got, out, err = run_trec_eval(capsys, *files, *args)  # options may follow the files
     assert got == code and out == "" and message in err
@@ -447,7 +448,7 @@ def test_version_10_keeps_doubles(tmp_path, capsys) -> None:
 
 
 def test_evaluate_prints_trec_evals_names_with_cutoffs_sorted(tmp_path, capsys) -> None:
-    qrels, run = random_case(16)
+    qrels, run = trec_edge_case(16)
     files = write_files(tmp_path, qrels, run)
     with pytest.raises(SystemExit):
         main(["evaluate", *files, "-m", "P.10 map P.5 ndcg_cut.20,10", "--format", "trec"])
@@ -504,7 +505,7 @@ def test_rows_written_in_blocks(tmp_path, capsys, monkeypatch) -> None:
     from prfeval._report import trec_eval as report
 
     monkeypatch.setattr(report, "BLOCK_ROWS", 150)  # under two queries of all_trec rows
-    qrels, run = random_case(410)
+    qrels, run = trec_edge_case(410)
     files = write_files(tmp_path, qrels, run)
     code, out, err = run_trec_eval(capsys, "-q", "-m", "all_trec", *files)
     assert (code, err) == (0, "")

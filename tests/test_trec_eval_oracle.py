@@ -19,7 +19,8 @@ pytrec_eval = pytest.importorskip("pytrec_eval")
 pytrec_eval_ext = pytest.importorskip("pytrec_eval_ext")
 
 from prfeval import evaluate  # noqa: E402
-from trec_cases import pytrec, random_case, trec_order  # noqa: E402
+from random_data import trec_edge_case  # noqa: E402
+from trec_cases import pytrec, trec_order  # noqa: E402
 
 TOL = 1e-9
 #: trec_eval's all_trec measures, by their trec_eval names (relstring and runid are text).
@@ -76,7 +77,7 @@ def check(qrels, run, *, level=1, judged_only=False, max_results=None, gains="")
 @pytest.mark.parametrize("seed", range(16))
 @pytest.mark.parametrize("level", [1, 2, 3])
 def test_every_measure_per_query_and_averaged(seed: int, level: int) -> None:
-    qrels, run = random_case(seed)
+    qrels, run = trec_edge_case(seed)
     assert check(qrels, run, level=level) > 1000
 
 
@@ -84,7 +85,7 @@ def test_every_measure_per_query_and_averaged(seed: int, level: int) -> None:
 @pytest.mark.parametrize("level", [1, 2])
 def test_judged_only(seed: int, level: int) -> None:
     """-J drops unjudged and negatively judged documents; a ranking may end up empty."""
-    qrels, run = random_case(100 + seed)
+    qrels, run = trec_edge_case(100 + seed)
     check(qrels, run, level=level, judged_only=True)
 
 
@@ -100,14 +101,14 @@ def test_judged_only_can_empty_a_ranking_and_trec_eval_says_nan() -> None:
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("depth", [0, 1, 3, 10])
 def test_max_results(seed: int, depth: int) -> None:
-    qrels, run = random_case(200 + seed)
+    qrels, run = trec_edge_case(200 + seed)
     check(qrels, run, max_results=depth)
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_max_results_then_judged_only(seed: int) -> None:
     """-M cuts ties before -J thins them: which tied documents survive the cut shows."""
-    qrels, run = random_case(250 + seed)
+    qrels, run = trec_edge_case(250 + seed)
     for depth in (2, 5):
         cut = {q: {d: s[d] for d in trec_order(s)[:depth]} for q, s in run.items()}
         expected = pytrec(qrels, cut, ["num_ret", "P.5", "map", "set_P"], 1, True)
@@ -133,7 +134,7 @@ def test_max_results_then_judged_only(seed: int) -> None:
 )
 @pytest.mark.parametrize("seed", range(3))
 def test_gain_maps(gains: str, seed: int) -> None:
-    qrels, run = random_case(300 + seed)
+    qrels, run = trec_edge_case(300 + seed)
     check(qrels, run, gains=gains)
     check(qrels, run, gains=gains, level=2, judged_only=True)
 
@@ -152,7 +153,7 @@ def test_scores_equal_in_single_precision_tie() -> None:
 
 def test_pytrec_wrapper_names_agree() -> None:
     """The measure names pytrec_eval's Python wrapper takes (P_5, ndcg_cut_10, ...)."""
-    qrels, run = random_case(7)
+    qrels, run = trec_edge_case(7)
     names = ["P_5", "ndcg_cut_10", "map_cut_100", "recall_20", "success_5", "map", "ndcg"]
     expected = pytrec_eval.RelevanceEvaluator(qrels, set(names)).evaluate(run)
     got = evaluate(qrels, run, names).per_query

@@ -14,6 +14,7 @@ import pytest
 from prfeval import evaluate
 from prfeval._core.errors import UsageError
 from prfeval.cli import main
+from random_data import distinct, judged_runs, rounded
 
 ir_measures = pytest.importorskip("ir_measures")
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -46,17 +47,11 @@ PYTREC = {
 
 
 def random_case(seed: int, *, ties: bool):
-    rng = np.random.default_rng(seed)
-    qrels, run = {}, {}
-    for q in range(10):
-        judged = rng.choice(80, size=int(rng.integers(3, 30)), replace=False)
-        qrels[f"q{q}"] = {f"d{d}": int(rng.choice([-1, 0, 0, 1, 2])) for d in judged}
-        docs = rng.choice(80, size=int(rng.integers(1, 40)), replace=False)
-        if ties:
-            scores = np.round(rng.random(docs.size), 1)
-        else:
-            scores = rng.permutation(docs.size).astype(float) + 0.5  # all distinct
-        run[f"q{q}"] = {f"d{d}": float(s) for d, s in zip(docs, scores, strict=True)}
+    """Ten queries judging 3 to 29 of 80 documents (grades -1 to 2) and ranking 1 to 39 of
+    them: scores of one decimal (ties) or all distinct."""
+    qrels, (run,) = judged_runs(seed, queries=[f"q{q}" for q in range(10)], n_docs=80,
+                                judged=(3, 30), grades=[-1, 0, 0, 1, 2], retrieved=(1, 40),
+                                scores=rounded(1) if ties else distinct())  # fmt: skip
     # Every query with something relevant, as pytrec_eval needs a judged query in both.
     for q in qrels:
         qrels[q].setdefault("d999", 1)

@@ -15,9 +15,9 @@ import random
 
 import pytest
 
-from hand_made import random_graded_case, random_subtopic_case
 from prfeval import evaluate
 from prfeval._io.subtopics import load_subtopic_qrels
+from random_data import random_graded_case, random_subtopic_case
 
 TOL = 1e-12
 
