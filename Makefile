@@ -7,13 +7,14 @@ BIN := $(VENV)/bin
 DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: install demo test quick lint bench clean
+.PHONY: install native demo test quick lint bench clean
 
 # No `pip install --upgrade pip`: Python >= 3.11 ships a pip (>= 22.3) that does editable
 # installs from pyproject.toml, and the upgrade cost a download on every fresh clone.
 $(DEMO_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -e '.[all]'
+	$(MAKE) --no-print-directory native
 	# An editable install writes no bytecode; compile it once, as a wheel install does.
 	$(BIN)/python -m compileall -q src/prfeval
 	touch $(DEMO_STAMP)
@@ -23,6 +24,19 @@ $(TEST_STAMP): $(DEMO_STAMP)
 	touch $(TEST_STAMP)
 
 install: $(DEMO_STAMP)
+
+# The compiled pass over TREC runs (native/pass: Rust, no dependencies, so it builds offline),
+# copied into the package. Without cargo prfeval reads every run with Arrow alone.
+NATIVE_LIB := src/prfeval/_native/libprfeval_pass.so
+# (Copied under another name, then renamed: a process using the old library keeps it.)
+native:
+	@if ! command -v cargo >/dev/null 2>&1; then \
+	  echo "cargo not found: no compiled pass, prfeval reads runs with Arrow"; \
+	elif cargo build --release --offline --quiet --manifest-path native/pass/Cargo.toml; then \
+	  mkdir -p src/prfeval/_native && \
+	  cp native/pass/target/release/libprfeval_pass.so $(NATIVE_LIB).new && \
+	  mv -f $(NATIVE_LIB).new $(NATIVE_LIB); \
+	else echo "the compiled pass did not build: prfeval reads runs with Arrow"; fi
 
 demo: $(DEMO_STAMP)
 	$(BIN)/prfeval demo
@@ -54,4 +68,5 @@ bench: $(TEST_STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .ruff_cache prfeval-demo
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .ruff_cache prfeval-demo \
+		native/pass/target src/prfeval/_native

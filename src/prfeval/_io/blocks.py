@@ -37,12 +37,16 @@ class Block:
     """Whole queries of a run with their judgments: tables, or plain dicts.
 
     ``dicts`` blocks hold ``{qid: {docid: grade}}`` and ``{qid: {docid: score}}`` as given,
-    unrestricted (the encoder selects the query set as it reads them).
+    unrestricted (the encoder selects the query set as it reads them). ``encoded`` blocks
+    (from the compiled pass, :mod:`prfeval._io.native`) hold no tables: ``encoded`` holds the
+    fields of their :class:`~prfeval._retrieval.encode.EncodedBlock`, already encoded and
+    joined.
     """
 
-    qrels: Qrels | Mapping[str, Any]
-    run: Run | Mapping[str, Any]
+    qrels: Qrels | Mapping[str, Any] | None
+    run: Run | Mapping[str, Any] | None
     dicts: bool = False
+    encoded: Mapping[str, Any] | None = None
 
 
 class BlockSource(Protocol):

@@ -40,7 +40,7 @@ from prfeval._io.select import restrict_queries
 from prfeval._io.source import check_one_stdin
 from prfeval._measures import Measure
 from prfeval._retrieval.align import assemble
-from prfeval._retrieval.encode import encode_dicts, encode_tables
+from prfeval._retrieval.encode import EncodedBlock, encode_dicts, encode_tables
 from prfeval._retrieval.kernel import MeasuredQueries, measure_queries
 
 __all__ = [
@@ -72,7 +72,10 @@ S = TypeVar("S", bound=Sink)
 
 
 def align_block(block: Block, options: EvalOptions, needs: RankingNeeds) -> JudgedRanking:
-    """The judged ranking of one block (dicts through their own encoder when it takes them)."""
+    """The judged ranking of one block (dicts through their own encoder when it takes them;
+    the compiled pass's blocks come encoded)."""
+    if block.encoded is not None:
+        return assemble(EncodedBlock(**block.encoded), options, needs)
     encoded = None
     if block.dicts:
         encoded = encode_dicts(
@@ -151,6 +154,13 @@ def open_source(
         size = os.path.getsize(run)
         # An empty run has nothing to stream: the whole-file path says it is empty.
         if size and (stream or size >= STREAM_THRESHOLD_BYTES):
+            from prfeval._io.native import native_source
+
+            # The compiled pass where it is built and takes the input; else Arrow's stream.
+            native = native_source(qrels, os.fspath(run), options, sorted_docs=needs.doc_order,
+                                   progress=progress)
+            if native is not None:
+                return native
             return StreamedRun(qrels, os.fspath(run), options, progress=progress)
     return WholeSource(qrels, run, options, use_dicts=not needs.doc_ids)
 
@@ -276,7 +286,9 @@ def drain(
     seen: set[str] = set()
     default_order = "score"
     for block in source.blocks():
-        if not block.dicts:
+        if block.encoded is not None:
+            default_order = block.encoded["default_order"]
+        elif not block.dicts:
             default_order = block.run.default_order  # type: ignore[union-attr]
         ranking = align_block(block, options, needs)
         parts.append(ranking.accounting)

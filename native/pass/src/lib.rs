@@ -1,0 +1,1214 @@
+//! prfeval's compiled pass: one pass over the bytes of a TREC qrels file and run that parses
+//! them, gives query and document ids integer codes and joins every run line with its
+//! judgment, on `threads` threads. A dependency-free `cdylib` with a C ABI, loaded by
+//! `prfeval._io.native` through ctypes.
+//!
+//! The pass takes only the plain layout, the one Arrow's streaming reader takes today:
+//! fields separated by one space (4 in the qrels, 6 in the run), `\n` line ends (the last
+//! may lack it), no blank line, no line starting with `#`, no control byte, valid UTF-8,
+//! scores written as decimals (`-12.5`, `3e-2`), integer grades of at most 4 digits, ids under
+//! 64 KiB, no judgment repeated, and a run grouped by query (each query's lines together). On anything
+//! else it stops and says why (`status`), and prfeval reads the files its usual way, which
+//! then reports any error as it always has: the pass never reports errors of its own.
+//!
+//! Work, block by block (16 MiB of text cut at line ends; the qrels first, then the run):
+//!
+//! 1. the block is cut into one chunk per thread; each thread parses its lines, hashes the
+//!    doc ids (a word at a time) and writes the scores straight into the output;
+//! 2. the query ids, which change once a query (not once a line), are coded on one thread;
+//! 3. each thread owns the doc ids whose hash falls in its part of the hash space: it codes
+//!    them in its own open-addressing table, whose slots also hold the join's state, so a
+//!    line's doc code, its judgment and whether its doc repeats in its query are one lookup
+//!    (prefetched a few lines ahead). When a query's lines begin, its judgments are marked
+//!    in their docs' slots with the query's stamp.
+//!
+//! Numbers: a decimal whose digits make an integer `m` below 2^53, with a power of ten within
+//! 10^±22, is `m * 10^k` or `m / 10^k` of two exact doubles, which IEEE arithmetic rounds correctly (the
+//! result is bit for bit what `f64::from_str` gives); other numbers go to `f64::from_str`.
+
+use std::os::raw::c_int;
+
+const BLOCK: usize = 16 << 20;
+/// A run line's grade when its document is not judged for its query.
+const NO_GRADE: i16 = i16::MIN;
+const NEVER: u32 = u32::MAX;
+
+/// Why the pass stopped (`status[0]`); `status[1]` is the line (1-based) where it did.
+const OK: i64 = 0;
+const QRELS_LAYOUT: i64 = 1;
+const RUN_LAYOUT: i64 = 2;
+const NOT_GROUPED: i64 = 3;
+const REPEATED_JUDGMENT: i64 = 4;
+const TOO_MANY_RESULTS: i64 = 5;
+const TOO_LARGE: i64 = 6;
+
+extern "C" {
+    fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: c_int) -> c_int;
+}
+const MADV_DONTNEED: c_int = 4;
+const PAGE: usize = 4096;
+
+// ------------------------------------------------------------------------------------------
+// Keys and hashing
+
+/// The first 16 bytes of a key as two little-endian words (zero past its end).
+#[inline(always)]
+fn words(buf: &[u8], s: usize, len: usize) -> (u64, u64) {
+    if s + 16 <= buf.len() && len <= 16 {
+        // Safety: s + 16 <= buf.len(), so both unaligned reads are inside the buffer.
+        let (a, b) = unsafe {
+            let p = buf.as_ptr().add(s);
+            (
+                u64::from_le(std::ptr::read_unaligned(p as *const u64)),
+                u64::from_le(std::ptr::read_unaligned(p.add(8) as *const u64)),
+            )
+        };
+        if len >= 16 {
+            (a, b)
+        } else if len > 8 {
+            (a, b & (u64::MAX >> (8 * (16 - len))))
+        } else if len == 8 {
+            (a, 0)
+        } else {
+            (a & (u64::MAX >> (8 * (8 - len))), 0)
+        }
+    } else {
+        let mut k = [0u8; 16];
+        let n = len.min(16);
+        k[..n].copy_from_slice(&buf[s..s + n]);
+        (u64::from_le_bytes(k[..8].try_into().unwrap()), u64::from_le_bytes(k[8..].try_into().unwrap()))
+    }
+}
+
+#[inline(always)]
+fn mix(x: u64) -> u64 {
+    let x = (x ^ (x >> 32)).wrapping_mul(0xd6e8_feb8_6659_fd93);
+    x ^ (x >> 32)
+}
+
+/// A key's hash: its words and length multiplied and folded (bytes past 16 folded in too).
+#[inline(always)]
+fn hash_key(buf: &[u8], s: usize, len: usize, w: (u64, u64)) -> u64 {
+    let mut h = (w.0 ^ 0x9e37_79b9_7f4a_7c15).wrapping_mul(0xbf58_476d_1ce4_e5b9)
+        ^ (w.1 ^ len as u64).wrapping_mul(0x94d0_49bb_1331_11eb);
+    if len > 16 {
+        for &c in &buf[s + 16..s + len] {
+            h = (h ^ c as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    mix(h)
+}
+
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+// ------------------------------------------------------------------------------------------
+// Tables
+
+/// One slot, 32 bytes (one cache line holds it whole): the key's first 16 bytes, its
+/// length and code, and the join's state of the doc in the current query: judged in query
+/// `stamp` with `grade`, seen in query `seen`.
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+struct Slot {
+    w0: u64,
+    w1: u64,
+    code: u32, // NEVER when empty
+    len: u16,
+    grade: i16,
+    stamp: u32,
+    seen: u32,
+}
+
+const EMPTY_SLOT: Slot = Slot { w0: 0, w1: 0, code: NEVER, len: 0, grade: 0, stamp: NEVER, seen: NEVER };
+
+/// Ids to codes (0, 1, ... in order of first appearance): open addressing, linear probing.
+/// Every key's bytes are also kept in `arena` (in code order); keys longer than 16 bytes
+/// compare their tails there.
+struct Table {
+    slots: Vec<Slot>,
+    mask: usize,
+    /// Each code's slot (kept up to date as the table grows).
+    slot_of: Vec<u32>,
+    off: Vec<usize>,
+    arena: Vec<u8>,
+}
+
+impl Table {
+    fn new(cap: usize) -> Table {
+        let cap = cap.next_power_of_two().max(1024);
+        Table { slots: vec![EMPTY_SLOT; cap], mask: cap - 1, slot_of: Vec::new(), off: vec![0], arena: Vec::new() }
+    }
+    fn len(&self) -> usize {
+        self.slot_of.len()
+    }
+    fn key(&self, c: usize) -> &[u8] {
+        &self.arena[self.off[c]..self.off[c + 1]]
+    }
+    #[inline(always)]
+    fn prefetch(&self, h: u64) {
+        prefetch(&self.slots[h as usize & self.mask]);
+    }
+    fn grow(&mut self) {
+        let cap = self.slots.len() * 2;
+        let mask = cap - 1;
+        let mut slots = vec![EMPTY_SLOT; cap];
+        for c in 0..self.len() {
+            let s = self.slots[self.slot_of[c] as usize];
+            let key = &self.arena[self.off[c]..self.off[c + 1]];
+            let h = hash_key(key, 0, key.len(), (s.w0, s.w1));
+            let mut at = h as usize & mask;
+            while slots[at].code != NEVER {
+                at = (at + 1) & mask;
+            }
+            slots[at] = s;
+            self.slot_of[c] = at as u32;
+        }
+        self.slots = slots;
+        self.mask = mask;
+    }
+    /// The slot of the key `buf[s..s + len]` (words `w`, hash `h`), inserted if new.
+    #[inline(always)]
+    fn find(&mut self, buf: &[u8], s: usize, len: usize, w: (u64, u64), h: u64) -> usize {
+        let mut at = h as usize & self.mask;
+        loop {
+            let slot = &self.slots[at];
+            if slot.code == NEVER {
+                break;
+            }
+            if slot.w0 == w.0 && slot.w1 == w.1 && slot.len as usize == len {
+                let c = slot.code as usize;
+                if len <= 16 || self.arena[self.off[c] + 16..self.off[c + 1]] == buf[s + 16..s + len] {
+                    return at;
+                }
+            }
+            at = (at + 1) & self.mask;
+        }
+        let c = self.len();
+        self.slots[at] = Slot { w0: w.0, w1: w.1, code: c as u32, len: len as u16, ..EMPTY_SLOT };
+        self.slot_of.push(at as u32);
+        self.arena.extend_from_slice(&buf[s..s + len]);
+        self.off.push(self.arena.len());
+        if 2 * self.len() > self.slots.len() {
+            self.grow();
+            return self.slot_of[c] as usize;
+        }
+        at
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Parsing
+
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// A decimal `-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?`, or `None` (then the line is refused).
+#[inline]
+fn parse_score(t: &[u8]) -> Option<f64> {
+    let mut i = 0;
+    let neg = t.first() == Some(&b'-');
+    if neg {
+        i = 1;
+    }
+    let mut m: u64 = 0;
+    let mut digits = 0; // significant digits taken into m (leading zeros not counted)
+    let mut lost = false; // digits beyond 19
+    let mut exp: i64 = 0;
+    let int0 = i;
+    while i < t.len() && t[i].is_ascii_digit() {
+        let d = (t[i] - b'0') as u64;
+        if digits < 19 {
+            if m != 0 || d != 0 {
+                digits += 1;
+            }
+            m = m * 10 + d;
+        } else {
+            lost = true;
+            exp += 1;
+        }
+        i += 1;
+    }
+    if i == int0 {
+        return None;
+    }
+    if i < t.len() && t[i] == b'.' {
+        i += 1;
+        let f0 = i;
+        while i < t.len() && t[i].is_ascii_digit() {
+            let d = (t[i] - b'0') as u64;
+            if digits < 19 {
+                if m != 0 || d != 0 {
+                    digits += 1;
+                }
+                m = m * 10 + d;
+                exp -= 1;
+            } else {
+                lost = true;
+            }
+            i += 1;
+        }
+        if i == f0 {
+            return None;
+        }
+    }
+    if i < t.len() && (t[i] == b'e' || t[i] == b'E') {
+        i += 1;
+        let mut eneg = false;
+        if i < t.len() && (t[i] == b'-' || t[i] == b'+') {
+            eneg = t[i] == b'-';
+            i += 1;
+        }
+        let e0 = i;
+        let mut e: i64 = 0;
+        while i < t.len() && t[i].is_ascii_digit() {
+            e = (e * 10 + (t[i] - b'0') as i64).min(1 << 40);
+            i += 1;
+        }
+        if i == e0 {
+            return None;
+        }
+        exp += if eneg { -e } else { e };
+    }
+    if i != t.len() {
+        return None;
+    }
+    let v = if !lost && m < (1u64 << 53) && (-22..=22).contains(&exp) {
+        let x = m as f64;
+        if exp >= 0 { x * POW10[exp as usize] } else { x / POW10[(-exp) as usize] }
+    } else {
+        // Safety of the unwrap: the bytes are ASCII digits, signs, '.', 'e'.
+        let s = std::str::from_utf8(t).ok()?;
+        return s.parse::<f64>().ok().filter(|v| v.is_finite());
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// A grade `-?[0-9]{1,4}` (it then fits the slots' 16 bits), or `None`.
+#[inline]
+fn parse_grade(t: &[u8]) -> Option<i32> {
+    let (neg, d) = match t.first() {
+        Some(b'-') => (true, &t[1..]),
+        _ => (false, t),
+    };
+    if d.is_empty() || d.len() > 4 {
+        return None;
+    }
+    let mut g: i32 = 0;
+    for &c in d {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        g = g * 10 + (c - b'0') as i32;
+    }
+    Some(if neg { -g } else { g })
+}
+
+/// A parsed line's doc id: where it is, its words and hash.
+#[derive(Clone, Copy, Default)]
+struct DocRef {
+    pos: usize,
+    len: u32,
+    h: u64,
+    w: (u64, u64),
+}
+
+/// A run of lines of one query within a chunk: its first row (of the chunk) and its id.
+#[derive(Clone, Copy)]
+struct QueryRun {
+    row: usize,
+    pos: usize,
+    len: usize,
+}
+
+/// Bit masks of 64 bytes at `p`: bytes <= b' ', b'\n', b' ', and bytes >= 0x80.
+///
+/// # Safety
+/// `p` must be valid for 64 bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn masks64(p: *const u8) -> (u64, u64, u64, u64) {
+    use std::arch::x86_64::*;
+    let (mut le, mut nl, mut sp, mut hi) = (0u64, 0u64, 0u64, 0u64);
+    let space = _mm_set1_epi8(b' ' as i8);
+    let newline = _mm_set1_epi8(b'\n' as i8);
+    for k in 0..4 {
+        let v = _mm_loadu_si128(p.add(16 * k) as *const __m128i);
+        let shift = 16 * k as u32;
+        sp |= ((_mm_movemask_epi8(_mm_cmpeq_epi8(v, space)) as u32 as u64) << shift) as u64;
+        nl |= (_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline)) as u32 as u64) << shift;
+        le |= (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(v, space), v)) as u32 as u64) << shift;
+        hi |= (_mm_movemask_epi8(v) as u32 as u64) << shift;
+    }
+    (le, nl, sp, hi)
+}
+
+/// The fields of the line at `i` from bit masks of its 64 bytes, without a branch a byte:
+/// `Some(Ok(end))` (the line's `\n` at `end`, field starts in `starts`, `starts[n]` one past
+/// the `\n`), `Some(Err(()))` when the line is not in the plain layout, `None` when the line
+/// is not within 64 readable bytes (the byte loop then reads it).
+#[inline(always)]
+fn split_fast(
+    buf: &[u8],
+    i: usize,
+    e: usize,
+    n_fields: usize,
+    starts: &mut [usize; 7],
+) -> Option<Result<usize, ()>> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if i + 64 > buf.len() {
+            return None;
+        }
+        // Safety: i + 64 <= buf.len().
+        let (le, nl, sp, hi) = unsafe { masks64(buf.as_ptr().add(i)) };
+        if nl == 0 {
+            return None;
+        }
+        let end = nl.trailing_zeros() as usize;
+        if i + end >= e {
+            return None;
+        }
+        let line = (1u64 << end) - 1;
+        let seps = sp & line;
+        // No control byte but the line end; no empty field (at either end, or between two
+        // separators); no empty line.
+        if end == 0
+            || le & line != seps
+            || seps & 1 != 0
+            || seps & (seps >> 1) != 0
+            || (seps >> (end - 1)) & 1 != 0
+        {
+            return Some(Err(()));
+        }
+        let mut m = seps;
+        starts[0] = i;
+        for f in 1..n_fields {
+            if m == 0 {
+                return Some(Err(()));
+            }
+            starts[f] = i + m.trailing_zeros() as usize + 1;
+            m &= m - 1;
+        }
+        if m != 0 {
+            return Some(Err(()));
+        }
+        starts[n_fields] = i + end + 1;
+        if hi & line != 0 && std::str::from_utf8(&buf[i..i + end]).is_err() {
+            return Some(Err(()));
+        }
+        Some(Ok(i + end))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (buf, i, e, n_fields, starts);
+        None
+    }
+}
+
+/// The same, a byte at a time (lines longer than 64 bytes, the last bytes of the file).
+fn split_slow(buf: &[u8], i: usize, e: usize, n_fields: usize, starts: &mut [usize; 7]) -> Result<usize, ()> {
+    let mut n = 0;
+    let mut high = 0u8;
+    let mut k = i;
+    starts[0] = i;
+    loop {
+        let c = if k < e { buf[k] } else { b'\n' };
+        if c > b' ' {
+            high |= c;
+            k += 1;
+            continue;
+        }
+        // A separator or line end: the field is not empty.
+        if k == starts[n] || c < b' ' && c != b'\n' {
+            return Err(());
+        }
+        n += 1;
+        if c == b'\n' {
+            break;
+        }
+        if n == n_fields {
+            return Err(()); // more fields than the layout has
+        }
+        k += 1;
+        starts[n] = k;
+    }
+    if n != n_fields {
+        return Err(());
+    }
+    starts[n] = k + 1; // as if the separator
+    if high >= 0x80 && std::str::from_utf8(&buf[i..k]).is_err() {
+        return Err(());
+    }
+    Ok(k)
+}
+
+/// Parse the lines of `buf[s..e]` (a chunk), `rows` of them: docs into `docs`, numbers into
+/// `nums` (scores) or `grades`, query runs into `runs`. `Err(row)`: the chunk's row `row`
+/// is not in the plain layout.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn parse_chunk(
+    buf: &[u8],
+    s: usize,
+    e: usize,
+    n_fields: usize,
+    docs: &mut [DocRef],
+    nums: &mut [f64],
+    grades: &mut [i32],
+    runs: &mut Vec<QueryRun>,
+) -> Result<(), usize> {
+    let run = n_fields == 6;
+    let mut i = s;
+    let mut row = 0;
+    let mut prev_q: (usize, usize) = (0, usize::MAX);
+    let mut prev_w = (0u64, 0u64);
+    while i < e {
+        if buf[i] == b'#' {
+            return Err(row);
+        }
+        // Field starts; a field ends at the byte before the next start.
+        let mut starts = [0usize; 7];
+        let k = match split_fast(buf, i, e, n_fields, &mut starts) {
+            Some(Ok(k)) => k,
+            Some(Err(())) => return Err(row),
+            None => split_slow(buf, i, e, n_fields, &mut starts).map_err(|_| row)?,
+        };
+        let q = (starts[0], starts[1] - 1 - starts[0]);
+        if q.1 > 0xffff || starts[3] - 1 - starts[2] > 0xffff {
+            return Err(row); // ids of 64 KiB and more: the slots keep 16 bits of length
+        }
+        // The query id changes once a query: compared with the line above's a word at a time.
+        let qw = words(buf, q.0, q.1);
+        if q.1 != prev_q.1
+            || qw != prev_w
+            || q.1 > 16 && buf[q.0..q.0 + q.1] != buf[prev_q.0..prev_q.0 + prev_q.1]
+        {
+            runs.push(QueryRun { row, pos: q.0, len: q.1 });
+            prev_q = q;
+            prev_w = qw;
+        }
+        let (ds, dl) = (starts[2], starts[3] - 1 - starts[2]);
+        let w = words(buf, ds, dl);
+        docs[row] = DocRef { pos: ds, len: dl as u32, h: hash_key(buf, ds, dl, w), w };
+        if run {
+            match parse_score(&buf[starts[4]..starts[5] - 1]) {
+                Some(v) => nums[row] = v,
+                None => return Err(row),
+            }
+        } else {
+            match parse_grade(&buf[starts[3]..starts[4] - 1]) {
+                Some(g) => grades[row] = g,
+                None => return Err(row),
+            }
+        }
+        row += 1;
+        i = k + 1;
+    }
+    Ok(())
+}
+
+/// The number of `\n` bytes: 16 bytes at a time with SSE2 (every x86_64 has it).
+fn count_newlines(buf: &[u8]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        let mut total = 0usize;
+        let mut big = buf.chunks_exact(16 * 255);
+        // Safety: SSE2 is part of x86_64; the loads are unaligned loads inside the chunks.
+        unsafe {
+            let nl = _mm_set1_epi8(b'\n' as i8);
+            let zero = _mm_setzero_si128();
+            for c in &mut big {
+                let mut acc = _mm_setzero_si128();
+                for block in c.chunks_exact(16) {
+                    let v = _mm_loadu_si128(block.as_ptr() as *const __m128i);
+                    acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, nl));
+                }
+                let sums = _mm_sad_epu8(acc, zero);
+                total += (_mm_cvtsi128_si64(sums) + _mm_extract_epi16(sums, 4) as i64) as usize;
+            }
+        }
+        total + big.remainder().iter().filter(|&&c| c == b'\n').count()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        buf.iter().filter(|&&c| c == b'\n').count()
+    }
+}
+
+fn count_lines(buf: &[u8]) -> usize {
+    let nl = count_newlines(buf);
+    nl + (!buf.is_empty() && *buf.last().unwrap() != b'\n') as usize
+}
+
+// ------------------------------------------------------------------------------------------
+// The pass
+
+/// A pointer written at disjoint indices by several threads.
+#[derive(Clone, Copy)]
+struct Shared<T>(*mut T);
+unsafe impl<T> Sync for Shared<T> {}
+unsafe impl<T> Send for Shared<T> {}
+
+#[inline(always)]
+fn part_of(h: u64, parts: usize) -> usize {
+    // The high bits: the low ones pick the slot.
+    ((h >> 48) as usize * parts) >> 16
+}
+
+/// Everything the pass builds; Python reads the arrays in place through `prf_array`.
+#[derive(Default)]
+pub struct Pass {
+    /// [why it stopped (OK: it did not), line, run rows, queries, docs, repeats in the run]
+    status: Vec<i64>,
+    scores: Vec<f64>,
+    run_doc: Vec<u32>,
+    run_grade: Vec<i16>,
+    repeated: Vec<u8>,
+    /// The run's queries: where each starts (then the number of rows), and its code.
+    run_start: Vec<i64>,
+    run_query: Vec<u32>,
+    /// Query ids by code (the judged ones first), as offsets into bytes.
+    q_off: Vec<i64>,
+    q_arena: Vec<u8>,
+    /// Doc ids by code, with 32-bit offsets (an Arrow string array's buffers).
+    d_off: Vec<i32>,
+    d_arena: Vec<u8>,
+    /// The judgments by query code (CSR, each query's in file order): doc code and grade.
+    j_start: Vec<i64>,
+    j_doc: Vec<u32>,
+    j_grade: Vec<i32>,
+}
+
+struct State<'a> {
+    threads: usize,
+    queries: Table,
+    docs: Vec<Table>,
+    /// Judgments in file order: query code, doc (part + parts * code in the part's table), grade.
+    jq: Vec<u32>,
+    jd: Vec<u32>,
+    jg: Vec<i32>,
+    qrels: &'a [u8],
+}
+
+/// Where a file's lines are: the blocks of whole lines, and per block the chunks' cuts.
+fn cuts(buf: &[u8], pos: usize, threads: usize) -> (usize, Vec<usize>) {
+    let mut end = (pos + BLOCK).min(buf.len());
+    while end < buf.len() && buf[end - 1] != b'\n' {
+        end += 1;
+    }
+    let mut cuts = vec![pos];
+    for p in 1..threads {
+        let mut c = (pos + (end - pos) * p / threads).max(*cuts.last().unwrap());
+        while c < end && buf[c - 1] != b'\n' {
+            c += 1;
+        }
+        cuts.push(c);
+    }
+    cuts.push(end);
+    (end, cuts)
+}
+
+/// The lines of each chunk of a block (`cuts`), counted on one thread each.
+fn count_chunks(buf: &[u8], cuts: &[usize]) -> Vec<usize> {
+    std::thread::scope(|sc| {
+        let handles: Vec<_> = cuts
+            .windows(2)
+            .map(|w| {
+                let (s, e) = (w[0], w[1]);
+                sc.spawn(move || count_lines(&buf[s..e]))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+/// Parse one block in parallel (`counts` lines a chunk): per chunk its rows' docs (into
+/// `docs`), numbers, query runs.
+fn parse_block(
+    buf: &[u8],
+    cuts: &[usize],
+    counts: &[usize],
+    n_fields: usize,
+    docs: &mut Vec<DocRef>,
+    nums: &mut [f64],
+    grades: &mut Vec<i32>,
+) -> Result<(usize, Vec<QueryRun>), usize> {
+    let threads = cuts.len() - 1;
+    let rows: usize = counts.iter().sum();
+    docs.resize(rows, DocRef::default());
+    if n_fields == 4 {
+        grades.resize(rows, 0);
+    }
+    let results: Vec<(Result<(), usize>, Vec<QueryRun>)> = std::thread::scope(|sc| {
+        let mut d_rest: &mut [DocRef] = &mut docs[..];
+        let mut n_rest: &mut [f64] = nums;
+        let mut g_rest: &mut [i32] = &mut grades[..];
+        let mut handles = Vec::new();
+        for p in 0..threads {
+            let c = counts[p];
+            let (d, dt) = std::mem::take(&mut d_rest).split_at_mut(c);
+            d_rest = dt;
+            let (n, nt) = if n_fields == 6 {
+                std::mem::take(&mut n_rest).split_at_mut(c)
+            } else {
+                (&mut [][..], &mut [][..])
+            };
+            n_rest = nt;
+            let (g, gt) = if n_fields == 4 {
+                std::mem::take(&mut g_rest).split_at_mut(c)
+            } else {
+                (&mut [][..], &mut [][..])
+            };
+            g_rest = gt;
+            let (s, e) = (cuts[p], cuts[p + 1]);
+            handles.push(sc.spawn(move || {
+                let mut runs = Vec::new();
+                let r = parse_chunk(buf, s, e, n_fields, d, n, g, &mut runs);
+                (r, runs)
+            }));
+        }
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    // The chunks' query runs as one list, by row of the block (a run going on across a cut
+    // is one run).
+    let mut all: Vec<QueryRun> = Vec::new();
+    let mut base = 0;
+    for (p, (r, runs)) in results.into_iter().enumerate() {
+        if let Err(row) = r {
+            return Err(base + row);
+        }
+        for mut q in runs {
+            q.row += base;
+            if let Some(last) = all.last() {
+                if last.len == q.len && buf[last.pos..last.pos + last.len] == buf[q.pos..q.pos + q.len] {
+                    continue;
+                }
+            }
+            all.push(q);
+        }
+        base += counts[p];
+    }
+    Ok((rows, all))
+}
+
+fn drop_pages(buf: &[u8], from: usize, to: usize) {
+    // The block's pages leave the resident set (the page cache keeps them).
+    let a = from - from % PAGE;
+    if to > a {
+        unsafe {
+            madvise(buf.as_ptr().add(a) as *mut _, to - a, MADV_DONTNEED);
+        }
+    }
+}
+
+impl<'a> State<'a> {
+    fn read_qrels(&mut self) -> Result<(), (i64, usize)> {
+        let buf = self.qrels;
+        let np = self.threads;
+        let mut pos = 0;
+        let mut line0 = 0;
+        let mut docs: Vec<DocRef> = Vec::new();
+        let mut grades: Vec<i32> = Vec::new();
+        while pos < buf.len() {
+            let (end, cut) = cuts(buf, pos, np);
+            let counts = count_chunks(buf, &cut);
+            let (rows, runs) = parse_block(buf, &cut, &counts, 4, &mut docs, &mut [], &mut grades)
+                .map_err(|r| (QRELS_LAYOUT, line0 + r + 1))?;
+            // Query codes, a run of lines at a time.
+            let at = self.jq.len();
+            for (k, q) in runs.iter().enumerate() {
+                let e = runs.get(k + 1).map_or(rows, |n| n.row);
+                let w = words(buf, q.pos, q.len);
+                let h = hash_key(buf, q.pos, q.len, w);
+                let slot = self.queries.find(buf, q.pos, q.len, w, h);
+                let code = self.queries.slots[slot].code;
+                self.jq.extend(std::iter::repeat_n(code, e - q.row));
+            }
+            self.jg.extend_from_slice(&grades[..rows]);
+            self.jd.resize(at + rows, 0);
+            let out = Shared(self.jd[at..].as_mut_ptr());
+            let docs_ref = &docs;
+            std::thread::scope(|sc| {
+                for (p, table) in self.docs.iter_mut().enumerate() {
+                    sc.spawn(move || {
+                        let out = out;
+                        for (i, d) in docs_ref.iter().enumerate() {
+                            if let Some(ahead) = docs_ref.get(i + 32) {
+                                if part_of(ahead.h, np) == p {
+                                    table.prefetch(ahead.h);
+                                }
+                            }
+                            if part_of(d.h, np) == p {
+                                let slot = table.find(buf, d.pos, d.len as usize, d.w, d.h);
+                                let c = table.slots[slot].code;
+                                // Safety: row i is written by the one thread owning its part.
+                                unsafe { *out.0.add(i) = c * np as u32 + p as u32 };
+                            }
+                        }
+                    });
+                }
+            });
+            drop_pages(buf, pos, end);
+            line0 += rows;
+            pos = end;
+        }
+        Ok(())
+    }
+}
+
+/// The judgments by query code (CSR).
+struct Judgments<'a> {
+    start: &'a [i64],
+    doc: &'a [u32],
+    grade: &'a [i32],
+    n_queries: usize,
+}
+
+/// Code the docs of part `p` of one block of the run and join them with their judgments:
+/// `blocks` are the block's query runs (first row, end row, query code, stamp, whether the
+/// query begins here). Writes the rows' doc codes, grades and repeats; whether a judgment
+/// is repeated. A row whose doc was seen before in its query goes to `repeats` (with the
+/// query's stamp).
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn join_part(
+    table: &mut Table,
+    p: usize,
+    np: usize,
+    buf: &[u8],
+    row0: usize,
+    docs: &[DocRef],
+    blocks: &[(usize, usize, u32, u32, bool)],
+    j: &Judgments,
+    out: (Shared<u32>, Shared<i16>, Shared<u8>),
+    repeats: &mut Vec<(u32, u32)>,
+) -> bool {
+    let (out_d, out_g, out_r) = out;
+    let mut dup = false;
+    let mut marks: Vec<(u32, i16)> = Vec::new();
+    const AHEAD: usize = 32;
+    for &(s, e, q, stamp, new) in blocks {
+        if new && (q as usize) < j.n_queries {
+            // The query's judgments go to their docs' slots: the slots are found (and
+            // prefetched) first, then marked, so that their cache misses overlap.
+            let (a, b) = (j.start[q as usize] as usize, j.start[q as usize + 1] as usize);
+            marks.clear();
+            for i in a..b {
+                if i + 8 < b {
+                    let ahead = j.doc[i + 8] as usize;
+                    if ahead % np == p {
+                        prefetch(&table.slot_of[ahead / np]);
+                    }
+                }
+                let d = j.doc[i] as usize;
+                if d % np != p {
+                    continue;
+                }
+                let at = table.slot_of[d / np];
+                prefetch(&table.slots[at as usize]);
+                marks.push((at, j.grade[i] as i16));
+            }
+            for &(at, g) in &marks {
+                let slot = &mut table.slots[at as usize];
+                dup |= slot.stamp == stamp;
+                slot.stamp = stamp;
+                slot.grade = g;
+            }
+        }
+        for r in s..e {
+            if r + AHEAD < e {
+                let ahead = &docs[r + AHEAD];
+                if part_of(ahead.h, np) == p {
+                    table.prefetch(ahead.h);
+                }
+            }
+            let d = &docs[r];
+            if part_of(d.h, np) != p {
+                continue;
+            }
+            let at = table.find(buf, d.pos, d.len as usize, d.w, d.h);
+            let slot = &mut table.slots[at];
+            let row = (row0 + r) as u32;
+            // Safety: rows (and first rows) of part p are written by thread p only.
+            unsafe {
+                *out_d.0.add(r) = slot.code * np as u32 + p as u32;
+                if slot.stamp == stamp {
+                    *out_g.0.add(r) = slot.grade;
+                }
+                if slot.seen == stamp {
+                    // Rare: the doc's first row in the query is marked once the run is read.
+                    *out_r.0.add(row as usize) = 1;
+                    repeats.push((stamp, row));
+                } else {
+                    slot.seen = stamp;
+                }
+            }
+        }
+    }
+    dup
+}
+
+fn build(qrels: &[u8], run: &[u8], threads: usize, max_results: usize) -> Pass {
+    let threads = threads.clamp(1, 64);
+    let verbose = std::env::var_os("PRFEVAL_NATIVE_TIMES").is_some();
+    let t0 = std::time::Instant::now();
+    let lap = |what: &str| {
+        if verbose {
+            eprintln!("prfeval pass: {what} at {:.3} s", t0.elapsed().as_secs_f64());
+        }
+    };
+    let mut pass = Pass { status: vec![OK, 0, 0, 0, 0, 0], ..Pass::default() };
+    let fail = |pass: &mut Pass, why: i64, line: usize| {
+        pass.status[0] = why;
+        pass.status[1] = line as i64;
+    };
+    // About one slot per two judgments (judged docs repeat across queries); the tables grow.
+    let cap = (qrels.len() / 32 / threads).max(1 << 12);
+    let mut st = State {
+        threads,
+        queries: Table::new(1 << 12),
+        docs: (0..threads).map(|_| Table::new(cap)).collect(),
+        jq: Vec::new(),
+        jd: Vec::new(),
+        jg: Vec::new(),
+        qrels,
+    };
+    if let Err((why, line)) = st.read_qrels() {
+        fail(&mut pass, why, line);
+        return pass;
+    }
+    if st.jq.is_empty() {
+        // No judgments: prfeval's reader says so (an error), not the pass.
+        fail(&mut pass, QRELS_LAYOUT, 0);
+        return pass;
+    }
+    lap("qrels read");
+    let np = threads;
+    let n_judged_q = st.queries.len();
+    // The judgments by query (a counting sort, stable: file order within a query).
+    let mut j_start = vec![0i64; n_judged_q + 1];
+    for &q in &st.jq {
+        j_start[q as usize + 1] += 1;
+    }
+    for q in 0..n_judged_q {
+        j_start[q + 1] += j_start[q];
+    }
+    let mut j_doc = vec![0u32; st.jq.len()];
+    let mut j_grade = vec![0i32; st.jq.len()];
+    {
+        let mut fill: Vec<i64> = j_start[..n_judged_q].to_vec();
+        for i in 0..st.jq.len() {
+            let q = st.jq[i] as usize;
+            j_doc[fill[q] as usize] = st.jd[i];
+            j_grade[fill[q] as usize] = st.jg[i];
+            fill[q] += 1;
+        }
+    }
+    st.jq = Vec::new();
+    st.jd = Vec::new();
+    st.jg = Vec::new();
+    lap("judgments grouped");
+
+    // The run.
+    let buf = run;
+    // The outputs grow block by block (the whole file is not counted first: that would
+    // bring all of its pages into memory at once).
+    let mut scores: Vec<f64> = Vec::new();
+    let mut run_doc: Vec<u32> = Vec::new();
+    let mut run_grade: Vec<i16> = Vec::new();
+    let mut repeated: Vec<u8> = Vec::new();
+    let mut run_start: Vec<i64> = Vec::new();
+    let mut run_query: Vec<u32> = Vec::new();
+    let mut docs: Vec<DocRef> = Vec::new();
+    let mut pos = 0;
+    let mut row0 = 0usize;
+    let mut in_run: Vec<bool> = vec![false; n_judged_q];
+    let mut dups = vec![false; np];
+    let mut repeats: Vec<Vec<(u32, u32)>> = vec![Vec::new(); np];
+    let mut no_grades: Vec<i32> = Vec::new(); // a run has scores, not grades
+    while pos < buf.len() {
+        let (end, cut) = cuts(buf, pos, np);
+        let counts = count_chunks(buf, &cut);
+        let rows: usize = counts.iter().sum();
+        if row0 + rows >= u32::MAX as usize {
+            fail(&mut pass, TOO_LARGE, row0 + 1);
+            return pass;
+        }
+        if pos == 0 && end < buf.len() {
+            // Room for the whole run, from the first block's line length.
+            let expect = (rows as f64 * buf.len() as f64 / end as f64 * 1.01) as usize;
+            scores.reserve(expect);
+            run_doc.reserve(expect);
+            run_grade.reserve(expect);
+            repeated.reserve(expect);
+        }
+        scores.resize(row0 + rows, 0.0);
+        run_doc.resize(row0 + rows, 0);
+        run_grade.resize(row0 + rows, NO_GRADE);
+        repeated.resize(row0 + rows, 0);
+        let rest = &mut scores[row0..];
+        let (rows, runs) = match parse_block(buf, &cut, &counts, 6, &mut docs, rest, &mut no_grades) {
+            Ok(x) => x,
+            Err(r) => {
+                fail(&mut pass, RUN_LAYOUT, row0 + r + 1);
+                return pass;
+            }
+        };
+        // Query codes; a query met again after others is a run not grouped by query.
+        // `blocks` are this block's query runs: (first row, end row, code, stamp, new).
+        let mut blocks: Vec<(usize, usize, u32, u32, bool)> = Vec::with_capacity(runs.len());
+        for (k, q) in runs.iter().enumerate() {
+            let e = runs.get(k + 1).map_or(rows, |n| n.row);
+            let w = words(buf, q.pos, q.len);
+            let h = hash_key(buf, q.pos, q.len, w);
+            let slot = st.queries.find(buf, q.pos, q.len, w, h);
+            let code = st.queries.slots[slot].code;
+            let goes_on = k == 0 && run_query.last() == Some(&code) && q.row == 0;
+            if !goes_on {
+                if (code as usize) < in_run.len() && in_run[code as usize] {
+                    fail(&mut pass, NOT_GROUPED, row0 + q.row + 1);
+                    return pass;
+                }
+                if code as usize >= in_run.len() {
+                    in_run.resize(code as usize + 1, false);
+                }
+                in_run[code as usize] = true;
+                run_start.push((row0 + q.row) as i64);
+                run_query.push(code);
+            }
+            let stamp = (run_query.len() - 1) as u32;
+            blocks.push((q.row, e, code, stamp, !goes_on));
+        }
+        // Doc codes and the join, each thread over its part of the hash space.
+        let out_d = Shared(run_doc[row0..].as_mut_ptr());
+        let out_g = Shared(run_grade[row0..].as_mut_ptr());
+        // By row of the whole run: a repeat's first row may be in an earlier block.
+        let out_r = Shared(repeated.as_mut_ptr());
+        let (docs_ref, blocks_ref, j_start, j_doc, j_grade) = (&docs, &blocks, &j_start, &j_doc, &j_grade);
+        let found_dup: Vec<bool> = std::thread::scope(|sc| {
+            let handles: Vec<_> = st
+                .docs
+                .iter_mut()
+                .zip(repeats.iter_mut())
+                .enumerate()
+                .map(|(p, (table, reps))| {
+                    sc.spawn(move || {
+                        let j = Judgments { start: j_start, doc: j_doc, grade: j_grade, n_queries: n_judged_q };
+                        let out = (out_d, out_g, out_r);
+                        join_part(table, p, np, buf, row0, docs_ref, blocks_ref, &j, out, reps)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (p, d) in found_dup.into_iter().enumerate() {
+            dups[p] |= d;
+        }
+        drop_pages(buf, pos, end);
+        row0 += rows;
+        pos = end;
+    }
+    lap("run read");
+    let n_rows = row0;
+    run_start.push(n_rows as i64);
+    // The first row of each repeated doc in its query: one scan of the query's rows up to its
+    // last repeat, for the (few) queries that repeat a doc.
+    let mut reps: Vec<(u32, u32)> = repeats.concat();
+    reps.sort_unstable();
+    let mut g = 0;
+    while g < reps.len() {
+        let stamp = reps[g].0;
+        let mut e = g;
+        while e < reps.len() && reps[e].0 == stamp {
+            e += 1;
+        }
+        let mut codes: Vec<u32> = reps[g..e].iter().map(|&(_, r)| run_doc[r as usize]).collect();
+        codes.sort_unstable();
+        let last = reps[e - 1].1 as usize;
+        for r in run_start[stamp as usize] as usize..last {
+            if codes.binary_search(&run_doc[r]).is_ok() {
+                repeated[r] = 1;
+            }
+        }
+        g = e;
+    }
+    for w in run_start.windows(2) {
+        if (w[1] - w[0]) as usize > max_results {
+            fail(&mut pass, TOO_MANY_RESULTS, w[0] as usize + max_results + 1);
+            return pass;
+        }
+    }
+    // Judgments of the queries the run never names, checked for repeats too.
+    {
+        let (in_run, j_start, j_doc) = (&in_run, &j_start, &j_doc);
+        let stamp = run_query.len() as u32;
+        let d2: Vec<bool> = std::thread::scope(|sc| {
+            let handles: Vec<_> = st
+                .docs
+                .iter_mut()
+                .enumerate()
+                .map(|(p, table)| {
+                    sc.spawn(move || {
+                        let mut dup = false;
+                        for q in 0..n_judged_q {
+                            if in_run[q] {
+                                continue;
+                            }
+                            let stamp = stamp + q as u32;
+                            for j in j_start[q] as usize..j_start[q + 1] as usize {
+                                let d = j_doc[j] as usize;
+                                if d % np == p {
+                                    let slot = &mut table.slots[table.slot_of[d / np] as usize];
+                                    dup |= slot.stamp == stamp;
+                                    slot.stamp = stamp;
+                                }
+                            }
+                        }
+                        dup
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (p, d) in d2.into_iter().enumerate() {
+            dups[p] |= d;
+        }
+    }
+    if dups.iter().any(|&d| d) {
+        fail(&mut pass, REPEATED_JUDGMENT, 0);
+        return pass;
+    }
+    lap("joined");
+    // Final doc codes: the parts' codes one after the other.
+    let mut base = vec![0u32; np + 1];
+    for p in 0..np {
+        base[p + 1] = base[p] + st.docs[p].len() as u32;
+    }
+    let arena_len: usize = st.docs.iter().map(|t| t.arena.len()).sum();
+    if arena_len >= i32::MAX as usize {
+        fail(&mut pass, TOO_LARGE, 0);
+        return pass;
+    }
+    let remap = |v: &mut [u32]| {
+        let chunk = v.len().div_ceil(np).max(1);
+        let base = &base;
+        std::thread::scope(|sc| {
+            for part in v.chunks_mut(chunk) {
+                sc.spawn(move || {
+                    for x in part.iter_mut() {
+                        let d = *x as usize;
+                        *x = base[d % np] + (d / np) as u32;
+                    }
+                });
+            }
+        });
+    };
+    remap(&mut run_doc);
+    remap(&mut j_doc);
+    let n_docs = base[np] as usize;
+    let mut d_off = Vec::with_capacity(n_docs + 1);
+    let mut d_arena = Vec::with_capacity(arena_len);
+    d_off.push(0i32);
+    for t in &st.docs {
+        for c in 0..t.len() {
+            d_arena.extend_from_slice(t.key(c));
+            d_off.push(d_arena.len() as i32);
+        }
+    }
+    let n_repeated = repeated.iter().filter(|&&r| r != 0).count();
+    lap("codes");
+    pass.status = vec![OK, 0, n_rows as i64, st.queries.len() as i64, n_docs as i64, n_repeated as i64];
+    pass.scores = scores;
+    pass.run_doc = run_doc;
+    pass.run_grade = run_grade;
+    pass.repeated = repeated;
+    pass.run_start = run_start;
+    pass.run_query = run_query;
+    pass.q_off = st.queries.off.iter().map(|&x| x as i64).collect();
+    pass.q_arena = std::mem::take(&mut st.queries.arena);
+    pass.d_off = d_off;
+    pass.d_arena = d_arena;
+    pass.j_start = j_start;
+    pass.j_doc = j_doc;
+    pass.j_grade = j_grade;
+    pass
+}
+
+/// Run the pass over `qrels[..qrels_len]` and `run[..run_len]` on `threads` threads,
+/// refusing a query with more than `max_results` lines; free the result with `prf_free`.
+///
+/// # Safety
+/// Both pointers must be valid for their lengths for the duration of the call.
+#[no_mangle]
+pub unsafe extern "C" fn prf_pass(
+    qrels: *const u8,
+    qrels_len: usize,
+    run: *const u8,
+    run_len: usize,
+    threads: usize,
+    max_results: usize,
+) -> *mut Pass {
+    let q: &[u8] = if qrels_len == 0 { &[] } else { std::slice::from_raw_parts(qrels, qrels_len) };
+    let r: &[u8] = if run_len == 0 { &[] } else { std::slice::from_raw_parts(run, run_len) };
+    Box::into_raw(Box::new(build(q, r, threads, max_results)))
+}
+
+/// Array `which` of the pass: its address, and its length in `len` (0 status i64,
+/// 1 scores f64, 2 run_doc u32, 3 run_grade i16, 4 repeated u8, 5 run_start i64,
+/// 6 run_query u32, 7 q_off i64, 8 q_arena u8, 9 d_off i32, 10 d_arena u8, 11 j_start i64,
+/// 12 j_doc u32, 13 j_grade i32).
+///
+/// # Safety
+/// `p` must come from `prf_pass` and not be freed; `len` must be writable.
+#[no_mangle]
+pub unsafe extern "C" fn prf_array(p: *const Pass, which: c_int, len: *mut usize) -> *const u8 {
+    let p = &*p;
+    macro_rules! out {
+        ($v:expr) => {{
+            *len = $v.len();
+            $v.as_ptr() as *const u8
+        }};
+    }
+    match which {
+        0 => out!(p.status),
+        1 => out!(p.scores),
+        2 => out!(p.run_doc),
+        3 => out!(p.run_grade),
+        4 => out!(p.repeated),
+        5 => out!(p.run_start),
+        6 => out!(p.run_query),
+        7 => out!(p.q_off),
+        8 => out!(p.q_arena),
+        9 => out!(p.d_off),
+        10 => out!(p.d_arena),
+        11 => out!(p.j_start),
+        12 => out!(p.j_doc),
+        13 => out!(p.j_grade),
+        _ => {
+            *len = 0;
+            std::ptr::null()
+        }
+    }
+}
+
+/// Free a pass.
+///
+/// # Safety
+/// `p` must come from `prf_pass`, once.
+#[no_mangle]
+pub unsafe extern "C" fn prf_free(p: *mut Pass) {
+    if !p.is_null() {
+        drop(Box::from_raw(p));
+    }
+}
