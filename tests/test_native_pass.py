@@ -26,20 +26,13 @@ from prfeval._core.ranking import RankingNeeds
 from prfeval._io import native
 from prfeval._measures import parse_measures
 from prfeval._retrieval.pipeline import MeasureSink, run_pipeline
+from trec_cases import ALL_TREC
 
 pytestmark = pytest.mark.skipif(
     native.unavailable() is not None,
     reason=f"the compiled pass is not available: {native.unavailable()} (`make native` builds it)",
 )
 
-#: trec_eval's all_trec measures (as tests/test_trec_eval_oracle.py lists them), less text.
-ALL_TREC = (
-    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-    "recip_rank", "iprec_at_recall", "P", "recall", "infAP", "gm_bpref", "Rprec_mult",
-    "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut",
-    "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-    "num_nonrel_judged_ret",
-)
 MEASURES = [*ALL_TREC, "P@10", "R@100", "SetP", "SetR", "SetF"]
 
 

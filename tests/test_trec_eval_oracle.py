@@ -20,17 +20,9 @@ pytrec_eval_ext = pytest.importorskip("pytrec_eval_ext")
 
 from prfeval import evaluate  # noqa: E402
 from random_data import trec_edge_case  # noqa: E402
-from trec_cases import pytrec, trec_order  # noqa: E402
+from trec_cases import ALL_TREC, pytrec, trec_order  # noqa: E402
 
 TOL = 1e-9
-#: trec_eval's all_trec measures, by their trec_eval names (relstring and runid are text).
-ALL_TREC = (
-    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-    "recip_rank", "iprec_at_recall", "P", "recall", "infAP", "gm_bpref", "Rprec_mult",
-    "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut",
-    "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-    "num_nonrel_judged_ret",
-)
 GAIN_MEASURES = ("ndcg", "ndcg_rel", "Rndcg", "G")
 
 

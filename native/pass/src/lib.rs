@@ -212,6 +212,23 @@ const POW10: [f64; 23] = [
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
+/// Appends the ASCII digit `c` to the mantissa `m` while it holds fewer than 19 significant
+/// digits (leading zeros do not count) and says whether it did; a later digit only sets `lost`.
+#[inline(always)]
+fn take_digit(m: &mut u64, digits: &mut i32, lost: &mut bool, c: u8) -> bool {
+    let d = (c - b'0') as u64;
+    if *digits < 19 {
+        if *m != 0 || d != 0 {
+            *digits += 1;
+        }
+        *m = *m * 10 + d;
+        true
+    } else {
+        *lost = true;
+        false
+    }
+}
+
 /// A decimal `-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?`, or `None` (then the line is refused).
 #[inline]
 fn parse_score(t: &[u8]) -> Option<f64> {
@@ -226,15 +243,8 @@ fn parse_score(t: &[u8]) -> Option<f64> {
     let mut exp: i64 = 0;
     let int0 = i;
     while i < t.len() && t[i].is_ascii_digit() {
-        let d = (t[i] - b'0') as u64;
-        if digits < 19 {
-            if m != 0 || d != 0 {
-                digits += 1;
-            }
-            m = m * 10 + d;
-        } else {
-            lost = true;
-            exp += 1;
+        if !take_digit(&mut m, &mut digits, &mut lost, t[i]) {
+            exp += 1; // an integer digit past the 19th still scales the value
         }
         i += 1;
     }
@@ -245,15 +255,8 @@ fn parse_score(t: &[u8]) -> Option<f64> {
         i += 1;
         let f0 = i;
         while i < t.len() && t[i].is_ascii_digit() {
-            let d = (t[i] - b'0') as u64;
-            if digits < 19 {
-                if m != 0 || d != 0 {
-                    digits += 1;
-                }
-                m = m * 10 + d;
-                exp -= 1;
-            } else {
-                lost = true;
+            if take_digit(&mut m, &mut digits, &mut lost, t[i]) {
+                exp -= 1; // a fraction digit taken divides by ten; one past the 19th is lost
             }
             i += 1;
         }

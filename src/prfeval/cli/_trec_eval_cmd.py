@@ -180,6 +180,20 @@ class TrecEvalArgs:
     help: bool = False
     show_version: bool = False
 
+    def printing(
+        self, queries: set[str] | None, num_rel_complete: float | None = None
+    ) -> TrecPrinting:
+        """What these flags say of the printed rows, for the queries ``queries`` (``None``:
+        every one) and the recounted num_rel of ``-c``."""
+        return TrecPrinting(
+            per_query=self.per_query,
+            summary=self.summary,
+            complete=self.complete,
+            version=self.version,
+            num_rel_complete=num_rel_complete,
+            queries=queries,
+        )
+
 
 def parse_args(argv: list[str]) -> TrecEvalArgs:
     """trec_eval's arguments, parsed as GNU getopt_long parses them (options may follow the
@@ -570,15 +584,7 @@ def _run(argv: list[str]) -> int:
     if args.complete and result.accounting.repeated_judgments:
         num_rel_all = _judgments_above_zero(qrels)  # trec_eval counts every line
     blocks = trec_eval_blocks if zscores is None else partial(zscore_blocks, zscores=zscores)
-    printing = TrecPrinting(
-        per_query=args.per_query,
-        summary=args.summary,
-        complete=args.complete,
-        version=args.version,
-        num_rel_complete=num_rel_all,
-        queries=only,
-    )
-    for text in blocks(result, entries, printing=printing):
+    for text in blocks(result, entries, printing=args.printing(only, num_rel_all)):
         _write(text, inputs.codec)
     sys.stdout.flush()
     return 0

@@ -66,7 +66,7 @@ def run_jg(args: Any, measure_entries: Callable[[], list[tuple[Measure, TrecName
     from prfeval._report.trec_eval import trec_eval_blocks
     from prfeval._report.trec_eval_zscores import zscore_blocks
     from prfeval._retrieval.judgment_groups import evaluate_judgment_groups
-    from prfeval._retrieval.trec_summary import TrecPrinting, evaluated_queries
+    from prfeval._retrieval.trec_summary import evaluated_queries
 
     qrels_path, run_path = args.files
     try:
@@ -111,13 +111,7 @@ def run_jg(args: Any, measure_entries: Callable[[], list[tuple[Measure, TrecName
             order="score",
         )
     only = None if args.debug_query is None else {args.debug_query}
-    printing = TrecPrinting(
-        per_query=args.per_query,
-        summary=args.summary,
-        complete=args.complete,
-        version=args.version,
-        queries=only,
-    )
+    printing = args.printing(only)
     evaluated = evaluated_queries(result, printing)
     if not evaluated:
         return _stop("trec_eval: No queries with both results and relevance info\n", 7)
