@@ -247,3 +247,48 @@ def test_measures_travel_by_name_and_parse_back():
     plan = Plan(specs, len(specs), (), EvalOptions(), BlockFrame("q", "r"))
     assert [str(m) for m in plan.measures] == [str(m) for m in measures]
     assert list(plan.measures) == measures
+
+
+# -- a run file read in splits by the executors (prfeval.spark._grouped) --------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lines=st.lists(st.text("ab \t#\r", max_size=6), max_size=25),
+    end_newline=st.booleans(),
+    splits=st.integers(1, 9),
+    chunk=st.integers(1, 20),
+)
+def test_splits_of_a_file_hold_each_line_once(tmp_path_factory, lines, end_newline, splits,
+                                              chunk):
+    """The splits' pieces, in order, are the file's bytes: each line in exactly one split
+    (the one its first byte is in), whole, however the file is cut."""
+    from prfeval.spark._grouped import split_bounds, split_text
+
+    data = "\n".join(lines).encode() + (b"\n" if end_newline and lines else b"")
+    path = tmp_path_factory.mktemp("split") / "run.txt"
+    path.write_bytes(data)
+    pieces = []
+    for split in range(splits):
+        start, stop = split_bounds(len(data), splits, split)
+        got = list(split_text(str(path), start, stop, chunk))
+        for piece in got:
+            assert piece.endswith(b"\n") or piece is got[-1]
+        if got:  # a split's first line begins in it
+            begin = sum(map(len, pieces))
+            assert start <= begin < stop and (begin == 0 or data[begin - 1 : begin] == b"\n")
+        pieces += got
+    assert b"".join(pieces) == data
+
+
+def test_a_query_in_two_places_of_a_split_is_refused_marked():
+    """A split whose rows name a query twice apart (a run not grouped by query) fails with
+    the mark that sends the engine to the shuffle."""
+    from prfeval.spark._grouped import NOT_GROUPED, check_grouped
+
+    seen: set[str] = set()
+    assert check_grouped(pa.array(["a", "a", "b"]), seen) == ["a", "b"]
+    with pytest.raises(RuntimeError, match=NOT_GROUPED.replace("|", r"\|")):
+        check_grouped(pa.array(["c", "b"]), seen)
+    with pytest.raises(RuntimeError, match=NOT_GROUPED.replace("|", r"\|")):
+        check_grouped(pa.array(["d", "e", "d"]), set())

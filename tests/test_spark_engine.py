@@ -283,6 +283,34 @@ def test_trec_text_lines_parsed_on_the_executors(spark, tmp_path, options):
     assert_same(result, local, settings_too=True)
 
 
+@pytest.mark.parametrize("grouped", [True, False], ids=["grouped", "lines shuffled"])
+@pytest.mark.parametrize("order", ["score", "file"])
+def test_a_run_file_in_splits_and_one_not_grouped_by_query(
+    spark, tmp_path, monkeypatch, grouped, order
+):
+    """A TREC run read in many splits (queries cut by them: every split's first and last
+    measured once their rows meet), and one whose lines are shuffled (no query in one place:
+    found out, and measured by the shuffle), give the local numbers; with the judgments too
+    large to broadcast, the shuffle measures it."""
+    qrels, run = tables(14)
+    qrels_path, run_path = trec_files(tmp_path, qrels, run)
+    if not grouped:
+        lines = Path(run_path).read_text().splitlines(keepends=True)
+        order_of = np.random.default_rng(3).permutation(len(lines))
+        Path(run_path).write_text("".join(lines[i] for i in order_of))
+    options = {"order": order, "duplicates": "first"} if order == "file" else {}
+    monkeypatch.setattr("prfeval.spark._engine.SPLIT_BYTES", 500)  # dozens of splits
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrfevalWarning)  # a run not grouped is read whole
+        local = prfeval.evaluate(qrels_path, run_path, DEFAULT, **options)
+    for broadcast in (1 << 20, 0):
+        result = prfeval.spark.evaluate(
+            qrels_path, run_path, DEFAULT, spark=spark, block_rows=7, broadcast=broadcast,
+            **options,
+        )
+        assert_same(result, local, settings_too=True)
+
+
 @pytest.mark.parametrize("text", ["qrels", "run"])
 def test_one_side_text_the_other_parquet(spark, tmp_path, text):
     qrels, run = tables(13)

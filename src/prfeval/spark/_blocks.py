@@ -29,12 +29,20 @@ from prfeval._core.tables import Qrels, Run, SourceLines
 from prfeval._io.blocks import Block
 from prfeval._io.trec import parse_qrels, parse_run
 
-__all__ = ["BlockFrame", "block_of", "whole_queries"]
+__all__ = [
+    "BlockFrame",
+    "block_of",
+    "last_run_start",
+    "parse_lines",
+    "qrels_table",
+    "run_table",
+    "whole_queries",
+]
 
 T = TypeVar("T")
 
 
-def _last_run_start(keys: pa.Array | pa.ChunkedArray) -> int:
+def last_run_start(keys: pa.Array | pa.ChunkedArray) -> int:
     """Where the trailing run of rows with the last row's key begins."""
     same = pc.equal(keys, keys[-1]).to_numpy(zero_copy_only=False)
     if same.all():
@@ -62,7 +70,7 @@ def whole_queries(
         waiting += batch.num_rows
         if waiting < min_rows:
             continue
-        start = _last_run_start(batch.column(key))
+        start = last_run_start(batch.column(key))
         if start == 0:
             continue  # the whole batch is one query, which may go on in the next batch
         yield pa.Table.from_batches([*pending[:-1], batch.slice(0, start)])
@@ -113,7 +121,9 @@ def _text(lines: pa.ChunkedArray) -> bytes:
     return joined[0].as_buffer().to_pybytes() + b"\n"
 
 
-def _parsed(parse: Callable[[bytes, str], T], lines: pa.ChunkedArray, name: str, what: str) -> T:
+def parse_lines(
+    parse: Callable[[bytes, str], T], lines: pa.ChunkedArray, name: str, what: str
+) -> T:
     """The lines of whole queries through the local TREC reader, whose message for a bad
     line names it by its text (its number in the block would mislead)."""
     lines = lines.combine_chunks()
@@ -127,7 +137,9 @@ def _parsed(parse: Callable[[bytes, str], T], lines: pa.ChunkedArray, name: str,
         raise InputFormatError(f"{exc.reason}{shown}", path=name) from None
 
 
-def _qrels(judged: pa.Table, frame: BlockFrame) -> Qrels:
+def qrels_table(judged: pa.Table, frame: BlockFrame) -> Qrels:
+    """Judgment rows (``query_id``, ``doc_id``, ``grade``, or TREC lines ``qline``) as the
+    local engine's :class:`~prfeval._core.tables.Qrels`."""
     source = SourceLines(frame.qrels_name)
     if not frame.qrels_text:
         return Qrels(
@@ -140,14 +152,17 @@ def _qrels(judged: pa.Table, frame: BlockFrame) -> Qrels:
         return Qrels(
             pa.array([], pa.string()), pa.array([], pa.string()), np.zeros(0, np.int64), source
         )
-    qrels = _parsed(parse_qrels, judged.column("qline"), frame.qrels_name, "qrels")
+    qrels = parse_lines(parse_qrels, judged.column("qline"), frame.qrels_name, "qrels")
     return replace(qrels, source=source)
 
 
-def _run(ranked: pa.Table, frame: BlockFrame) -> Run:
+def run_table(ranked: pa.Table, frame: BlockFrame) -> Run:
+    """Run rows (``query_id``, ``doc_id``, ``score``/``rank`` as the frame has them, or TREC
+    lines ``rline``), in the order given, as the local engine's
+    :class:`~prfeval._core.tables.Run`."""
     source = SourceLines(frame.run_name)
     if frame.run_text and ranked.num_rows:
-        parsed = _parsed(
+        parsed = parse_lines(
             functools.partial(parse_run, ranks=frame.has_ranks),
             ranked.column("rline"),
             frame.run_name,
@@ -193,4 +208,4 @@ def block_of(table: pa.Table, frame: BlockFrame) -> Block:
     is_judgment = pc.is_valid(table.column("qline" if frame.qrels_text else "grade"))
     judged = table.filter(is_judgment)
     ranked = table.filter(pc.invert(is_judgment))
-    return Block(_qrels(judged, frame), _run(ranked, frame))
+    return Block(qrels_table(judged, frame), run_table(ranked, frame))

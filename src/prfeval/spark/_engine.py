@@ -15,6 +15,11 @@ One job, shaped like the local pipeline::
                                                       the one assembler (aggregate.assemble):
                                                       macro, micro, F of means; accounting
 
+When the judgments are small enough to broadcast (``broadcast``, Spark's estimate of their
+size) and the run is TREC text, the run is not shuffled: each split is measured where it is
+read, and only the rows of the queries a split cuts travel (:mod:`prfeval.spark._grouped`); a
+run found not grouped by query falls back to the shuffle above.
+
 No measure is written in Spark SQL: the executors run the functions the local engine runs on
 a block of whole queries. No ranking reaches the driver; it receives one row per partition
 (and, for the queries set aside, their ids). Sums of per-query values are exact
@@ -25,6 +30,7 @@ digit, whatever the partitioning; the micro averages sum the integer counts of t
 from __future__ import annotations
 
 import functools
+import os
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,12 +38,15 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
+import pyarrow as pa
 
 from prfeval._core.aggregate import assemble
 from prfeval._core.errors import InputFormatError, PrfevalError, PrfevalWarning, UsageError
 from prfeval._core.ids import ordered_ids, query_output_order
 from prfeval._core.options import EvalOptions, OptionValues
 from prfeval._core.ranking import QueryAccounting
+from prfeval._core.tables import Qrels, SourceLines
+from prfeval._io.trec import parse_qrels
 from prfeval._measures import Measure
 from prfeval._retrieval.evaluate import (
     Coverage,
@@ -47,8 +56,16 @@ from prfeval._retrieval.evaluate import (
     summarise,
 )
 from prfeval._retrieval.pipeline import PipelineRun
-from prfeval.spark._blocks import BlockFrame
+from prfeval.spark._blocks import BlockFrame, qrels_table
 from prfeval.spark._failures import LocalFile, located, translated
+from prfeval.spark._grouped import (
+    NOT_GROUPED,
+    judged_of,
+    measure_in_place,
+    measure_splits,
+    passed_on_schema,
+    settle,
+)
 from prfeval.spark._layout import Layout, Totals
 from prfeval.spark._partition import BLOCK_ROWS, Plan, measure_batches, portable
 from prfeval.spark._partition import reduce_batches as reduce_partition
@@ -336,6 +353,156 @@ def refuse_column_maps(options: EvalOptions) -> None:
         )
 
 
+#: Judgments up to this size (Spark's estimate of the input, in bytes) are sent to every
+#: executor, and a TREC text run measured where it is read (:mod:`prfeval.spark._grouped`).
+#: Each Python worker then holds them, some 1.5 times their text in memory.
+BROADCAST_BYTES = 128 << 20
+
+#: A local TREC run is read in splits of about this many bytes, a multiple of the session's
+#: parallelism of them.
+SPLIT_BYTES = 64 << 20
+
+
+def _estimated_bytes(frame: DataFrame) -> int | None:
+    """Spark's estimate of a DataFrame's size (a file's size, for one read from files), or
+    ``None`` when the session cannot tell (Spark Connect)."""
+    try:
+        stats = frame._jdf.queryExecution().optimizedPlan().stats()
+        return int(str(stats.sizeInBytes()))
+    except Exception:
+        return None
+
+
+def _judgments_on_driver(
+    judgments: Judgments, frame: BlockFrame, file: LocalFile | None
+) -> Qrels:
+    """The judgments on the driver, read by the local readers: a TREC file on this machine
+    as the local engine reads it, other TREC text collected and parsed as the executors
+    parse it, other tables collected (the comments skipped are not counted, as on the
+    executors)."""
+    from pyspark.sql import functions as F
+
+    if judgments.lines is None:
+        table = judgments.frame.toArrow()
+        return qrels_table(table, replace(frame, qrels_text=False))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*comment lines? starting with",
+                                category=PrfevalWarning)
+        if file is not None and file.kind == "trec" and not file.path.endswith(".gz"):
+            with open(file.path, "rb") as f:
+                data = f.read()
+            return replace(parse_qrels(data, judgments.name), source=SourceLines(frame.qrels_name))
+        table = judgments.lines.select(F.col("line").alias("qline")).toArrow()
+        return qrels_table(table, replace(frame, qrels_text=True))
+
+
+Measured = tuple["DataFrame", Any, int]
+
+
+def _in_place(
+    session: SparkSession,
+    judgments: Judgments,
+    ranking: Ranking,
+    plan: Plan,
+    partitions: int | None,
+    persist: bool,
+    limit: int,
+    qrels_file: LocalFile | None,
+    run_file: LocalFile | None,
+) -> Measured | None:
+    """The per-query rows and the partitions' totals of a TREC text run measured where its
+    lines are read, the judgments broadcast (:mod:`prfeval.spark._grouped`); ``None`` when
+    the judgments are larger than ``limit`` bytes, or the run turns out not to be grouped
+    by query (then the shuffled route measures it)."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    size = _estimated_bytes(judgments.lines if judgments.lines is not None else judgments.frame)
+    if size is None or size > limit or ranking.lines is None:
+        return None
+    opts = plan.options
+    qrels = _judgments_on_driver(judgments, plan.frame, qrels_file)
+    judged = judged_of(qrels, judgments.name, opts.queries, opts.exclude_queries)
+    shared = session.sparkContext.broadcast(judged)
+    layout = plan.layout
+    passed_schema = passed_on_schema(plan)
+    context = session.sparkContext
+    if run_file is not None and run_file.kind == "trec" and not run_file.path.endswith(".gz"):
+        # A file every executor can open (local mode, or a file: path, which Spark needs on
+        # every node too): each task reads its bytes and parses them with the local reader,
+        # so no line goes through the JVM.
+        parallelism = context.defaultParallelism
+        size = os.path.getsize(run_file.path)
+        splits = parallelism * max(1, -(-size // (parallelism * SPLIT_BYTES)))
+        passed = session.range(splits, numPartitions=splits).mapInArrow(
+            functools.partial(measure_splits, plan, shared, run_file.path, splits),
+            Layout.ddl(passed_schema),
+        )
+    else:
+        passed = ranking.lines.select("line").mapInArrow(
+            functools.partial(measure_in_place, plan, shared), Layout.ddl(passed_schema)
+        )
+    ids = session.createDataFrame([(q,) for q in judged.span], "query_id string")
+    markers = ids.select(
+        "query_id",
+        *(F.lit(None).cast(Layout.ddl(pa.schema([f])).split(" ", 1)[1]).alias(f.name)
+          for f in passed_schema if f.name != "query_id"),
+    )
+    n = partitions or session.sparkContext.defaultParallelism
+    rows = (
+        passed.unionByName(markers)
+        .repartition(n, "query_id")
+        .sortWithinPartitions("query_id", "pos")
+        .mapInArrow(functools.partial(settle, plan, shared), Layout.ddl(layout.schema))
+    )
+    if persist:
+        rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        partials = rows.mapInArrow(
+            functools.partial(reduce_partition, plan), Layout.ddl(layout.partials_schema)
+        ).toArrow()
+    except Exception as exc:
+        if NOT_GROUPED not in str(exc):
+            raise
+        rows.unpersist()
+        shared.unpersist()
+        return None
+    return rows, partials, n
+
+
+def _shuffled(
+    judgments: Judgments,
+    ranking: Ranking,
+    order: str,
+    plan: Plan,
+    partitions: int | None,
+    persist: bool,
+) -> Measured:
+    """The per-query rows and the partitions' totals, the run and the judgments shuffled
+    together by query."""
+    from pyspark import StorageLevel
+
+    layout = plan.layout
+    union = _union(judgments, ranking, order, plan.options)
+    session = union.sparkSession
+    n = partitions or max(session.sparkContext.defaultParallelism, union.rdd.getNumPartitions())
+    # Whole queries need only the query first; the input's order, when it is the
+    # ranking's, next. By score, the aligner ranks each block itself (score, then doc id
+    # descending), as it ranks a file: sorting those keys in Spark too costs more CPU.
+    within = [] if order == "score" else ["pos"]
+    rows = (
+        union.repartition(n, "query_id")
+        .sortWithinPartitions("query_id", *within)
+        .mapInArrow(functools.partial(measure_batches, plan), Layout.ddl(layout.schema))
+    )
+    if persist:
+        rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
+    partials = rows.mapInArrow(
+        functools.partial(reduce_partition, plan), Layout.ddl(layout.partials_schema)
+    ).toArrow()
+    return rows, partials, n
+
+
 def evaluate(
     qrels: Any,
     run: Any,
@@ -346,6 +513,7 @@ def evaluate(
     bounds: bool = False,
     persist: bool = True,
     block_rows: int = BLOCK_ROWS,
+    broadcast: int = BROADCAST_BYTES,
     options: EvalOptions | None = None,
     **option_values: Unpack[OptionValues],
 ) -> SparkEvaluation:
@@ -377,6 +545,11 @@ def evaluate(
     block_rows
         Rows handed to the kernel at once (whole queries): bounds each Python worker's
         memory, at some 200 bytes a row.
+    broadcast
+        Judgments up to this many bytes (Spark's estimate: a file's size) are sent whole
+        to every executor, and a TREC text run is then measured where it is read, without
+        shuffling its lines (:mod:`prfeval.spark._grouped`); a run not grouped by query is
+        found out and measured by the shuffle instead. ``0``: always shuffle.
     options, **option_values
         The options of :func:`prfeval.evaluate`: ``level``, ``order``, ``duplicates``,
         ``unjudged``, ``unjudged_grade``, ``judged_only``, ``max_results``, ``complete``,
@@ -455,26 +628,17 @@ def evaluate(
                 block_rows)
     layout = plan.layout
 
-    from pyspark import StorageLevel
-
     with _spark_errors(files):
-        union = _union(judgments, ranking, order, opts)
-        n = partitions or max(session.sparkContext.defaultParallelism,
-                              union.rdd.getNumPartitions())
-        # Whole queries need only the query first; the input's order, when it is the
-        # ranking's, next. By score, the aligner ranks each block itself (score, then doc id
-        # descending), as it ranks a file: sorting those keys in Spark too costs more CPU.
-        within = [] if order == "score" else ["pos"]
-        rows = (
-            union.repartition(n, "query_id")
-            .sortWithinPartitions("query_id", *within)
-            .mapInArrow(functools.partial(measure_batches, plan), Layout.ddl(layout.schema))
-        )
-        if persist:
-            rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
-        partials = rows.mapInArrow(
-            functools.partial(reduce_partition, plan), Layout.ddl(layout.partials_schema)
-        ).toArrow()
+        measured = None
+        if ranking.lines is not None and broadcast > 0:
+            measured = _in_place(
+                session, judgments, ranking, plan, partitions, persist, broadcast,
+                next((f for f in files if f.side == "qrels"), None),
+                next((f for f in files if f.side == "run"), None),
+            )
+        if measured is None:
+            measured = _shuffled(judgments, ranking, order, plan, partitions, persist)
+        rows, partials, n = measured
         totals = layout.totals(partials)
         empty_run = totals.in_run == 0 and ranking.frame.isEmpty()
         if totals.judged == 0 and judgments.frame.isEmpty():

@@ -29,13 +29,22 @@ import pyarrow as pa
 
 from prfeval._core.errors import InputFormatError, MeasureError, PrfevalError, UsageError
 from prfeval._core.options import EvalOptions
+from prfeval._io.blocks import Block
 from prfeval._measures import Measure, parse_measures, ranking_needs
 from prfeval._retrieval.evaluate import coverage_of
 from prfeval._retrieval.pipeline import MeasureSink, align_block
 from prfeval.spark._blocks import BlockFrame, block_of, whole_queries
 from prfeval.spark._layout import Layout
 
-__all__ = ["Plan", "error_from", "error_text", "measure_batches", "reduce_batches"]
+__all__ = [
+    "Plan",
+    "error_from",
+    "error_text",
+    "marked",
+    "measure_batches",
+    "measured_rows",
+    "reduce_batches",
+]
 
 #: Rows gathered into one block before the kernel runs (whole queries; a larger query makes a
 #: larger block): enough to spread the kernel's fixed cost per call, little enough memory.
@@ -125,7 +134,8 @@ def error_text(kind: str, reason: str, path: str = "") -> str:
     return f"<<prfeval:{kind}|{path}>>{reason}<<prfeval-end>>"
 
 
-def _marked(exc: PrfevalError) -> str:
+def marked(exc: PrfevalError) -> str:
+    """``exc`` as :func:`error_text` marks it, for an executor's exception to carry."""
     if isinstance(exc, InputFormatError):
         return error_text("InputFormatError", exc.reason, exc.path or "")
     return error_text(type(exc).__name__, str(exc))
@@ -143,32 +153,37 @@ def error_from(text: str) -> PrfevalError | None:
     return cls(reason)
 
 
-def measure_batches(plan: Plan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """A partition's per-query rows: every block of whole queries aligned and measured by
-    the local engine's functions, with the queries set aside listed after them."""
+def measured_rows(plan: Plan, block: Block) -> pa.RecordBatch:
+    """The per-query rows of one block of whole queries, aligned and measured by the local
+    engine's functions, with the queries set aside listed after them."""
     measures = plan.measures
     options = plan.options
     needs = ranking_needs(measures)  # the hidden Judged@k too: they read the ranking
     if plan.bounds:  # unjudged documents become relevant: their place in a tie shows then
         needs = replace(needs, nonrelevant_alike=False)
-    layout = plan.layout
     upper_grade = options.assumed_grade if plan.bounds else None
+    ranking = align_block(block, options, needs)
+    sink = MeasureSink(measures, options, upper_grade=upper_grade)
+    sink.add(ranking)
+    measured = sink.result()
+    return plan.layout.rows(
+        measured,
+        sink.upper() if plan.bounds else None,
+        coverage_of(measured, list(plan.cutoffs), plan.n_asked),
+        ranking.accounting.missing_from_run,
+        ranking.accounting.not_in_qrels,
+        complete=options.complete,
+    )
+
+
+def measure_batches(plan: Plan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """A partition's per-query rows: every block of whole queries aligned and measured by
+    the local engine's functions, with the queries set aside listed after them."""
     try:
         for table in whole_queries(batches, min_rows=plan.block_rows):
-            ranking = align_block(block_of(table, plan.frame), options, needs)
-            sink = MeasureSink(measures, options, upper_grade=upper_grade)
-            sink.add(ranking)
-            measured = sink.result()
-            yield layout.rows(
-                measured,
-                sink.upper() if plan.bounds else None,
-                coverage_of(measured, list(plan.cutoffs), plan.n_asked),
-                ranking.accounting.missing_from_run,
-                ranking.accounting.not_in_qrels,
-                complete=options.complete,
-            )
+            yield measured_rows(plan, block_of(table, plan.frame))
     except PrfevalError as exc:
-        raise RuntimeError(_marked(exc)) from None
+        raise RuntimeError(marked(exc)) from None
 
 
 def reduce_batches(plan: Plan, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
