@@ -174,6 +174,14 @@ impl Table {
         self.slots = slots;
         self.mask = mask;
     }
+    /// The code of the key `buf[s..s + len]`, inserted if new (for keys met once a run of
+    /// lines, where the hash need not be computed ahead and prefetched).
+    #[inline(always)]
+    fn code_of(&mut self, buf: &[u8], s: usize, len: usize) -> u32 {
+        let w = words(buf, s, len);
+        let slot = self.find(buf, s, len, w, hash_key(buf, s, len, w));
+        self.slots[slot].code
+    }
     /// The slot of the key `buf[s..s + len]` (words `w`, hash `h`), inserted if new.
     #[inline(always)]
     fn find(&mut self, buf: &[u8], s: usize, len: usize, w: (u64, u64), h: u64) -> usize {
@@ -732,10 +740,7 @@ impl<'a> State<'a> {
             let at = self.jq.len();
             for (k, q) in runs.iter().enumerate() {
                 let e = runs.get(k + 1).map_or(rows, |n| n.row);
-                let w = words(buf, q.pos, q.len);
-                let h = hash_key(buf, q.pos, q.len, w);
-                let slot = self.queries.find(buf, q.pos, q.len, w, h);
-                let code = self.queries.slots[slot].code;
+                let code = self.queries.code_of(buf, q.pos, q.len);
                 self.jq.extend(std::iter::repeat_n(code, e - q.row));
             }
             self.jg.extend_from_slice(&grades[..rows]);
@@ -973,10 +978,7 @@ fn build(qrels: &[u8], run: &[u8], threads: usize, max_results: usize) -> Pass {
         let mut blocks: Vec<(usize, usize, u32, u32, bool)> = Vec::with_capacity(runs.len());
         for (k, q) in runs.iter().enumerate() {
             let e = runs.get(k + 1).map_or(rows, |n| n.row);
-            let w = words(buf, q.pos, q.len);
-            let h = hash_key(buf, q.pos, q.len, w);
-            let slot = st.queries.find(buf, q.pos, q.len, w, h);
-            let code = st.queries.slots[slot].code;
+            let code = st.queries.code_of(buf, q.pos, q.len);
             let goes_on = k == 0 && run_query.last() == Some(&code) && q.row == 0;
             if !goes_on {
                 if (code as usize) < in_run.len() && in_run[code as usize] {
