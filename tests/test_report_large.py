@@ -60,12 +60,7 @@ def test_rows_written_by_the_script_hold_pytrec_evals_values(browser, large):
     out, qrels, runs = large
     html = out.read_text(encoding="utf-8")
     assert html.count("<tr data-query=") == 0  # no per-query rows in the HTML itself
-    page = browser.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        page.goto(out.resolve().as_uri())
-        page.wait_for_selector("#per-query[data-filled=true]")
+    with opened_report(browser, out) as (page, errors):
         rows = page.locator("#per-query tbody tr")
         assert rows.count() == 25
         header = [" ".join(t.split()) for t in
@@ -97,8 +92,6 @@ def test_rows_written_by_the_script_hold_pytrec_evals_values(browser, large):
         shown = [r.get_attribute("data-query") for r in rows.all() if r.is_visible()]
         assert sorted(shown) == sorted(q for q in qrels if "q1" in q)
         assert errors == []
-    finally:
-        page.close()
 
 
 def test_a_drilldown_loaded_on_demand_is_the_ranking_by_hand(browser, large):
