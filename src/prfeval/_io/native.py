@@ -288,6 +288,8 @@ class NativeRun(StreamedRun):
         block_bytes: int = BLOCK_BYTES,
     ) -> None:
         super().__init__(qrels, run_path, options, progress=progress, block_bytes=block_bytes)
+        # Its own names: StreamedRun's fields are private to _io/stream.py.
+        self._judgments, self._choices, self._report = qrels, options, progress
         self._sorted = sorted_docs
         self._taken = False
         #: Why the pass left the input to Arrow (``None``: it took it), once read.
@@ -295,8 +297,8 @@ class NativeRun(StreamedRun):
 
     def blocks(self) -> Iterator[Block]:
         """The run's blocks, then the block of the judged queries it never named."""
-        options = self._options
-        result = run_pass(os.fspath(self._qrels), self.run_name)
+        options = self._choices
+        result = run_pass(os.fspath(self._judgments), self.run_name)
         self.refused = result.refused
         if result.refused is None and result.n_repeated and options.duplicates == "error":
             # Which repeat is reported first depends on where the blocks are cut: the
@@ -306,9 +308,9 @@ class NativeRun(StreamedRun):
             del result
             yield from super().blocks()
             return
-        self.qrels_name = display_name(self._qrels)
+        self.qrels_name = display_name(self._judgments)
         self._taken = True
-        yield from _Blocks(result, self.run_name, options, self._sorted, self._progress)
+        yield from _Blocks(result, self.run_name, options, self._sorted, self._report)
 
     @property
     def empty_run(self) -> bool:
