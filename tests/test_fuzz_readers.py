@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from prfeval import evaluate
 from prfeval._core.errors import InputFormatError, PrfevalError
+from prfeval._io.load import load_run
 from prfeval._io.trec import parse_qrels, parse_run, read_run
 
 LONG = os.environ.get("PRFEVAL_FUZZ") == "long"
@@ -197,12 +198,34 @@ def test_grade_overflow_names_its_line() -> None:
         parse_qrels(b"1 0 d1 1\n1 0 d2 99999999999999999999999\n", "q.txt")
 
 
+# A file's leading byte-order mark is its encoding mark, not the start of an id (Arrow
+# skips it): no id here starts with one.
 ID_TEXT = st.text(
     alphabet=st.characters(blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc")),
     min_size=1,
     max_size=12,
-).filter(lambda s: not s.startswith("#"))
+).filter(lambda s: not s.startswith(("#", "\ufeff")))
 FINITE = st.floats(allow_nan=False, allow_infinity=False, width=64)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (" Q0 d1 1 0.5 t\n", "r.trec:1: expected at least 6 fields, got 5"),
+        ("1 Q0 d1 1 0.5 t\n Q0 d2 2 0.4 t\n", "r.trec:2: expected at least 6 fields, got 5"),
+        ("1 Q0  1 0.5 t\n", "r.trec:1: expected at least 6 fields, got 5"),
+        ("\ufeff Q0 d1 1 0.5 t\n", "r.trec:1: query id is empty"),
+    ],
+)
+def test_an_empty_id_is_refused_naming_the_line(tmp_path, text: str, problem: str) -> None:
+    """Single spaces read a line that starts with a space as an empty id: refused, with the
+    line, whether the run is a file or bytes (a BOM before a space leaves an empty id)."""
+    path = tmp_path / "r.trec"
+    path.write_text(text, encoding="utf-8")
+    for source, shown in ((str(path), problem), (path.read_bytes(), problem[len("r.trec"):])):
+        with pytest.raises(InputFormatError) as info:
+            load_run(source)
+        assert str(info.value).endswith(shown)
 
 
 @FUZZ

@@ -139,20 +139,80 @@ def test_random_files_evaluate_the_same(tmp_path, monkeypatch, seed, options):
 
 
 def test_pass_arrays_match_a_hand_count(tmp_path):
-    """The pass's own arrays on a file small enough to count by hand."""
+    """The pass's own arrays on a file small enough to count by hand: one segment of the
+    run, then the segment of the judged query it never names."""
     qrels = tmp_path / "q.trec"
     run = tmp_path / "r.trec"
     qrels.write_text("1 0 a 2\n1 0 b 0\n2 0 a 1\n3 0 c 1\n")
     run.write_text("1 Q0 a 1 3.5 t\n1 Q0 c 2 3.5 t\n1 Q0 a 3 1 t\n2 Q0 b 1 -2e1 t\n4 Q0 a 1 0 t")
     r = native.run_pass(str(qrels), str(run))
     assert r.refused is None
-    assert r.scores.tolist() == [3.5, 3.5, 1.0, -20.0, 0.0]
-    docs = [r.d_arena.tobytes()[r.d_off[c] : r.d_off[c + 1]].decode() for c in r.run_doc]
-    assert docs == ["a", "c", "a", "b", "a"]
+    lines, missing = r.segments
+    assert lines.scores.tolist() == [3.5, 3.5, 1.0, -20.0, 0.0]
+
+    def ids(segment, codes):
+        arena = segment.d_arena.tobytes()
+        return [arena[segment.d_off[c] : segment.d_off[c + 1]].decode() for c in codes]
+
+    assert ids(lines, lines.run_doc) == ["a", "c", "a", "b", "a"]
     no = int(np.iinfo(np.int16).min)  # the pass's grade of a line with no judgment
-    assert r.run_grade.tolist() == [2, no, 2, no, no]
-    assert r.repeated.tolist() == [True, False, True, False, False]
-    assert r.run_start.tolist() == [0, 3, 4, 5]
+    assert lines.run_grade.tolist() == [2, no, 2, no, no]
+    assert lines.repeated.tolist() == [True, False, True, False, False]
+    assert lines.run_start.tolist() == [0, 3, 4, 5]
+    assert lines.query_ids() == ["1", "2", "4"]
+    assert lines.judged.tolist() == [True, True, False]
+    assert lines.j_start.tolist() == [0, 2, 3, 3]
+    assert ids(lines, lines.j_doc) == ["a", "b", "a"]
+    assert lines.j_grade.tolist() == [2, 0, 1]
+    assert missing.done and missing.rows == 0
+    assert missing.query_ids() == ["3"]
+    assert ids(missing, missing.j_doc) == ["c"] and missing.j_grade.tolist() == [1]
+
+
+def _many_queries(tmp_path, n_queries: int, per_query: int) -> tuple[str, str]:
+    """Judgments and a run large enough for several segments (about 16 MiB each)."""
+    qrels, run = tmp_path / "q.trec", tmp_path / "r.trec"
+    rng = np.random.default_rng(5)
+    with open(qrels, "w") as f:
+        for q in range(n_queries):
+            for d in rng.choice(5000, 20, replace=False):
+                f.write(f"{q} 0 doc{d} {rng.integers(0, 3)}\n")
+    with open(run, "w") as f:
+        for q in range(n_queries):
+            docs = rng.choice(5000, per_query, replace=False)
+            f.writelines(f"{q} Q0 doc{d} {i + 1} {per_query - i // 3} tag\n"
+                         for i, d in enumerate(docs))  # fmt: skip
+    return str(qrels), str(run)
+
+
+def test_a_run_of_many_segments_evaluates_the_same(tmp_path, monkeypatch):
+    """Each segment holds whole queries, with doc codes of its own; the result is the
+    same as Arrow's, and every line is in one segment."""
+    qrels, run = _many_queries(tmp_path, 700, 1000)
+    r = native.run_pass(qrels, run)
+    assert r.refused is None and len(r.segments) >= 3
+    *lines, missing = r.segments
+    assert sum(s.rows for s in lines) == 700_000 and missing.done
+    names = [q for s in lines for q in s.query_ids()]
+    assert names == [str(q) for q in range(700)]  # no query cut between two segments
+    assert [s.first_row for s in lines] == list(np.cumsum([0] + [s.rows for s in lines[:-1]]))
+    assert_same(monkeypatch, qrels, run, taken=True)
+    assert_same(monkeypatch, qrels, run, taken=True, complete=True)
+
+
+def test_input_the_pass_meets_late_is_read_again_by_arrow(tmp_path, monkeypatch):
+    """A line the pass does not take, after it has handed over segments: the run is read
+    again from the start by Arrow, and the result (or the error) is Arrow's."""
+    qrels, run = _many_queries(tmp_path, 700, 1000)
+    with open(run, "a") as f:
+        f.write("0 Q0 doc1 1 1 tag\n")  # query 0 again, at the end: not grouped
+    segments = native.run_pass(qrels, run).segments
+    assert segments[0].refused is None  # handed over before the pass met the line
+    assert segments[-1].refused == "the run is not grouped by query"
+    assert "not grouped" in assert_same(monkeypatch, qrels, run, taken=False)
+    with open(run, "a") as f:
+        f.write("0 Q0 doc1 1 high tag\n")  # a score that is not a number
+    assert_same(monkeypatch, qrels, run, taken=False)
 
 
 def test_scores_are_read_exactly(tmp_path):
@@ -164,7 +224,7 @@ def test_scores_are_read_exactly(tmp_path):
     (tmp_path / "r.trec").write_text("".join(f"1 Q0 d{i} 1 {t} x\n" for i, t in enumerate(texts)))
     r = native.run_pass(str(tmp_path / "q.trec"), str(tmp_path / "r.trec"))
     assert r.refused is None
-    assert [float(t).hex() for t in texts] == [v.hex() for v in r.scores.tolist()]
+    assert [float(t).hex() for t in texts] == [v.hex() for v in r.segments[0].scores.tolist()]
 
 
 @pytest.mark.parametrize(
@@ -272,3 +332,29 @@ def test_many_blocks_and_the_progress(tmp_path, monkeypatch):
     assert len(seen) > 3 and seen[-1][0] == seen[-1][1]
     monkeypatch.setenv(native.ENV, "0")
     assert with_pass.to_dict() == evaluate(qrels, run, MEASURES, stream=True).to_dict()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_compare_reads_the_judgments_once_for_every_run(tmp_path, monkeypatch, seed):
+    """compare's runs are read by the pass against one parse of the judgments (each run
+    from a copy of its tables), a third run the pass does not take (gzipped) from the same
+    judgments as a table: the comparison equals Arrow's to the last digit."""
+    import gzip
+
+    from prfeval import compare
+
+    qrels, run_a = write_files(tmp_path, 300 + seed)
+    _, run_b = write_files(tmp_path, 400 + seed)
+    _, run_c = write_files(tmp_path, 500 + seed)
+    gz = tmp_path / "c.trec.gz"
+    with open(run_c, "rb") as f:
+        gz.write_bytes(gzip.compress(f.read()))
+    runs = {"a": run_a, "b": run_b, "c": str(gz)}
+
+    def compared(on: bool) -> str:
+        monkeypatch.setenv(native.ENV, "1" if on else "0")
+        result = compare(qrels, runs, ["P@10", "AP", "nDCG"], stream=True,
+                         n_permutations=200, n_bootstrap=200)  # fmt: skip
+        return json.dumps(result.to_dict(), sort_keys=True, default=str)
+
+    assert compared(True) == compared(False)

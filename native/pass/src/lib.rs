@@ -11,7 +11,12 @@
 //! else it stops and says why (`status`), and prfeval reads the files its usual way, which
 //! then reports any error as it always has: the pass never reports errors of its own.
 //!
-//! Work, block by block (16 MiB of text cut at line ends; the qrels first, then the run):
+//! The judgments are read once (`prf_judge`), and any number of runs against them
+//! (`prf_run`, each from a copy of their tables). A run is read a segment at a time
+//! (`prf_next`): about 16 MiB of text, cut at line ends and then past the end of the query
+//! there, so that a segment holds whole queries. Each segment's arrays are its own memory,
+//! with doc codes of its own, so that Python measures one segment while the next is read.
+//! The judged queries the run never names come last (`prf_missing`). Work, a block at a time:
 //!
 //! 1. the block is cut into one chunk per thread; each thread parses its lines, hashes the
 //!    doc ids (a word at a time) and writes the scores straight into the output;
@@ -113,8 +118,10 @@ fn prefetch<T>(p: *const T) {
 // Tables
 
 /// One slot, 32 bytes (one cache line holds it whole): the key's first 16 bytes, its
-/// length and code, and the join's state of the doc in the current query: judged in query
-/// `stamp` with `grade`, seen in query `seen`.
+/// length and code, and the join's state of the doc: `stamp` is the last query (of the run)
+/// that judged it or named it, with the bits `JUDGED` (judged for it, with `grade`) and
+/// `LINE` (a line of it named the doc); `seen` is its last code in a segment (see
+/// `LocalCodes`).
 #[derive(Clone, Copy)]
 #[repr(C, align(32))]
 struct Slot {
@@ -127,11 +134,18 @@ struct Slot {
     seen: u32,
 }
 
+/// `Slot::stamp`: the query in the high 30 bits, and two flags.
+const JUDGED: u32 = 2;
+const LINE: u32 = 1;
+/// Queries of a run: at most this many, so that their stamps stay below `NEVER`.
+const MAX_QUERIES: usize = (1 << 30) - 1;
+
 const EMPTY_SLOT: Slot = Slot { w0: 0, w1: 0, code: NEVER, len: 0, grade: 0, stamp: NEVER, seen: NEVER };
 
 /// Ids to codes (0, 1, ... in order of first appearance): open addressing, linear probing.
 /// Every key's bytes are also kept in `arena` (in code order); keys longer than 16 bytes
 /// compare their tails there.
+#[derive(Clone)]
 struct Table {
     slots: Vec<Slot>,
     mask: usize,
@@ -577,30 +591,6 @@ fn part_of(h: u64, parts: usize) -> usize {
     ((h >> 48) as usize * parts) >> 16
 }
 
-/// Everything the pass builds; Python reads the arrays in place through `prf_array`.
-#[derive(Default)]
-pub struct Pass {
-    /// [why it stopped (OK: it did not), line, run rows, queries, docs, repeats in the run]
-    status: Vec<i64>,
-    scores: Vec<f64>,
-    run_doc: Vec<u32>,
-    run_grade: Vec<i16>,
-    repeated: Vec<u8>,
-    /// The run's queries: where each starts (then the number of rows), and its code.
-    run_start: Vec<i64>,
-    run_query: Vec<u32>,
-    /// Query ids by code (the judged ones first), as offsets into bytes.
-    q_off: Vec<i64>,
-    q_arena: Vec<u8>,
-    /// Doc ids by code, with 32-bit offsets (an Arrow string array's buffers).
-    d_off: Vec<i32>,
-    d_arena: Vec<u8>,
-    /// The judgments by query code (CSR, each query's in file order): doc code and grade.
-    j_start: Vec<i64>,
-    j_doc: Vec<u32>,
-    j_grade: Vec<i32>,
-}
-
 struct State<'a> {
     threads: usize,
     queries: Table,
@@ -618,6 +608,11 @@ fn cuts(buf: &[u8], pos: usize, threads: usize) -> (usize, Vec<usize>) {
     while end < buf.len() && buf[end - 1] != b'\n' {
         end += 1;
     }
+    (end, chunk_cuts(buf, pos, end, threads))
+}
+
+/// `buf[pos..end]` (whole lines) cut at line ends into one chunk per thread.
+fn chunk_cuts(buf: &[u8], pos: usize, end: usize, threads: usize) -> Vec<usize> {
     let mut cuts = vec![pos];
     for p in 1..threads {
         let mut c = (pos + (end - pos) * p / threads).max(*cuts.last().unwrap());
@@ -627,7 +622,7 @@ fn cuts(buf: &[u8], pos: usize, threads: usize) -> (usize, Vec<usize>) {
         cuts.push(c);
     }
     cuts.push(end);
-    (end, cuts)
+    cuts
 }
 
 /// The lines of each chunk of a block (`cuts`), counted on one thread each.
@@ -775,6 +770,506 @@ impl<'a> State<'a> {
     }
 }
 
+
+/// The end of the segment that begins at `pos`: the first line end at least `BLOCK` bytes on,
+/// then on past the lines of the query that line belongs to, so that a segment holds whole
+/// queries (in a run grouped by query) and each query is measured from one segment.
+fn segment_end(buf: &[u8], pos: usize) -> usize {
+    let len = buf.len();
+    let mut end = (pos + BLOCK).min(len);
+    while end < len && buf[end - 1] != b'\n' {
+        end += 1;
+    }
+    if end >= len {
+        return len;
+    }
+    // The last line's query id: its bytes up to the first space.
+    let mut start = end - 1;
+    while start > pos && buf[start - 1] != b'\n' {
+        start -= 1;
+    }
+    let line = &buf[start..end - 1];
+    let q = &line[..line.iter().position(|&c| c == b' ').unwrap_or(line.len())];
+    while end < len && buf[end..].starts_with(q) && buf.get(end + q.len()) == Some(&b' ') {
+        end += buf[end..].iter().position(|&c| c == b'\n').map_or(len - end, |n| n + 1);
+    }
+    end
+}
+
+/// The judgments, parsed once: every run evaluated against them starts from a copy of
+/// their tables (or from the tables themselves, for a single run).
+pub struct Judged {
+    /// [why it stopped (OK: it did not), line]
+    status: Vec<i64>,
+    threads: usize,
+    queries: Table,
+    docs: Vec<Table>,
+    /// The judgments by query code (CSR, each query's in file order): doc and grade; a doc
+    /// is `p + parts * c`, code `c` in part `p`'s table.
+    j_start: Vec<i64>,
+    j_doc: Vec<u32>,
+    j_grade: Vec<i32>,
+}
+
+fn judge(qrels: &[u8], threads: usize) -> Judged {
+    let threads = threads.clamp(1, 64);
+    // About one slot per two judgments (judged docs repeat across queries); the tables grow.
+    let cap = (qrels.len() / 32 / threads).max(1 << 12);
+    let mut st = State {
+        threads,
+        queries: Table::new(1 << 12),
+        docs: (0..threads).map(|_| Table::new(cap)).collect(),
+        jq: Vec::new(),
+        jd: Vec::new(),
+        jg: Vec::new(),
+        qrels,
+    };
+    let mut judged = Judged {
+        status: vec![OK, 0],
+        threads,
+        queries: Table::new(1),
+        docs: Vec::new(),
+        j_start: Vec::new(),
+        j_doc: Vec::new(),
+        j_grade: Vec::new(),
+    };
+    if let Err((why, line)) = st.read_qrels() {
+        judged.status = vec![why, line as i64];
+        return judged;
+    }
+    if st.jq.is_empty() {
+        // No judgments: prfeval's reader says so (an error), not the pass.
+        judged.status = vec![QRELS_LAYOUT, 0];
+        return judged;
+    }
+    let np = threads;
+    let n_q = st.queries.len();
+    // The judgments by query (a counting sort, stable: file order within a query).
+    let mut j_start = vec![0i64; n_q + 1];
+    for &q in &st.jq {
+        j_start[q as usize + 1] += 1;
+    }
+    for q in 0..n_q {
+        j_start[q + 1] += j_start[q];
+    }
+    let mut j_doc = vec![0u32; st.jq.len()];
+    let mut j_grade = vec![0i32; st.jq.len()];
+    let mut fill: Vec<i64> = j_start[..n_q].to_vec();
+    for i in 0..st.jq.len() {
+        let q = st.jq[i] as usize;
+        j_doc[fill[q] as usize] = st.jd[i];
+        j_grade[fill[q] as usize] = st.jg[i];
+        fill[q] += 1;
+    }
+    // A doc judged twice for one query: each part marks its docs' slots with the query,
+    // then clears the marks (runs mark the same field with their own queries).
+    let (starts, doc) = (&j_start, &j_doc);
+    let repeated: Vec<bool> = std::thread::scope(|sc| {
+        let handles: Vec<_> = st
+            .docs
+            .iter_mut()
+            .enumerate()
+            .map(|(p, table)| {
+                sc.spawn(move || {
+                    let mut dup = false;
+                    for q in 0..n_q {
+                        for &d in &doc[starts[q] as usize..starts[q + 1] as usize] {
+                            let d = d as usize;
+                            if d % np == p {
+                                let slot = &mut table.slots[table.slot_of[d / np] as usize];
+                                dup |= slot.stamp == q as u32;
+                                slot.stamp = q as u32;
+                            }
+                        }
+                    }
+                    for slot in table.slots.iter_mut() {
+                        slot.stamp = NEVER;
+                    }
+                    dup
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    if repeated.iter().any(|&d| d) {
+        judged.status = vec![REPEATED_JUDGMENT, 0];
+        return judged;
+    }
+    judged.queries = std::mem::replace(&mut st.queries, Table::new(1));
+    judged.docs = std::mem::take(&mut st.docs);
+    judged.j_start = j_start;
+    judged.j_doc = j_doc;
+    judged.j_grade = j_grade;
+    judged
+}
+
+/// One segment of a run: whole queries, measured as soon as they are read, in memory of
+/// their own (Python reads them while the next segment is being read). Doc codes are the
+/// segment's own, dense: its run lines' docs and its queries' judged docs.
+#[derive(Default)]
+pub struct Segment {
+    /// [why the pass stopped (OK: it did not), line, rows, queries, docs, repeated rows,
+    /// end (byte), first row, done (no segment is left)]
+    status: Vec<i64>,
+    scores: Vec<f64>,
+    run_doc: Vec<u32>,
+    run_grade: Vec<i16>,
+    repeated: Vec<u8>,
+    /// The segment's queries: where each starts (then the number of rows) and whether it
+    /// is judged (its code is below the judged queries' count).
+    run_start: Vec<i64>,
+    judged: Vec<u8>,
+    /// Their ids, as offsets into bytes.
+    q_off: Vec<i64>,
+    q_arena: Vec<u8>,
+    /// Doc ids by the segment's codes, with 32-bit offsets (an Arrow string array's buffers).
+    d_off: Vec<i32>,
+    d_arena: Vec<u8>,
+    /// The judgments of its queries (CSR, by query of the segment): doc code and grade.
+    j_start: Vec<i64>,
+    j_doc: Vec<u32>,
+    j_grade: Vec<i32>,
+}
+
+/// `status[S_DONE]`: 1 when no segment is left.
+const S_DONE: usize = 8;
+
+/// A part's codes in the current segment. A doc's slot keeps its last code in `seen`:
+/// codes only grow, so a code at or above the segment's `base` is one of this segment's
+/// (its code in the segment is then `seen - base`). The ids of the segment's codes, in
+/// order.
+#[derive(Default)]
+struct LocalCodes {
+    base: u32,
+    arena: Vec<u8>,
+    lens: Vec<u32>,
+}
+
+impl LocalCodes {
+    /// The segment's code (within the part) of the doc whose slot's `seen` is given, whose
+    /// id is `len` bytes long and begins with the words `w` (`long()` gives an id of more
+    /// than 16 bytes: the words then hold only its start).
+    #[inline(always)]
+    fn of<'k>(&mut self, seen: &mut u32, w: (u64, u64), len: usize, long: impl FnOnce() -> &'k [u8]) -> u32 {
+        if *seen == NEVER || *seen < self.base {
+            *seen = self.base + self.lens.len() as u32;
+            if len <= 16 {
+                // The id from its words (zero past its end): no read of its bytes elsewhere.
+                let at = self.arena.len();
+                self.arena.reserve(16);
+                // Safety: 16 bytes are reserved past `at`; only `len` of them are kept.
+                unsafe {
+                    let p = self.arena.as_mut_ptr().add(at);
+                    std::ptr::write_unaligned(p as *mut u64, w.0.to_le());
+                    std::ptr::write_unaligned(p.add(8) as *mut u64, w.1.to_le());
+                    self.arena.set_len(at + len);
+                }
+            } else {
+                self.arena.extend_from_slice(long());
+            }
+            self.lens.push(len as u32);
+        }
+        *seen - self.base
+    }
+    /// Start the next segment: its codes follow this one's.
+    fn clear(&mut self) {
+        self.base += self.lens.len() as u32;
+        self.arena.clear();
+        self.lens.clear();
+    }
+    /// Whether the codes could run into `NEVER` in the next segment of `rows` rows and
+    /// `judgments` judgments.
+    fn full(&self, rows: usize, judgments: usize) -> bool {
+        self.base as usize + rows + judgments >= NEVER as usize
+    }
+}
+
+/// A run being read against judgments, a segment at a time.
+pub struct RunPass {
+    threads: usize,
+    max_results: usize,
+    run: *const u8,
+    run_len: usize,
+    /// The judgments' CSR (Python keeps the judgments alive while the run is read).
+    judged: *const Judged,
+    queries: Table,
+    docs: Vec<Table>,
+    n_judged_q: usize,
+    local: Vec<LocalCodes>,
+    pos: usize,
+    row0: usize,
+    in_run: Vec<bool>,
+    /// Queries met so far: each one's stamp in the doc slots.
+    stamps: u32,
+    failed: Option<(i64, i64)>,
+    refs: Vec<DocRef>,
+    no_grades: Vec<i32>,
+}
+
+impl RunPass {
+    fn judgments<'b>(&self) -> (&'b [i64], &'b [u32], &'b [i32]) {
+        // Safety: the judgments outlive the run and do not change while it is read (see
+        // `prf_run`), so the slices may outlive this borrow of the run.
+        let j: &'b Judged = unsafe { &*self.judged };
+        (&j.j_start, &j.j_doc, &j.j_grade)
+    }
+
+    fn failed(&mut self, why: i64, line: usize) -> Segment {
+        self.failed = Some((why, line as i64));
+        Segment { status: vec![why, line as i64, 0, 0, 0, 0, self.pos as i64, self.row0 as i64, 0], ..Segment::default() }
+    }
+
+    /// The segment's doc ids (the parts' codes one after the other) and where each part's
+    /// codes begin.
+    fn vocabulary(&mut self, out: &mut Segment) -> Result<Vec<u32>, ()> {
+        let mut base = vec![0u32; self.threads + 1];
+        for p in 0..self.threads {
+            base[p + 1] = base[p] + self.local[p].lens.len() as u32;
+        }
+        let arena_len: usize = self.local.iter().map(|l| l.arena.len()).sum();
+        if arena_len >= i32::MAX as usize {
+            return Err(());
+        }
+        out.d_off = Vec::with_capacity(base[self.threads] as usize + 1);
+        out.d_arena = Vec::with_capacity(arena_len);
+        out.d_off.push(0);
+        for l in &mut self.local {
+            out.d_arena.extend_from_slice(&l.arena);
+            let mut at = *out.d_off.last().unwrap();
+            out.d_off.extend(l.lens.iter().map(|&n| {
+                at += n as i32;
+                at
+            }));
+            l.clear();
+        }
+        Ok(base)
+    }
+
+    /// The ids of the queries `codes`.
+    fn query_ids(&self, codes: &[u32], out: &mut Segment) {
+        out.q_off = Vec::with_capacity(codes.len() + 1);
+        out.q_off.push(0);
+        for &c in codes {
+            out.q_arena.extend_from_slice(self.queries.key(c as usize));
+            out.q_off.push(out.q_arena.len() as i64);
+        }
+    }
+
+    /// The CSR of the judgments of the queries `codes` (unjudged ones have none).
+    fn judged_starts(&self, codes: &[u32]) -> Vec<i64> {
+        let (j_start, _, _) = self.judgments();
+        let mut starts = Vec::with_capacity(codes.len() + 1);
+        starts.push(0i64);
+        for &c in codes {
+            let c = c as usize;
+            let n = if c < self.n_judged_q { j_start[c + 1] - j_start[c] } else { 0 };
+            starts.push(starts.last().unwrap() + n);
+        }
+        starts
+    }
+
+    fn next(&mut self) -> Segment {
+        if let Some((why, line)) = self.failed {
+            return Segment { status: vec![why, line, 0, 0, 0, 0, self.pos as i64, self.row0 as i64, 0], ..Segment::default() };
+        }
+        // Safety: Python keeps the run's mapping alive while the run is read.
+        let buf: &[u8] = if self.run_len == 0 { &[] } else { unsafe { std::slice::from_raw_parts(self.run, self.run_len) } };
+        let (pos, row0, np) = (self.pos, self.row0, self.threads);
+        let mut out = Segment { status: vec![OK, 0, 0, 0, 0, 0, pos as i64, row0 as i64, 0], ..Segment::default() };
+        if pos >= buf.len() {
+            out.status[S_DONE] = 1;
+            return out;
+        }
+        let end = segment_end(buf, pos);
+        let cut = chunk_cuts(buf, pos, end, np);
+        let counts = count_chunks(buf, &cut);
+        let rows: usize = counts.iter().sum();
+        if row0 + rows >= u32::MAX as usize {
+            return self.failed(TOO_LARGE, row0 + 1);
+        }
+        out.scores = vec![0.0; rows];
+        let mut refs = std::mem::take(&mut self.refs);
+        let mut no_grades = std::mem::take(&mut self.no_grades);
+        let parsed = parse_block(buf, &cut, &counts, 6, &mut refs, &mut out.scores, &mut no_grades);
+        self.no_grades = no_grades;
+        let runs = match parsed {
+            Ok((_, runs)) => runs,
+            Err(r) => {
+                self.refs = refs;
+                return self.failed(RUN_LAYOUT, row0 + r + 1);
+            }
+        };
+        // Query codes; a query met again after others is a run not grouped by query.
+        let mut codes: Vec<u32> = Vec::with_capacity(runs.len());
+        out.run_start = Vec::with_capacity(runs.len() + 1);
+        for q in &runs {
+            let code = self.queries.code_of(buf, q.pos, q.len);
+            let c = code as usize;
+            if c < self.in_run.len() && self.in_run[c] {
+                self.refs = refs;
+                return self.failed(NOT_GROUPED, row0 + q.row + 1);
+            }
+            if c >= self.in_run.len() {
+                self.in_run.resize(c + 1, false);
+            }
+            self.in_run[c] = true;
+            out.run_start.push(q.row as i64);
+            codes.push(code);
+        }
+        out.run_start.push(rows as i64);
+        for w in out.run_start.windows(2) {
+            if (w[1] - w[0]) as usize > self.max_results {
+                self.refs = refs;
+                return self.failed(TOO_MANY_RESULTS, row0 + w[0] as usize + self.max_results + 1);
+            }
+        }
+        if self.stamps as usize + codes.len() > MAX_QUERIES {
+            self.refs = refs;
+            return self.failed(TOO_LARGE, row0 + 1);
+        }
+        let first_stamp = self.stamps;
+        self.stamps += codes.len() as u32;
+        out.j_start = self.judged_starts(&codes);
+        let n_j = *out.j_start.last().unwrap() as usize;
+        if self.local.iter().any(|l| l.full(rows, n_j)) {
+            self.refs = refs;
+            return self.failed(TOO_LARGE, row0 + 1);
+        }
+        out.j_doc = vec![0u32; n_j];
+        out.j_grade = Vec::with_capacity(n_j);
+        {
+            let (j_start, _, j_grade) = self.judgments();
+            for &c in &codes {
+                let c = c as usize;
+                if c < self.n_judged_q {
+                    out.j_grade.extend_from_slice(&j_grade[j_start[c] as usize..j_start[c + 1] as usize]);
+                }
+            }
+        }
+        out.run_doc = vec![0u32; rows];
+        out.run_grade = vec![NO_GRADE; rows];
+        out.repeated = vec![0u8; rows];
+        // Doc codes and the join, each thread over its part of the hash space.
+        let (j_start, j_doc, j_grade) = self.judgments();
+        let j = Judgments { start: j_start, doc: j_doc, grade: j_grade, n_queries: self.n_judged_q };
+        let outs = SegmentOut {
+            doc: Shared(out.run_doc.as_mut_ptr()),
+            grade: Shared(out.run_grade.as_mut_ptr()),
+            repeated: Shared(out.repeated.as_mut_ptr()),
+            judged_doc: Shared(out.j_doc.as_mut_ptr()),
+        };
+        let (refs_ref, runs_ref, codes_ref, seg_j) = (&refs, &runs, &codes, &out.j_start);
+        let repeats: Vec<Vec<(u32, u32)>> = std::thread::scope(|sc| {
+            let handles: Vec<_> = self
+                .docs
+                .iter_mut()
+                .zip(self.local.iter_mut())
+                .enumerate()
+                .map(|(p, (table, local))| {
+                    let j = &j;
+                    sc.spawn(move || {
+                        let part = Part { table, local, p, np };
+                        let queries = SegmentQueries { runs: runs_ref, codes: codes_ref, first_stamp, j_start: seg_j, rows };
+                        join_part(part, buf, refs_ref, &queries, j, outs)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let base = match self.vocabulary(&mut out) {
+            Ok(b) => b,
+            Err(()) => {
+                self.refs = refs;
+                return self.failed(TOO_LARGE, row0 + 1);
+            }
+        };
+        // The parts' codes become the segment's: each part's after the ones before it.
+        for (d, r) in out.run_doc.iter_mut().zip(refs.iter()) {
+            *d += base[part_of(r.h, np)];
+        }
+        {
+            let mut k = 0;
+            for &c in &codes {
+                let c = c as usize;
+                if c >= self.n_judged_q {
+                    continue;
+                }
+                for &d in &j_doc[j_start[c] as usize..j_start[c + 1] as usize] {
+                    out.j_doc[k] += base[d as usize % np];
+                    k += 1;
+                }
+            }
+        }
+        self.refs = refs;
+        // The first row of each repeated doc in its query: one scan of the query's rows up to
+        // its last repeat, for the (few) queries that repeat a doc.
+        let mut reps: Vec<(u32, u32)> = repeats.concat();
+        reps.sort_unstable();
+        let mut g = 0;
+        while g < reps.len() {
+            let stamp = reps[g].0;
+            let mut e = g;
+            while e < reps.len() && reps[e].0 == stamp {
+                e += 1;
+            }
+            let mut docs: Vec<u32> = reps[g..e].iter().map(|&(_, r)| out.run_doc[r as usize]).collect();
+            docs.sort_unstable();
+            let last = reps[e - 1].1 as usize;
+            for r in out.run_start[(stamp - first_stamp) as usize] as usize..last {
+                if docs.binary_search(&out.run_doc[r]).is_ok() {
+                    out.repeated[r] = 1;
+                }
+            }
+            g = e;
+        }
+        out.judged = codes.iter().map(|&c| ((c as usize) < self.n_judged_q) as u8).collect();
+        self.query_ids(&codes, &mut out);
+        drop_pages(buf, pos, end);
+        self.pos = end;
+        self.row0 += rows;
+        let n_repeated = out.repeated.iter().filter(|&&r| r != 0).count();
+        out.status = vec![OK, 0, rows as i64, codes.len() as i64, base[np] as i64, n_repeated as i64, end as i64, row0 as i64, 0];
+        out
+    }
+
+    /// The judged queries the run never named (in code order, that of the judgments), with
+    /// their judgments: a segment without lines.
+    fn missing(&mut self) -> Segment {
+        let np = self.threads;
+        let codes: Vec<u32> = (0..self.n_judged_q as u32)
+            .filter(|&c| !self.in_run.get(c as usize).copied().unwrap_or(false))
+            .collect();
+        let mut out = Segment::default();
+        out.j_start = self.judged_starts(&codes);
+        out.run_start = vec![0; codes.len() + 1];
+        let (j_start, j_doc, j_grade) = self.judgments();
+        let mut docs = Vec::new();
+        let mut grades = Vec::new();
+        for &c in &codes {
+            let c = c as usize;
+            for i in j_start[c] as usize..j_start[c + 1] as usize {
+                let (p, code) = (j_doc[i] as usize % np, j_doc[i] as usize / np);
+                let Table { slots, slot_of, arena, off, .. } = &mut self.docs[p];
+                let slot = &mut slots[slot_of[code] as usize];
+                let (w, len) = ((slot.w0, slot.w1), slot.len as usize);
+                let key = || &arena[off[code]..off[code + 1]];
+                docs.push((p, self.local[p].of(&mut slot.seen, w, len, key)));
+                grades.push(j_grade[i]);
+            }
+        }
+        out.j_grade = grades;
+        let base = match self.vocabulary(&mut out) {
+            Ok(b) => b,
+            Err(()) => return self.failed(TOO_LARGE, 0),
+        };
+        out.j_doc = docs.iter().map(|&(p, d)| base[p] + d).collect();
+        out.judged = vec![1; codes.len()];
+        self.query_ids(&codes, &mut out);
+        out.status = vec![OK, 0, 0, codes.len() as i64, base[np] as i64, 0, self.run_len as i64, self.row0 as i64, 1];
+        out
+    }
+}
+
 /// The judgments by query code (CSR).
 struct Judgments<'a> {
     start: &'a [i64],
@@ -783,34 +1278,51 @@ struct Judgments<'a> {
     n_queries: usize,
 }
 
-/// Code the docs of part `p` of one block of the run and join them with their judgments:
-/// `blocks` are the block's query runs (first row, end row, query code, stamp, whether the
-/// query begins here). Writes the rows' doc codes, grades and repeats; whether a judgment
-/// is repeated. A row whose doc was seen before in its query goes to `repeats` (with the
-/// query's stamp).
-#[allow(clippy::too_many_arguments)]
-#[inline(never)]
-fn join_part(
-    table: &mut Table,
+/// A thread's part of the hash space: its table and its codes in the segment.
+struct Part<'a> {
+    table: &'a mut Table,
+    local: &'a mut LocalCodes,
     p: usize,
     np: usize,
-    buf: &[u8],
-    row0: usize,
-    docs: &[DocRef],
-    blocks: &[(usize, usize, u32, u32, bool)],
-    j: &Judgments,
-    out: (Shared<u32>, Shared<i16>, Shared<u8>),
-    repeats: &mut Vec<(u32, u32)>,
-) -> bool {
-    let (out_d, out_g, out_r) = out;
-    let mut dup = false;
-    let mut marks: Vec<(u32, i16)> = Vec::new();
+}
+
+/// A segment's queries: their runs of lines, codes, first stamp and judgments' CSR.
+struct SegmentQueries<'a> {
+    runs: &'a [QueryRun],
+    codes: &'a [u32],
+    first_stamp: u32,
+    j_start: &'a [i64],
+    rows: usize,
+}
+
+/// Where the threads write: per row its doc code, grade and repeat; the judged docs' codes.
+#[derive(Clone, Copy)]
+struct SegmentOut {
+    doc: Shared<u32>,
+    grade: Shared<i16>,
+    repeated: Shared<u8>,
+    judged_doc: Shared<u32>,
+}
+
+/// Code the docs of one part of a segment and join them with their judgments. Writes the
+/// rows' doc codes (the part's codes in the segment), grades and repeats, and the codes of
+/// the part's judged docs. A row whose doc was seen before in its query is returned (with
+/// the query's stamp).
+#[inline(never)]
+fn join_part(part: Part, buf: &[u8], docs: &[DocRef], queries: &SegmentQueries, j: &Judgments, out: SegmentOut) -> Vec<(u32, u32)> {
+    let Part { table, local, p, np } = part;
+    let mut repeats = Vec::new();
+    let mut marks: Vec<(u32, i16, usize)> = Vec::new();
     const AHEAD: usize = 32;
-    for &(s, e, q, stamp, new) in blocks {
-        if new && (q as usize) < j.n_queries {
+    for (k, q) in queries.runs.iter().enumerate() {
+        let (s, e) = (q.row, queries.runs.get(k + 1).map_or(queries.rows, |n| n.row));
+        let code = queries.codes[k] as usize;
+        let stamp = queries.first_stamp + k as u32;
+        if code < j.n_queries {
             // The query's judgments go to their docs' slots: the slots are found (and
             // prefetched) first, then marked, so that their cache misses overlap.
-            let (a, b) = (j.start[q as usize] as usize, j.start[q as usize + 1] as usize);
+            let (a, b) = (j.start[code] as usize, j.start[code + 1] as usize);
+            let at_out = queries.j_start[k] as usize;
             marks.clear();
             for i in a..b {
                 if i + 8 < b {
@@ -825,13 +1337,17 @@ fn join_part(
                 }
                 let at = table.slot_of[d / np];
                 prefetch(&table.slots[at as usize]);
-                marks.push((at, j.grade[i] as i16));
+                marks.push((at, j.grade[i] as i16, i));
             }
-            for &(at, g) in &marks {
-                let slot = &mut table.slots[at as usize];
-                dup |= slot.stamp == stamp;
-                slot.stamp = stamp;
+            let Table { slots, arena, off, .. } = &mut *table;
+            for &(at, g, i) in &marks {
+                let slot = &mut slots[at as usize];
+                slot.stamp = stamp << 2 | JUDGED;
                 slot.grade = g;
+                let (c, w, len) = (slot.code as usize, (slot.w0, slot.w1), slot.len as usize);
+                let lc = local.of(&mut slot.seen, w, len, || &arena[off[c]..off[c + 1]]);
+                // Safety: judgment i is written by the one thread owning its doc's part.
+                unsafe { *out.judged_doc.0.add(at_out + i - a) = lc };
             }
         }
         for r in s..e {
@@ -847,338 +1363,124 @@ fn join_part(
             }
             let at = table.find(buf, d.pos, d.len as usize, d.w, d.h);
             let slot = &mut table.slots[at];
-            let row = (row0 + r) as u32;
-            // Safety: rows (and first rows) of part p are written by thread p only.
+            let (mark, grade) = (slot.stamp, slot.grade);
+            let current = mark >> 2 == stamp;
+            let (judged, again) = (current && mark & JUDGED != 0, current && mark & LINE != 0);
+            slot.stamp = stamp << 2 | if judged { JUDGED } else { 0 } | LINE;
+            let lc = local.of(&mut slot.seen, d.w, d.len as usize, || &buf[d.pos..d.pos + d.len as usize]);
+            // Safety: rows of part p are written by thread p only.
             unsafe {
-                *out_d.0.add(r) = slot.code * np as u32 + p as u32;
-                if slot.stamp == stamp {
-                    *out_g.0.add(r) = slot.grade;
+                *out.doc.0.add(r) = lc;
+                if judged {
+                    *out.grade.0.add(r) = grade;
                 }
-                if slot.seen == stamp {
-                    // Rare: the doc's first row in the query is marked once the run is read.
-                    *out_r.0.add(row as usize) = 1;
-                    repeats.push((stamp, row));
-                } else {
-                    slot.seen = stamp;
+                if again {
+                    // Rare: the doc's first row in the query is marked once the segment is read.
+                    *out.repeated.0.add(r) = 1;
+                    repeats.push((stamp, r as u32));
                 }
             }
         }
     }
-    dup
+    repeats
 }
 
-fn build(qrels: &[u8], run: &[u8], threads: usize, max_results: usize) -> Pass {
-    let threads = threads.clamp(1, 64);
-    let verbose = std::env::var_os("PRFEVAL_NATIVE_TIMES").is_some();
-    let t0 = std::time::Instant::now();
-    let lap = |what: &str| {
-        if verbose {
-            eprintln!("prfeval pass: {what} at {:.3} s", t0.elapsed().as_secs_f64());
-        }
-    };
-    let mut pass = Pass { status: vec![OK, 0, 0, 0, 0, 0], ..Pass::default() };
-    let fail = |pass: &mut Pass, why: i64, line: usize| {
-        pass.status[0] = why;
-        pass.status[1] = line as i64;
-    };
-    // About one slot per two judgments (judged docs repeat across queries); the tables grow.
-    let cap = (qrels.len() / 32 / threads).max(1 << 12);
-    let mut st = State {
-        threads,
-        queries: Table::new(1 << 12),
-        docs: (0..threads).map(|_| Table::new(cap)).collect(),
-        jq: Vec::new(),
-        jd: Vec::new(),
-        jg: Vec::new(),
-        qrels,
-    };
-    if let Err((why, line)) = st.read_qrels() {
-        fail(&mut pass, why, line);
-        return pass;
-    }
-    if st.jq.is_empty() {
-        // No judgments: prfeval's reader says so (an error), not the pass.
-        fail(&mut pass, QRELS_LAYOUT, 0);
-        return pass;
-    }
-    lap("qrels read");
-    let np = threads;
-    let n_judged_q = st.queries.len();
-    // The judgments by query (a counting sort, stable: file order within a query).
-    let mut j_start = vec![0i64; n_judged_q + 1];
-    for &q in &st.jq {
-        j_start[q as usize + 1] += 1;
-    }
-    for q in 0..n_judged_q {
-        j_start[q + 1] += j_start[q];
-    }
-    let mut j_doc = vec![0u32; st.jq.len()];
-    let mut j_grade = vec![0i32; st.jq.len()];
-    {
-        let mut fill: Vec<i64> = j_start[..n_judged_q].to_vec();
-        for i in 0..st.jq.len() {
-            let q = st.jq[i] as usize;
-            j_doc[fill[q] as usize] = st.jd[i];
-            j_grade[fill[q] as usize] = st.jg[i];
-            fill[q] += 1;
-        }
-    }
-    st.jq = Vec::new();
-    st.jd = Vec::new();
-    st.jg = Vec::new();
-    lap("judgments grouped");
+// ------------------------------------------------------------------------------------------
+// The C ABI
 
-    // The run.
-    let buf = run;
-    // The outputs grow block by block (the whole file is not counted first: that would
-    // bring all of its pages into memory at once).
-    let mut scores: Vec<f64> = Vec::new();
-    let mut run_doc: Vec<u32> = Vec::new();
-    let mut run_grade: Vec<i16> = Vec::new();
-    let mut repeated: Vec<u8> = Vec::new();
-    let mut run_start: Vec<i64> = Vec::new();
-    let mut run_query: Vec<u32> = Vec::new();
-    let mut docs: Vec<DocRef> = Vec::new();
-    let mut pos = 0;
-    let mut row0 = 0usize;
-    let mut in_run: Vec<bool> = vec![false; n_judged_q];
-    let mut dups = vec![false; np];
-    let mut repeats: Vec<Vec<(u32, u32)>> = vec![Vec::new(); np];
-    let mut no_grades: Vec<i32> = Vec::new(); // a run has scores, not grades
-    while pos < buf.len() {
-        let (end, cut) = cuts(buf, pos, np);
-        let counts = count_chunks(buf, &cut);
-        let rows: usize = counts.iter().sum();
-        if row0 + rows >= u32::MAX as usize {
-            fail(&mut pass, TOO_LARGE, row0 + 1);
-            return pass;
-        }
-        if pos == 0 && end < buf.len() {
-            // Room for the whole run, from the first block's line length.
-            let expect = (rows as f64 * buf.len() as f64 / end as f64 * 1.01) as usize;
-            scores.reserve(expect);
-            run_doc.reserve(expect);
-            run_grade.reserve(expect);
-            repeated.reserve(expect);
-        }
-        scores.resize(row0 + rows, 0.0);
-        run_doc.resize(row0 + rows, 0);
-        run_grade.resize(row0 + rows, NO_GRADE);
-        repeated.resize(row0 + rows, 0);
-        let rest = &mut scores[row0..];
-        let (rows, runs) = match parse_block(buf, &cut, &counts, 6, &mut docs, rest, &mut no_grades) {
-            Ok(x) => x,
-            Err(r) => {
-                fail(&mut pass, RUN_LAYOUT, row0 + r + 1);
-                return pass;
-            }
-        };
-        // Query codes; a query met again after others is a run not grouped by query.
-        // `blocks` are this block's query runs: (first row, end row, code, stamp, new).
-        let mut blocks: Vec<(usize, usize, u32, u32, bool)> = Vec::with_capacity(runs.len());
-        for (k, q) in runs.iter().enumerate() {
-            let e = runs.get(k + 1).map_or(rows, |n| n.row);
-            let code = st.queries.code_of(buf, q.pos, q.len);
-            let goes_on = k == 0 && run_query.last() == Some(&code) && q.row == 0;
-            if !goes_on {
-                if (code as usize) < in_run.len() && in_run[code as usize] {
-                    fail(&mut pass, NOT_GROUPED, row0 + q.row + 1);
-                    return pass;
-                }
-                if code as usize >= in_run.len() {
-                    in_run.resize(code as usize + 1, false);
-                }
-                in_run[code as usize] = true;
-                run_start.push((row0 + q.row) as i64);
-                run_query.push(code);
-            }
-            let stamp = (run_query.len() - 1) as u32;
-            blocks.push((q.row, e, code, stamp, !goes_on));
-        }
-        // Doc codes and the join, each thread over its part of the hash space.
-        let out_d = Shared(run_doc[row0..].as_mut_ptr());
-        let out_g = Shared(run_grade[row0..].as_mut_ptr());
-        // By row of the whole run: a repeat's first row may be in an earlier block.
-        let out_r = Shared(repeated.as_mut_ptr());
-        let (docs_ref, blocks_ref, j_start, j_doc, j_grade) = (&docs, &blocks, &j_start, &j_doc, &j_grade);
-        let found_dup: Vec<bool> = std::thread::scope(|sc| {
-            let handles: Vec<_> = st
-                .docs
-                .iter_mut()
-                .zip(repeats.iter_mut())
-                .enumerate()
-                .map(|(p, (table, reps))| {
-                    sc.spawn(move || {
-                        let j = Judgments { start: j_start, doc: j_doc, grade: j_grade, n_queries: n_judged_q };
-                        let out = (out_d, out_g, out_r);
-                        join_part(table, p, np, buf, row0, docs_ref, blocks_ref, &j, out, reps)
-                    })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        });
-        for (p, d) in found_dup.into_iter().enumerate() {
-            dups[p] |= d;
-        }
-        drop_pages(buf, pos, end);
-        row0 += rows;
-        pos = end;
+unsafe fn bytes<'a>(p: *const u8, n: usize) -> &'a [u8] {
+    if n == 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(p, n)
     }
-    lap("run read");
-    let n_rows = row0;
-    run_start.push(n_rows as i64);
-    // The first row of each repeated doc in its query: one scan of the query's rows up to its
-    // last repeat, for the (few) queries that repeat a doc.
-    let mut reps: Vec<(u32, u32)> = repeats.concat();
-    reps.sort_unstable();
-    let mut g = 0;
-    while g < reps.len() {
-        let stamp = reps[g].0;
-        let mut e = g;
-        while e < reps.len() && reps[e].0 == stamp {
-            e += 1;
-        }
-        let mut codes: Vec<u32> = reps[g..e].iter().map(|&(_, r)| run_doc[r as usize]).collect();
-        codes.sort_unstable();
-        let last = reps[e - 1].1 as usize;
-        for r in run_start[stamp as usize] as usize..last {
-            if codes.binary_search(&run_doc[r]).is_ok() {
-                repeated[r] = 1;
-            }
-        }
-        g = e;
-    }
-    for w in run_start.windows(2) {
-        if (w[1] - w[0]) as usize > max_results {
-            fail(&mut pass, TOO_MANY_RESULTS, w[0] as usize + max_results + 1);
-            return pass;
-        }
-    }
-    // Judgments of the queries the run never names, checked for repeats too.
-    {
-        let (in_run, j_start, j_doc) = (&in_run, &j_start, &j_doc);
-        let stamp = run_query.len() as u32;
-        let d2: Vec<bool> = std::thread::scope(|sc| {
-            let handles: Vec<_> = st
-                .docs
-                .iter_mut()
-                .enumerate()
-                .map(|(p, table)| {
-                    sc.spawn(move || {
-                        let mut dup = false;
-                        for q in 0..n_judged_q {
-                            if in_run[q] {
-                                continue;
-                            }
-                            let stamp = stamp + q as u32;
-                            for j in j_start[q] as usize..j_start[q + 1] as usize {
-                                let d = j_doc[j] as usize;
-                                if d % np == p {
-                                    let slot = &mut table.slots[table.slot_of[d / np] as usize];
-                                    dup |= slot.stamp == stamp;
-                                    slot.stamp = stamp;
-                                }
-                            }
-                        }
-                        dup
-                    })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        });
-        for (p, d) in d2.into_iter().enumerate() {
-            dups[p] |= d;
-        }
-    }
-    if dups.iter().any(|&d| d) {
-        fail(&mut pass, REPEATED_JUDGMENT, 0);
-        return pass;
-    }
-    lap("joined");
-    // Final doc codes: the parts' codes one after the other.
-    let mut base = vec![0u32; np + 1];
-    for p in 0..np {
-        base[p + 1] = base[p] + st.docs[p].len() as u32;
-    }
-    let arena_len: usize = st.docs.iter().map(|t| t.arena.len()).sum();
-    if arena_len >= i32::MAX as usize {
-        fail(&mut pass, TOO_LARGE, 0);
-        return pass;
-    }
-    let remap = |v: &mut [u32]| {
-        let chunk = v.len().div_ceil(np).max(1);
-        let base = &base;
-        std::thread::scope(|sc| {
-            for part in v.chunks_mut(chunk) {
-                sc.spawn(move || {
-                    for x in part.iter_mut() {
-                        let d = *x as usize;
-                        *x = base[d % np] + (d / np) as u32;
-                    }
-                });
-            }
-        });
-    };
-    remap(&mut run_doc);
-    remap(&mut j_doc);
-    let n_docs = base[np] as usize;
-    let mut d_off = Vec::with_capacity(n_docs + 1);
-    let mut d_arena = Vec::with_capacity(arena_len);
-    d_off.push(0i32);
-    for t in &st.docs {
-        for c in 0..t.len() {
-            d_arena.extend_from_slice(t.key(c));
-            d_off.push(d_arena.len() as i32);
-        }
-    }
-    let n_repeated = repeated.iter().filter(|&&r| r != 0).count();
-    lap("codes");
-    pass.status = vec![OK, 0, n_rows as i64, st.queries.len() as i64, n_docs as i64, n_repeated as i64];
-    pass.scores = scores;
-    pass.run_doc = run_doc;
-    pass.run_grade = run_grade;
-    pass.repeated = repeated;
-    pass.run_start = run_start;
-    pass.run_query = run_query;
-    pass.q_off = st.queries.off.iter().map(|&x| x as i64).collect();
-    pass.q_arena = std::mem::take(&mut st.queries.arena);
-    pass.d_off = d_off;
-    pass.d_arena = d_arena;
-    pass.j_start = j_start;
-    pass.j_doc = j_doc;
-    pass.j_grade = j_grade;
-    pass
 }
 
-/// Run the pass over `qrels[..qrels_len]` and `run[..run_len]` on `threads` threads,
-/// refusing a query with more than `max_results` lines; free the result with `prf_free`.
+/// Parse the judgments `qrels[..qrels_len]` on `threads` threads; free with `prf_free_judged`.
 ///
 /// # Safety
-/// Both pointers must be valid for their lengths for the duration of the call.
+/// `qrels` must be valid for `qrels_len` bytes for the duration of the call.
 #[no_mangle]
-pub unsafe extern "C" fn prf_pass(
-    qrels: *const u8,
-    qrels_len: usize,
-    run: *const u8,
-    run_len: usize,
-    threads: usize,
-    max_results: usize,
-) -> *mut Pass {
-    let q: &[u8] = if qrels_len == 0 { &[] } else { std::slice::from_raw_parts(qrels, qrels_len) };
-    let r: &[u8] = if run_len == 0 { &[] } else { std::slice::from_raw_parts(run, run_len) };
-    Box::into_raw(Box::new(build(q, r, threads, max_results)))
+pub unsafe extern "C" fn prf_judge(qrels: *const u8, qrels_len: usize, threads: usize) -> *mut Judged {
+    Box::into_raw(Box::new(judge(bytes(qrels, qrels_len), threads)))
 }
 
-/// Array `which` of the pass: its address, and its length in `len` (0 status i64,
+/// Why the judgments were refused (`status[0]`, 0: they were not) and the line.
+///
+/// # Safety
+/// `j` must come from `prf_judge` and not be freed; `line` must be writable.
+#[no_mangle]
+pub unsafe extern "C" fn prf_judged_status(j: *const Judged, line: *mut i64) -> i64 {
+    let j = &*j;
+    *line = j.status[1];
+    j.status[0]
+}
+
+/// Begin reading the run `run[..run_len]` against the judgments `j` (accepted ones),
+/// refusing a query with more than `max_results` lines. With `take` the run uses the
+/// judgments' tables themselves (the judgments then serve no other run), else copies.
+///
+/// # Safety
+/// `j` must come from `prf_judge`, with status 0, and outlive the run; `run` must stay valid
+/// for `run_len` bytes until the run is freed with `prf_free_run`.
+#[no_mangle]
+pub unsafe extern "C" fn prf_run(j: *mut Judged, run: *const u8, run_len: usize, max_results: usize, take: c_int) -> *mut RunPass {
+    let judged = &mut *j;
+    let (queries, docs) = if take != 0 {
+        (std::mem::replace(&mut judged.queries, Table::new(1)), std::mem::take(&mut judged.docs))
+    } else {
+        (judged.queries.clone(), judged.docs.clone())
+    };
+    let threads = judged.threads;
+    let n_judged_q = judged.j_start.len().saturating_sub(1);
+    Box::into_raw(Box::new(RunPass {
+        threads,
+        max_results,
+        run,
+        run_len,
+        judged: j,
+        queries,
+        docs,
+        n_judged_q,
+        local: (0..threads).map(|_| LocalCodes::default()).collect(),
+        pos: 0,
+        row0: 0,
+        in_run: vec![false; n_judged_q],
+        stamps: 0,
+        failed: None,
+        refs: Vec::new(),
+        no_grades: Vec::new(),
+    }))
+}
+
+/// The run's next segment (`status[8]` is 1 when none is left; then call `prf_missing`).
+///
+/// # Safety
+/// `r` must come from `prf_run` and not be freed, and not be in use on another thread.
+#[no_mangle]
+pub unsafe extern "C" fn prf_next(r: *mut RunPass) -> *mut Segment {
+    Box::into_raw(Box::new((*r).next()))
+}
+
+/// The judged queries the run never named, as a segment without lines (after the last).
+///
+/// # Safety
+/// As `prf_next`.
+#[no_mangle]
+pub unsafe extern "C" fn prf_missing(r: *mut RunPass) -> *mut Segment {
+    Box::into_raw(Box::new((*r).missing()))
+}
+
+/// Array `which` of a segment: its address, and its length in `len` (0 status i64,
 /// 1 scores f64, 2 run_doc u32, 3 run_grade i16, 4 repeated u8, 5 run_start i64,
-/// 6 run_query u32, 7 q_off i64, 8 q_arena u8, 9 d_off i32, 10 d_arena u8, 11 j_start i64,
+/// 6 judged u8, 7 q_off i64, 8 q_arena u8, 9 d_off i32, 10 d_arena u8, 11 j_start i64,
 /// 12 j_doc u32, 13 j_grade i32).
 ///
 /// # Safety
-/// `p` must come from `prf_pass` and not be freed; `len` must be writable.
+/// `s` must come from `prf_next` or `prf_missing` and not be freed; `len` must be writable.
 #[no_mangle]
-pub unsafe extern "C" fn prf_array(p: *const Pass, which: c_int, len: *mut usize) -> *const u8 {
-    let p = &*p;
+pub unsafe extern "C" fn prf_array(s: *const Segment, which: c_int, len: *mut usize) -> *const u8 {
+    let s = &*s;
     macro_rules! out {
         ($v:expr) => {{
             *len = $v.len();
@@ -1186,20 +1488,20 @@ pub unsafe extern "C" fn prf_array(p: *const Pass, which: c_int, len: *mut usize
         }};
     }
     match which {
-        0 => out!(p.status),
-        1 => out!(p.scores),
-        2 => out!(p.run_doc),
-        3 => out!(p.run_grade),
-        4 => out!(p.repeated),
-        5 => out!(p.run_start),
-        6 => out!(p.run_query),
-        7 => out!(p.q_off),
-        8 => out!(p.q_arena),
-        9 => out!(p.d_off),
-        10 => out!(p.d_arena),
-        11 => out!(p.j_start),
-        12 => out!(p.j_doc),
-        13 => out!(p.j_grade),
+        0 => out!(s.status),
+        1 => out!(s.scores),
+        2 => out!(s.run_doc),
+        3 => out!(s.run_grade),
+        4 => out!(s.repeated),
+        5 => out!(s.run_start),
+        6 => out!(s.judged),
+        7 => out!(s.q_off),
+        8 => out!(s.q_arena),
+        9 => out!(s.d_off),
+        10 => out!(s.d_arena),
+        11 => out!(s.j_start),
+        12 => out!(s.j_doc),
+        13 => out!(s.j_grade),
         _ => {
             *len = 0;
             std::ptr::null()
@@ -1207,13 +1509,35 @@ pub unsafe extern "C" fn prf_array(p: *const Pass, which: c_int, len: *mut usize
     }
 }
 
-/// Free a pass.
+/// Free a segment.
 ///
 /// # Safety
-/// `p` must come from `prf_pass`, once.
+/// `s` must come from `prf_next` or `prf_missing`, once.
 #[no_mangle]
-pub unsafe extern "C" fn prf_free(p: *mut Pass) {
-    if !p.is_null() {
-        drop(Box::from_raw(p));
+pub unsafe extern "C" fn prf_free_segment(s: *mut Segment) {
+    if !s.is_null() {
+        drop(Box::from_raw(s));
+    }
+}
+
+/// Free a run.
+///
+/// # Safety
+/// `r` must come from `prf_run`, once, and not be in use on another thread.
+#[no_mangle]
+pub unsafe extern "C" fn prf_free_run(r: *mut RunPass) {
+    if !r.is_null() {
+        drop(Box::from_raw(r));
+    }
+}
+
+/// Free judgments.
+///
+/// # Safety
+/// `j` must come from `prf_judge`, once, after every run read against them is freed.
+#[no_mangle]
+pub unsafe extern "C" fn prf_free_judged(j: *mut Judged) {
+    if !j.is_null() {
+        drop(Box::from_raw(j));
     }
 }

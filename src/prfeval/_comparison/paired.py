@@ -6,6 +6,7 @@ The tests themselves live in :mod:`prfeval._comparison.stats`.
 
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,18 +83,34 @@ def paired_tests(
         return PairedTests(none, adjust(none, correction), none, none)
     low = high = none
     p: FloatArray | None = None
+    tested: Future[FloatArray] | None = None
     if confidence is not None or test == "bootstrap":
-        # The shifted test's p-value does not depend on the interval's level.
-        boot = paired_bootstrap(
-            diffs,
-            confidence=0.95 if confidence is None else confidence,
-            n_resamples=n_bootstrap,
-            seed=seed,
-        )
+        pool = None
+        if test != "bootstrap":
+            # The test's draws and the interval's are independent (each from ``seed``), and
+            # numpy lets go of the GIL in their array work: the test runs beside the
+            # interval, on the other core.
+            pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prfeval-test")
+            tested = pool.submit(
+                paired_p_values, diffs, test, n_permutations=n_permutations, seed=seed
+            )
+        try:
+            # The shifted test's p-value does not depend on the interval's level.
+            boot = paired_bootstrap(
+                diffs,
+                confidence=0.95 if confidence is None else confidence,
+                n_resamples=n_bootstrap,
+                seed=seed,
+            )
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=True)
         if confidence is not None:
             low, high = np.atleast_1d(boot.low), np.atleast_1d(boot.high)
         if test == "bootstrap":
             p = boot.p_value
+    if tested is not None:
+        p = tested.result()
     if p is None:
         p = paired_p_values(diffs, test, n_permutations=n_permutations, seed=seed)
     p = np.atleast_1d(p)

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -20,7 +21,7 @@ from prfeval._comparison.stats import tukey_hsd
 from prfeval._core.errors import UsageError
 from prfeval._core.options import EvalOptions
 from prfeval._core.ranking import RankingNeeds
-from prfeval._io.blocks import load_judgments
+from prfeval._io.blocks import SharedJudgments, load_judgments
 from prfeval._io.source import check_one_stdin
 from prfeval._measures import Measure, ranking_needs
 from prfeval._retrieval.evaluate import summarise
@@ -140,7 +141,11 @@ def measure_runs(
     pass's ``extras``); ``needs`` is then what they and the measures read of a ranking.
     """
     check_one_stdin([qrels, *runs.values()])
-    qrels_table = load_judgments(qrels, options)
+    if isinstance(qrels, str | os.PathLike) and str(qrels) != "-" and os.path.isfile(qrels):
+        # Read once, in the form each run's reader takes (the compiled pass, or a table).
+        judgments: Any = SharedJudgments(qrels, options)
+    else:
+        judgments = load_judgments(qrels, options)
     every_judged = replace(options, complete=True)
     needs = ranking_needs(measures) if needs is None else needs
     out = []
@@ -153,7 +158,7 @@ def measure_runs(
             )
 
         tee, done = run_pipeline(
-            qrels_table, source, every_judged, needs, make_sink, stream=stream
+            judgments, source, every_judged, needs, make_sink, stream=stream
         )
         measure_sink, *more = tee.sinks
         out.append(RunPass(name, measure_sink.result(), done, tuple(more)))  # type: ignore[attr-defined]

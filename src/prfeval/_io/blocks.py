@@ -17,6 +17,7 @@ over different sources:
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -79,10 +80,43 @@ class LineTooLong(NotStreamable):
         self.block_bytes = block_bytes
 
 
+class ReadAgain(Exception):
+    """A source gave up part way through the run (the compiled pass met input it does not
+    take, after it had handed over blocks): read the run again from the start from
+    ``source``, into fresh sinks. ``why`` says what the first source met."""
+
+    def __init__(self, source: Any, why: str) -> None:
+        super().__init__(why)
+        self.source = source
+
+
+class SharedJudgments:
+    """A judgments file read once for several runs (``compare`` and its kin), in the form
+    each run's reader wants: as a table (:meth:`table`) for the readers that take tables,
+    and parsed by the compiled pass (``parsed``, set by :mod:`prfeval._io.native`) for the
+    runs it takes, its tables copied for each run. Each form is made on first use."""
+
+    def __init__(self, path: str | os.PathLike[str], options: EvalOptions) -> None:
+        self.path = os.fspath(path)
+        self._options = options
+        self._table: Qrels | None = None
+        #: The compiled pass's parse of the file, once made.
+        self.parsed: Any = None
+
+    def table(self) -> Qrels:
+        """The judgments as a table (:func:`load_judgments`)."""
+        if self._table is None:
+            self._table = load_judgments(self.path, self._options)
+        return self._table
+
+
 def load_judgments(qrels: Any, options: EvalOptions | None = None) -> Qrels:
     """Judgments in any form (read as ``options.qrels_format`` and ``qrels_columns`` say);
     an empty set of judgments is an error (nothing to measure)."""
     from prfeval._io.load import load_qrels  # every reader: not for dicts (see WholeSource)
+
+    if isinstance(qrels, SharedJudgments):
+        return qrels.table()
 
     table = load_qrels(
         qrels,

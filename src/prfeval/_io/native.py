@@ -4,8 +4,13 @@
 ``cargo build --release --offline`` and copied to ``prfeval/_native/``) that reads both files'
 bytes (mapped, not copied) on every core: it splits the lines, gives query and doc ids
 integer codes with its own hash tables, and joins each run line with its judgment, so a line
-costs a parse, one hash lookup and no Python. :class:`NativeRun` hands the arrays it built to
-the aligner block by block, as the fields of an
+costs a parse, one hash lookup and no Python.
+
+The judgments are parsed once (:class:`NativeJudgments`), for one run or many (``compare``
+reads several runs against them). A run is read a segment of whole queries at a time, about
+16 MiB of text: while the aligner and the kernel measure one segment, a thread of the pass
+reads the next, so that reading and measuring share the cores. :class:`NativeRun` hands each
+segment's arrays to the aligner block by block, as the fields of an
 :class:`~prfeval._retrieval.encode.EncodedBlock`, so the same aligner and the same kernel
 measure them: the pass replaces the reading and the encoding, nothing else.
 
@@ -13,7 +18,9 @@ The pass takes only what Arrow's streaming reader takes (:mod:`prfeval._io.strea
 files of single-space fields, a run grouped by query, integer grades, decimal scores, no
 repeated judgment. On anything else, and wherever the library is missing or
 ``PRFEVAL_NATIVE=0`` turns it off, the run is read the usual way (:class:`StreamedRun`), which
-says what is wrong exactly as it always has: the pass reports no error of its own.
+says what is wrong exactly as it always has: the pass reports no error of its own. When the
+pass meets such input after it has handed over some segments, the pipeline reads the run
+again from the start with Arrow, into fresh sinks (:class:`~prfeval._io.blocks.ReadAgain`).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import ctypes
 import mmap
 import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,12 +45,21 @@ from prfeval._core.ids import query_output_order
 from prfeval._core.options import EvalOptions
 from prfeval._core.ranking import UNJUDGED
 from prfeval._core.tables import SourceLines
-from prfeval._io.blocks import Block
+from prfeval._io.blocks import Block, ReadAgain, SharedJudgments
 from prfeval._io.source import display_name
 from prfeval._io.stream import BLOCK_BYTES, StreamedRun
 from prfeval._io.trec import run_id_of
 
-__all__ = ["LIBRARY", "NativeRun", "PassResult", "native_source", "run_pass", "unavailable"]
+__all__ = [
+    "LIBRARY",
+    "NativeJudgments",
+    "NativeRun",
+    "PassResult",
+    "Segment",
+    "native_source",
+    "run_pass",
+    "unavailable",
+]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -70,7 +87,7 @@ _REASONS = {
     6: "the input is too large for the pass",
 }
 
-# The arrays of the pass, by index (see prf_array in native/pass/src/lib.rs).
+# A segment's arrays, by index (see prf_array in native/pass/src/lib.rs).
 _ARRAYS = (
     ("status", np.int64),
     ("scores", np.float64),
@@ -78,7 +95,7 @@ _ARRAYS = (
     ("run_grade", np.int16),
     ("repeated", np.bool_),
     ("run_start", np.int64),
-    ("run_query", np.uint32),
+    ("judged", np.bool_),
     ("q_off", np.int64),
     ("q_arena", np.uint8),
     ("d_off", np.int32),
@@ -87,6 +104,22 @@ _ARRAYS = (
     ("j_doc", np.uint32),
     ("j_grade", np.int32),
 )
+
+_P = ctypes.c_void_p
+_N = ctypes.c_size_t
+
+# Each function of the library: (result type, argument types).
+_SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
+    "prf_judge": (_P, [_P, _N, _N]),
+    "prf_judged_status": (ctypes.c_int64, [_P, ctypes.POINTER(ctypes.c_int64)]),
+    "prf_run": (_P, [_P, _P, _N, _N, ctypes.c_int]),
+    "prf_next": (_P, [_P]),
+    "prf_missing": (_P, [_P]),
+    "prf_array": (_P, [_P, ctypes.c_int, ctypes.POINTER(_N)]),
+    "prf_free_segment": (None, [_P]),
+    "prf_free_run": (None, [_P]),
+    "prf_free_judged": (None, [_P]),
+}
 
 
 class _Library:
@@ -104,18 +137,13 @@ class _Library:
                 cls.why_not = f"the compiled pass is not built ({LIBRARY} is missing)"
                 return None
             try:
-                lib = ctypes.CDLL(str(LIBRARY))
-            except OSError as exc:
+                lib = ctypes.CDLL(str(LIBRARY))  # a CDLL call releases the GIL
+                for name, (result, arguments) in _SIGNATURES.items():
+                    function = getattr(lib, name)
+                    function.restype, function.argtypes = result, arguments
+            except (OSError, AttributeError) as exc:
                 cls.why_not = f"the compiled pass cannot be loaded: {exc}"
                 return None
-            lib.prf_pass.restype = ctypes.c_void_p
-            lib.prf_pass.argtypes = [ctypes.c_void_p, ctypes.c_size_t] * 2 + [ctypes.c_size_t] * 2
-            lib.prf_array.restype = ctypes.c_void_p
-            lib.prf_array.argtypes = [
-                ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_size_t)
-            ]
-            lib.prf_free.argtypes = [ctypes.c_void_p]
-            lib.prf_free.restype = None
             cls.lib = lib
         return cls.lib
 
@@ -129,70 +157,32 @@ def unavailable() -> str | None:
     return None
 
 
-class _Handle:
-    """The pass's memory in Rust: freed when the last array viewing it is gone."""
-
-    def __init__(self, lib: ctypes.CDLL, pointer: int) -> None:
-        self.lib = lib
-        self.pointer = pointer
-
-    def __del__(self) -> None:
-        self.lib.prf_free(self.pointer)
+def _library() -> ctypes.CDLL:
+    lib = _Library.get()
+    if lib is None:
+        raise RuntimeError(_Library.why_not)
+    return lib
 
 
-def _view(handle: _Handle, which: int, dtype: Any) -> np.ndarray:
-    """Array ``which`` of the pass as a read-only numpy array over the Rust memory."""
-    n = ctypes.c_size_t()
-    address = handle.lib.prf_array(handle.pointer, which, ctypes.byref(n))
-    if not n.value:
-        return np.zeros(0, dtype=dtype)
-    raw = (ctypes.c_ubyte * (n.value * np.dtype(dtype).itemsize)).from_address(address)
-    raw._handle = handle  # type: ignore[attr-defined]  # the memory lives as long as the view
-    array = np.frombuffer(raw, dtype=dtype)
-    array.flags.writeable = False
-    return array
+class _Mapped:
+    """A file mapped read-only, kept mapped while this object lives (the pass reads it)."""
 
+    def __init__(self, path: str) -> None:
+        self.map: mmap.mmap | None = None
+        self.address, self.size = 0, 0
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size:
+                self.map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+                self._bytes = np.frombuffer(self.map, dtype=np.uint8)
+                self.address, self.size = self._bytes.ctypes.data, size
 
-@dataclass(frozen=True, eq=False)
-class PassResult:
-    """What the pass built (all arrays read-only views of its memory), or why it refused.
-
-    Per run line (file order): ``scores``, ``run_doc`` (doc code), ``run_grade`` (the grade
-    judged for the line's query and doc, ``_NO_GRADE`` if none) and ``repeated`` (whether
-    the doc appears again in the query). The run's queries, in run order: each one's first
-    line ``run_start[i]`` (then the number of lines) and code ``run_query[i]``. Query and
-    doc ids by code: ``q_off``/``q_arena``, ``d_off``/``d_arena`` (offsets into bytes). The
-    judgments by query code (CSR: ``j_start``, ``j_doc``, ``j_grade``); the judged queries
-    have the lowest codes.
-    """
-
-    refused: str | None
-    arrays: dict[str, np.ndarray]
-
-    def __getattr__(self, name: str) -> np.ndarray:
-        try:
-            return self.arrays[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    @property
-    def n_docs(self) -> int:
-        return int(self.arrays["status"][4])
-
-    @property
-    def n_repeated(self) -> int:
-        return int(self.arrays["status"][5])
-
-
-def _mapped(path: str) -> tuple[mmap.mmap | None, int, int]:
-    """The file mapped read-only: the mapping, its address and its size."""
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size == 0:
-            return None, 0, 0
-        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    address = np.frombuffer(mapped, dtype=np.uint8).ctypes.data
-    return mapped, address, size
+    def close(self) -> None:
+        if self.map is not None:
+            del self._bytes
+            with contextlib.suppress(BufferError):  # a view elsewhere: unmapped when it goes
+                self.map.close()
+            self.map = None
 
 
 def _threads() -> int:
@@ -203,29 +193,138 @@ def _threads() -> int:
     return max(1, min(n, 8))
 
 
+class _Freed:
+    """Memory of the pass in Rust, freed by ``free`` when the last array viewing it is gone."""
+
+    def __init__(self, free: Callable[[int], None], pointer: int) -> None:
+        self.free = free
+        self.pointer = pointer
+
+    def __del__(self) -> None:
+        self.free(self.pointer)
+
+
+class Segment:
+    """One segment of a run as the pass gave it, or why the pass stopped there.
+
+    Per run line (file order): ``scores``, ``run_doc`` (the segment's doc code),
+    ``run_grade`` (the grade judged for the line's query and doc, ``_NO_GRADE`` if none)
+    and ``repeated`` (whether the doc appears again in the query). Its queries, in run
+    order: each one's first line ``run_start[i]`` (then the number of lines), whether it is
+    ``judged``, its id (``q_off``/``q_arena``) and its judgments (CSR: ``j_start``,
+    ``j_doc``, ``j_grade``). Doc ids by code: ``d_off``/``d_arena``. All arrays are
+    read-only views of the pass's memory.
+    """
+
+    def __init__(self, lib: ctypes.CDLL, pointer: int) -> None:
+        owner = _Freed(lib.prf_free_segment, pointer)
+        self.arrays: dict[str, np.ndarray] = {}
+        for i, (name, dtype) in enumerate(_ARRAYS):
+            n = ctypes.c_size_t()
+            address = lib.prf_array(pointer, i, ctypes.byref(n))
+            if not n.value:
+                self.arrays[name] = np.zeros(0, dtype=dtype)
+                continue
+            raw = (ctypes.c_ubyte * (n.value * np.dtype(dtype).itemsize)).from_address(address)
+            raw._owner = owner  # type: ignore[attr-defined]  # the memory lives as the view
+            array = np.frombuffer(raw, dtype=dtype)
+            array.flags.writeable = False
+            self.arrays[name] = array
+        status = self.arrays["status"].tolist()
+        why = int(status[0])
+        #: Why the pass left the run to Arrow here (``None``: it did not).
+        self.refused = _REASONS.get(why, f"refused ({why})") if why else None
+        self.rows, self.n_queries, self.n_docs, self.n_repeated = status[2:6]
+        #: The byte after the segment, its first row (of the run), whether none is left.
+        self.end, self.first_row, self.done = status[6], status[7], bool(status[8])
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        try:
+            return self.__dict__["arrays"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def query_ids(self) -> list[str]:
+        arena = self.arrays["q_arena"].tobytes()
+        off = self.arrays["q_off"].tolist()
+        return [arena[off[i] : off[i + 1]].decode() for i in range(len(off) - 1)]
+
+
+class NativeJudgments:
+    """A TREC qrels file parsed by the pass, once, for any number of runs.
+
+    ``refused`` says why the pass does not take the file (``None``: it does).
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, shared: bool = False, threads: int | None = None
+    ) -> None:
+        self.path = os.fspath(path)
+        #: Whether several runs are read against them (else the one run takes their tables).
+        self.shared = shared
+        self._lib = _library()
+        mapped = _Mapped(self.path)
+        try:
+            pointer = self._lib.prf_judge(mapped.address, mapped.size, threads or _threads())
+        finally:
+            mapped.close()  # the judgments keep no pointer into the file
+        self._owner = _Freed(self._lib.prf_free_judged, pointer)
+        line = ctypes.c_int64()
+        why = int(self._lib.prf_judged_status(pointer, ctypes.byref(line)))
+        self.refused: str | None = _REASONS.get(why, f"refused ({why})") if why else None
+        self._taken = False
+
+    def segments(self, run_path: str) -> Iterator[Segment]:
+        """The run's segments, each read on a thread of its own while the one before it is
+        used, then the segment of the judged queries the run never names (``done``); or up
+        to a refused segment. Unless the judgments are ``shared``, the run takes their
+        tables for itself (no copy), and they serve no other run."""
+        if self.refused is not None or self._taken:
+            raise RuntimeError("the judgments cannot serve this run")
+        lib, mapped = self._lib, _Mapped(run_path)
+        take = int(not self.shared)
+        self._taken = bool(take)
+        run = _Freed(lib.prf_free_run, lib.prf_run(self._owner.pointer, mapped.address,
+                                                  mapped.size, max_results(), take))
+        try:
+            # One segment read ahead on the pool's thread (ctypes releases the GIL); the
+            # pool is shut down, waiting for it, before the run is freed.
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="prfeval-pass") as pool:
+                ahead = pool.submit(lib.prf_next, run.pointer)
+                while True:
+                    segment = Segment(lib, ahead.result())
+                    if segment.done or segment.refused is not None:
+                        break
+                    ahead = pool.submit(lib.prf_next, run.pointer)
+                    yield segment
+            yield segment if segment.refused is not None else Segment(
+                lib, lib.prf_missing(run.pointer)
+            )
+        finally:
+            del run  # before its judgments and its file
+            mapped.close()
+
+
+@dataclass(frozen=True, eq=False)
+class PassResult:
+    """What the pass built for a whole run: its segments (the last one of the judged
+    queries the run never names), or why it refused."""
+
+    refused: str | None
+    segments: tuple[Segment, ...]
+
+
 def run_pass(qrels_path: str, run_path: str, *, threads: int | None = None) -> PassResult:
-    """Run the compiled pass over a TREC qrels file and run (plain, uncompressed files).
+    """Run the compiled pass over a TREC qrels file and run (plain, uncompressed files),
+    keeping every segment.
 
     Raises :class:`RuntimeError` when the library is unavailable (see :func:`unavailable`).
     """
-    lib = _Library.get()
-    if lib is None:
-        raise RuntimeError(_Library.why_not)
-    qrels_map, qa, qn = _mapped(qrels_path)
-    run_map, ra, rn = _mapped(run_path)
-    try:
-        pointer = lib.prf_pass(qa, qn, ra, rn, threads or _threads(), max_results())
-    finally:
-        # The pass keeps no pointer into the files: the mappings can go. A view made by
-        # np.frombuffer above still holds an export of each, so only try.
-        for m in (qrels_map, run_map):
-            if m is not None:
-                with contextlib.suppress(BufferError):
-                    m.close()
-    handle = _Handle(lib, pointer)
-    arrays = {name: _view(handle, i, dtype) for i, (name, dtype) in enumerate(_ARRAYS)}
-    why = int(arrays["status"][0])
-    return PassResult(_REASONS.get(why, f"refused ({why})") if why else None, arrays)
+    judgments = NativeJudgments(qrels_path, threads=threads)
+    if judgments.refused is not None:
+        return PassResult(judgments.refused, ())
+    segments = tuple(judgments.segments(run_path))
+    return PassResult(segments[-1].refused if segments else None, segments)
 
 
 def native_source(
@@ -240,11 +339,13 @@ def native_source(
     take the input and the options (else ``None``: the caller streams the run with Arrow).
 
     The pass takes TREC files only (the judgments a regular file too), not gzipped, read in
-    score order (or file order), over every query (no query set).
+    score order (or file order), over every query (no query set). ``qrels`` may be
+    :class:`~prfeval._io.blocks.SharedJudgments`, parsed once for every run.
     """
     if unavailable() is not None:
         return None
-    if not isinstance(qrels, str | os.PathLike) or str(qrels) == "-":
+    path = qrels.path if isinstance(qrels, SharedJudgments) else qrels
+    if not isinstance(path, str | os.PathLike) or str(path) == "-":
         return None
     if options.order == "rank" or options.queries is not None or options.exclude_queries:
         return None
@@ -252,7 +353,7 @@ def native_source(
         return None
     if options.qrels_format not in (None, "trec") or options.run_format not in (None, "trec"):
         return None
-    qrels_path = os.fspath(qrels)
+    qrels_path = os.fspath(path)
     if not os.path.isfile(qrels_path) or not os.path.isfile(run_path):
         return None
     from prfeval._io.load import file_format
@@ -290,27 +391,49 @@ class NativeRun(StreamedRun):
         super().__init__(qrels, run_path, options, progress=progress, block_bytes=block_bytes)
         # Its own names: StreamedRun's fields are private to _io/stream.py.
         self._judgments, self._choices, self._report = qrels, options, progress
+        self._cut = block_bytes
         self._sorted = sorted_docs
         self._taken = False
         #: Why the pass left the input to Arrow (``None``: it took it), once read.
         self.refused: str | None = None
 
+    def _arrow(self) -> StreamedRun:
+        """The same run read by Arrow's streamed reader, from the start."""
+        return StreamedRun(self._judgments, self.run_name, self._choices,
+                           progress=self._report, block_bytes=self._cut)  # fmt: skip
+
     def blocks(self) -> Iterator[Block]:
         """The run's blocks, then the block of the judged queries it never named."""
-        options = self._choices
-        result = run_pass(os.fspath(self._judgments), self.run_name)
-        self.refused = result.refused
-        if result.refused is None and result.n_repeated and options.duplicates == "error":
-            # Which repeat is reported first depends on where the blocks are cut: the
-            # streamed reader's own blocks report it as always.
-            self.refused = "a document is repeated for a query"
-        if self.refused is not None:
-            del result
-            yield from super().blocks()
-            return
-        self.qrels_name = display_name(self._judgments)
-        self._taken = True
-        yield from _Blocks(result, self.run_name, options, self._sorted, self._report)
+        options, shared = self._choices, self._judgments
+        if isinstance(shared, SharedJudgments):
+            if shared.parsed is None:
+                shared.parsed = NativeJudgments(shared.path, shared=True)
+            judgments, path = shared.parsed, shared.path
+        else:
+            judgments, path = NativeJudgments(shared), shared
+        self.refused = judgments.refused
+        handed = False
+        if self.refused is None:
+            self.qrels_name = display_name(path)
+            total, begin = os.path.getsize(self.run_name), 0
+            for segment in judgments.segments(self.run_name):
+                self.refused = segment.refused
+                if self.refused is None and segment.n_repeated and options.duplicates == "error":
+                    # Which repeat is reported first depends on where the blocks are cut:
+                    # the streamed reader's own blocks report it as always.
+                    self.refused = "a document is repeated for a query"
+                if self.refused is not None:
+                    break
+                self._taken = True
+                yield from _Blocks(segment, self.run_name, options, self._sorted,
+                                   progress=self._report, begin=begin, total=total)  # fmt: skip
+                begin, handed = segment.end, True
+            else:
+                return
+        if handed:
+            raise ReadAgain(self._arrow(), self.refused or "")
+        self._taken = False
+        yield from super().blocks()
 
     @property
     def empty_run(self) -> bool:
@@ -319,33 +442,32 @@ class NativeRun(StreamedRun):
 
 
 class _Blocks:
-    """The fields of the encoded blocks of a pass's result (see :class:`NativeRun`)."""
+    """The encoded blocks of one segment of the pass (see :class:`NativeRun`): blocks of
+    whole queries of a run segment, or the one block of the judged queries the run never
+    names (the last segment)."""
 
     def __init__(
         self,
-        result: PassResult,
+        segment: Segment,
         run_path: str,
         options: EvalOptions,
         sorted_docs: bool,
-        progress: Callable[[int, int], None] | None,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        begin: int = 0,
+        total: int = 0,
     ) -> None:
         import pyarrow as pa
 
-        self.r = result
+        self.s = segment
+        self.progress, self.total, self.begin = progress, total, begin
         self.path = run_path
         self.options = options
-        self.progress = progress
-        self.total = os.path.getsize(run_path)
         self.run_id = run_id_of(run_path)
-        arena = result.q_arena.tobytes()
-        off = result.q_off.tolist()
-        self.query_ids = [arena[off[c] : off[c + 1]].decode() for c in range(len(off) - 1)]
-        j_start = result.j_start
-        self.n_judged = j_start.size - 1
-        self.judged_count = np.diff(j_start)
-        n = result.n_docs
+        self.query_ids = segment.query_ids()
+        n = segment.n_docs
         vocab = pa.Array.from_buffers(
-            pa.string(), n, [None, pa.py_buffer(result.d_off), pa.py_buffer(result.d_arena)]
+            pa.string(), n, [None, pa.py_buffer(segment.d_off), pa.py_buffer(segment.d_arena)]
         )
         self.rank: IntArray | None = None  # each doc code's place in byte order
         if sorted_docs and n:
@@ -365,16 +487,16 @@ class _Blocks:
         codes = codes.astype(np.int64)
         return codes if self.rank is None else self.rank[codes]
 
-    def _judged(self, codes: IntArray) -> tuple[IntArray, IntArray, IntArray]:
-        """The judgments of the queries ``codes`` (judged ones), one after the other, each
-        query's by doc code: offsets, doc codes, grades."""
-        r = self.r
-        starts = r.j_start[codes]
-        lengths = r.j_start[codes + 1] - starts
+    def _judged(self, queries: IntArray) -> tuple[IntArray, IntArray, IntArray]:
+        """The judgments of the segment's queries ``queries`` (judged ones), one after the
+        other, each query's by doc code: offsets, doc codes, grades."""
+        s = self.s
+        starts = s.j_start[queries]
+        lengths = s.j_start[queries + 1] - starts
         rows = ranges(starts, lengths)
-        docs = self._docs(r.j_doc[rows])
-        grades = r.j_grade[rows].astype(np.int64)
-        offsets = np.zeros(codes.size + 1, dtype=np.int64)
+        docs = self._docs(s.j_doc[rows])
+        grades = s.j_grade[rows].astype(np.int64)
+        offsets = np.zeros(queries.size + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         if self.rank is None:
             # Codes in no particular order: so is a query's list of judgments (the measures
@@ -382,21 +504,16 @@ class _Blocks:
             return offsets, docs, grades
         # Codes in byte order: by (query, doc), as the table encoder sorts them; the keys
         # are distinct (the pass takes no repeated judgment), so any sort gives the one order.
-        owner = np.repeat(np.arange(codes.size, dtype=np.int64), lengths)
+        owner = np.repeat(np.arange(queries.size, dtype=np.int64), lengths)
         by_doc = np.argsort(owner * np.int64(self.n_docs) + docs)
         return offsets, docs[by_doc], grades[by_doc]
 
-    def _judged_mask(self, codes: IntArray) -> npt.NDArray[np.bool_]:
-        judged = np.zeros(codes.size, dtype=bool)
-        low = codes < self.n_judged
-        judged[low] = self.judged_count[codes[low]] > 0
-        return judged
-
     def __iter__(self) -> Iterator[Block]:
-        r = self.r
-        starts = r.run_start
+        if self.s.done:
+            yield Block(None, None, encoded=self._missing_block())  # type: ignore[arg-type]
+            return
+        starts = self.s.run_start
         n_queries = starts.size - 1
-        n_rows = int(starts[-1]) if starts.size else 0
         k = 0
         while k < n_queries:
             # Whole queries, about BLOCK_ROWS lines (at least one query).
@@ -404,9 +521,11 @@ class _Blocks:
             end = min(max(end, k + 1), n_queries)
             yield Block(None, None, encoded=self._run_block(k, end))  # type: ignore[arg-type]
             if self.progress is not None:
-                self.progress(self.total * int(starts[end]) // max(n_rows, 1), self.total)
+                # The bytes read, as far as the rows measured reach into the segment.
+                size = self.s.end - self.begin
+                self.progress(self.begin + size * int(starts[end]) // max(self.s.rows, 1),
+                              self.total)  # fmt: skip
             k = end
-        yield Block(None, None, encoded=self._missing_block())  # type: ignore[arg-type]
 
     def _fields(self, **values: Any) -> dict[str, Any]:
         """The fields every block shares."""
@@ -424,24 +543,24 @@ class _Blocks:
         }
 
     def _run_block(self, k: int, end: int) -> dict[str, Any]:
-        """Queries ``k`` to ``end`` of the run (in run order) and their judgments."""
-        r, complete = self.r, self.options.complete
-        codes = r.run_query[k:end].astype(np.int64)
-        row0, row1 = int(r.run_start[k]), int(r.run_start[end])
-        lengths = np.diff(r.run_start[k : end + 1])
-        ids = [self.query_ids[c] for c in codes.tolist()]
-        judged = self._judged_mask(codes)
+        """Queries ``k`` to ``end`` of the segment (in run order) and their judgments."""
+        s, complete = self.s, self.options.complete
+        row0, row1 = int(s.run_start[k]), int(s.run_start[end])
+        lengths = np.diff(s.run_start[k : end + 1])
+        ids = self.query_ids[k:end]
+        judged = s.judged[k:end]
         out_order = query_output_order(ids)
         out_local = out_order[judged[out_order]]
-        slot_of = np.full(codes.size, -1, dtype=np.int64)
+        slot_of = np.full(end - k, -1, dtype=np.int64)
         slot_of[out_local] = np.arange(out_local.size, dtype=np.int64)
-        local = np.repeat(np.arange(codes.size, dtype=np.int64), lengths)
-        offsets, judged_docs, judged_grades = self._judged(codes[out_local])
-        grade = r.run_grade[row0:row1]
+        local = np.repeat(np.arange(end - k, dtype=np.int64), lengths)
+        offsets, judged_docs, judged_grades = self._judged(out_local + k)
+        grade = s.run_grade[row0:row1]
         found = grade != _NO_GRADE
-        doc = self._docs(r.run_doc[row0:row1])
+        doc = self._docs(s.run_doc[row0:row1])
         vocab = self.vocab
-        source = SourceLines(self.path, header_lines=row0)  # no blank lines: row i, line i + 1
+        # No blank lines: row i of the block is line first_row + row0 + i + 1.
+        source = SourceLines(self.path, header_lines=s.first_row + row0)
 
         def row_names(i: int) -> tuple[str, str]:
             return ids[int(local[i])], str(vocab[int(doc[i])].as_py())
@@ -454,10 +573,10 @@ class _Blocks:
             slot=slot_of[local],
             query_code=local,
             doc=doc,
-            scores=r.scores[row0:row1],
+            scores=s.scores[row0:row1],
             grade=np.where(found, grade.astype(np.int64), UNJUDGED),
             found=found,
-            repeated=r.repeated[row0:row1],
+            repeated=s.repeated[row0:row1],
             judged_offsets=offsets,
             judged_grades=judged_grades,
             judged_docs=judged_docs,
@@ -474,16 +593,12 @@ class _Blocks:
     def _missing_block(self) -> dict[str, Any]:
         """The judged queries the run never names, with no lines: evaluated (as empty
         rankings) only with ``complete``."""
-        r, complete = self.r, self.options.complete
-        in_run = np.zeros(self.n_judged, dtype=bool)
-        named = r.run_query.astype(np.int64)
-        in_run[named[named < self.n_judged]] = True
-        codes = np.flatnonzero(~in_run & (self.judged_count > 0)).astype(np.int64)
-        ids = [self.query_ids[c] for c in codes.tolist()]
+        complete = self.options.complete
+        ids = self.query_ids
         out = query_output_order(ids)
         missing = tuple(ids[i] for i in out.tolist())
-        evaluated = codes[out] if complete else codes[:0]
-        offsets, judged_docs, judged_grades = self._judged(evaluated)
+        evaluated = out if complete else out[:0]
+        offsets, judged_docs, judged_grades = self._judged(evaluated.astype(np.int64))
         empty = np.zeros(0, dtype=np.int64)
 
         def row_names(i: int) -> tuple[str, str]:
@@ -509,4 +624,3 @@ class _Blocks:
             present=np.zeros(evaluated.size, dtype=bool) if complete else None,
             repeated_judgments=np.zeros(evaluated.size, dtype=np.int64),
         )
-

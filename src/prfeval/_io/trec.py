@@ -294,10 +294,30 @@ def _arrow_read(
     return read_growing(read, BLOCK_BYTES, size)
 
 
+def _empty_id(table: Any, fields: tuple[_Field, ...]) -> tuple[str, int] | None:
+    """The first id field that is empty, and its row: single-space fields read a line that
+    starts with a space (or a field left out beside two spaces) as an empty id."""
+    import pyarrow.compute as pc
+
+    for f in fields:
+        if f.kind != "str":
+            continue
+        lengths = pc.binary_length(table.column(f"f{f.index}"))
+        if len(lengths) and pc.min(lengths).as_py() == 0:
+            return f.name, int(pc.index(lengths, 0).as_py())
+    return None
+
+
 def _columns(
     table: Any, fields: tuple[_Field, ...], path: str, source: SourceLines
 ) -> dict[str, object]:
-    """The requested columns: ids as Arrow arrays, numbers as numpy (scores checked finite)."""
+    """The requested columns: ids as Arrow arrays, numbers as numpy (scores checked finite,
+    ids not empty)."""
+    empty = _empty_id(table, fields)
+    if empty is not None:
+        # Left once whitespace is normalised: a byte-order mark (Arrow skips it) before a
+        # space at the start of the file.
+        raise source.error(empty[1], f"{empty[0]} is empty")
     columns: dict[str, object] = {}
     for f in fields:
         column = table.column(f"f{f.index}")
@@ -342,6 +362,8 @@ def _parse_file(
         return None
     if table.num_rows == 0 or pc.any(pc.starts_with(table.column("f0"), "#")).as_py():
         return None
+    if _empty_id(table, fields) is not None:
+        return None  # a line starting with a space: the careful way counts its fields
     source = SourceLines(handle.name)
     return _columns(table, fields, handle.name, source), source
 
@@ -372,6 +394,8 @@ def _parse(
             table = _arrow_read(data, n_fields, fields, len(data))
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             table = None
+        if table is not None and _empty_id(table, fields) is not None:
+            table = None  # a line starting with a space: its fields are counted below
     if table is None and plain:
         # Arrow refused a plain layout: a line with too few fields is found at reading
         # speed here, before the normalising pass (regular expressions over the whole text).

@@ -33,6 +33,7 @@ from prfeval._io.blocks import (
     BlockSource,
     LineTooLong,
     NotStreamable,
+    ReadAgain,
     WholeSource,
     load_judgments,
 )
@@ -223,7 +224,8 @@ def run_pipeline(
     streamable (not grouped by query, not in the clean layout) is read again whole, into a
     new sink, with a :class:`~prfeval._core.errors.PrfevalWarning` saying so once that
     succeeds: a run that cannot be read either way gets one error, not a warning before it.
-    A run with a line longer than a block is streamed again with larger blocks.
+    A run with a line longer than a block is streamed again with larger blocks, and a run
+    the compiled pass gave up on part way is streamed again by Arrow.
     """
     check_one_stdin([qrels, run])
     if not _readable_again(qrels):
@@ -242,6 +244,8 @@ def run_pipeline(
             return result
         except LineTooLong as exc:
             source = source.with_blocks(exc.block_bytes)  # type: ignore[attr-defined]
+        except ReadAgain as exc:
+            source = exc.source
         except NotStreamable as exc:
             why = str(exc)
             break
