@@ -11,10 +11,11 @@ reported, with the load average before and after. The contenders:
 
 * ``polars``: ``pl.read_csv`` of the run's six columns (``bench/peers.py``), the floor;
 * ``prfeval evaluate``: ``prfeval evaluate QRELS RUN -m "P@10 R@100 SetP SetR SetF"
-  --format json``, with the compiled pass (as installed), and with ``PRFEVAL_NATIVE=0``
+  --format json``, with the compiled pass (``PRFEVAL_NATIVE=1``), and with ``PRFEVAL_NATIVE=0``
   (Arrow's streamed reader and the table encoder, as without the library);
 * ``pytrec_eval``: its own parsers and ``RelevanceEvaluator`` (``bench/peers.py``);
-* ``compiled pass alone``: ``prfeval._io.native.run_pass`` (parse, encode, join; no measure).
+* ``compiled pass alone``: ``prfeval._io.native.NativeJudgments`` and its run's segments
+  (parse, encode, join; no measure).
 
 The crate's build time from clean is measured once, in a target folder of its own.
 The older prototypes (``bench/prototypes``) are not run here any more.
@@ -55,13 +56,17 @@ def contenders(folder: Path, out: Path) -> dict[str, list[str]]:
     py = sys.executable
     qrels, run = str(folder / "qrels.trec"), str(folder / "run.trec")
     prfeval = [py, "-m", "prfeval", "evaluate", qrels, run, "-m", MEASURES, "--format", "json"]
-    alone = (
-        "import sys; from prfeval._io.native import run_pass; "
-        "r = run_pass(sys.argv[1], sys.argv[2]); sys.exit(r.refused)"
+    alone = (  # each segment dropped once read, as evaluate does
+        "import sys; from prfeval._io.native import NativeJudgments; "
+        "j = NativeJudgments(sys.argv[1]); "
+        "sys.exit(next((s.refused for s in j.segments(sys.argv[2]) if s.refused), None))"
     )
     return {
         "polars read (floor)": [py, str(BENCH / "peers.py"), "polars", qrels, run],
-        "prfeval evaluate, compiled pass": [*prfeval, "-o", str(out / "native.json")],
+        # PRFEVAL_NATIVE=1: the pass at every size (by default runs under 64 MiB go to Arrow).
+        "prfeval evaluate, compiled pass": [
+            "env", "PRFEVAL_NATIVE=1", *prfeval, "-o", str(out / "native.json")
+        ],
         "prfeval evaluate, Arrow (PRFEVAL_NATIVE=0)": [
             "env", "PRFEVAL_NATIVE=0", *prfeval, "-o", str(out / "arrow.json")
         ],

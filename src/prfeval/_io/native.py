@@ -66,8 +66,15 @@ IntArray = npt.NDArray[np.int64]
 #: Where ``make install`` puts the built library.
 LIBRARY = Path(__file__).resolve().parents[1] / "_native" / "libprfeval_pass.so"
 
-#: ``PRFEVAL_NATIVE=0`` reads every run with Arrow, as without the library.
+#: ``PRFEVAL_NATIVE=0`` reads every run with Arrow, as without the library; ``=1`` uses the
+#: pass for every run it takes, whatever its size.
 ENV = "PRFEVAL_NATIVE"
+
+#: The smallest run the pass reads unless ``PRFEVAL_NATIVE=1``: below it the pass's tables
+#: cost more memory than they save time (docs/benchmarks.md: at 40 MiB, 1M lines, evaluate
+#: took 0.56 to 0.60 s and 235 MiB with the pass, 0.56 to 0.65 s and 188 MiB without; at
+#: 407 MiB, 1.58 to 1.95 s and 262 MiB against 2.64 to 3.17 s and 466 MiB).
+MIN_BYTES = 64 << 20
 
 #: Rows of the run per block handed to the aligner: large enough that numpy's work per call
 #: dwarfs Python's, small enough that the aligner's temporaries stay small beside the pass's
@@ -339,7 +346,8 @@ def native_source(
     take the input and the options (else ``None``: the caller streams the run with Arrow).
 
     The pass takes TREC files only (the judgments a regular file too), not gzipped, read in
-    score order (or file order), over every query (no query set). ``qrels`` may be
+    score order (or file order), over every query (no query set), of at least
+    :data:`MIN_BYTES` (any size with ``PRFEVAL_NATIVE=1``). ``qrels`` may be
     :class:`~prfeval._io.blocks.SharedJudgments`, parsed once for every run.
     """
     if unavailable() is not None:
@@ -355,6 +363,8 @@ def native_source(
         return None
     qrels_path = os.fspath(path)
     if not os.path.isfile(qrels_path) or not os.path.isfile(run_path):
+        return None
+    if os.path.getsize(run_path) < MIN_BYTES and os.environ.get(ENV, "").strip() != "1":
         return None
     from prfeval._io.load import file_format
 
