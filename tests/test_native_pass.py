@@ -13,6 +13,7 @@ Arrow's error, message and line included.
 from __future__ import annotations
 
 import json
+import os
 import random
 import warnings
 
@@ -358,3 +359,21 @@ def test_compare_reads_the_judgments_once_for_every_run(tmp_path, monkeypatch, s
         return json.dumps(result.to_dict(), sort_keys=True, default=str)
 
     assert compared(True) == compared(False)
+
+
+def test_a_query_longer_than_a_segment_is_one_segment(tmp_path, monkeypatch):
+    """A query of more lines than a segment's 16 MiB holds: its segment runs to its end,
+    so it is measured whole, as Arrow measures it."""
+    qrels, run = tmp_path / "q.trec", tmp_path / "r.trec"
+    qrels.write_text("".join(f"big 0 doc{d} {d % 3}\n" for d in range(0, 600_000, 997))
+                     + "small 0 doc1 1\n")  # fmt: skip
+    with open(run, "w") as f:
+        f.write("a Q0 doc1 1 1 t\n")
+        f.writelines(f"big Q0 doc{d} {d + 1} {600_000 - d} tag-of-a-longer-run\n"
+                     for d in range(600_000))  # fmt: skip
+        f.write("small Q0 doc1 1 1 t\n")
+    segments = native.run_pass(str(qrels), str(run)).segments
+    assert os.path.getsize(run) > 16 << 20
+    assert [s.query_ids() for s in segments[:-1]] == [["a", "big"], ["small"]]
+    assert [s.rows for s in segments[:-1]] == [600_001, 1]
+    assert_same(monkeypatch, str(qrels), str(run), taken=True)
