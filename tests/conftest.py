@@ -177,8 +177,10 @@ def browser(tmp_path_factory):
             b.close()
 
 
-#: Test modules that start a JVM or a browser, or run processes under load: they run in CI
-#: and in ``make test``; ``make quick`` (``pytest -m "not slow"``) leaves them out locally.
+#: Test modules that start a JVM or a browser, run processes under load, or start the
+#: command as a separate process to see what the operating system sees (a closed or broken
+#: stream, a signal): they run in CI and in ``make test``; ``make quick``
+#: (``pytest -m "not slow"``) leaves them out locally.
 SLOW_MODULES = {
     "test_spark_blocks": "spark",
     "test_spark_cli": "spark",
@@ -188,6 +190,8 @@ SLOW_MODULES = {
     "test_report_large": "browser",
     "test_report_escaping": "browser",
     "test_exit_stress": "stress",
+    "test_broken_pipe": "process",
+    "test_closed_stderr": "process",
 }
 
 #: Fixtures that start a JVM or a browser: a test that asks for one is ``slow`` wherever it is
@@ -196,13 +200,15 @@ SLOW_FIXTURES = {"spark": "spark", "browser": "browser"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the slow modules' tests, and every test that asks for a Spark session or a
-    browser, ``slow`` and by what they need (``spark``, ``browser``, ``stress``), so that one
-    flag selects or leaves them out."""
+    """Mark the slow modules' tests, every test marked ``process`` and every test that asks
+    for a Spark session or a browser, ``slow`` and by what they need (``spark``, ``browser``,
+    ``stress``, ``process``), so that one flag selects or leaves them out."""
     for item in items:
         module = getattr(item, "module", None)  # doctest items have none
         kinds = {SLOW_MODULES.get(module.__name__ if module is not None else "")}
         kinds |= {SLOW_FIXTURES[f] for f in getattr(item, "fixturenames", ()) if f in SLOW_FIXTURES}
+        if item.get_closest_marker("process") is not None:
+            kinds.add("process")  # one test of a module that is otherwise quick
         kinds.discard(None)
         if kinds:
             item.add_marker(pytest.mark.slow)

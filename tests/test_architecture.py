@@ -12,6 +12,7 @@ attributes, and every public name imports (issue 25, item 4).
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -95,11 +96,22 @@ def imports_of(name: str, *, type_checking: bool = False) -> list[tuple[str, lis
     return [(m, names) for m, names in found if m in MODULES and m != name]
 
 
-#: What runs: the import cycles are read from it.
-GRAPH = {name: imports_of(name) for name in MODULES}
-#: What a module names, annotations under ``if TYPE_CHECKING:`` too: the layers and the
-#: private names are read from it (an annotation naming a higher layer is an arrow back up).
-DECLARED = {name: imports_of(name, type_checking=True) for name in MODULES}
+# The trees are read when a test first asks, not on import: every pytest-xdist worker imports
+# this module to collect it, and only the one that runs its tests needs them.
+
+
+@functools.cache
+def graph() -> dict[str, list[tuple[str, list[str]]]]:
+    """What runs: the import cycles are read from it."""
+    return {name: imports_of(name) for name in MODULES}
+
+
+@functools.cache
+def declared(name: str) -> list[tuple[str, list[str]]]:
+    """What module ``name`` names, annotations under ``if TYPE_CHECKING:`` too: the layers and
+    the private names are read from it (an annotation naming a higher layer is an arrow back
+    up)."""
+    return imports_of(name, type_checking=True)
 
 
 def package_of(name: str) -> str | None:
@@ -142,7 +154,7 @@ def test_imports_go_down_the_layers(name):
     own = layer(name)
     if own is None:  # prfeval/__init__ and __main__: the top
         return
-    for target, _ in DECLARED[name]:
+    for target, _ in declared(name):
         other = layer(target)
         same_package = package_of(target) == package_of(name)
         assert same_package or other is None or other < own, (
@@ -151,7 +163,7 @@ def test_imports_go_down_the_layers(name):
 
 
 def test_no_import_cycles():
-    edges = {name: {t for t, _ in deps} for name, deps in GRAPH.items()}
+    edges = {name: {t for t, _ in deps} for name, deps in graph().items()}
     state: dict[str, int] = {}
     path: list[str] = []
 
@@ -200,7 +212,7 @@ def _inside(module: str, owner: str) -> bool:
 def private_imports(name: str) -> list[str]:
     """The private modules and names that module ``name`` imports from outside their owner."""
     offences = []
-    for target, names in DECLARED[name]:
+    for target, names in declared(name):
         for dotted in [target, *(f"{target}.{n}" for n in names)]:
             owner = private_owner(dotted)
             if owner is None or _inside(name, owner):
@@ -273,12 +285,20 @@ def private_attributes_defined(tree: ast.AST) -> set[str]:
     return {name for name in found if _is_private(name)}
 
 
-TREES = {name: ast.parse(path.read_text()) for name, path in MODULES.items()}
-#: Every private attribute a prfeval class or module defines, and the modules defining it.
-OWNERS: dict[str, set[str]] = {}
-for _name, _tree in TREES.items():
-    for _attr in private_attributes_defined(_tree):
-        OWNERS.setdefault(_attr, set()).add(_name)
+@functools.cache
+def trees() -> dict[str, ast.AST]:
+    return {name: ast.parse(path.read_text()) for name, path in MODULES.items()}
+
+
+@functools.cache
+def owners() -> dict[str, set[str]]:
+    """Every private attribute a prfeval class or module defines, and the modules defining
+    it."""
+    found: dict[str, set[str]] = {}
+    for name, tree in trees().items():
+        for attr in private_attributes_defined(tree):
+            found.setdefault(attr, set()).add(name)
+    return found
 
 
 def foreign_private_reads(name: str, tree: ast.AST) -> list[str]:
@@ -286,18 +306,20 @@ def foreign_private_reads(name: str, tree: ast.AST) -> list[str]:
     defines only in other modules (an object's private state, read or written from outside
     the module of its class). Attributes prfeval never defines (a library's own, such as
     pyspark's) are not its to guard here."""
+    defined = owners()
     return [
         f"{name}:{node.lineno}: {ast.unparse(node)}"
         for node in ast.walk(tree)
         if isinstance(node, ast.Attribute)
         and _is_private(node.attr)
-        and node.attr in OWNERS
-        and name not in OWNERS[node.attr]
+        and node.attr in defined
+        and name not in defined[node.attr]
     ]
 
 
 def test_no_code_reads_another_objects_private_attributes():
-    offences = [o for name in sorted(TREES) for o in foreign_private_reads(name, TREES[name])]
+    offences = [o for name, tree in sorted(trees().items()) for o in
+                foreign_private_reads(name, tree)]  # fmt: skip
     assert not offences, offences
 
 
@@ -305,7 +327,7 @@ def test_the_private_attribute_check_finds_offences():
     """The check above can fail: ``jr._cache`` read where ``_cache`` is not defined."""
     owner = ast.parse("class R:\n    _cache: dict\n    def f(self):\n        self._n = 1\n")
     assert private_attributes_defined(owner) == {"_cache", "_n"}
-    OWNERS.setdefault("_probe_cache", set()).add("prfeval._core.ranking")
+    owners().setdefault("_probe_cache", set()).add("prfeval._core.ranking")
     try:
         reader = ast.parse("def g(jr):\n    return jr._probe_cache[1]\n")
         assert foreign_private_reads("prfeval._measures.ranks", reader) == [
@@ -313,7 +335,7 @@ def test_the_private_attribute_check_finds_offences():
         ]
         assert foreign_private_reads("prfeval._core.ranking", reader) == []
     finally:
-        OWNERS.pop("_probe_cache")
+        owners().pop("_probe_cache")
 
 
 def test_every_public_name_imports():

@@ -83,6 +83,7 @@ def _close(fd: int):  # runs in the child before exec: the command starts with `
 TO_A_FILE = {"report"}
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("name", sorted(set(INVOCATIONS) - TO_A_FILE))
 def test_closed_stdout_is_one_line_and_exit_2(name, inputs, tmp_path) -> None:
     """``prfeval ... >&-`` used to end in an AttributeError traceback."""
@@ -108,6 +109,7 @@ def test_a_nonexistent_input_is_one_line_naming_it(name, inputs, tmp_path, capsy
     assert "Traceback" not in err and out == ""
 
 
+@pytest.mark.process
 def test_closed_stdin_is_one_line_and_exit_2(inputs) -> None:
     done = subprocess.run(
         [*PY, "evaluate", str(inputs / "qrels.txt"), "-"], capture_output=True, text=True,
@@ -117,6 +119,7 @@ def test_closed_stdin_is_one_line_and_exit_2(inputs) -> None:
     assert done.stderr == "prfeval: <stdin>: standard input is closed\n"
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("name", sorted(TO_A_FILE))
 def test_closed_stdout_does_not_stop_a_command_that_writes_a_file(name, inputs, tmp_path) -> None:
     done = subprocess.run(
@@ -127,6 +130,7 @@ def test_closed_stdout_does_not_stop_a_command_that_writes_a_file(name, inputs, 
     assert list((tmp_path / "out").iterdir())
 
 
+@pytest.mark.process
 def test_closed_stdout_with_an_output_file_still_works(inputs, tmp_path) -> None:
     target = tmp_path / "result.txt"
     done = subprocess.run(
@@ -138,6 +142,7 @@ def test_closed_stdout_with_an_output_file_still_works(inputs, tmp_path) -> None
     assert target.read_text().startswith("  measure")
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("name", ["evaluate", "measures", "curve"])
 def test_a_broken_pipe_exits_quietly(name, inputs, tmp_path) -> None:
     """``prfeval ... | head``: the reader is gone; no message, no traceback, 141 (SIGPIPE)."""

@@ -307,6 +307,7 @@ main(["evaluate", sys.argv[2], sys.argv[3], "-o", sys.argv[4]])
 """
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(("name", "code"), [("SIGTERM", 143), ("SIGHUP", 129), ("SIGINT", 130)])
 def test_a_signal_while_writing_leaves_no_temporary_file(files, tmp_path, name, code) -> None:
     out_dir = tmp_path / "out"
@@ -324,6 +325,7 @@ def test_a_signal_while_writing_leaves_no_temporary_file(files, tmp_path, name, 
     assert "Traceback" not in done.stderr and done.stderr.strip().count("\n") == 0
 
 
+@pytest.mark.process
 def test_sigterm_while_waiting_for_input(files, tmp_path) -> None:
     """Blocked reading a FIFO nobody finishes writing: SIGTERM still ends it, with 143."""
     fifo = tmp_path / "run.fifo"

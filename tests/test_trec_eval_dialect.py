@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_helpers import trec_eval_bytes
 from prfeval._io.trec_eval_text import SMALL_BYTES
 from trec_eval_dialect_cases import CASES, EXPECTED, LARGE, outcome
 
@@ -42,9 +43,21 @@ def test_large_cases_take_the_large_file_reader() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_same_bytes_and_status_as_trec_eval_908(name: str, tmp_path: Path) -> None:
-    got = outcome(prfeval, name, tmp_path)
+def test_same_bytes_and_status_as_trec_eval_908(
+    name: str, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    got = outcome(trec_eval_bytes(capfdbinary), name, tmp_path)
     assert got == EXPECTED_OUTCOMES[name]
+
+
+#: The cases also run as a separate process: ids that are not UTF-8 and a large file, so the
+#: bytes are checked on the real standard streams too.
+AS_A_PROCESS = ["not_utf8_ids", "large_hex_score"]
+
+
+@pytest.mark.parametrize("name", AS_A_PROCESS)
+def test_same_bytes_and_status_from_a_separate_process(name: str, tmp_path: Path) -> None:
+    assert outcome(prfeval, name, tmp_path) == EXPECTED_OUTCOMES[name]
 
 
 @pytest.mark.skipif(not os.environ.get("TREC_EVAL"), reason="TREC_EVAL names no built binary")

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from cli_helpers import trec_eval_bytes
+
 DATA = Path(__file__).parent / "data" / "trec_eval_quicktest"
 
 #: trec_eval 9.0.8's Makefile, target quicktest: (arguments, expected output).
@@ -53,10 +55,23 @@ def _run(command: list[str], workdir: Path) -> subprocess.CompletedProcess[bytes
 
 
 @pytest.mark.parametrize(("args", "expected"), QUICKTEST, ids=[e for _, e in QUICKTEST])
-def test_prfeval_passes_trec_eval_quicktest(args: str, expected: str, workdir: Path) -> None:
-    got = _run([sys.executable, "-m", "prfeval", "trec_eval", *shlex.split(args)], workdir)
+def test_prfeval_passes_trec_eval_quicktest(
+    args: str, expected: str, workdir: Path, monkeypatch: pytest.MonkeyPatch,
+    capfdbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """In this process, from the Makefile's working directory."""
+    monkeypatch.chdir(workdir)
+    got = trec_eval_bytes(capfdbinary)(shlex.split(args))
     assert got.stderr == b""
     assert got.returncode == 0
+    assert got.stdout == (DATA / expected).read_bytes()
+
+
+def test_the_quicktest_as_a_separate_process(workdir: Path) -> None:
+    """Its all_trec -q line through ``python -m prfeval``, as a script would call it."""
+    args, expected = QUICKTEST[2]
+    got = _run([sys.executable, "-m", "prfeval", "trec_eval", *shlex.split(args)], workdir)
+    assert (got.returncode, got.stderr) == (0, b"")
     assert got.stdout == (DATA / expected).read_bytes()
 
 
