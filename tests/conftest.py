@@ -177,9 +177,9 @@ def browser(tmp_path_factory):
             b.close()
 
 
-#: Test modules that start a JVM or a browser, run processes under load, or start the
-#: command as a separate process to see what the operating system sees (a closed or broken
-#: stream, a signal): they run in CI and in ``make test``; ``make quick``
+#: Test modules that start a JVM or a browser, run processes under load, or run in separate
+#: processes to see what the operating system sees (a closed or broken stream, a signal) or
+#: what a fresh interpreter loads: they run in CI and in ``make test``; ``make quick``
 #: (``pytest -m "not slow"``) leaves them out locally.
 SLOW_MODULES = {
     "test_spark_blocks": "spark",
@@ -192,6 +192,7 @@ SLOW_MODULES = {
     "test_exit_stress": "stress",
     "test_broken_pipe": "process",
     "test_closed_stderr": "process",
+    "test_import_cost": "process",  # what a fresh interpreter loads
 }
 
 #: Fixtures that start a JVM or a browser: a test that asks for one is ``slow`` wherever it is

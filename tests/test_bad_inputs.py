@@ -481,6 +481,7 @@ def test_an_arrow_failure_without_a_cause_of_its_own_is_still_located(tmp_path) 
     assert error_of(load_run, str(path)).startswith(f"{path}:3: ")
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("text", ["null\n", '\ufeff\n \r\nnull', 'null\n{"query_id": "q1"}\n'])
 def test_a_null_line_in_json_lines_is_an_error_not_a_crash(tmp_path, text) -> None:
     """Arrow's JSON reader (pyarrow 26) kills the process on a first line that is only

@@ -26,6 +26,7 @@ def prfeval(*argv: str) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=300)  # fmt: skip
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     ("line", "message"),
     [
