@@ -9,7 +9,8 @@ the sizes, the grades, the scores and the ids, which are its parameters. The dra
 in one fixed order (a query's judged documents, their grades one by one, its retrieved
 documents, their scores, then each further run's scores), so a seed always gives the same
 data. ``role_case`` gives queries roles (only judged, only retrieved, nothing relevant) and
-ids whose byte order is not their numeric or case-folded one.
+ids whose byte order is not their numeric or case-folded one. ``with_repeats`` turns a run
+into rankings that give some documents twice, which a dict cannot hold.
 
 The TREC lines and files are written by tests/hand_made.py (``qrels_lines``, ``run_lines``,
 ``run_dict_lines``, ``write_lines``, ``write_trec``).
@@ -57,6 +58,12 @@ def distinct() -> Scores:
     return lambda rng, n: rng.permutation(n).astype(float) + 0.5
 
 
+def whole(low: int, high: int) -> Scores:
+    """Whole-number scores drawn as ``integers(low, high)`` (high excluded): a few values, so
+    ties at every cutoff."""
+    return lambda rng, n: rng.integers(low, high, n).astype(float)
+
+
 @dataclass(frozen=True)
 class Noisy:
     """A further run over the same documents: the first run's score plus a normal draw of
@@ -86,36 +93,67 @@ def judged_runs(
     grades: Grades,
     retrieved: Size,
     scores: Scores,
-    doc: str = "d{}",
+    doc: str | Callable[[int], str] = "d{}",
     also: Sequence[Noisy] = (),
     grades_of: Callable[[int], Grades] | None = None,
     judged_only: Callable[[int], bool] = lambda i: False,
+    run_only: Callable[[int], bool] = lambda i: False,
 ) -> tuple[Qrels, list[Run]]:
-    """Judgments and runs over documents ``doc.format(i)``, ``i`` in ``range(n_docs)``.
+    """Judgments and runs over documents ``doc.format(i)`` (or ``doc(i)``), ``i`` in
+    ``range(n_docs)``.
 
-    For each query, in order: ``judged`` documents drawn without replacement, each given a
-    grade drawn from ``grades`` (or from ``grades_of(i)`` for the ``i``-th query); then, but
-    for a query ``judged_only(i)`` holds for (judged, not in the runs), ``retrieved``
-    documents drawn without replacement, scored by ``scores``, and one more run for each of
-    ``also``, over the same documents. Returns the judgments and the runs (the first, then
-    ``also``'s), each in the order drawn.
+    For the ``i``-th query, in order: unless ``run_only(i)`` (in the runs, not judged),
+    ``judged`` documents drawn without replacement, each given a grade drawn from ``grades``
+    (or from ``grades_of(i)``); then, unless ``judged_only(i)`` (judged, not in the runs),
+    ``retrieved`` documents drawn without replacement, scored by ``scores``, and one more run
+    for each of ``also``, over the same documents. Returns the judgments and the runs (the
+    first, then ``also``'s), each in the order drawn.
     """
     rng = np.random.default_rng(seed)
+    name = doc.format if isinstance(doc, str) else doc
     qrels: Qrels = {}
     runs: list[Run] = [{} for _ in range(1 + len(also))]
     for i, q in enumerate(queries):
-        picked = rng.choice(n_docs, size=_size(rng, judged), replace=False)
-        these = grades if grades_of is None else grades_of(i)
-        qrels[q] = {doc.format(d): _grade(rng, these) for d in picked}
+        if not run_only(i):  # no draws at all for it: the other queries' data stay as they were
+            picked = rng.choice(n_docs, size=_size(rng, judged), replace=False)
+            these = grades if grades_of is None else grades_of(i)
+            qrels[q] = {name(int(d)): _grade(rng, these) for d in picked}
         if judged_only(i):
             continue
-        docs = [doc.format(d) for d in rng.choice(n_docs, size=_size(rng, retrieved),
-                                                  replace=False)]  # fmt: skip
+        docs = [name(int(d)) for d in rng.choice(n_docs, size=_size(rng, retrieved), replace=False)]
         first = scores(rng, len(docs))
         runs[0][q] = {d: float(s) for d, s in zip(docs, first, strict=True)}
         for run, noisy in zip(runs[1:], also, strict=True):
             run[q] = dict(zip(docs, noisy(rng, first), strict=True))
     return qrels, runs
+
+
+#: Rankings ``[(query, [(doc, score), ...])]``, as hand_made.run_lines writes them.
+Rankings = list[tuple[str, list[tuple[str, float]]]]
+
+
+def with_repeats(
+    rng: np.random.Generator,
+    run: Run,
+    *,
+    repeats: Size,
+    scores: Scores,
+    where: Callable[[int, int], bool] = lambda i, n: True,
+) -> Rankings:
+    """The rankings of ``run``, in its order, as ``(doc, score)`` pairs; for the ``i``-th, of
+    ``n`` documents, when ``where(i, n)`` holds: ``repeats`` of its documents (at most ``n``,
+    drawn without replacement) given once more each, at a random place, with a new score drawn
+    by ``scores``. A repeat takes a place in a ranking and counts once as relevant."""
+    out: Rankings = []
+    for i, (q, docs) in enumerate(run.items()):
+        pairs = list(docs.items())
+        if where(i, len(pairs)):
+            n = min(_size(rng, repeats), len(pairs))
+            again = [pairs[int(j)][0] for j in rng.choice(len(pairs), size=n, replace=False)]
+            for d, s in zip(again, scores(rng, n), strict=True):
+                pairs.insert(int(rng.integers(len(pairs) + 1)), (d, float(s)))
+        out.append((q, pairs))
+    return out
 
 
 # -- Queries with roles, and ids whose byte order is not their numeric or case-folded one ----

@@ -15,7 +15,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["close_ids", "counted", "id_list", "is_number", "ordered_ids", "query_output_order"]
+__all__ = [
+    "close_ids",
+    "counted",
+    "id_list",
+    "is_number",
+    "ordered_ids",
+    "output_order_where",
+    "query_output_order",
+]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -49,6 +57,21 @@ def query_output_order(ids: Any) -> IntArray:
         numbers = np.array([int(i) for i in names], dtype=np.int64)
         return by_bytes[np.lexsort((np.arange(numbers.size), numbers))]
     return by_bytes
+
+
+def output_order_where(ids: Any, mask: npt.NDArray[np.bool_]) -> IntArray:
+    """Positions of ``ids`` (distinct; an Arrow string array or a list) where ``mask`` holds,
+    in the output order of those ids alone: whether every id is a number is asked of them,
+    not of the others (a run-only ``x`` beside the judged ``2``, ``9``, ``10`` leaves them in
+    numeric order, as when the two are read in different blocks)."""
+    at = np.flatnonzero(mask).astype(np.int64)
+    if isinstance(ids, list):
+        chosen: Any = [ids[i] for i in at.tolist()]
+    else:
+        from prfeval._core.arrow import arrow_ints
+
+        chosen = ids.take(arrow_ints(at))
+    return at[query_output_order(chosen)]
 
 
 def ordered_ids(ids: Iterable[str]) -> tuple[str, ...]:

@@ -41,7 +41,7 @@ import numpy.typing as npt
 from prfeval._core.arrays import ranges
 from prfeval._core.checks import max_results
 from prfeval._core.codes import ranks_by_doc_descending
-from prfeval._core.ids import query_output_order
+from prfeval._core.ids import output_order_where, query_output_order
 from prfeval._core.options import EvalOptions
 from prfeval._core.ranking import UNJUDGED
 from prfeval._core.tables import SourceLines
@@ -559,8 +559,7 @@ class _Blocks:
         lengths = np.diff(s.run_start[k : end + 1])
         ids = self.query_ids[k:end]
         judged = s.judged[k:end]
-        out_order = query_output_order(ids)
-        out_local = out_order[judged[out_order]]
+        out_local = output_order_where(ids, judged)
         slot_of = np.full(end - k, -1, dtype=np.int64)
         slot_of[out_local] = np.arange(out_local.size, dtype=np.int64)
         local = np.repeat(np.arange(end - k, dtype=np.int64), lengths)
@@ -592,7 +591,7 @@ class _Blocks:
             judged_docs=judged_docs,
             query_ids=np.array([ids[i] for i in out_local.tolist()], dtype=object),
             missing_from_run=(),
-            not_in_qrels=tuple(ids[i] for i in out_order[~judged[out_order]].tolist()),
+            not_in_qrels=tuple(ids[i] for i in output_order_where(ids, ~judged).tolist()),
             row_names=row_names,
             row_error=row_error,
             unevaluated_rows=bool((~judged).any()),

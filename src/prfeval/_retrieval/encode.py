@@ -30,7 +30,7 @@ from prfeval._core.arrow import arrow_ints, arrow_strings
 from prfeval._core.checks import max_results
 from prfeval._core.codes import factorize, ranks_by_doc_descending
 from prfeval._core.errors import InputFormatError
-from prfeval._core.ids import ordered_ids, query_output_order
+from prfeval._core.ids import ordered_ids, output_order_where
 from prfeval._core.options import QrelsDuplicates
 from prfeval._core.ranking import UNJUDGED
 from prfeval._core.tables import Qrels, Run, SubtopicJudgments
@@ -232,15 +232,15 @@ def encode_tables(
     judged[qrels_q] = True
     evaluate_q = judged if complete else judged & in_run
 
-    # Output order of the evaluated queries, and each query code's slot in it.
-    out_order = query_output_order(query_vocab)
-    out_codes = out_order[evaluate_q[out_order]]
+    # Output order of the evaluated queries (among themselves: a query that is not evaluated
+    # does not decide whether they sort as numbers), and each query code's slot in it.
+    out_codes = output_order_where(query_vocab, evaluate_q)
     slot = np.full(n_q, -1, dtype=np.int64)
     slot[out_codes] = np.arange(out_codes.size, dtype=np.int64)
     query_ids = np.array(query_vocab.take(arrow_ints(out_codes)).to_pylist(), dtype=object)
 
     def ids_where(mask: BoolArray) -> tuple[str, ...]:
-        codes = out_order[mask[out_order]]
+        codes = output_order_where(query_vocab, mask)
         return tuple(query_vocab.take(arrow_ints(codes)).to_pylist())
 
     # Each row's judgment, and whether its document appears again in its query, found in
