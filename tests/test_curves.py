@@ -8,12 +8,14 @@ from fractions import Fraction as Fr
 import numpy as np
 import pytest
 
+from hand_made import run_dict_lines
 from prfeval._core.errors import UsageError
 from prfeval._io import load_qrels, load_run
 from prfeval._measures.interpolated import STANDARD_RECALL_LEVELS, iprec_at_recall
 from prfeval._retrieval.curve_result import Cutoff
 from prfeval._retrieval.curves import curve, curves_from_ranking
 from prfeval._retrieval.pipeline import align
+from random_data import distinct, judged_runs, whole
 
 # Query A: relevant a, b, c (d judged non-relevant); ranked a x b d y -> TP 1 1 2 2 2.
 # Query B: relevant e (grade 2) and f (grade 1); ranked f f g e -> the repeated f takes a
@@ -292,24 +294,35 @@ def test_seed_000_example_query() -> None:
 
 
 def test_vectorised_pass_scales() -> None:
-    # 1,000 queries of 1,000 documents: one vectorised pass, no per-document Python loop
-    # (about 0.3 s; the bound leaves room for a slow machine).
-    import time
+    # 500 queries of 1,000 documents: one vectorised pass, no per-document Python loop (about
+    # 0.2 s; no bound on the time, which a busy machine would make flaky: bench/ times it).
+    import pyarrow as pa
 
-    rng = np.random.default_rng(7)
-    n_q, depth = 1000, 1000
-    qrels = {str(q): {f"d{d}": 1 for d in rng.choice(5000, 30, replace=False)} for q in range(n_q)}
-    run = {str(q): [f"d{d}" for d in rng.permutation(5000)[:depth]] for q in range(n_q)}
-    qrels_t, run_t = load_qrels(qrels), load_run(run)
-    jr = align(qrels_t, run_t)
-    start = time.perf_counter()
+    from prfeval._core.ranking import RankingNeeds
+    from prfeval._core.tables import Run
+
+    # Ten queries drawn, each judging 30 relevant documents of 5,000 and ranking 1,000 of
+    # them, stand for all 500 (query i is query i % 10 again): the pass does not care, and
+    # half a million ids made one by one in Python took longer than the pass itself.
+    n_q, depth, drawn = 500, 1000, 10
+    some, (ranked,) = judged_runs(7, queries=[str(q) for q in range(drawn)], n_docs=5000,
+                                  judged=30, grades=[1], retrieved=depth, scores=distinct())
+    qrels = {str(q): some[str(q % drawn)] for q in range(n_q)}
+    run = {q: list(docs) for q, docs in ranked.items()}  # ranked lists, in the order drawn
+    docs = pa.array([d for ranking in run.values() for d in ranking])
+    run_t = Run(  # the rows of 500 queries, taken from the ten rankings
+        query_ids=pa.array(list(qrels)).take(pa.array(np.repeat(np.arange(n_q), depth))),
+        doc_ids=docs.take(pa.array(np.tile(np.arange(drawn * depth), n_q // drawn))),
+        scores=None,
+        default_order="file",
+    )
+    jr = align(load_qrels(qrels), run_t, needs=RankingNeeds(None, doc_ids=True))  # as curve()
     c = curves_from_ranking(jr)
-    assert time.perf_counter() - start < 10.0
-    assert c.macro.k.size == depth
-    q = c["0"]
-    rel = set(qrels["0"])
-    tp = np.cumsum([d in rel for d in run["0"]])
-    assert q.tp.tolist() == tp.tolist()
+    assert c.macro.k.size == depth and len(c) == n_q
+    for q in ("0", "497"):  # a ranking drawn, and one taken again
+        rel = set(qrels[q])
+        tp = np.cumsum([d in rel for d in run[str(int(q) % drawn)]])
+        assert c[q].tp.tolist() == tp.tolist()
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -319,15 +332,10 @@ def test_curves_without_the_full_doc_order_name_the_same_documents(seed):
     # never-retrieved relevant documents by id, unscored ones in trec_eval's rank order.
     from prfeval._core.ranking import RankingNeeds
 
-    rng = np.random.default_rng(seed)
-    lines, qrels = [], {}
-    for q in range(8):
-        docs = rng.choice(60, size=int(rng.integers(5, 40)), replace=False)
-        scores = rng.integers(-1, 3, size=docs.size).astype(float)  # ties, and scores <= 0
-        lines += [f"q{q} Q0 d{d} 0 {s} t" for d, s in zip(docs, scores, strict=True)]
-        judged = rng.choice(60, size=25, replace=False)
-        qrels[f"q{q}"] = {f"d{d}": int(rng.integers(0, 3)) for d in judged}
-    text = ("\n".join(lines) + "\n").encode()
+    # Scores -1 to 2: ties, and scores <= 0.
+    qrels, (run,) = judged_runs(seed, queries=[f"q{q}" for q in range(8)], n_docs=60,
+                                judged=25, grades=(0, 3), retrieved=(5, 40), scores=whole(-1, 3))
+    text = ("\n".join(run_dict_lines(run)) + "\n").encode()
     full = curves_from_ranking(align(load_qrels(qrels), load_run(text)))
     part = curves_from_ranking(
         align(load_qrels(qrels), load_run(text), needs=RankingNeeds(None, doc_ids=True))

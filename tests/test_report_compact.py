@@ -14,13 +14,16 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
+from itertools import groupby
 
 import numpy as np
 import pytest
 
+from hand_made import qrels_lines, run_dict_lines, run_lines, write_lines
 from prfeval._comparison.study import study
 from prfeval._report.drilldown import DIGITS, base85, drilldown_data
 from prfeval._report.html import render_study
+from random_data import Noisy, judged_runs, rounded, uniform_rounded, with_repeats
 from report_data import drilldown, opened_report, shown_drilldown
 
 pytest.importorskip("matplotlib")
@@ -48,24 +51,18 @@ def rankings(tmp_path_factory):
     decimals), rising scores (file order kept by a tie) and negative scores; graded
     judgments 0 to 3, relevant from grade 2."""
     folder = tmp_path_factory.mktemp("compact")
-    rng = np.random.default_rng(8)
-    qrels: dict[str, dict[str, int]] = {}
-    lines: dict[str, list[tuple[str, str, float]]] = {"a": [], "b": []}
-    for q in range(1, 9):
-        qid = f"q{q}"
-        qrels[qid] = {f"d{d:02d}": int(rng.integers(0, 4))
-                      for d in rng.choice(40, size=25, replace=False)}
-        for name in lines:
-            docs = [f"d{d:02d}" for d in rng.choice(40, size=20, replace=False)]
-            docs += [docs[int(i)] for i in rng.choice(20, size=4, replace=False)]  # repeats
-            scores = np.round(rng.normal(0, 4, len(docs)), 2)  # falls > 2.54, negatives
-            lines[name] += [(qid, d, float(s)) for d, s in zip(docs, scores, strict=True)]
-    (folder / "qrels.trec").write_text(
-        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    # Scores of "b": "a"'s plus a normal draw of sd 4, to two decimals.
+    qrels, runs = judged_runs(8, queries=[f"q{q}" for q in range(1, 9)], n_docs=40, judged=25,
+                              grades=(0, 4), retrieved=20, scores=uniform_rounded(-8, 8, 2),
+                              doc="d{:02d}", also=[Noisy(sd=4.0, decimals=2)])  # fmt: skip
+    rng = np.random.default_rng(9)
+    lines: dict[str, list[tuple[str, str, float]]] = {}
     paths = {}
-    for name, rows in lines.items():
-        paths[name] = folder / f"{name}.run"
-        paths[name].write_text("".join(f"{q} Q0 {d} 0 {s:.2f} {name}\n" for q, d, s in rows))
+    for name, run in zip("ab", runs, strict=True):
+        ranked = with_repeats(rng, run, repeats=4, scores=uniform_rounded(-8, 8, 2))
+        lines[name] = [(q, d, s) for q, pairs in ranked for d, s in pairs]
+        paths[name] = write_lines(folder / f"{name}.run", run_lines(ranked, tag=name))
+    write_lines(folder / "qrels.trec", qrels_lines(qrels))
     s = study(folder / "qrels.trec", paths, "P@5 AP", n_permutations=50, n_bootstrap=50,
               depth=15, level=LEVEL)
     return s, qrels, lines
@@ -139,9 +136,10 @@ def test_float_scores_when_no_decimal_scale_holds_them(tmp_path):
     qrels = {"q1": {"a": 2, "b": 0, "c": 3}, "q2": {"a": 2}}
     rows = [("q1", "a", 1.5e-9), ("q1", "b", 3.25e-9), ("q1", "c", 7.0), ("q1", "a", 0.5),
             ("q2", "a", -1e-7), ("q2", "z", 2.0)]
-    (tmp_path / "qrels").write_text(
-        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
-    (tmp_path / "run").write_text("".join(f"{q} Q0 {d} 0 {s!r} r\n" for q, d, s in rows))
+    write_lines(tmp_path / "qrels", qrels_lines(qrels))
+    by_query = groupby(rows, key=lambda row: row[0])  # the rows are in query order
+    write_lines(tmp_path / "run", run_lines((q, [(d, s) for _, d, s in them])
+                                            for q, them in by_query))  # fmt: skip
     s = study(tmp_path / "qrels", {"r": tmp_path / "run"}, "P@5", n_permutations=10,
               n_bootstrap=10, level=LEVEL)
     assert drilldown_data(s)["scale"] is None
@@ -157,15 +155,14 @@ def test_merged_steps_draw_the_same_picture(tmp_path):
     matplotlib.use("Agg")
     from prfeval._plots.compare import difference_figure
 
-    rng = np.random.default_rng(2)
-    qrels, a, b = [], [], []
-    for q in range(400):
-        docs = rng.choice(60, size=30, replace=False)
-        qrels += [f"q{q} 0 d{d} {int(rng.random() < 0.3)}" for d in docs]
-        a += [f"q{q} Q0 d{d} 0 {rng.random():.3f} a" for d in rng.choice(60, 20, replace=False)]
-        b += [f"q{q} Q0 d{d} 0 {rng.random():.3f} b" for d in rng.choice(60, 20, replace=False)]
-    for name, text in (("qrels", qrels), ("a", a), ("b", b)):
-        (tmp_path / name).write_text("\n".join(text) + "\n")
+    # 400 queries judging 30 of 60 documents, 3 in 10 relevant; "b" ranks the same 20 as "a",
+    # its scores "a"'s plus a normal draw as wide as theirs, so the two rank them differently.
+    qrels, (a, b) = judged_runs(2, queries=[f"q{q}" for q in range(400)], n_docs=60, judged=30,
+                                grades=[0] * 7 + [1] * 3, retrieved=20, scores=rounded(3),
+                                also=[Noisy(sd=0.5, decimals=3)])  # fmt: skip
+    write_lines(tmp_path / "qrels", qrels_lines(qrels))
+    for name, run in (("a", a), ("b", b)):
+        write_lines(tmp_path / name, run_dict_lines(run, tag=name))
     s = study(tmp_path / "qrels", {"a": tmp_path / "a", "b": tmp_path / "b"}, "P@10",
               n_permutations=10, n_bootstrap=10)
     c = s.comparison
