@@ -467,34 +467,40 @@ def local_file(
     return LocalFile(name, path, side, tabular_kind(name) or "trec", ranks)
 
 
+def _source_table(source: Any, spark: SparkSession, kind_name: str, noun: str) -> _Table | str:
+    """What a reader of ``noun`` (judgments, a run) starts from: the table of a DataFrame or
+    of a tabular file (Parquet, CSV, TSV, JSON Lines), or the display path of a TREC file,
+    which the reader parses itself. Anything else is an :class:`InputFormatError`."""
+    if _is_frame(source):
+        return _frame_table(source, f"{kind_name} DataFrame")
+    if isinstance(source, str | os.PathLike):
+        path = display_name(os.fspath(source))
+        kind = tabular_kind(path)
+        return path if kind is None else _read_tabular(spark, path, kind)
+    raise InputFormatError(
+        f"the Spark engine reads {noun} from a Spark DataFrame or a path, "
+        f"not a {type(source).__name__}"
+    )
+
+
 def read_qrels(source: Any, spark: SparkSession) -> Judgments:
     """Judgments from a Spark DataFrame or a path (TREC qrels, Parquet, CSV, TSV, JSON Lines).
 
     Returns the columns ``query_id``, ``doc_id`` (string) and ``grade`` (bigint).
     """
-    if _is_frame(source):
-        table = _frame_table(source, "qrels DataFrame")
-    elif isinstance(source, str | os.PathLike):
-        path = display_name(os.fspath(source))
-        kind = tabular_kind(path)
-        if kind is None:
-            fields = _functions().col("f")
-            with reading(path):
-                return Judgments(
-                    _trec_fields(spark, path, 4, "qrels").select(
-                        fields[0].alias("query_id"),
-                        fields[2].alias("doc_id"),
-                        _trec_number(fields[3], "grade", path, integer=True).alias("grade"),
-                    ),
-                    path,
-                    _trec_lines(spark, path),
-                )
-        table = _read_tabular(spark, path, kind)
-    else:
-        raise InputFormatError(
-            f"the Spark engine reads judgments from a Spark DataFrame or a path, "
-            f"not a {type(source).__name__}"
-        )
+    table = _source_table(source, spark, "qrels", "judgments")
+    if isinstance(table, str):  # a TREC qrels file
+        path, fields = table, _functions().col("f")
+        with reading(path):
+            return Judgments(
+                _trec_fields(spark, path, 4, "qrels").select(
+                    fields[0].alias("query_id"),
+                    fields[2].alias("doc_id"),
+                    _trec_number(fields[3], "grade", path, integer=True).alias("grade"),
+                ),
+                path,
+                _trec_lines(spark, path),
+            )
     q = _find(table, "query id")
     d = _find(table, "doc id")
     g = _find(table, "relevance")
@@ -515,30 +521,20 @@ def read_run(source: Any, spark: SparkSession, *, ranks: bool = False) -> Rankin
     (double) when the run has them; a TREC run's rank column is read only with ``ranks``
     (``order="rank"``), as the local reader reads it.
     """
-    if _is_frame(source):
-        table = _frame_table(source, "run DataFrame")
-    elif isinstance(source, str | os.PathLike):
-        path = display_name(os.fspath(source))
-        kind = tabular_kind(path)
-        if kind is None:
-            fields = _functions().col("f")
-            columns = [
-                fields[0].alias("query_id"),
-                fields[2].alias("doc_id"),
-                _trec_number(fields[4], "score", path, integer=False).alias("score"),
-            ]
-            if ranks:
-                columns.append(_trec_number(fields[3], "rank", path, integer=False).alias("rank"))
-            with reading(path):
-                frame = _trec_fields(spark, path, 6, "run", more=True).select(*columns)
-                lines = _trec_lines(spark, path)
-            return Ranking(frame, path, has_scores=True, has_ranks=ranks, lines=lines)
-        table = _read_tabular(spark, path, kind)
-    else:
-        raise InputFormatError(
-            f"the Spark engine reads a run from a Spark DataFrame or a path, "
-            f"not a {type(source).__name__}"
-        )
+    table = _source_table(source, spark, "run", "a run")
+    if isinstance(table, str):  # a TREC run file
+        path, fields = table, _functions().col("f")
+        columns = [
+            fields[0].alias("query_id"),
+            fields[2].alias("doc_id"),
+            _trec_number(fields[4], "score", path, integer=False).alias("score"),
+        ]
+        if ranks:
+            columns.append(_trec_number(fields[3], "rank", path, integer=False).alias("rank"))
+        with reading(path):
+            frame = _trec_fields(spark, path, 6, "run", more=True).select(*columns)
+            lines = _trec_lines(spark, path)
+        return Ranking(frame, path, has_scores=True, has_ranks=ranks, lines=lines)
     q = _find(table, "query id")
     d = _find(table, "doc id")
     s = _find(table, "score", required=False)
