@@ -195,21 +195,25 @@ SLOW_MODULES = {
     "test_import_cost": "process",  # what a fresh interpreter loads
 }
 
+#: Marks of single tests of modules that are otherwise quick: ``process`` (it runs in a process
+#: of its own), ``large`` (it writes and reads tens of megabytes).
+SLOW_MARKS = ("process", "large")
+
 #: Fixtures that start a JVM or a browser: a test that asks for one is ``slow`` wherever it is
 #: (tests/test_partials.py reduces on Spark beside tests that need neither).
 SLOW_FIXTURES = {"spark": "spark", "browser": "browser"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the slow modules' tests, every test marked ``process`` and every test that asks
-    for a Spark session or a browser, ``slow`` and by what they need (``spark``, ``browser``,
-    ``stress``, ``process``), so that one flag selects or leaves them out."""
+    """Mark the slow modules' tests, every test marked ``process`` or ``large`` and every test
+    that asks for a Spark session or a browser, ``slow`` and by what they need (``spark``,
+    ``browser``, ``stress``, ``process``, ``large``), so that one flag selects or leaves them
+    out."""
     for item in items:
         module = getattr(item, "module", None)  # doctest items have none
         kinds = {SLOW_MODULES.get(module.__name__ if module is not None else "")}
         kinds |= {SLOW_FIXTURES[f] for f in getattr(item, "fixturenames", ()) if f in SLOW_FIXTURES}
-        if item.get_closest_marker("process") is not None:
-            kinds.add("process")  # one test of a module that is otherwise quick
+        kinds |= {kind for kind in SLOW_MARKS if item.get_closest_marker(kind) is not None}
         kinds.discard(None)
         if kinds:
             item.add_marker(pytest.mark.slow)

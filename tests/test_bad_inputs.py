@@ -112,6 +112,7 @@ LONG_ID = "x" * (10 << 20)
 LONG_RUN = f"q1 Q0 {LONG_ID} 1 3.0 r\nq1 Q0 d1 2 2.0 r\nq2 Q0 d4 1 1.0 r\n"
 
 
+@pytest.mark.large
 @pytest.mark.parametrize("how", ["file", "gzip", "bytes", "stream", "tabs"])
 def test_a_10_mb_doc_id_is_read(qrels, tmp_path, how) -> None:
     path = tmp_path / ("run.txt.gz" if how == "gzip" else "run.txt")

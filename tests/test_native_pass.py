@@ -186,6 +186,7 @@ def _many_queries(tmp_path, n_queries: int, per_query: int) -> tuple[str, str]:
     return str(qrels), str(run)
 
 
+@pytest.mark.large
 def test_a_run_of_many_segments_evaluates_the_same(tmp_path, monkeypatch):
     """Each segment holds whole queries, with doc codes of its own; the result is the
     same as Arrow's, and every line is in one segment."""
@@ -201,6 +202,7 @@ def test_a_run_of_many_segments_evaluates_the_same(tmp_path, monkeypatch):
     assert_same(monkeypatch, qrels, run, taken=True, complete=True)
 
 
+@pytest.mark.large
 def test_input_the_pass_meets_late_is_read_again_by_arrow(tmp_path, monkeypatch):
     """A line the pass does not take, after it has handed over segments: the run is read
     again from the start by Arrow, and the result (or the error) is Arrow's."""
@@ -361,6 +363,7 @@ def test_compare_reads_the_judgments_once_for_every_run(tmp_path, monkeypatch, s
     assert compared(True) == compared(False)
 
 
+@pytest.mark.large
 def test_a_query_longer_than_a_segment_is_one_segment(tmp_path, monkeypatch):
     """A query of more lines than a segment's 16 MiB holds: its segment runs to its end,
     so it is measured whole, as Arrow measures it."""
