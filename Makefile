@@ -54,8 +54,9 @@ test: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
 	$(PYTEST)
 
-# Everything but the tests that start Spark or a browser, run processes under load, or need a
-# process of their own (CI and `make test` run those too).
+# Everything but the tests that start Spark or a browser, read the demo's output, run
+# processes under load, read large files or need a process of their own (CI and `make test`
+# run those too).
 quick: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
 	$(PYTEST) -m "not slow"

@@ -199,16 +199,17 @@ SLOW_MODULES = {
 #: of its own), ``large`` (it writes and reads tens of megabytes).
 SLOW_MARKS = ("process", "large")
 
-#: Fixtures that start a JVM or a browser: a test that asks for one is ``slow`` wherever it is
+#: Fixtures that start a JVM or a browser, or run the whole demo (Cranfield ranked by BM25,
+#: its figures and report: about 7 s): a test that asks for one is ``slow`` wherever it is
 #: (tests/test_partials.py reduces on Spark beside tests that need neither).
-SLOW_FIXTURES = {"spark": "spark", "browser": "browser"}
+SLOW_FIXTURES = {"spark": "spark", "browser": "browser", "cranfield_demo": "demo"}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the slow modules' tests, every test marked ``process`` or ``large`` and every test
-    that asks for a Spark session or a browser, ``slow`` and by what they need (``spark``,
-    ``browser``, ``stress``, ``process``, ``large``), so that one flag selects or leaves them
-    out."""
+    that asks for a Spark session, a browser or the demo's output, ``slow`` and by what they
+    need (``spark``, ``browser``, ``demo``, ``stress``, ``process``, ``large``), so that one
+    flag selects or leaves them out."""
     for item in items:
         module = getattr(item, "module", None)  # doctest items have none
         kinds = {SLOW_MODULES.get(module.__name__ if module is not None else "")}
