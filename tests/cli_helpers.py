@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import pytest
@@ -26,29 +25,18 @@ def exit_code(argv: list[str]) -> int:
     return int(info.value.code or 0)
 
 
-def trec_eval_in_process(capsys: pytest.CaptureFixture[str]):
+def trec_eval_in_process(capfd: pytest.CaptureFixture[bytes]):
     """A runner of ``prfeval trec_eval`` in this process, shaped as a binary's runner:
-    ``run(args) -> (exit status, stdout, stderr)``, the outputs as bytes."""
+    ``run(args) -> (exit status, stdout, stderr)``, the bytes written to the file descriptors
+    as a separate process writes them (no decoding, so ids that are not UTF-8 stay as read).
+    Ask for ``capfdbinary``."""
 
     def run(args: list[str]) -> tuple[int, bytes, bytes]:
-        status, out, err = run_cli(capsys, "trec_eval", *args)
-        return status, out.encode("latin-1"), err.encode("latin-1")
-
-    return run
-
-
-def trec_eval_bytes(capfd: pytest.CaptureFixture[bytes]):
-    """A runner of ``prfeval trec_eval`` in this process shaped as ``subprocess.run``'s
-    result: ``run(args) -> CompletedProcess`` with the bytes written to the file descriptors,
-    as a separate process writes them (no decoding, so ids that are not UTF-8 stay as
-    read). Ask for ``capfdbinary``."""
-
-    def run(args: list[str]) -> subprocess.CompletedProcess[bytes]:
         capfd.readouterr()  # what came before is not this command's
         with pytest.raises(SystemExit) as info:
             main(["trec_eval", *args])
         sys.stdout.flush()
         out, err = capfd.readouterr()
-        return subprocess.CompletedProcess(args, int(info.value.code or 0), out, err)
+        return int(info.value.code or 0), out, err
 
     return run

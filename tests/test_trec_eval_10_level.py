@@ -35,9 +35,9 @@ def test_every_case_has_an_expected_outcome() -> None:
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_same_bytes_and_status_as_trec_eval_10(
-    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    name: str, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    run = as_version_10(trec_eval_in_process(capsys))
+    run = as_version_10(trec_eval_in_process(capfdbinary))
     assert outcome(run, name, tmp_path) == EXPECTED_OUTCOMES[name]
 
 

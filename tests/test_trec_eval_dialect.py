@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import trec_eval_bytes
+from cli_helpers import trec_eval_in_process
 from prfeval._io.trec_eval_text import SMALL_BYTES
 from trec_eval_dialect_cases import CASES, EXPECTED, LARGE, outcome
 
@@ -46,7 +46,8 @@ def test_large_cases_take_the_large_file_reader() -> None:
 def test_same_bytes_and_status_as_trec_eval_908(
     name: str, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    got = outcome(trec_eval_bytes(capfdbinary), name, tmp_path)
+    run = trec_eval_in_process(capfdbinary)
+    got = outcome(lambda args: subprocess.CompletedProcess(args, *run(args)), name, tmp_path)
     assert got == EXPECTED_OUTCOMES[name]
 
 

@@ -31,9 +31,9 @@ def test_every_case_has_an_expected_outcome() -> None:
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_same_bytes_and_status_as_trec_eval_908(
-    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    name: str, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    assert outcome(trec_eval_in_process(capsys), name, tmp_path) == EXPECTED_OUTCOMES[name]
+    assert outcome(trec_eval_in_process(capfdbinary), name, tmp_path) == EXPECTED_OUTCOMES[name]
 
 
 @pytest.mark.skipif(not os.environ.get("TREC_EVAL"), reason="TREC_EVAL names no built binary")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import trec_eval_bytes
+from cli_helpers import trec_eval_in_process
 
 DATA = Path(__file__).parent / "data" / "trec_eval_quicktest"
 
@@ -61,10 +61,10 @@ def test_prfeval_passes_trec_eval_quicktest(
 ) -> None:
     """In this process, from the Makefile's working directory."""
     monkeypatch.chdir(workdir)
-    got = trec_eval_bytes(capfdbinary)(shlex.split(args))
-    assert got.stderr == b""
-    assert got.returncode == 0
-    assert got.stdout == (DATA / expected).read_bytes()
+    status, stdout, stderr = trec_eval_in_process(capfdbinary)(shlex.split(args))
+    assert stderr == b""
+    assert status == 0
+    assert stdout == (DATA / expected).read_bytes()
 
 
 def test_the_quicktest_as_a_separate_process(workdir: Path) -> None:
