@@ -79,3 +79,29 @@ def test_hash_lines_change_the_numbers_as_trec_eval_says() -> None:
     large = EXPECTED_OUTCOMES["large_hash_line"]["stdout"]
     assert large != EXPECTED_OUTCOMES["large_clean"]["stdout"]
     assert len(large) == len(hashlib.sha256().hexdigest())
+
+
+@pytest.mark.parametrize("name", sorted(LARGE))
+def test_the_compiled_pass_reads_large_cases_as_trec_eval_908(
+    name: str, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the pass on for every size (``PRFEVAL_NATIVE=1``, and the run streamed, as a
+    run of 8 MiB or more is), the large cases read their judgments and run through it where
+    it takes them (the clean case), and elsewhere as before: the same bytes and status as
+    the binary, either way."""
+    from prfeval._io import native, native_lib, stream
+
+    if native_lib.unavailable() is not None:
+        pytest.skip(f"the compiled pass is not available: {native_lib.unavailable()}")
+    monkeypatch.setenv(native_lib.ENV, "1")
+    monkeypatch.setattr(stream, "STREAM_THRESHOLD_BYTES", 1)
+    claimed: list[str] = []
+    claim = native.claim_parsed
+    monkeypatch.setattr(native, "claim_parsed", lambda p: claimed.append(p) or claim(p))
+    run = trec_eval_in_process(capfdbinary)
+    got = outcome(lambda args: subprocess.CompletedProcess(args, *run(args)), name, tmp_path)
+    assert got == EXPECTED_OUTCOMES[name]
+    assert not native_lib.waiting()
+    if name == "large_clean":
+        assert claimed, "the pass did not read the clean case"

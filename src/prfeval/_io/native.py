@@ -32,7 +32,6 @@ import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -46,11 +45,23 @@ from prfeval._core.options import EvalOptions
 from prfeval._core.ranking import UNJUDGED
 from prfeval._core.tables import SourceLines
 from prfeval._io.blocks import Block, ReadAgain, SharedJudgments
+from prfeval._io.native_lib import (
+    ENV,
+    LIBRARY,
+    claim_parsed,
+    discard_parsed,
+    gzipped,
+    large_enough,
+    library,
+    parse_judgments,
+    unavailable,
+)
 from prfeval._io.source import display_name
 from prfeval._io.stream import BLOCK_BYTES, StreamedRun
 from prfeval._io.trec import run_id_of
 
 __all__ = [
+    "ENV",
     "LIBRARY",
     "NativeJudgments",
     "NativeRun",
@@ -62,19 +73,6 @@ __all__ = [
 ]
 
 IntArray = npt.NDArray[np.int64]
-
-#: Where ``make install`` puts the built library.
-LIBRARY = Path(__file__).resolve().parents[1] / "_native" / "libprfeval_pass.so"
-
-#: ``PRFEVAL_NATIVE=0`` reads every run with Arrow, as without the library; ``=1`` uses the
-#: pass for every run it takes, whatever its size.
-ENV = "PRFEVAL_NATIVE"
-
-#: The smallest run the pass reads unless ``PRFEVAL_NATIVE=1``: below it the pass's tables
-#: cost more memory than they save time (docs/benchmarks.md: at 40 MiB, 1M lines, evaluate
-#: took 0.56 to 0.60 s and 235 MiB with the pass, 0.56 to 0.65 s and 188 MiB without; at
-#: 407 MiB, 1.58 to 1.95 s and 262 MiB against 2.64 to 3.17 s and 466 MiB).
-MIN_BYTES = 64 << 20
 
 #: Rows of the run per block handed to the aligner: large enough that numpy's work per call
 #: dwarfs Python's, small enough that the aligner's temporaries stay small beside the pass's
@@ -111,65 +109,6 @@ _ARRAYS = (
     ("j_doc", np.uint32),
     ("j_grade", np.int32),
 )
-
-_P = ctypes.c_void_p
-_N = ctypes.c_size_t
-
-# Each function of the library: (result type, argument types).
-_SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
-    "prf_judge": (_P, [_P, _N, _N]),
-    "prf_judged_status": (ctypes.c_int64, [_P, ctypes.POINTER(ctypes.c_int64)]),
-    "prf_run": (_P, [_P, _P, _N, _N, ctypes.c_int]),
-    "prf_next": (_P, [_P]),
-    "prf_missing": (_P, [_P]),
-    "prf_array": (_P, [_P, ctypes.c_int, ctypes.POINTER(_N)]),
-    "prf_free_segment": (None, [_P]),
-    "prf_free_run": (None, [_P]),
-    "prf_free_judged": (None, [_P]),
-}
-
-
-class _Library:
-    """The loaded library, or why there is none (loaded once, on first use)."""
-
-    lib: ctypes.CDLL | None = None
-    why_not: str | None = None
-    tried = False
-
-    @classmethod
-    def get(cls) -> ctypes.CDLL | None:
-        if not cls.tried:
-            cls.tried = True
-            if not LIBRARY.is_file():
-                cls.why_not = f"the compiled pass is not built ({LIBRARY} is missing)"
-                return None
-            try:
-                lib = ctypes.CDLL(str(LIBRARY))  # a CDLL call releases the GIL
-                for name, (result, arguments) in _SIGNATURES.items():
-                    function = getattr(lib, name)
-                    function.restype, function.argtypes = result, arguments
-            except (OSError, AttributeError) as exc:
-                cls.why_not = f"the compiled pass cannot be loaded: {exc}"
-                return None
-            cls.lib = lib
-        return cls.lib
-
-
-def unavailable() -> str | None:
-    """Why the compiled pass cannot be used (``None``: it can)."""
-    if os.environ.get(ENV, "").strip() == "0":
-        return f"{ENV}=0"
-    if _Library.get() is None:
-        return _Library.why_not
-    return None
-
-
-def _library() -> ctypes.CDLL:
-    lib = _Library.get()
-    if lib is None:
-        raise RuntimeError(_Library.why_not)
-    return lib
-
 
 class _Mapped:
     """A file mapped read-only, kept mapped while this object lives (the pass reads it)."""
@@ -269,12 +208,10 @@ class NativeJudgments:
         self.path = os.fspath(path)
         #: Whether several runs are read against them (else the one run takes their tables).
         self.shared = shared
-        self._lib = _library()
-        mapped = _Mapped(self.path)
-        try:
-            pointer = self._lib.prf_judge(mapped.address, mapped.size, threads or _threads())
-        finally:
-            mapped.close()  # the judgments keep no pointer into the file
+        self._lib = library()
+        pointer = claim_parsed(self.path)  # the command line may have started it early
+        if pointer is None:
+            pointer = parse_judgments(self.path, threads or _threads())
         self._owner = _Freed(self._lib.prf_free_judged, pointer)
         line = ctypes.c_int64()
         why = int(self._lib.prf_judged_status(pointer, ctypes.byref(line)))
@@ -347,34 +284,36 @@ def native_source(
 
     The pass takes TREC files only (the judgments a regular file too), not gzipped, read in
     score order (or file order), over every query (no query set), of at least
-    :data:`MIN_BYTES` (any size with ``PRFEVAL_NATIVE=1``). ``qrels`` may be
+    :data:`~prfeval._io.native_lib.MIN_BYTES` (any size with ``PRFEVAL_NATIVE=1``). ``qrels`` may be
     :class:`~prfeval._io.blocks.SharedJudgments`, parsed once for every run.
     """
-    if unavailable() is not None:
+    if unavailable() is not None or not _takes(qrels, run_path, options):
+        discard_parsed()  # parsed ahead for nothing
         return None
+    return NativeRun(qrels, run_path, options, sorted_docs=sorted_docs, progress=progress)
+
+
+def _takes(qrels: Any, run_path: str, options: EvalOptions) -> bool:
+    """Whether the pass takes these inputs and options (see :func:`native_source`)."""
     path = qrels.path if isinstance(qrels, SharedJudgments) else qrels
     if not isinstance(path, str | os.PathLike) or str(path) == "-":
-        return None
+        return False
     if options.order == "rank" or options.queries is not None or options.exclude_queries:
-        return None
+        return False
     if options.qrels_columns is not None or options.run_columns is not None:
-        return None
+        return False
     if options.qrels_format not in (None, "trec") or options.run_format not in (None, "trec"):
-        return None
+        return False
     qrels_path = os.fspath(path)
     if not os.path.isfile(qrels_path) or not os.path.isfile(run_path):
-        return None
-    if os.path.getsize(run_path) < MIN_BYTES and os.environ.get(ENV, "").strip() != "1":
-        return None
+        return False
+    if not large_enough(run_path):
+        return False
     from prfeval._io.load import file_format
 
     if file_format(qrels_path, options.qrels_format) != "trec":
-        return None
-    for path in (qrels_path, run_path):
-        with open(path, "rb") as f:
-            if f.read(2) == b"\x1f\x8b":  # gzip: Arrow reads it through
-                return None
-    return NativeRun(qrels, run_path, options, sorted_docs=sorted_docs, progress=progress)
+        return False
+    return not gzipped(qrels_path) and not gzipped(run_path)  # Arrow reads gzip through
 
 
 class NativeRun(StreamedRun):

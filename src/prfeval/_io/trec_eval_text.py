@@ -165,6 +165,8 @@ def read_trec_eval_inputs(
     if version >= 10:
         qrels_data = _without_comments(qrels_data, run=False)
     if not whole and _large_plain_file(run_path) and _codec(qrels_data) == "utf-8":
+        if _the_pass_takes(qrels_path, run_path):
+            return TrecEvalInputs(qrels_path, run_path, "utf-8", "")
         return TrecEvalInputs(_qrels(qrels_data, qrels_path, "utf-8"), run_path, "utf-8", "")
     _malformed(qrels_data, qrels_path, run=False)  # trec_eval reads the judgments first
     run_data = _read_bytes(run_path)
@@ -199,10 +201,23 @@ def read_trec_eval_inputs(
     return TrecEvalInputs(_qrels(qrels_data, qrels_path, codec), run, codec, run_id)
 
 
-def _large_plain_file(path: str) -> bool:
+def _the_pass_takes(qrels_path: str, run_path: str) -> bool:
+    """Whether the compiled pass takes the judgments file as it is, so that it may read them
+    itself: a plain file (no CR, no line starting with ``#``, as for the run), and parsed by
+    the pass without a refusal (single spaces, four fields, integer grades, no repeated
+    judgment), which is input its reading, Arrow's and trec_eval's all agree on. The parse
+    is kept for the pass to claim."""
+    if qrels_path == "-" or not _large_plain_file(qrels_path, at_least=1):
+        return False
+    from prfeval._io.native_lib import judgments_taken
+
+    return judgments_taken(qrels_path, run_path)
+
+
+def _large_plain_file(path: str, *, at_least: int = SMALL_BYTES + 1) -> bool:
     import os
 
-    if path == "-" or not os.path.isfile(path) or os.path.getsize(path) <= SMALL_BYTES:
+    if path == "-" or not os.path.isfile(path) or os.path.getsize(path) < at_least:
         return False
     from prfeval._io.trec_eval_tables import plain_file
 

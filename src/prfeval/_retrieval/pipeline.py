@@ -163,6 +163,9 @@ def open_source(
             if native is not None:
                 return native
             return StreamedRun(qrels, os.fspath(run), options, progress=progress)
+    from prfeval._io.native_lib import discard_parsed
+
+    discard_parsed()  # judgments parsed ahead for the pass, which reads no run whole
     return WholeSource(qrels, run, options, use_dicts=not needs.doc_ids)
 
 

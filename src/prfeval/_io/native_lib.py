@@ -1,0 +1,251 @@
+"""The compiled pass's library, loaded with ctypes alone, and its judgments parsed ahead.
+
+This module imports neither numpy nor Arrow, so that the command line can start the pass on
+the judgments file before it imports them: Python's imports take a quarter of a second on one
+core, the judgments about as long on the other (:func:`parse_judgments_ahead`). The parse
+then waits, done, until :class:`~prfeval._io.native.NativeJudgments` claims it for the same
+file (:func:`claim_parsed`); whatever is never claimed is freed by :func:`discard_parsed`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import mmap
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "ENV",
+    "LIBRARY",
+    "MIN_BYTES",
+    "claim_parsed",
+    "discard_parsed",
+    "gzipped",
+    "judgments_taken",
+    "large_enough",
+    "library",
+    "parse_judgments_ahead",
+    "unavailable",
+    "waiting",
+]
+
+#: Where ``make install`` puts the built library.
+LIBRARY = Path(__file__).resolve().parents[1] / "_native" / "libprfeval_pass.so"
+
+#: ``PRFEVAL_NATIVE=0`` reads every run with Arrow, as without the library; ``=1`` uses the
+#: pass for every run it takes, whatever its size.
+ENV = "PRFEVAL_NATIVE"
+
+#: The smallest run the pass reads unless ``PRFEVAL_NATIVE=1``: below it the pass's tables
+#: cost more memory than they save time (docs/benchmarks.md: at 40 MiB, 1M lines, evaluate
+#: took 0.56 to 0.60 s and 235 MiB with the pass, 0.56 to 0.65 s and 188 MiB without; at
+#: 407 MiB, 1.58 to 1.95 s and 262 MiB against 2.64 to 3.17 s and 466 MiB).
+MIN_BYTES = 64 << 20
+
+_P = ctypes.c_void_p
+_N = ctypes.c_size_t
+
+# Each function of the library: (result type, argument types).
+_SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
+    "prf_judge": (_P, [_P, _N, _N]),
+    "prf_judged_status": (ctypes.c_int64, [_P, ctypes.POINTER(ctypes.c_int64)]),
+    "prf_run": (_P, [_P, _P, _N, _N, ctypes.c_int]),
+    "prf_next": (_P, [_P]),
+    "prf_missing": (_P, [_P]),
+    "prf_array": (_P, [_P, ctypes.c_int, ctypes.POINTER(_N)]),
+    "prf_free_segment": (None, [_P]),
+    "prf_free_run": (None, [_P]),
+    "prf_free_judged": (None, [_P]),
+}
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+class _Library:
+    """The loaded library, or why there is none (loaded once, on first use)."""
+
+    lib: ctypes.CDLL | None = None
+    why_not: str | None = None
+    tried = False
+    lock = threading.Lock()
+
+    @classmethod
+    def get(cls) -> ctypes.CDLL | None:
+        with cls.lock:  # the thread parsing ahead may load it as the main thread does
+            if not cls.tried:
+                cls.tried = True
+                cls.lib, cls.why_not = _load()
+        return cls.lib
+
+
+def _load() -> tuple[ctypes.CDLL | None, str | None]:
+    if not LIBRARY.is_file():
+        return None, f"the compiled pass is not built ({LIBRARY} is missing)"
+    try:
+        lib = ctypes.CDLL(str(LIBRARY))  # a CDLL call releases the GIL
+        for name, (result, arguments) in _SIGNATURES.items():
+            function = getattr(lib, name)
+            function.restype, function.argtypes = result, arguments
+    except (OSError, AttributeError) as exc:
+        return None, f"the compiled pass cannot be loaded: {exc}"
+    return lib, None
+
+
+def unavailable() -> str | None:
+    """Why the compiled pass cannot be used (``None``: it can)."""
+    if os.environ.get(ENV, "").strip() == "0":
+        return f"{ENV}=0"
+    if _Library.get() is None:
+        return _Library.why_not
+    return None
+
+
+def library() -> ctypes.CDLL:
+    """The loaded library; :class:`RuntimeError` when it is unavailable."""
+    lib = _Library.get()
+    if lib is None:
+        raise RuntimeError(_Library.why_not)
+    return lib
+
+
+def parse_judgments(path: str, threads: int) -> int:
+    """The pass's judgments of the TREC qrels file at ``path`` (a pointer for
+    ``prf_judged_status`` and ``prf_run``; freed by ``prf_free_judged``). The file is mapped
+    for the parse only: the judgments keep no pointer into it."""
+    lib = library()
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if not size:
+            return int(lib.prf_judge(None, 0, threads))
+        # A private mapping is writable to Python, which ctypes needs to take its address;
+        # the pass only reads it, so no page is ever copied.
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+    try:
+        view = (ctypes.c_char * size).from_buffer(mapped)
+        try:
+            return int(lib.prf_judge(ctypes.addressof(view), size, threads))
+        finally:
+            del view
+    finally:
+        mapped.close()
+
+
+def large_enough(run: str) -> bool:
+    """Whether the run file is large enough for the pass: :data:`MIN_BYTES`, or any size
+    with ``PRFEVAL_NATIVE=1``."""
+    return os.path.getsize(run) >= MIN_BYTES or os.environ.get(ENV, "").strip() == "1"
+
+
+def gzipped(path: str) -> bool:
+    """Whether the file starts with gzip's magic bytes (the pass reads no gzip)."""
+    with open(path, "rb") as f:
+        return f.read(2) == _GZIP_MAGIC
+
+
+def _identity(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
+
+class _Ahead:
+    """The one parse started ahead: its file's identity, its thread and, once done, the
+    judgments' pointer."""
+
+    def __init__(self, identity: tuple[int, int, int, int], path: str) -> None:
+        self.identity = identity
+        self.pointer: int | None = None
+        self.thread = threading.Thread(
+            target=self._parse, args=(path,), name="prfeval-judgments", daemon=True
+        )
+
+    def _parse(self, path: str) -> None:
+        try:
+            # One thread: the main one is importing on the other core meanwhile.
+            self.pointer = parse_judgments(path, 1)
+        except (OSError, ValueError, RuntimeError):
+            self.pointer = None  # claimed as nothing: the judgments are parsed again
+
+    def wait(self) -> int | None:
+        self.thread.join()
+        return self.pointer
+
+
+_ahead: _Ahead | None = None
+
+
+def parse_judgments_ahead(qrels: str, run: str) -> bool:
+    """Start parsing the judgments file ``qrels`` on a thread, if the pass is likely to read
+    ``run`` against it (both regular files, neither gzipped, the run at least
+    :data:`MIN_BYTES` unless ``PRFEVAL_NATIVE=1``). Whether a parse was started.
+
+    Only a head start: nothing changes if the pass is not used after all (the parse is
+    freed by :func:`discard_parsed`), or if the file changes before it is claimed."""
+    global _ahead
+    if _ahead is not None or os.environ.get(ENV, "").strip() == "0" or not LIBRARY.is_file():
+        return False
+    identity = _identity(qrels)
+    try:
+        if identity is None or not (os.path.isfile(qrels) and os.path.isfile(run)):
+            return False
+        if not large_enough(run) or gzipped(qrels) or gzipped(run):
+            return False
+    except OSError:
+        return False
+    _ahead = _Ahead(identity, qrels)
+    _ahead.thread.start()
+    return True
+
+
+def waiting() -> bool:
+    """Whether a parse started ahead waits to be claimed or freed."""
+    return _ahead is not None
+
+
+def judgments_taken(qrels: str, run: str) -> bool:
+    """Whether the pass takes the judgments file ``qrels`` for ``run``: parsed ahead (now, if
+    no parse was started), and refused nowhere. A parse it takes is left to be claimed;
+    one it refuses is freed."""
+    if unavailable() is not None:
+        return False
+    if _ahead is None and not parse_judgments_ahead(qrels, run):
+        return False
+    ahead = _ahead
+    assert ahead is not None
+    pointer = ahead.wait()
+    if pointer and ahead.identity == _identity(qrels):
+        line = ctypes.c_int64()
+        if library().prf_judged_status(pointer, ctypes.byref(line)) == 0:
+            return True
+    discard_parsed()
+    return False
+
+
+def claim_parsed(path: str) -> int | None:
+    """The judgments parsed ahead from the file at ``path``, waiting for the parse to end;
+    ``None`` if none was started for that very file (same device, inode, size and mtime).
+    Claimed once: the caller owns the pointer."""
+    global _ahead
+    ahead = _ahead
+    if ahead is None:
+        return None
+    pointer = ahead.wait()
+    if ahead.identity != _identity(path):
+        discard_parsed()  # another file, or this one changed since: parsed again
+        return None
+    _ahead = None
+    return pointer
+
+
+def discard_parsed() -> None:
+    """Free the judgments parsed ahead and never claimed (the pass was not used)."""
+    global _ahead
+    ahead, _ahead = _ahead, None
+    if ahead is not None:
+        pointer = ahead.wait()
+        if pointer:
+            library().prf_free_judged(pointer)
