@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +23,7 @@ __all__ = [
     "DEFINITIONS",
     "PARAMS",
     "STANDARD_RECALL_LEVELS",
+    "IPrecSetup",
     "check_levels",
     "iprec_at_recall",
     "iprec_core",
@@ -102,27 +104,71 @@ def iprec_core(
     by the caller as (its place + shift) / rank, and a level asking for none reads the
     (1 - shift)-th, where the count reaches 0.
     """
-    out = np.zeros((n_queries, len(levels)), dtype=np.float64)
-    if n_queries == 0 or not levels:
+    setup = IPrecSetup.of(n_queries, rel_query, rel_precision, n_rel, n_retrieved,
+                          version=version, empty=empty, shift=shift)  # fmt: skip
+    return setup.at(levels, walked=walked)
+
+
+@dataclass(frozen=True, eq=False)
+class IPrecSetup:
+    """What interpolated precision at any level reads (see :func:`iprec_core`): per
+    relevant position the best precision from there down (``best``), and per query where
+    its positions start, the shift below level 0, the relevant documents it retrieved and
+    judged, whether it retrieved any, and the value of an empty ranking. Built once per
+    ranking and grade, read once per level (trec_eval's 11 ``iprec_at_recall`` levels are
+    11 measures)."""
+
+    best: FloatArray
+    rel_start: IntArray
+    moved: IntArray
+    n_rel_ret: IntArray
+    n_rel: IntArray
+    n_retrieved: IntArray
+    empty: FloatArray
+    version: int
+
+    @classmethod
+    def of(
+        cls,
+        n_queries: int,
+        rel_query: IntArray,
+        rel_precision: FloatArray,
+        n_rel: IntArray,
+        n_retrieved: IntArray,
+        *,
+        version: int = 9,
+        empty: FloatArray | float = 0.0,
+        shift: IntArray | None = None,
+    ) -> IPrecSetup:
+        best = segment_suffix_max(rel_precision, rel_query, n_queries)
+        n_positions = np.bincount(rel_query, minlength=n_queries).astype(np.int64)
+        rel_start = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(n_positions)])[:-1]
+        moved = np.zeros(n_queries, dtype=np.int64) if shift is None else shift
+        nothing = np.broadcast_to(np.asarray(empty, dtype=np.float64), (n_queries,))
+        return cls(best, rel_start, moved, n_positions + moved, n_rel, n_retrieved, nothing,
+                   version)  # fmt: skip
+
+    def at(self, levels: tuple[float, ...], *, walked: bool = False) -> FloatArray:
+        """Interpolated precision at ``levels``, one column each; with ``walked``, the
+        levels read in the order given as 11pt_avg reads them (:func:`walked_needs`)."""
+        n_queries = self.rel_start.size
+        out = np.zeros((n_queries, len(levels)), dtype=np.float64)
+        if n_queries == 0 or not levels:
+            return out
+        best, rel_start, moved, n_rel_ret = self.best, self.rel_start, self.moved, self.n_rel_ret
+        need = recall_cutoffs(levels, self.n_rel, self.version)
+        if walked:
+            need = walked_needs(need, n_rel_ret)
+        # Needing c >= 1 relevant documents: the best precision at or below the rank of the
+        # c-th.
+        q, j = np.nonzero((need >= 1) & (need <= n_rel_ret[:, None]))
+        out[q, j] = best[rel_start[q] + need[q, j] - moved[q] - 1]
+        # Needing none: the best precision anywhere (0 when nothing relevant was retrieved).
+        q, j = np.nonzero((need <= 0) & (n_rel_ret > 0)[:, None])
+        out[q, j] = best[rel_start[q] - moved[q]]
+        q, j = np.nonzero((need <= 0) & (self.n_retrieved == 0)[:, None])
+        out[q, j] = self.empty[q]
         return out
-    best = segment_suffix_max(rel_precision, rel_query, n_queries)
-    n_positions = np.bincount(rel_query, minlength=n_queries).astype(np.int64)
-    rel_start = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(n_positions)])[:-1]
-    moved = np.zeros(n_queries, dtype=np.int64) if shift is None else shift
-    n_rel_ret = n_positions + moved
-    need = recall_cutoffs(levels, n_rel, version)
-    if walked:  # levels in the order given, read as 11pt_avg reads them
-        need = walked_needs(need, n_rel_ret)
-    # Needing c >= 1 relevant documents: the best precision at or below the rank of the c-th.
-    q, j = np.nonzero((need >= 1) & (need <= n_rel_ret[:, None]))
-    out[q, j] = best[rel_start[q] + need[q, j] - moved[q] - 1]
-    # Needing none: the best precision anywhere (0 when nothing relevant was retrieved).
-    q, j = np.nonzero((need <= 0) & (n_rel_ret > 0)[:, None])
-    out[q, j] = best[rel_start[q] - moved[q]]
-    nothing = np.broadcast_to(np.asarray(empty, dtype=np.float64), (n_queries,))
-    q, j = np.nonzero((need <= 0) & (n_retrieved == 0)[:, None])
-    out[q, j] = nothing[q]
-    return out
 
 
 def iprec_from_profile(
@@ -174,20 +220,23 @@ def _iprec_values(
     (-J or -M 0 can empty a ranking); a judged query missing from the run scores 0. With
     ``walked``, the levels are read in the order given as 11pt_avg reads them
     (:func:`walked_needs`)."""
+    return jr.views.shared(("iprec", level), lambda: _iprec_setup(jr, level)).at(
+        levels, walked=walked
+    )
+
+
+def _iprec_setup(jr: JudgedRanking, level: int) -> IPrecSetup:
     rp = relevant_positions(jr, level)
-    empty = np.where(jr.in_run, np.nan, 0.0)
     shift = below_zero_shift(jr, level)  # 0 at a level of 0 or more
-    return iprec_core(
+    return IPrecSetup.of(
         jr.n_queries,
         rp.query,
         (rp.k + shift[rp.query]) / (rp.rank0 + 1.0),
         jr.n_relevant(level),
         jr.n_retrieved,
-        levels,
         version=jr.trec_eval_version,
-        empty=empty,
+        empty=np.where(jr.in_run, np.nan, 0.0),
         shift=shift,
-        walked=walked,
     )
 
 
