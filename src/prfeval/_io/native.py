@@ -75,9 +75,12 @@ __all__ = [
 IntArray = npt.NDArray[np.int64]
 
 #: Rows of the run per block handed to the aligner: large enough that numpy's work per call
-#: dwarfs Python's, small enough that the aligner's temporaries stay small beside the pass's
-#: arrays (about 200 bytes a row).
-BLOCK_ROWS = 1 << 16
+#: dwarfs Python's (trec_eval's ~100 measures are each a few calls a block), small enough
+#: that the aligner's temporaries (about 200 bytes a row, ~50 MiB) stay small beside the
+#: pass's arrays. docs/benchmarks.md: 2^18 against 2^16 took `trec_eval -q -m all_trec` on
+#: 2M lines from 1.20 to 1.06 s (medians of 6) and evaluate at 10M lines from 1.90 to
+#: 1.74 s, for 30 MiB more (300 MiB).
+BLOCK_ROWS = 1 << 18
 
 #: A run line's grade in the pass when its document is not judged for its query.
 _NO_GRADE = np.iinfo(np.int16).min
