@@ -104,43 +104,20 @@ fn hash_key(buf: &[u8], s: usize, len: usize, w: (u64, u64)) -> u64 {
     mix(h)
 }
 
-#[inline(always)]
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
 // ------------------------------------------------------------------------------------------
 // Tables
 
-/// One slot, 32 bytes (one cache line holds it whole): the key's first 16 bytes, its
-/// length and code, and the join's state of the doc: `stamp` is the last query (of the run)
-/// that judged it or named it, with the bits `JUDGED` (judged for it, with `grade`) and
-/// `LINE` (a line of it named the doc); `seen` is its last code in a segment (see
-/// `LocalCodes`).
+/// One slot: the key's first 16 bytes, its length and code.
 #[derive(Clone, Copy)]
-#[repr(C, align(32))]
+#[repr(C)]
 struct Slot {
     w0: u64,
     w1: u64,
     code: u32, // NEVER when empty
     len: u16,
-    grade: i16,
-    stamp: u32,
-    seen: u32,
 }
 
-/// `Slot::stamp`: the query in the high 30 bits, and two flags.
-const JUDGED: u32 = 2;
-const LINE: u32 = 1;
-/// Queries of a run: at most this many, so that their stamps stay below `NEVER`.
-const MAX_QUERIES: usize = (1 << 30) - 1;
-
-const EMPTY_SLOT: Slot = Slot { w0: 0, w1: 0, code: NEVER, len: 0, grade: 0, stamp: NEVER, seen: NEVER };
+const EMPTY_SLOT: Slot = Slot { w0: 0, w1: 0, code: NEVER, len: 0 };
 
 /// Ids to codes (0, 1, ... in order of first appearance): open addressing, linear probing.
 /// Every key's bytes are also kept in `arena` (in code order); keys longer than 16 bytes
@@ -165,10 +142,6 @@ impl Table {
     }
     fn key(&self, c: usize) -> &[u8] {
         &self.arena[self.off[c]..self.off[c + 1]]
-    }
-    #[inline(always)]
-    fn prefetch(&self, h: u64) {
-        prefetch(&self.slots[h as usize & self.mask]);
     }
     fn grow(&mut self) {
         let cap = self.slots.len() * 2;
@@ -214,7 +187,7 @@ impl Table {
             at = (at + 1) & self.mask;
         }
         let c = self.len();
-        self.slots[at] = Slot { w0: w.0, w1: w.1, code: c as u32, len: len as u16, ..EMPTY_SLOT };
+        self.slots[at] = Slot { w0: w.0, w1: w.1, code: c as u32, len: len as u16 };
         self.slot_of.push(at as u32);
         self.arena.extend_from_slice(&buf[s..s + len]);
         self.off.push(self.arena.len());
@@ -585,23 +558,6 @@ struct Shared<T>(*mut T);
 unsafe impl<T> Sync for Shared<T> {}
 unsafe impl<T> Send for Shared<T> {}
 
-#[inline(always)]
-fn part_of(h: u64, parts: usize) -> usize {
-    // The high bits: the low ones pick the slot.
-    ((h >> 48) as usize * parts) >> 16
-}
-
-struct State<'a> {
-    threads: usize,
-    queries: Table,
-    docs: Vec<Table>,
-    /// Judgments in file order: query code, doc (part + parts * code in the part's table), grade.
-    jq: Vec<u32>,
-    jd: Vec<u32>,
-    jg: Vec<i32>,
-    qrels: &'a [u8],
-}
-
 /// Where a file's lines are: the blocks of whole lines, and per block the chunks' cuts.
 fn cuts(buf: &[u8], pos: usize, threads: usize) -> (usize, Vec<usize>) {
     let mut end = (pos + BLOCK).min(buf.len());
@@ -718,59 +674,6 @@ fn drop_pages(buf: &[u8], from: usize, to: usize) {
     }
 }
 
-impl<'a> State<'a> {
-    fn read_qrels(&mut self) -> Result<(), (i64, usize)> {
-        let buf = self.qrels;
-        let np = self.threads;
-        let mut pos = 0;
-        let mut line0 = 0;
-        let mut docs: Vec<DocRef> = Vec::new();
-        let mut grades: Vec<i32> = Vec::new();
-        while pos < buf.len() {
-            let (end, cut) = cuts(buf, pos, np);
-            let counts = count_chunks(buf, &cut);
-            let (rows, runs) = parse_block(buf, &cut, &counts, 4, &mut docs, &mut [], &mut grades)
-                .map_err(|r| (QRELS_LAYOUT, line0 + r + 1))?;
-            // Query codes, a run of lines at a time.
-            let at = self.jq.len();
-            for (k, q) in runs.iter().enumerate() {
-                let e = runs.get(k + 1).map_or(rows, |n| n.row);
-                let code = self.queries.code_of(buf, q.pos, q.len);
-                self.jq.extend(std::iter::repeat_n(code, e - q.row));
-            }
-            self.jg.extend_from_slice(&grades[..rows]);
-            self.jd.resize(at + rows, 0);
-            let out = Shared(self.jd[at..].as_mut_ptr());
-            let docs_ref = &docs;
-            std::thread::scope(|sc| {
-                for (p, table) in self.docs.iter_mut().enumerate() {
-                    sc.spawn(move || {
-                        let out = out;
-                        for (i, d) in docs_ref.iter().enumerate() {
-                            if let Some(ahead) = docs_ref.get(i + 32) {
-                                if part_of(ahead.h, np) == p {
-                                    table.prefetch(ahead.h);
-                                }
-                            }
-                            if part_of(d.h, np) == p {
-                                let slot = table.find(buf, d.pos, d.len as usize, d.w, d.h);
-                                let c = table.slots[slot].code;
-                                // Safety: row i is written by the one thread owning its part.
-                                unsafe { *out.0.add(i) = c * np as u32 + p as u32 };
-                            }
-                        }
-                    });
-                }
-            });
-            drop_pages(buf, pos, end);
-            line0 += rows;
-            pos = end;
-        }
-        Ok(())
-    }
-}
-
-
 /// The end of the segment that begins at `pos`: the first line end at least `BLOCK` bytes on,
 /// then on past the lines of the query that line belongs to, so that a segment holds whole
 /// queries (in a run grouped by query) and each query is measured from one segment.
@@ -796,111 +699,177 @@ fn segment_end(buf: &[u8], pos: usize) -> usize {
     end
 }
 
-/// The judgments, parsed once: every run evaluated against them starts from a copy of
-/// their tables (or from the tables themselves, for a single run).
+/// The judgments, parsed once and never changed: any number of runs are read against them.
+/// Grouped by query code (CSR, each query's in file order): per judgment its doc id's hash,
+/// its bytes and its grade.
 pub struct Judged {
     /// [why it stopped (OK: it did not), line]
     status: Vec<i64>,
     threads: usize,
     queries: Table,
-    docs: Vec<Table>,
-    /// The judgments by query code (CSR, each query's in file order): doc and grade; a doc
-    /// is `p + parts * c`, code `c` in part `p`'s table.
     j_start: Vec<i64>,
-    j_doc: Vec<u32>,
+    j_hash: Vec<u64>,
+    /// Judgment i's doc id is `j_arena[j_off[i]..j_off[i + 1]]`.
+    j_off: Vec<usize>,
+    j_arena: Vec<u8>,
     j_grade: Vec<i32>,
+}
+
+impl Judged {
+    #[inline(always)]
+    fn id(&self, i: usize) -> &[u8] {
+        &self.j_arena[self.j_off[i]..self.j_off[i + 1]]
+    }
 }
 
 fn judge(qrels: &[u8], threads: usize) -> Judged {
     let threads = threads.clamp(1, 64);
-    // About one slot per two judgments (judged docs repeat across queries); the tables grow.
-    let cap = (qrels.len() / 32 / threads).max(1 << 12);
-    let mut st = State {
-        threads,
-        queries: Table::new(1 << 12),
-        docs: (0..threads).map(|_| Table::new(cap)).collect(),
-        jq: Vec::new(),
-        jd: Vec::new(),
-        jg: Vec::new(),
-        qrels,
-    };
     let mut judged = Judged {
         status: vec![OK, 0],
         threads,
-        queries: Table::new(1),
-        docs: Vec::new(),
+        queries: Table::new(1 << 12),
         j_start: Vec::new(),
-        j_doc: Vec::new(),
+        j_hash: Vec::new(),
+        j_off: vec![0],
+        j_arena: Vec::new(),
         j_grade: Vec::new(),
     };
-    if let Err((why, line)) = st.read_qrels() {
-        judged.status = vec![why, line as i64];
-        return judged;
+    // In file order: each line's query code, doc hash, grade and doc id (in `arena`).
+    let (mut jq, mut jh, mut jg) = (Vec::<u32>::new(), Vec::<u64>::new(), Vec::<i32>::new());
+    let (mut arena, mut off) = (Vec::<u8>::new(), vec![0usize]);
+    let (mut docs, mut grades) = (Vec::new(), Vec::new());
+    let (mut pos, mut line0) = (0, 0);
+    while pos < qrels.len() {
+        let (end, cut) = cuts(qrels, pos, threads);
+        let counts = count_chunks(qrels, &cut);
+        let (rows, runs) = match parse_block(qrels, &cut, &counts, 4, &mut docs, &mut [], &mut grades) {
+            Ok(parsed) => parsed,
+            Err(r) => {
+                judged.status = vec![QRELS_LAYOUT, (line0 + r + 1) as i64];
+                return judged;
+            }
+        };
+        for (k, q) in runs.iter().enumerate() {
+            let e = runs.get(k + 1).map_or(rows, |n| n.row);
+            let code = judged.queries.code_of(qrels, q.pos, q.len);
+            jq.extend(std::iter::repeat_n(code, e - q.row));
+        }
+        for d in &docs[..rows] {
+            jh.push(d.h);
+            arena.extend_from_slice(&qrels[d.pos..d.pos + d.len as usize]);
+            off.push(arena.len());
+        }
+        jg.extend_from_slice(&grades[..rows]);
+        drop_pages(qrels, pos, end);
+        line0 += rows;
+        pos = end;
     }
-    if st.jq.is_empty() {
+    if jq.is_empty() {
         // No judgments: prfeval's reader says so (an error), not the pass.
         judged.status = vec![QRELS_LAYOUT, 0];
         return judged;
     }
-    let np = threads;
-    let n_q = st.queries.len();
-    // The judgments by query (a counting sort, stable: file order within a query).
+    let n_q = judged.queries.len();
+    // By query: a counting sort, stable (file order within a query).
     let mut j_start = vec![0i64; n_q + 1];
-    for &q in &st.jq {
+    for &q in &jq {
         j_start[q as usize + 1] += 1;
     }
     for q in 0..n_q {
         j_start[q + 1] += j_start[q];
     }
-    let mut j_doc = vec![0u32; st.jq.len()];
-    let mut j_grade = vec![0i32; st.jq.len()];
+    let mut order = vec![0u32; jq.len()];
     let mut fill: Vec<i64> = j_start[..n_q].to_vec();
-    for i in 0..st.jq.len() {
-        let q = st.jq[i] as usize;
-        j_doc[fill[q] as usize] = st.jd[i];
-        j_grade[fill[q] as usize] = st.jg[i];
-        fill[q] += 1;
+    for (i, &q) in jq.iter().enumerate() {
+        order[fill[q as usize] as usize] = i as u32;
+        fill[q as usize] += 1;
     }
-    // A doc judged twice for one query: each part marks its docs' slots with the query,
-    // then clears the marks (runs mark the same field with their own queries).
-    let (starts, doc) = (&j_start, &j_doc);
-    let repeated: Vec<bool> = std::thread::scope(|sc| {
-        let handles: Vec<_> = st
-            .docs
-            .iter_mut()
-            .enumerate()
-            .map(|(p, table)| {
-                sc.spawn(move || {
-                    let mut dup = false;
-                    for q in 0..n_q {
-                        for &d in &doc[starts[q] as usize..starts[q + 1] as usize] {
-                            let d = d as usize;
-                            if d % np == p {
-                                let slot = &mut table.slots[table.slot_of[d / np] as usize];
-                                dup |= slot.stamp == q as u32;
-                                slot.stamp = q as u32;
-                            }
-                        }
-                    }
-                    for slot in table.slots.iter_mut() {
-                        slot.stamp = NEVER;
-                    }
-                    dup
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    if repeated.iter().any(|&d| d) {
-        judged.status = vec![REPEATED_JUDGMENT, 0];
-        return judged;
+    drop(jq);
+    judged.j_hash = order.iter().map(|&i| jh[i as usize]).collect();
+    judged.j_grade = order.iter().map(|&i| jg[i as usize]).collect();
+    judged.j_arena.reserve(arena.len());
+    judged.j_off.reserve(order.len());
+    for &i in &order {
+        let i = i as usize;
+        judged.j_arena.extend_from_slice(&arena[off[i]..off[i + 1]]);
+        judged.j_off.push(judged.j_arena.len());
     }
-    judged.queries = std::mem::replace(&mut st.queries, Table::new(1));
-    judged.docs = std::mem::take(&mut st.docs);
     judged.j_start = j_start;
-    judged.j_doc = j_doc;
-    judged.j_grade = j_grade;
+    // A doc judged twice for one query, found query by query in a small table.
+    let mut probe = Probe::default();
+    for q in 0..n_q {
+        let (a, b) = (judged.j_start[q] as usize, judged.j_start[q + 1] as usize);
+        probe.begin(b - a);
+        for i in a..b {
+            let h = judged.j_hash[i];
+            let (at, found) = probe.find(h, |e| judged.id(e.judgment as usize) == judged.id(i));
+            if found {
+                judged.status = vec![REPEATED_JUDGMENT, 0];
+                return judged;
+            }
+            probe.entries[at] = Entry { h, gen: probe.gen, first: NEVER, code: NEVER, judgment: i as u32 };
+        }
+    }
     judged
+}
+
+/// One entry of a [`Probe`]: a doc of the current query, by hash: the row of its first line
+/// (`NEVER`: not retrieved yet), its code in the segment (`NEVER`: none yet) and its
+/// judgment (`NEVER`: not judged).
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    h: u64,
+    gen: u32,
+    first: u32,
+    code: u32,
+    judgment: u32,
+}
+
+/// A small open-addressing table (linear probing) of one query's docs, reused query after
+/// query: an entry belongs to the current query when its `gen` is the table's, so nothing
+/// is cleared between queries. Sized for the query (at most half full), it stays in the
+/// core's cache: a line costs a lookup there, not in a table of every doc.
+#[derive(Default)]
+struct Probe {
+    entries: Vec<Entry>,
+    gen: u32,
+    mask: usize,
+}
+
+impl Probe {
+    /// Start a query of at most `n` docs.
+    fn begin(&mut self, n: usize) {
+        let cap = (2 * n).next_power_of_two().max(16);
+        if self.entries.len() < cap {
+            self.entries.resize(cap, Entry::default());
+        }
+        self.gen = self.gen.wrapping_add(1);
+        if self.gen == 0 {
+            for e in self.entries.iter_mut() {
+                e.gen = 0;
+            }
+            self.gen = 1;
+        }
+        self.mask = cap - 1;
+    }
+
+    /// The slot of the current query's entry for the key hashed `h` (`same` tells whether
+    /// an entry of that hash holds the key), and whether it is there; else the empty slot
+    /// where it goes.
+    #[inline(always)]
+    fn find(&self, h: u64, mut same: impl FnMut(&Entry) -> bool) -> (usize, bool) {
+        let mut at = h as usize & self.mask;
+        loop {
+            let e = &self.entries[at];
+            if e.gen != self.gen {
+                return (at, false);
+            }
+            if e.h == h && same(e) {
+                return (at, true);
+            }
+            at = (at + 1) & self.mask;
+        }
+    }
 }
 
 /// One segment of a run: whole queries, measured as soon as they are read, in memory of
@@ -934,53 +903,24 @@ pub struct Segment {
 /// `status[S_DONE]`: 1 when no segment is left.
 const S_DONE: usize = 8;
 
-/// A part's codes in the current segment. A doc's slot keeps its last code in `seen`:
-/// codes only grow, so a code at or above the segment's `base` is one of this segment's
-/// (its code in the segment is then `seen - base`). The ids of the segment's codes, in
-/// order.
+/// A thread's codes in the current segment (0, 1, ... as its docs are met): their ids.
 #[derive(Default)]
-struct LocalCodes {
-    base: u32,
+struct Codes {
     arena: Vec<u8>,
     lens: Vec<u32>,
 }
 
-impl LocalCodes {
-    /// The segment's code (within the part) of the doc whose slot's `seen` is given, whose
-    /// id is `len` bytes long and begins with the words `w` (`long()` gives an id of more
-    /// than 16 bytes: the words then hold only its start).
+impl Codes {
+    /// A new code, for the doc id `id`.
     #[inline(always)]
-    fn of<'k>(&mut self, seen: &mut u32, w: (u64, u64), len: usize, long: impl FnOnce() -> &'k [u8]) -> u32 {
-        if *seen == NEVER || *seen < self.base {
-            *seen = self.base + self.lens.len() as u32;
-            if len <= 16 {
-                // The id from its words (zero past its end): no read of its bytes elsewhere.
-                let at = self.arena.len();
-                self.arena.reserve(16);
-                // Safety: 16 bytes are reserved past `at`; only `len` of them are kept.
-                unsafe {
-                    let p = self.arena.as_mut_ptr().add(at);
-                    std::ptr::write_unaligned(p as *mut u64, w.0.to_le());
-                    std::ptr::write_unaligned(p.add(8) as *mut u64, w.1.to_le());
-                    self.arena.set_len(at + len);
-                }
-            } else {
-                self.arena.extend_from_slice(long());
-            }
-            self.lens.push(len as u32);
-        }
-        *seen - self.base
+    fn push(&mut self, id: &[u8]) -> u32 {
+        self.arena.extend_from_slice(id);
+        self.lens.push(id.len() as u32);
+        (self.lens.len() - 1) as u32
     }
-    /// Start the next segment: its codes follow this one's.
     fn clear(&mut self) {
-        self.base += self.lens.len() as u32;
         self.arena.clear();
         self.lens.clear();
-    }
-    /// Whether the codes could run into `NEVER` in the next segment of `rows` rows and
-    /// `judgments` judgments.
-    fn full(&self, rows: usize, judgments: usize) -> bool {
-        self.base as usize + rows + judgments >= NEVER as usize
     }
 }
 
@@ -993,25 +933,23 @@ pub struct RunPass {
     /// The judgments' CSR (Python keeps the judgments alive while the run is read).
     judged: *const Judged,
     queries: Table,
-    docs: Vec<Table>,
     n_judged_q: usize,
-    local: Vec<LocalCodes>,
+    /// Each thread's codes in the segment and its table of the current query's docs.
+    local: Vec<Codes>,
+    probes: Vec<Probe>,
     pos: usize,
     row0: usize,
     in_run: Vec<bool>,
-    /// Queries met so far: each one's stamp in the doc slots.
-    stamps: u32,
     failed: Option<(i64, i64)>,
     refs: Vec<DocRef>,
     no_grades: Vec<i32>,
 }
 
 impl RunPass {
-    fn judgments<'b>(&self) -> (&'b [i64], &'b [u32], &'b [i32]) {
+    fn judged<'b>(&self) -> &'b Judged {
         // Safety: the judgments outlive the run and do not change while it is read (see
-        // `prf_run`), so the slices may outlive this borrow of the run.
-        let j: &'b Judged = unsafe { &*self.judged };
-        (&j.j_start, &j.j_doc, &j.j_grade)
+        // `prf_run`), so the reference may outlive this borrow of the run.
+        unsafe { &*self.judged }
     }
 
     fn failed(&mut self, why: i64, line: usize) -> Segment {
@@ -1057,7 +995,7 @@ impl RunPass {
 
     /// The CSR of the judgments of the queries `codes` (unjudged ones have none).
     fn judged_starts(&self, codes: &[u32]) -> Vec<i64> {
-        let (j_start, _, _) = self.judgments();
+        let j_start = &self.judged().j_start;
         let mut starts = Vec::with_capacity(codes.len() + 1);
         starts.push(0i64);
         for &c in codes {
@@ -1123,58 +1061,35 @@ impl RunPass {
                 return self.failed(TOO_MANY_RESULTS, row0 + w[0] as usize + self.max_results + 1);
             }
         }
-        if self.stamps as usize + codes.len() > MAX_QUERIES {
-            self.refs = refs;
-            return self.failed(TOO_LARGE, row0 + 1);
-        }
-        let first_stamp = self.stamps;
-        self.stamps += codes.len() as u32;
         out.j_start = self.judged_starts(&codes);
         let n_j = *out.j_start.last().unwrap() as usize;
-        if self.local.iter().any(|l| l.full(rows, n_j)) {
-            self.refs = refs;
-            return self.failed(TOO_LARGE, row0 + 1);
-        }
+        let j = self.judged();
         out.j_doc = vec![0u32; n_j];
         out.j_grade = Vec::with_capacity(n_j);
-        {
-            let (j_start, _, j_grade) = self.judgments();
-            for &c in &codes {
-                let c = c as usize;
-                if c < self.n_judged_q {
-                    out.j_grade.extend_from_slice(&j_grade[j_start[c] as usize..j_start[c + 1] as usize]);
-                }
+        for &c in &codes {
+            let c = c as usize;
+            if c < self.n_judged_q {
+                out.j_grade.extend_from_slice(&j.j_grade[j.j_start[c] as usize..j.j_start[c + 1] as usize]);
             }
         }
         out.run_doc = vec![0u32; rows];
         out.run_grade = vec![NO_GRADE; rows];
         out.repeated = vec![0u8; rows];
-        // Doc codes and the join, each thread over its part of the hash space.
-        let (j_start, j_doc, j_grade) = self.judgments();
-        let j = Judgments { start: j_start, doc: j_doc, grade: j_grade, n_queries: self.n_judged_q };
+        // The join, query by query, each thread over a run of whole queries of about the
+        // same number of lines; each thread codes the docs of its queries.
+        let bounds = query_bounds(&runs, rows, np);
         let outs = SegmentOut {
             doc: Shared(out.run_doc.as_mut_ptr()),
             grade: Shared(out.run_grade.as_mut_ptr()),
             repeated: Shared(out.repeated.as_mut_ptr()),
             judged_doc: Shared(out.j_doc.as_mut_ptr()),
         };
-        let (refs_ref, runs_ref, codes_ref, seg_j) = (&refs, &runs, &codes, &out.j_start);
-        let repeats: Vec<Vec<(u32, u32)>> = std::thread::scope(|sc| {
-            let handles: Vec<_> = self
-                .docs
-                .iter_mut()
-                .zip(self.local.iter_mut())
-                .enumerate()
-                .map(|(p, (table, local))| {
-                    let j = &j;
-                    sc.spawn(move || {
-                        let part = Part { table, local, p, np };
-                        let queries = SegmentQueries { runs: runs_ref, codes: codes_ref, first_stamp, j_start: seg_j, rows };
-                        join_part(part, buf, refs_ref, &queries, j, outs)
-                    })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        let input = JoinIn { buf, docs: &refs, runs: &runs, codes: &codes, rows, j_start: &out.j_start, judged: j, n_judged_q: self.n_judged_q };
+        std::thread::scope(|sc| {
+            for (p, (probe, local)) in self.probes.iter_mut().zip(self.local.iter_mut()).enumerate() {
+                let (input, qa, qb) = (&input, bounds[p], bounds[p + 1]);
+                sc.spawn(move || join_queries(input, qa, qb, probe, local, outs));
+            }
         });
         let base = match self.vocabulary(&mut out) {
             Ok(b) => b,
@@ -1183,45 +1098,18 @@ impl RunPass {
                 return self.failed(TOO_LARGE, row0 + 1);
             }
         };
-        // The parts' codes become the segment's: each part's after the ones before it.
-        for (d, r) in out.run_doc.iter_mut().zip(refs.iter()) {
-            *d += base[part_of(r.h, np)];
-        }
-        {
-            let mut k = 0;
-            for &c in &codes {
-                let c = c as usize;
-                if c >= self.n_judged_q {
-                    continue;
-                }
-                for &d in &j_doc[j_start[c] as usize..j_start[c + 1] as usize] {
-                    out.j_doc[k] += base[d as usize % np];
-                    k += 1;
-                }
+        // The threads' codes become the segment's: each thread's after the ones before it.
+        for p in 1..np {
+            let (qa, qb) = (bounds[p], bounds[p + 1]);
+            let row_of = |k: usize| runs.get(k).map_or(rows, |q| q.row);
+            for d in &mut out.run_doc[row_of(qa)..row_of(qb)] {
+                *d += base[p];
+            }
+            for d in &mut out.j_doc[out.j_start[qa] as usize..out.j_start[qb] as usize] {
+                *d += base[p];
             }
         }
         self.refs = refs;
-        // The first row of each repeated doc in its query: one scan of the query's rows up to
-        // its last repeat, for the (few) queries that repeat a doc.
-        let mut reps: Vec<(u32, u32)> = repeats.concat();
-        reps.sort_unstable();
-        let mut g = 0;
-        while g < reps.len() {
-            let stamp = reps[g].0;
-            let mut e = g;
-            while e < reps.len() && reps[e].0 == stamp {
-                e += 1;
-            }
-            let mut docs: Vec<u32> = reps[g..e].iter().map(|&(_, r)| out.run_doc[r as usize]).collect();
-            docs.sort_unstable();
-            let last = reps[e - 1].1 as usize;
-            for r in out.run_start[(stamp - first_stamp) as usize] as usize..last {
-                if docs.binary_search(&out.run_doc[r]).is_ok() {
-                    out.repeated[r] = 1;
-                }
-            }
-            g = e;
-        }
         out.judged = codes.iter().map(|&c| ((c as usize) < self.n_judged_q) as u8).collect();
         self.query_ids(&codes, &mut out);
         drop_pages(buf, pos, end);
@@ -1235,34 +1123,26 @@ impl RunPass {
     /// The judged queries the run never named (in code order, that of the judgments), with
     /// their judgments: a segment without lines.
     fn missing(&mut self) -> Segment {
-        let np = self.threads;
         let codes: Vec<u32> = (0..self.n_judged_q as u32)
             .filter(|&c| !self.in_run.get(c as usize).copied().unwrap_or(false))
             .collect();
         let mut out = Segment::default();
         out.j_start = self.judged_starts(&codes);
         out.run_start = vec![0; codes.len() + 1];
-        let (j_start, j_doc, j_grade) = self.judgments();
-        let mut docs = Vec::new();
-        let mut grades = Vec::new();
+        let j = self.judged();
+        // A query's judgments are of distinct docs: each gets a code of its own.
         for &c in &codes {
             let c = c as usize;
-            for i in j_start[c] as usize..j_start[c + 1] as usize {
-                let (p, code) = (j_doc[i] as usize % np, j_doc[i] as usize / np);
-                let Table { slots, slot_of, arena, off, .. } = &mut self.docs[p];
-                let slot = &mut slots[slot_of[code] as usize];
-                let (w, len) = ((slot.w0, slot.w1), slot.len as usize);
-                let key = || &arena[off[code]..off[code + 1]];
-                docs.push((p, self.local[p].of(&mut slot.seen, w, len, key)));
-                grades.push(j_grade[i]);
+            for i in j.j_start[c] as usize..j.j_start[c + 1] as usize {
+                out.j_doc.push(self.local[0].push(j.id(i)));
+                out.j_grade.push(j.j_grade[i]);
             }
         }
-        out.j_grade = grades;
         let base = match self.vocabulary(&mut out) {
             Ok(b) => b,
             Err(()) => return self.failed(TOO_LARGE, 0),
         };
-        out.j_doc = docs.iter().map(|&(p, d)| base[p] + d).collect();
+        let np = self.threads;
         out.judged = vec![1; codes.len()];
         self.query_ids(&codes, &mut out);
         out.status = vec![OK, 0, 0, codes.len() as i64, base[np] as i64, 0, self.run_len as i64, self.row0 as i64, 1];
@@ -1270,29 +1150,18 @@ impl RunPass {
     }
 }
 
-/// The judgments by query code (CSR).
-struct Judgments<'a> {
-    start: &'a [i64],
-    doc: &'a [u32],
-    grade: &'a [i32],
-    n_queries: usize,
-}
-
-/// A thread's part of the hash space: its table and its codes in the segment.
-struct Part<'a> {
-    table: &'a mut Table,
-    local: &'a mut LocalCodes,
-    p: usize,
-    np: usize,
-}
-
-/// A segment's queries: their runs of lines, codes, first stamp and judgments' CSR.
-struct SegmentQueries<'a> {
+/// What the threads of a segment's join read.
+struct JoinIn<'a> {
+    buf: &'a [u8],
+    docs: &'a [DocRef],
+    /// The segment's queries: their runs of lines and codes.
     runs: &'a [QueryRun],
     codes: &'a [u32],
-    first_stamp: u32,
-    j_start: &'a [i64],
     rows: usize,
+    /// Where each query's judgments go in the segment's (CSR).
+    j_start: &'a [i64],
+    judged: &'a Judged,
+    n_judged_q: usize,
 }
 
 /// Where the threads write: per row its doc code, grade and repeat; the judged docs' codes.
@@ -1304,85 +1173,83 @@ struct SegmentOut {
     judged_doc: Shared<u32>,
 }
 
-/// Code the docs of one part of a segment and join them with their judgments. Writes the
-/// rows' doc codes (the part's codes in the segment), grades and repeats, and the codes of
-/// the part's judged docs. A row whose doc was seen before in its query is returned (with
-/// the query's stamp).
+/// Cut the segment's queries into `np` runs of whole queries of about `rows / np` lines
+/// each: thread p takes queries `bounds[p]..bounds[p + 1]`.
+fn query_bounds(runs: &[QueryRun], rows: usize, np: usize) -> Vec<usize> {
+    let mut bounds = vec![0usize];
+    for p in 1..np {
+        let k = runs.partition_point(|q| q.row < rows * p / np);
+        bounds.push(k.max(*bounds.last().unwrap()));
+    }
+    bounds.push(runs.len());
+    bounds
+}
+
+/// Join the queries `qa..qb` of a segment with their judgments, one query at a time in a
+/// table of its docs: its judgments go in first, then each line finds its doc there (its
+/// judgment, or an earlier line of the same doc: a repeat) or adds it. Writes each row's doc
+/// code (in `local`), grade and repeat, and the codes of the queries' judged docs (a doc
+/// never retrieved gets its code last).
 #[inline(never)]
-fn join_part(part: Part, buf: &[u8], docs: &[DocRef], queries: &SegmentQueries, j: &Judgments, out: SegmentOut) -> Vec<(u32, u32)> {
-    let Part { table, local, p, np } = part;
-    let mut repeats = Vec::new();
-    let mut marks: Vec<(u32, i16, usize)> = Vec::new();
-    const AHEAD: usize = 32;
-    for (k, q) in queries.runs.iter().enumerate() {
-        let (s, e) = (q.row, queries.runs.get(k + 1).map_or(queries.rows, |n| n.row));
-        let code = queries.codes[k] as usize;
-        let stamp = queries.first_stamp + k as u32;
-        if code < j.n_queries {
-            // The query's judgments go to their docs' slots: the slots are found (and
-            // prefetched) first, then marked, so that their cache misses overlap.
-            let (a, b) = (j.start[code] as usize, j.start[code + 1] as usize);
-            let at_out = queries.j_start[k] as usize;
-            marks.clear();
-            for i in a..b {
-                if i + 8 < b {
-                    let ahead = j.doc[i + 8] as usize;
-                    if ahead % np == p {
-                        prefetch(&table.slot_of[ahead / np]);
-                    }
-                }
-                let d = j.doc[i] as usize;
-                if d % np != p {
-                    continue;
-                }
-                let at = table.slot_of[d / np];
-                prefetch(&table.slots[at as usize]);
-                marks.push((at, j.grade[i] as i16, i));
-            }
-            let Table { slots, arena, off, .. } = &mut *table;
-            for &(at, g, i) in &marks {
-                let slot = &mut slots[at as usize];
-                slot.stamp = stamp << 2 | JUDGED;
-                slot.grade = g;
-                let (c, w, len) = (slot.code as usize, (slot.w0, slot.w1), slot.len as usize);
-                let lc = local.of(&mut slot.seen, w, len, || &arena[off[c]..off[c + 1]]);
-                // Safety: judgment i is written by the one thread owning its doc's part.
-                unsafe { *out.judged_doc.0.add(at_out + i - a) = lc };
-            }
+fn join_queries(input: &JoinIn, qa: usize, qb: usize, probe: &mut Probe, local: &mut Codes, out: SegmentOut) {
+    let (j, buf, docs) = (input.judged, input.buf, input.docs);
+    let mut slot_of_j: Vec<u32> = Vec::new();
+    for k in qa..qb {
+        let (s, e) = (input.runs[k].row, input.runs.get(k + 1).map_or(input.rows, |n| n.row));
+        let c = input.codes[k] as usize;
+        let (a, b) = if c < input.n_judged_q { (j.j_start[c] as usize, j.j_start[c + 1] as usize) } else { (0, 0) };
+        probe.begin(e - s + b - a);
+        slot_of_j.clear();
+        for i in a..b {
+            let h = j.j_hash[i];
+            // A query's judgments are of distinct docs (`judge` checked): no key to compare.
+            let (at, _) = probe.find(h, |_| false);
+            probe.entries[at] = Entry { h, gen: probe.gen, first: NEVER, code: NEVER, judgment: i as u32 };
+            slot_of_j.push(at as u32);
         }
         for r in s..e {
-            if r + AHEAD < e {
-                let ahead = &docs[r + AHEAD];
-                if part_of(ahead.h, np) == p {
-                    table.prefetch(ahead.h);
-                }
-            }
             let d = &docs[r];
-            if part_of(d.h, np) != p {
-                continue;
-            }
-            let at = table.find(buf, d.pos, d.len as usize, d.w, d.h);
-            let slot = &mut table.slots[at];
-            let (mark, grade) = (slot.stamp, slot.grade);
-            let current = mark >> 2 == stamp;
-            let (judged, again) = (current && mark & JUDGED != 0, current && mark & LINE != 0);
-            slot.stamp = stamp << 2 | if judged { JUDGED } else { 0 } | LINE;
-            let lc = local.of(&mut slot.seen, d.w, d.len as usize, || &buf[d.pos..d.pos + d.len as usize]);
-            // Safety: rows of part p are written by thread p only.
-            unsafe {
-                *out.doc.0.add(r) = lc;
-                if judged {
-                    *out.grade.0.add(r) = grade;
+            let id = &buf[d.pos..d.pos + d.len as usize];
+            let (at, found) = probe.find(d.h, |en| {
+                if en.judgment != NEVER {
+                    j.id(en.judgment as usize) == id
+                } else {
+                    let f = &docs[en.first as usize];
+                    f.len == d.len && f.w == d.w && (d.len <= 16 || buf[f.pos..f.pos + f.len as usize] == *id)
                 }
-                if again {
-                    // Rare: the doc's first row in the query is marked once the segment is read.
+            });
+            let en = &mut probe.entries[at];
+            // Safety: the rows of queries qa..qb are written by this thread only.
+            unsafe {
+                if !found {
+                    let code = local.push(id);
+                    *en = Entry { h: d.h, gen: probe.gen, first: r as u32, code, judgment: NEVER };
+                    *out.doc.0.add(r) = code;
+                    continue;
+                }
+                if en.first == NEVER {
+                    en.first = r as u32;
+                    en.code = local.push(id);
+                } else {
+                    *out.repeated.0.add(en.first as usize) = 1;
                     *out.repeated.0.add(r) = 1;
-                    repeats.push((stamp, r as u32));
+                }
+                *out.doc.0.add(r) = en.code;
+                if en.judgment != NEVER {
+                    *out.grade.0.add(r) = j.j_grade[en.judgment as usize] as i16;
                 }
             }
         }
+        let at_out = input.j_start[k] as usize;
+        for (t, &at) in slot_of_j.iter().enumerate() {
+            let en = &mut probe.entries[at as usize];
+            if en.code == NEVER {
+                en.code = local.push(j.id(a + t));
+            }
+            // Safety: the judgments of queries qa..qb are written by this thread only.
+            unsafe { *out.judged_doc.0.add(at_out + t) = en.code };
+        }
     }
-    repeats
 }
 
 // ------------------------------------------------------------------------------------------
@@ -1425,12 +1292,8 @@ pub unsafe extern "C" fn prf_judged_status(j: *const Judged, line: *mut i64) -> 
 /// for `run_len` bytes until the run is freed with `prf_free_run`.
 #[no_mangle]
 pub unsafe extern "C" fn prf_run(j: *mut Judged, run: *const u8, run_len: usize, max_results: usize, take: c_int) -> *mut RunPass {
-    let judged = &mut *j;
-    let (queries, docs) = if take != 0 {
-        (std::mem::replace(&mut judged.queries, Table::new(1)), std::mem::take(&mut judged.docs))
-    } else {
-        (judged.queries.clone(), judged.docs.clone())
-    };
+    let _ = take; // the run only reads the judgments: they may serve any number of runs
+    let judged = &*j;
     let threads = judged.threads;
     let n_judged_q = judged.j_start.len().saturating_sub(1);
     Box::into_raw(Box::new(RunPass {
@@ -1439,14 +1302,13 @@ pub unsafe extern "C" fn prf_run(j: *mut Judged, run: *const u8, run_len: usize,
         run,
         run_len,
         judged: j,
-        queries,
-        docs,
+        queries: judged.queries.clone(),
         n_judged_q,
-        local: (0..threads).map(|_| LocalCodes::default()).collect(),
+        local: (0..threads).map(|_| Codes::default()).collect(),
+        probes: (0..threads).map(|_| Probe::default()).collect(),
         pos: 0,
         row0: 0,
         in_run: vec![false; n_judged_q],
-        stamps: 0,
         failed: None,
         refs: Vec::new(),
         no_grades: Vec::new(),
