@@ -11,21 +11,22 @@
 //! else it stops and says why (`status`), and prfeval reads the files its usual way, which
 //! then reports any error as it always has: the pass never reports errors of its own.
 //!
-//! The judgments are read once (`prf_judge`), and any number of runs against them
-//! (`prf_run`, each from a copy of their tables). A run is read a segment at a time
-//! (`prf_next`): about 16 MiB of text, cut at line ends and then past the end of the query
-//! there, so that a segment holds whole queries. Each segment's arrays are its own memory,
-//! with doc codes of its own, so that Python measures one segment while the next is read.
-//! The judged queries the run never names come last (`prf_missing`). Work, a block at a time:
+//! The judgments are read once (`prf_judge`) and only read after that, so any number of
+//! runs share them (`prf_run`). A run is read a segment at a time (`prf_next`): about 16 MiB
+//! of text, cut at line ends and then past the end of the query there, so that a segment
+//! holds whole queries. Each segment's arrays are its own memory, with doc codes of its own,
+//! so that Python measures one segment while the next is read. The judged queries the run
+//! never names come last (`prf_missing`). Work, a block at a time:
 //!
 //! 1. the block is cut into one chunk per thread; each thread parses its lines, hashes the
 //!    doc ids (a word at a time) and writes the scores straight into the output;
 //! 2. the query ids, which change once a query (not once a line), are coded on one thread;
-//! 3. each thread owns the doc ids whose hash falls in its part of the hash space: it codes
-//!    them in its own open-addressing table, whose slots also hold the join's state, so a
-//!    line's doc code, its judgment and whether its doc repeats in its query are one lookup
-//!    (prefetched a few lines ahead). When a query's lines begin, its judgments are marked
-//!    in their docs' slots with the query's stamp.
+//! 3. each thread takes a run of whole queries of the segment and joins them one at a time
+//!    in a small table of the query's docs (`Probe`): the query's judgments go in first,
+//!    then each line finds its doc there (its judgment, or an earlier line of the same doc:
+//!    a repeat) or adds it, and a doc gets its code when it is first met. The table is
+//!    sized for the query, so it stays in the core's cache: a line costs a lookup there,
+//!    where a table of every doc (tens of MiB) cost a cache miss a line.
 //!
 //! Numbers: a decimal whose digits make an integer `m` below 2^53, with a power of ten within
 //! 10^±22, is `m * 10^k` or `m / 10^k` of two exact doubles, which IEEE arithmetic rounds correctly (the
@@ -1284,15 +1285,14 @@ pub unsafe extern "C" fn prf_judged_status(j: *const Judged, line: *mut i64) -> 
 }
 
 /// Begin reading the run `run[..run_len]` against the judgments `j` (accepted ones),
-/// refusing a query with more than `max_results` lines. With `take` the run uses the
-/// judgments' tables themselves (the judgments then serve no other run), else copies.
+/// refusing a query with more than `max_results` lines. The run only reads the judgments:
+/// they may serve any number of runs, one after the other or at once.
 ///
 /// # Safety
 /// `j` must come from `prf_judge`, with status 0, and outlive the run; `run` must stay valid
 /// for `run_len` bytes until the run is freed with `prf_free_run`.
 #[no_mangle]
-pub unsafe extern "C" fn prf_run(j: *mut Judged, run: *const u8, run_len: usize, max_results: usize, take: c_int) -> *mut RunPass {
-    let _ = take; // the run only reads the judgments: they may serve any number of runs
+pub unsafe extern "C" fn prf_run(j: *const Judged, run: *const u8, run_len: usize, max_results: usize) -> *mut RunPass {
     let judged = &*j;
     let threads = judged.threads;
     let n_judged_q = judged.j_start.len().saturating_sub(1);

@@ -205,12 +205,8 @@ class NativeJudgments:
     ``refused`` says why the pass does not take the file (``None``: it does).
     """
 
-    def __init__(
-        self, path: str | os.PathLike[str], *, shared: bool = False, threads: int | None = None
-    ) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, threads: int | None = None) -> None:
         self.path = os.fspath(path)
-        #: Whether several runs are read against them (else the one run takes their tables).
-        self.shared = shared
         self._lib = library()
         pointer = claim_parsed(self.path)  # the command line may have started it early
         if pointer is None:
@@ -219,20 +215,17 @@ class NativeJudgments:
         line = ctypes.c_int64()
         why = int(self._lib.prf_judged_status(pointer, ctypes.byref(line)))
         self.refused: str | None = _REASONS.get(why, f"refused ({why})") if why else None
-        self._taken = False
 
     def segments(self, run_path: str) -> Iterator[Segment]:
         """The run's segments, each read on a thread of its own while the one before it is
         used, then the segment of the judged queries the run never names (``done``); or up
-        to a refused segment. Unless the judgments are ``shared``, the run takes their
-        tables for itself (no copy), and they serve no other run."""
-        if self.refused is not None or self._taken:
+        to a refused segment. The run only reads the judgments: any number of runs may be
+        read against them."""
+        if self.refused is not None:
             raise RuntimeError("the judgments cannot serve this run")
         lib, mapped = self._lib, _Mapped(run_path)
-        take = int(not self.shared)
-        self._taken = bool(take)
         run = _Freed(lib.prf_free_run, lib.prf_run(self._owner.pointer, mapped.address,
-                                                  mapped.size, max_results(), take))
+                                                  mapped.size, max_results()))
         try:
             # One segment read ahead on the pool's thread (ctypes releases the GIL); the
             # pool is shut down, waiting for it, before the run is freed.
@@ -359,7 +352,7 @@ class NativeRun(StreamedRun):
         options, shared = self._choices, self._judgments
         if isinstance(shared, SharedJudgments):
             if shared.parsed is None:
-                shared.parsed = NativeJudgments(shared.path, shared=True)
+                shared.parsed = NativeJudgments(shared.path)
             judgments, path = shared.parsed, shared.path
         else:
             judgments, path = NativeJudgments(shared), shared
