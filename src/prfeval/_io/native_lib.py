@@ -38,11 +38,12 @@ LIBRARY = Path(__file__).resolve().parents[1] / "_native" / "libprfeval_pass.so"
 #: pass for every run it takes, whatever its size.
 ENV = "PRFEVAL_NATIVE"
 
-#: The smallest run the pass reads unless ``PRFEVAL_NATIVE=1``: below it the pass's tables
-#: cost more memory than they save time (docs/benchmarks.md: at 40 MiB, 1M lines, evaluate
-#: took 0.56 to 0.60 s and 235 MiB with the pass, 0.56 to 0.65 s and 188 MiB without; at
-#: 407 MiB, 1.58 to 1.95 s and 262 MiB against 2.64 to 3.17 s and 466 MiB).
-MIN_BYTES = 64 << 20
+#: The smallest run the pass reads unless ``PRFEVAL_NATIVE=1``: that of a run streamed by
+#: default (``STREAM_THRESHOLD_BYTES``); smaller runs are read whole. Since the join went
+#: query by query (docs/benchmarks.md, 2026-12-03), the pass is the faster and the smaller
+#: at every size streamed: at 10 MiB, 0.33 to 0.37 s and 124 MiB against 0.35 to 0.42 s and
+#: 143 to 158 MiB; at 40 MiB, 0.41 s and 169 MiB against 0.70 s and 191 MiB.
+MIN_BYTES = 8 << 20
 
 _P = ctypes.c_void_p
 _N = ctypes.c_size_t
@@ -51,7 +52,7 @@ _N = ctypes.c_size_t
 _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "prf_judge": (_P, [_P, _N, _N]),
     "prf_judged_status": (ctypes.c_int64, [_P, ctypes.POINTER(ctypes.c_int64)]),
-    "prf_run": (_P, [_P, _P, _N, _N, ctypes.c_int]),
+    "prf_run": (_P, [_P, _P, _N, _N]),
     "prf_next": (_P, [_P]),
     "prf_missing": (_P, [_P]),
     "prf_array": (_P, [_P, ctypes.c_int, ctypes.POINTER(_N)]),
