@@ -97,13 +97,27 @@ def below_zero_shift(jr: JudgedRanking, level: int) -> IntArray:
 def segment_suffix_max(values: FloatArray, segment: IntArray, n_segments: int) -> FloatArray:
     """For each position, the maximum of ``values`` from it to the end of its segment.
 
-    Exact: the values are replaced by their ranks among the distinct values (integers), each
-    segment is lifted above every later one by an integer offset, one running maximum runs
-    over the reversed array, and the ranks are mapped back. Adding offsets to the floats
-    themselves would round them.
+    ``segment`` is ascending (each segment's positions together, in order, as a ranking's
+    queries are). The values are laid out one segment a row, padded with -inf, and one
+    running maximum runs along the reversed rows, in O(n); unless the padding would more
+    than double the array (one segment much longer than the others): then the values are
+    replaced by their ranks among the distinct values (integers, by a sort), each segment is
+    lifted above every later one by an integer offset, one running maximum runs over the
+    reversed array, and the ranks are mapped back. Adding offsets to the floats themselves
+    would round them. Either way each result is one of the values, bit for bit; a NaN is the
+    largest, as numpy's maximum has it.
     """
     if values.size == 0:
         return values.astype(np.float64)
+    counts = np.bincount(segment, minlength=n_segments)
+    width = int(counts.max())
+    if n_segments * width <= 2 * values.size + 4096:
+        column = np.arange(values.size) - (np.cumsum(counts) - counts)[segment]
+        grid = np.full((n_segments, width), -np.inf)
+        grid[segment, column] = values
+        reversed_rows = grid[:, ::-1]
+        np.maximum.accumulate(reversed_rows, axis=1, out=reversed_rows)
+        return grid[segment, column]  # type: ignore[no-any-return]
     distinct, rank = np.unique(values, return_inverse=True)
     lift = (n_segments - 1 - segment) * np.int64(distinct.size)
     key = rank.reshape(-1).astype(np.int64) + lift
