@@ -125,7 +125,8 @@ def test_no_parse_ahead_of_gzip_small_runs_or_a_missing_file(tmp_path, monkeypat
         (["evaluate", "Q", "R", "--order", "rank"], False),
         (["evaluate", "Q", "R", "--no-stream"], False),
         (["evaluate", "Q", "R", "--queries", "F"], False),
-        (["curve", "Q", "R"], False),
+        (["curve", "Q", "R"], True),
+        (["explain", "Q", "R"], False),
         (["evaluate", "Q"], False),
     ],
 )

@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> None:
 #: The commands whose QRELS and first RUN come first, and which read a large TREC run with
 #: the compiled pass; and the options after which that pass is not used, so that nothing is
 #: parsed ahead for it.
-AHEAD_COMMANDS = ("evaluate", "compare")
+AHEAD_COMMANDS = ("evaluate", "compare", "curve")
 AHEAD_NEVER = ("--engine=spark", "--no-stream", "--order=rank", "--queries", "--exclude-queries",
                "--qrels-columns", "--run-columns", "--qrels-format", "--run-format")
 
@@ -58,9 +58,9 @@ AHEAD_NEVER = ("--engine=spark", "--no-stream", "--order=rank", "--queries", "--
 def parse_judgments_ahead(args: list[str]) -> None:
     """Start the compiled pass on the judgments while Python imports what the command needs
     (a quarter of a second on one core), for ``prfeval evaluate QRELS RUN ...`` (written so,
-    the two words after the command are QRELS and RUN whatever options follow) and for
-    ``prfeval trec_eval ... QRELS RUN``. Only a head start: if the pass is not used, the
-    parse is freed unread (``_io/native_lib.py``)."""
+    the two words after the command are QRELS and RUN whatever options follow; ``compare``
+    and ``curve`` alike) and for ``prfeval trec_eval ... QRELS RUN``. Only a head start: if
+    the pass is not used, the parse is freed unread (``_io/native_lib.py``)."""
     if len(args) >= 3 and args[0] == "trec_eval":
         files = args[-2:]  # trec_eval's two files come last
     elif len(args) >= 3 and args[0] in AHEAD_COMMANDS:
