@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from prfeval._core.counts import safe_divide
+from prfeval._core.counts import Counts, f_beta, precision, recall, safe_divide
 from prfeval._core.ranking import JudgedRanking
 from prfeval._core.views import JudgedPositions, RelevantPositions
 
@@ -28,6 +28,7 @@ __all__ = [
     "log2_of",
     "log2_of_int",
     "per_query_sum",
+    "rank_prf",
     "rank_profile",
     "relevant_positions",
     "segment_suffix_max",
@@ -77,6 +78,21 @@ def rank_profile(jr: JudgedRanking, level: int) -> RankProfile:
         n_rel=jr.n_relevant(level),
         suffix_max=segment_suffix_max(safe_divide(tp, k), jr.query_index, jr.n_queries),
     )
+
+
+def rank_prf(
+    jr: JudgedRanking, level: int, beta: float
+) -> tuple[RankProfile, FloatArray, FloatArray, FloatArray]:
+    """The :class:`RankProfile` of ``jr`` at ``level`` with P, R and F_beta at every place of
+    every ranking, from its running counts: built once per ranking, level and beta, for the
+    readers of every cutoff (a curve, an explanation) that one pass feeds together."""
+
+    def build() -> tuple[RankProfile, FloatArray, FloatArray, FloatArray]:
+        prof = rank_profile(jr, level)
+        counts = Counts(prof.tp, prof.k - prof.tp, prof.n_rel[jr.query_index] - prof.tp)
+        return prof, precision(counts), recall(counts), f_beta(counts, beta)
+
+    return jr.views.shared(("rank_prf", level, float(beta)), build)
 
 
 def below_zero_shift(jr: JudgedRanking, level: int) -> IntArray:

@@ -20,7 +20,7 @@ from prfeval._core.counts import Counts, f_beta, precision, recall, safe_divide
 from prfeval._core.ids import query_output_order
 from prfeval._core.ranking import JudgedRanking, QueryAccounting
 from prfeval._measures.interpolated import iprec_from_profile
-from prfeval._measures.ranks import rank_profile
+from prfeval._measures.ranks import rank_prf
 from prfeval._retrieval.curve_options import CurveOptions
 from prfeval._retrieval.curve_result import (
     EMPTY_CUTOFF,
@@ -99,15 +99,10 @@ class CurveSink:
         if not n_q:
             return
         beta, max_k = self.beta, self.max_k
-        prof = rank_profile(jr, self.level)
+        # P, R and F_beta at every position of the whole ranking, from its contingency table.
+        prof, p_all, r_all, f_all = rank_prf(jr, self.level, beta)
         n_rel = prof.n_rel
         qidx_all = jr.query_index
-
-        # P, R and F_beta at every position of the whole ranking, from its contingency table.
-        counts_all = Counts(prof.tp, prof.k - prof.tp, n_rel[qidx_all] - prof.tp)
-        p_all = precision(counts_all)
-        r_all = recall(counts_all)
-        f_all = f_beta(counts_all, beta)
 
         # Interpolated precision at each rank: the suffix maximum taken from the rank where
         # the current TP was reached (the query's start while TP is 0), since every rank from

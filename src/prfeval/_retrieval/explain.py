@@ -31,6 +31,7 @@ from prfeval._core.options import EvalOptions, OptionValues
 from prfeval._core.ranking import UNJUDGED, JudgedRanking, RankingNeeds
 from prfeval._io.blocks import load_judgments
 from prfeval._measures import Measure, parse_measures
+from prfeval._measures.ranks import rank_prf
 from prfeval._retrieval.kernel import check_measures, measure_queries
 from prfeval._retrieval.pipeline import run_pipeline
 
@@ -613,13 +614,19 @@ def _explain_block(
     query = np.repeat(np.arange(n_chosen), lengths)  # which chosen query each place is of
     starts = np.cumsum(lengths) - lengths
     grades, first = jr.grades[rows], jr.first[rows]
-    relevant = (grades >= level) & first
     n_rel = jr.n_relevant(level)[chosen].astype(np.int64)
-    running = np.cumsum(relevant)
-    tp = running - np.concatenate(([0], running))[starts][query]
-    k = np.arange(rows.size) - starts[query] + 1
-    c = Counts(tp, k - tp, n_rel[query] - tp)
-    p, r, f = precision(c), recall(c), f_beta(c, beta)
+    if level >= 0 and n_chosen == jr.n_queries and bool(np.all(chosen == np.arange(n_chosen))):
+        # Every query, in order: the places are the ranking's own, whose P, R and F a
+        # curve of the same pass may have computed already (the report's).
+        prof, p, r, f = rank_prf(jr, level, beta)
+        relevant, tp, k = prof.relevant, prof.tp, prof.k
+    else:
+        relevant = (grades >= level) & first
+        running = np.cumsum(relevant)
+        tp = running - np.concatenate(([0], running))[starts][query]
+        k = np.arange(rows.size) - starts[query] + 1
+        c = Counts(tp, k - tp, n_rel[query] - tp)
+        p, r, f = precision(c), recall(c), f_beta(c, beta)
 
     def first_place(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
         """Each chosen query's first place (an index into ``rows``) where ``mask`` holds,
@@ -747,10 +754,13 @@ def _missed_block(
     rows = ranges(lo, lengths)
     query = np.repeat(np.arange(chosen.size), lengths)
     grades, codes = jr.judged_grades[rows], jr.judged_doc_codes[rows].astype(np.int64)
-    # (query, code) pairs as one integer, so one membership test serves every query.
+    # Only the relevant judgments can be missed: the membership test (a sort) takes them
+    # alone, as (query, code) pairs made one integer, so one test serves every query.
+    relevant = np.flatnonzero(grades >= level)
     width = int(max(codes.max(initial=0), retrieved_codes.max(initial=0))) + 1
-    found = np.isin(query * width + codes, retrieved_query * width + retrieved_codes)
-    keep = np.flatnonzero((grades >= level) & ~found)
+    found = np.isin(query[relevant] * width + codes[relevant],
+                    retrieved_query * width + retrieved_codes)  # fmt: skip
+    keep = relevant[~found]
     if not keep.size:
         return [()] * chosen.size
     # In doc id order within each query, as Python orders (id, grade) pairs: numpy compares
