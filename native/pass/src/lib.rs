@@ -706,7 +706,6 @@ fn segment_end(buf: &[u8], pos: usize) -> usize {
 pub struct Judged {
     /// [why it stopped (OK: it did not), line]
     status: Vec<i64>,
-    threads: usize,
     queries: Table,
     j_start: Vec<i64>,
     j_hash: Vec<u64>,
@@ -727,7 +726,6 @@ fn judge(qrels: &[u8], threads: usize) -> Judged {
     let threads = threads.clamp(1, 64);
     let mut judged = Judged {
         status: vec![OK, 0],
-        threads,
         queries: Table::new(1 << 12),
         j_start: Vec::new(),
         j_hash: Vec::new(),
@@ -1284,17 +1282,18 @@ pub unsafe extern "C" fn prf_judged_status(j: *const Judged, line: *mut i64) -> 
     j.status[0]
 }
 
-/// Begin reading the run `run[..run_len]` against the judgments `j` (accepted ones),
-/// refusing a query with more than `max_results` lines. The run only reads the judgments:
+/// Begin reading the run `run[..run_len]` against the judgments `j` (accepted ones) on
+/// `threads` threads, refusing a query with more than `max_results` lines (the threads of
+/// the judgments' parse need not be the run's). The run only reads the judgments:
 /// they may serve any number of runs, one after the other or at once.
 ///
 /// # Safety
 /// `j` must come from `prf_judge`, with status 0, and outlive the run; `run` must stay valid
 /// for `run_len` bytes until the run is freed with `prf_free_run`.
 #[no_mangle]
-pub unsafe extern "C" fn prf_run(j: *const Judged, run: *const u8, run_len: usize, max_results: usize) -> *mut RunPass {
+pub unsafe extern "C" fn prf_run(j: *const Judged, run: *const u8, run_len: usize, max_results: usize, threads: usize) -> *mut RunPass {
     let judged = &*j;
-    let threads = judged.threads;
+    let threads = threads.clamp(1, 64);
     let n_judged_q = judged.j_start.len().saturating_sub(1);
     Box::into_raw(Box::new(RunPass {
         threads,

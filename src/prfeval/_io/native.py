@@ -224,8 +224,10 @@ class NativeJudgments:
         if self.refused is not None:
             raise RuntimeError("the judgments cannot serve this run")
         lib, mapped = self._lib, _Mapped(run_path)
+        # The run's threads, whatever the judgments' parse had (one, when it ran beside
+        # Python's imports).
         run = _Freed(lib.prf_free_run, lib.prf_run(self._owner.pointer, mapped.address,
-                                                  mapped.size, max_results()))
+                                                  mapped.size, max_results(), _threads()))
         try:
             # One segment read ahead on the pool's thread (ctypes releases the GIL); the
             # pool is shut down, waiting for it, before the run is freed.
