@@ -12,6 +12,7 @@ Arrow's error, message and line included.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -380,3 +381,44 @@ def test_a_query_longer_than_a_segment_is_one_segment(tmp_path, monkeypatch):
     assert [s.query_ids() for s in segments[:-1]] == [["a", "big"], ["small"]]
     assert [s.rows for s in segments[:-1]] == [600_001, 1]
     assert_same(monkeypatch, str(qrels), str(run), taken=True)
+
+
+def _rank_order_by_hand(segment, single: bool) -> list[int]:
+    """Each query's rows sorted as trec_eval does, with Python's stable sorts: by doc id
+    descending (bytes), then by score descending, a repeated id keeping its file order."""
+    arena = segment.d_arena.tobytes()
+    off = segment.d_off.tolist()
+    docs = [arena[off[c] : off[c + 1]] for c in segment.run_doc.tolist()]
+    scores = segment.scores.astype(np.float32) if single else segment.scores
+    starts = segment.run_start.tolist()
+    order: list[int] = []
+    for a, b in itertools.pairwise(starts):
+        rows = sorted(range(a, b), key=lambda r: docs[r], reverse=True)
+        order += sorted(rows, key=lambda r: float(scores[r]), reverse=True)
+    return order
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("single", [False, True], ids=["double", "single"])
+def test_rank_order_of_the_pass_matches_sorting_by_hand(tmp_path, seed, single):
+    """The order the pass gives each query (ties, repeats, lines out of score order, scores
+    equal only in single precision) is the one two stable sorts give."""
+    qrels, run = write_files(tmp_path, seed)
+    with open(run, "a") as f:  # two scores one float apart in double, equal in single
+        f.write("zz Q0 a 1 0.1 r\nzz Q0 b 2 0.10000000000000002 r\nzz Q0 c 3 0.1 r\n")
+    r = native.run_pass(qrels, run, order=2 if single else 1)
+    assert r.refused is None
+    for segment in r.segments[:-1]:
+        assert segment.order.size == segment.rows
+        assert segment.order.tolist() == _rank_order_by_hand(segment, single)
+
+
+def test_a_nan_score_leaves_the_run_and_its_order_to_arrow(tmp_path, monkeypatch):
+    """No order is total with a NaN score: the pass reads only decimal scores, so such a run
+    is Arrow's, ordered by the aligner, and evaluates as without the pass."""
+    qrels = tmp_path / "q.trec"
+    run = tmp_path / "r.trec"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    run.write_text("1 Q0 a 1 nan t\n1 Q0 b 2 1 t\n2 Q0 c 1 2 t\n2 Q0 d 2 2 t\n")
+    assert native.run_pass(str(qrels), str(run), order=1).refused is not None
+    assert_same(monkeypatch, str(qrels), str(run), taken=False)

@@ -33,6 +33,7 @@
 //! result is bit for bit what `f64::from_str` gives); other numbers go to `f64::from_str`.
 
 use std::os::raw::c_int;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 const BLOCK: usize = 16 << 20;
 /// A run line's grade when its document is not judged for its query.
@@ -897,6 +898,10 @@ pub struct Segment {
     j_start: Vec<i64>,
     j_doc: Vec<u32>,
     j_grade: Vec<i32>,
+    /// With an order asked of the run (see `prf_run`): the segment's rows, each query's in
+    /// rank order (score descending, ties by doc id descending in byte order, a repeated
+    /// id in file order). Empty when a score is NaN (the caller orders those rows).
+    order: Vec<u32>,
 }
 
 /// `status[S_DONE]`: 1 when no segment is left.
@@ -927,6 +932,9 @@ impl Codes {
 pub struct RunPass {
     threads: usize,
     max_results: usize,
+    /// Whether to put each query's rows in rank order: 0 no, 1 by the scores, 2 by the
+    /// scores as single precision floats (trec_eval 9 keeps scores as C floats).
+    order: u8,
     run: *const u8,
     run_len: usize,
     /// The judgments' CSR (Python keeps the judgments alive while the run is read).
@@ -1072,6 +1080,9 @@ impl RunPass {
             }
         }
         out.run_doc = vec![0u32; rows];
+        if self.order != 0 {
+            out.order = vec![0u32; rows];
+        }
         out.run_grade = vec![NO_GRADE; rows];
         out.repeated = vec![0u8; rows];
         // The join, query by query, each thread over a run of whole queries of about the
@@ -1082,8 +1093,13 @@ impl RunPass {
             grade: Shared(out.run_grade.as_mut_ptr()),
             repeated: Shared(out.repeated.as_mut_ptr()),
             judged_doc: Shared(out.j_doc.as_mut_ptr()),
+            order: Shared(out.order.as_mut_ptr()),
         };
-        let input = JoinIn { buf, docs: &refs, runs: &runs, codes: &codes, rows, j_start: &out.j_start, judged: j, n_judged_q: self.n_judged_q };
+        let unordered = AtomicBool::new(false);
+        let input = JoinIn {
+            buf, docs: &refs, runs: &runs, codes: &codes, rows, j_start: &out.j_start, judged: j,
+            n_judged_q: self.n_judged_q, scores: &out.scores, order: self.order, unordered: &unordered,
+        };
         std::thread::scope(|sc| {
             for (p, (probe, local)) in self.probes.iter_mut().zip(self.local.iter_mut()).enumerate() {
                 let (input, qa, qb) = (&input, bounds[p], bounds[p + 1]);
@@ -1109,6 +1125,9 @@ impl RunPass {
             }
         }
         self.refs = refs;
+        if unordered.load(Ordering::Relaxed) {
+            out.order = Vec::new();
+        }
         out.judged = codes.iter().map(|&c| ((c as usize) < self.n_judged_q) as u8).collect();
         self.query_ids(&codes, &mut out);
         drop_pages(buf, pos, end);
@@ -1161,6 +1180,10 @@ struct JoinIn<'a> {
     j_start: &'a [i64],
     judged: &'a Judged,
     n_judged_q: usize,
+    scores: &'a [f64],
+    /// `RunPass::order`; set `unordered` when a query has a NaN score.
+    order: u8,
+    unordered: &'a AtomicBool,
 }
 
 /// Where the threads write: per row its doc code, grade and repeat; the judged docs' codes.
@@ -1170,6 +1193,7 @@ struct SegmentOut {
     grade: Shared<i16>,
     repeated: Shared<u8>,
     judged_doc: Shared<u32>,
+    order: Shared<u32>,
 }
 
 /// Cut the segment's queries into `np` runs of whole queries of about `rows / np` lines
@@ -1193,6 +1217,7 @@ fn query_bounds(runs: &[QueryRun], rows: usize, np: usize) -> Vec<usize> {
 fn join_queries(input: &JoinIn, qa: usize, qb: usize, probe: &mut Probe, local: &mut Codes, out: SegmentOut) {
     let (j, buf, docs) = (input.judged, input.buf, input.docs);
     let mut slot_of_j: Vec<u32> = Vec::new();
+    let mut ranked: Vec<u32> = Vec::new();
     for k in qa..qb {
         let (s, e) = (input.runs[k].row, input.runs.get(k + 1).map_or(input.rows, |n| n.row));
         let c = input.codes[k] as usize;
@@ -1248,7 +1273,56 @@ fn join_queries(input: &JoinIn, qa: usize, qb: usize, probe: &mut Probe, local: 
             // Safety: the judgments of queries qa..qb are written by this thread only.
             unsafe { *out.judged_doc.0.add(at_out + t) = en.code };
         }
+        if input.order != 0 {
+            if rank_order(input, s, e, &mut ranked) {
+                // Safety: the rows of queries qa..qb are written by this thread only.
+                unsafe { std::ptr::copy_nonoverlapping(ranked.as_ptr(), out.order.0.add(s), e - s) };
+            } else {
+                input.unordered.store(true, Ordering::Relaxed);
+            }
+        }
     }
+}
+
+/// The rows `s..e` of one query in rank order, in `ranked`: score descending (as single
+/// precision with `order` 2), ties by doc id descending (bytes, as trec_eval's `strcmp`), a
+/// repeated id in file order (the sorts are stable). A run written best first, as most are,
+/// costs a pass to check it and a sort of each tie group; any other, one sort. False when a
+/// score is NaN: no order is total then, and the caller keeps its own rules for it.
+fn rank_order(input: &JoinIn, s: usize, e: usize, ranked: &mut Vec<u32>) -> bool {
+    let (buf, docs) = (input.buf, input.docs);
+    let single = input.order == 2;
+    let key = |r: u32| -> f64 {
+        let v = input.scores[r as usize];
+        if single { v as f32 as f64 } else { v }
+    };
+    let id = |r: u32| -> &[u8] {
+        let d = &docs[r as usize];
+        &buf[d.pos..d.pos + d.len as usize]
+    };
+    ranked.clear();
+    ranked.extend(s as u32..e as u32);
+    if ranked.iter().any(|&r| key(r).is_nan()) {
+        return false;
+    }
+    if ranked.windows(2).all(|w| key(w[1]) <= key(w[0])) {
+        let mut a = 0;
+        while a < ranked.len() {
+            let ka = key(ranked[a]);
+            let mut b = a + 1;
+            while b < ranked.len() && key(ranked[b]) == ka {
+                b += 1;
+            }
+            if b - a > 1 {
+                ranked[a..b].sort_by(|&x, &y| id(y).cmp(id(x)));
+            }
+            a = b;
+        }
+    } else {
+        // No NaN is left, so the scores are totally ordered.
+        ranked.sort_by(|&x, &y| key(y).partial_cmp(&key(x)).unwrap().then_with(|| id(y).cmp(id(x))));
+    }
+    true
 }
 
 // ------------------------------------------------------------------------------------------
@@ -1285,19 +1359,22 @@ pub unsafe extern "C" fn prf_judged_status(j: *const Judged, line: *mut i64) -> 
 /// Begin reading the run `run[..run_len]` against the judgments `j` (accepted ones) on
 /// `threads` threads, refusing a query with more than `max_results` lines (the threads of
 /// the judgments' parse need not be the run's). The run only reads the judgments:
-/// they may serve any number of runs, one after the other or at once.
+/// they may serve any number of runs, one after the other or at once. With `order` 1 each
+/// segment also gives its rows in rank order (by score, then doc id; see `rank_order`), with
+/// 2 by the scores as single precision floats.
 ///
 /// # Safety
 /// `j` must come from `prf_judge`, with status 0, and outlive the run; `run` must stay valid
 /// for `run_len` bytes until the run is freed with `prf_free_run`.
 #[no_mangle]
-pub unsafe extern "C" fn prf_run(j: *const Judged, run: *const u8, run_len: usize, max_results: usize, threads: usize) -> *mut RunPass {
+pub unsafe extern "C" fn prf_run(j: *const Judged, run: *const u8, run_len: usize, max_results: usize, threads: usize, order: u8) -> *mut RunPass {
     let judged = &*j;
     let threads = threads.clamp(1, 64);
     let n_judged_q = judged.j_start.len().saturating_sub(1);
     Box::into_raw(Box::new(RunPass {
         threads,
         max_results,
+        order: order.min(2),
         run,
         run_len,
         judged: j,
@@ -1335,7 +1412,7 @@ pub unsafe extern "C" fn prf_missing(r: *mut RunPass) -> *mut Segment {
 /// Array `which` of a segment: its address, and its length in `len` (0 status i64,
 /// 1 scores f64, 2 run_doc u32, 3 run_grade i16, 4 repeated u8, 5 run_start i64,
 /// 6 judged u8, 7 q_off i64, 8 q_arena u8, 9 d_off i32, 10 d_arena u8, 11 j_start i64,
-/// 12 j_doc u32, 13 j_grade i32).
+/// 12 j_doc u32, 13 j_grade i32, 14 order u32).
 ///
 /// # Safety
 /// `s` must come from `prf_next` or `prf_missing` and not be freed; `len` must be writable.
@@ -1363,6 +1440,7 @@ pub unsafe extern "C" fn prf_array(s: *const Segment, which: c_int, len: *mut us
         11 => out!(s.j_start),
         12 => out!(s.j_doc),
         13 => out!(s.j_grade),
+        14 => out!(s.order),
         _ => {
             *len = 0;
             std::ptr::null()

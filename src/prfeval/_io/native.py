@@ -111,6 +111,7 @@ _ARRAYS = (
     ("j_start", np.int64),
     ("j_doc", np.uint32),
     ("j_grade", np.int32),
+    ("order", np.uint32),
 )
 
 class _Mapped:
@@ -216,18 +217,24 @@ class NativeJudgments:
         why = int(self._lib.prf_judged_status(pointer, ctypes.byref(line)))
         self.refused: str | None = _REASONS.get(why, f"refused ({why})") if why else None
 
-    def segments(self, run_path: str) -> Iterator[Segment]:
+    def segments(self, run_path: str, *, order: int = 0) -> Iterator[Segment]:
         """The run's segments, each read on a thread of its own while the one before it is
         used, then the segment of the judged queries the run never names (``done``); or up
         to a refused segment. The run only reads the judgments: any number of runs may be
-        read against them."""
+        read against them.
+
+        ``order`` 1 asks each segment for its rows in rank order too (``order``: score
+        descending, ties by doc id descending, as trec_eval), 2 the same by the scores as
+        single precision floats (trec_eval 9); a segment with a NaN score has none.
+        """
         if self.refused is not None:
             raise RuntimeError("the judgments cannot serve this run")
         lib, mapped = self._lib, _Mapped(run_path)
         # The run's threads, whatever the judgments' parse had (one, when it ran beside
         # Python's imports).
         run = _Freed(lib.prf_free_run, lib.prf_run(self._owner.pointer, mapped.address,
-                                                  mapped.size, max_results(), _threads()))
+                                                  mapped.size, max_results(), _threads(),
+                                                  order))
         try:
             # One segment read ahead on the pool's thread (ctypes releases the GIL); the
             # pool is shut down, waiting for it, before the run is freed.
@@ -256,16 +263,18 @@ class PassResult:
     segments: tuple[Segment, ...]
 
 
-def run_pass(qrels_path: str, run_path: str, *, threads: int | None = None) -> PassResult:
+def run_pass(
+    qrels_path: str, run_path: str, *, threads: int | None = None, order: int = 0
+) -> PassResult:
     """Run the compiled pass over a TREC qrels file and run (plain, uncompressed files),
-    keeping every segment.
+    keeping every segment (``order``: see :meth:`NativeJudgments.segments`).
 
     Raises :class:`RuntimeError` when the library is unavailable (see :func:`unavailable`).
     """
     judgments = NativeJudgments(qrels_path, threads=threads)
     if judgments.refused is not None:
         return PassResult(judgments.refused, ())
-    segments = tuple(judgments.segments(run_path))
+    segments = tuple(judgments.segments(run_path, order=order))
     return PassResult(segments[-1].refused if segments else None, segments)
 
 
@@ -363,7 +372,7 @@ class NativeRun(StreamedRun):
         if self.refused is None:
             self.qrels_name = display_name(path)
             total, begin = os.path.getsize(self.run_name), 0
-            for segment in judgments.segments(self.run_name):
+            for segment in judgments.segments(self.run_name, order=_rank_order_of(options)):
                 self.refused = segment.refused
                 if self.refused is None and segment.n_repeated and options.duplicates == "error":
                     # Which repeat is reported first depends on where the blocks are cut:
@@ -386,6 +395,14 @@ class NativeRun(StreamedRun):
     def empty_run(self) -> bool:
         """Whether the run had no rows (the pass takes no run without lines)."""
         return False if self._taken else super().empty_run
+
+
+def _rank_order_of(options: EvalOptions) -> int:
+    """The order to ask of the pass (see :meth:`NativeJudgments.segments`): rank order
+    unless the run is read in file order; by single precision scores for trec_eval 9."""
+    if options.order not in (None, "score"):
+        return 0
+    return 2 if options.trec_eval_version == 9 else 1
 
 
 class _Blocks:
@@ -504,6 +521,8 @@ class _Blocks:
         grade = s.run_grade[row0:row1]
         found = grade != _NO_GRADE
         doc = self._docs(s.run_doc[row0:row1])
+        # The pass's rank order, as rows of the block (no order: a NaN score).
+        rank_rows = s.order[row0:row1].astype(np.int64) - row0 if s.order.size else None
         vocab = self.vocab
         # No blank lines: row i of the block is line first_row + row0 + i + 1.
         source = SourceLines(self.path, header_lines=s.first_row + row0)
@@ -534,6 +553,7 @@ class _Blocks:
             unevaluated_rows=bool((~judged).any()),
             present=np.ones(out_local.size, dtype=bool) if complete else None,
             repeated_judgments=np.zeros(out_local.size, dtype=np.int64),
+            rank_rows=rank_rows,
         )
 
     def _missing_block(self) -> dict[str, Any]:

@@ -52,7 +52,7 @@ _N = ctypes.c_size_t
 _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "prf_judge": (_P, [_P, _N, _N]),
     "prf_judged_status": (ctypes.c_int64, [_P, ctypes.POINTER(ctypes.c_int64)]),
-    "prf_run": (_P, [_P, _P, _N, _N, _N]),
+    "prf_run": (_P, [_P, _P, _N, _N, _N, ctypes.c_uint8]),
     "prf_next": (_P, [_P]),
     "prf_missing": (_P, [_P]),
     "prf_array": (_P, [_P, ctypes.c_int, ctypes.POINTER(_N)]),

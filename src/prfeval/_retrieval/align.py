@@ -26,7 +26,7 @@ from prfeval._core.arrays import offsets_of
 from prfeval._core.options import EvalOptions
 from prfeval._core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
 from prfeval._retrieval.encode import EncodedBlock
-from prfeval._retrieval.ordering import rank_order
+from prfeval._retrieval.ordering import rank_order, ranked_in_query_order
 from prfeval._retrieval.subtopics import single_subtopic_view, subtopic_view
 
 __all__ = ["assemble"]
@@ -48,50 +48,18 @@ def _present(
 def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> JudgedRanking:
     """Rank, apply the duplicates, ``-M`` and ``-J`` policies, and build the CSR layout."""
     order = options.order or enc.default_order
-    # Ties need ordering only at the cutoffs read, unless rows move up the ranking (-J,
-    # duplicates=first), which shifts every later cutoff.
-    cutoffs: set[int] | None = None
-    if needs.cutoffs is not None and options.unjudged != "drop" and options.duplicates != "first":
-        cutoffs = {*needs.cutoffs, *([] if options.max_results is None else [options.max_results])}
-    exact_docs = enc.tie_ranks is None
-    # Documents with no positive grade are interchangeable in a tie for most readers; not at
-    # levels below 1, nor where -M cuts a tie that -J then thins (how many survive shows),
-    # nor when unjudged documents are to be taken as relevant.
-    alike = (
-        needs.nonrelevant_alike
-        and options.level >= 1
-        and options.unjudged != "relevant"
-        and not (options.unjudged == "drop" and options.max_results is not None)
-    )
-    tie_grades = np.maximum(enc.grade, 0) if alike else enc.grade
-    # The exact documents of the top ranks: the tie groups beginning there are all sorted;
-    # every group when rows are then removed (-J, duplicates=first), which moves ranks up.
-    exact_depth = 0 if exact_docs else needs.exact_depth
-    if exact_depth and (options.unjudged == "drop" or options.duplicates == "first"):
-        exact_depth = -1
-    if needs.subtopics and not exact_docs:
-        # Documents of one grade may differ in their subtopics: every tie in id order.
-        exact_depth = -1
-    scores = enc.scores
-    if scores is not None and options.trec_eval_version == 9:
-        # trec_eval 9 keeps scores as C floats: scores equal in single precision tie (and
-        # scores beyond its range are infinite, as there).
-        with np.errstate(over="ignore"):
-            scores = scores.astype(np.float32)
-    ranked = rank_order(
-        order,
-        enc.slot,
-        enc.doc,
-        enc.n_docs,
-        enc.query_code,
-        scores=scores,
-        ranks=enc.ranks,
-        name=enc.name,
-        tie_ranks=enc.tie_ranks,
-        tie_class=None if exact_depth < 0 else (tie_grades, enc.repeated),
-        cutoffs=cutoffs,
-        exact_depth=max(exact_depth, 0),
-    )
+    has_ids = enc.doc_vocab is not None
+    if order == "score" and enc.rank_rows is not None:
+        # The compiled pass ordered every query while it read the run (on its threads):
+        # every rank is exact, ties of one grade too.
+        ranked = ranked_in_query_order(enc.rank_rows, enc.slot, enc.query_code)
+        valid = (
+            RankingNeeds.everything()
+            if enc.tie_ranks is None and has_ids
+            else RankingNeeds(None, doc_ids=has_ids, exact_depth=needs.exact_depth, subtopics=True)
+        )
+    else:
+        ranked, valid = _ranked(enc, order, options, needs)
     pos_q = enc.slot[ranked]
     if enc.unevaluated_rows:  # some of the run's queries are not evaluated: drop them
         kept = pos_q >= 0
@@ -165,22 +133,10 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
     )
     # Repeats among the judgments of queries not evaluated count too: they were read.
     accounting = replace(accounting, repeated_judgments=enc.repeated_judgments_total)
-    has_ids = enc.doc_vocab is not None
     # The per-subtopic view is built when a diversity measure first reads it; judgments
     # without subtopics are one subtopic per query.
     join = enc.subtopics
     view = single_subtopic_view if join is None else partial(subtopic_view, join, ranked)
-    if exact_docs and has_ids:
-        valid = RankingNeeds.everything()
-    else:
-        valid = RankingNeeds(
-            None if cutoffs is None else frozenset(cutoffs),
-            doc_ids=has_ids,
-            nonrelevant_alike=alike,
-            exact_depth=needs.exact_depth if exact_depth else 0,
-            # Tied documents of one grade differ only by their subtopics, if they have any.
-            subtopics=needs.subtopics or exact_docs or join is None,
-        )
     ranking = JudgedRanking(
         query_ids=enc.query_ids,
         offsets=offsets,
@@ -204,3 +160,65 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
     if options.unjudged == "relevant":
         return ranking.assuming_relevant(options.assumed_grade)
     return ranking
+
+
+def _ranked(
+    enc: EncodedBlock, order: str, options: EvalOptions, needs: RankingNeeds
+) -> tuple[IntArray, RankingNeeds]:
+    """The rows in rank order (see :func:`~prfeval._retrieval.ordering.rank_order`), tied
+    documents ordered only where ``needs`` can tell, and what the order is valid for."""
+    # Ties need ordering only at the cutoffs read, unless rows move up the ranking (-J,
+    # duplicates=first), which shifts every later cutoff.
+    cutoffs: set[int] | None = None
+    if needs.cutoffs is not None and options.unjudged != "drop" and options.duplicates != "first":
+        cutoffs = {*needs.cutoffs, *([] if options.max_results is None else [options.max_results])}
+    exact_docs = enc.tie_ranks is None
+    # Documents with no positive grade are interchangeable in a tie for most readers; not at
+    # levels below 1, nor where -M cuts a tie that -J then thins (how many survive shows),
+    # nor when unjudged documents are to be taken as relevant.
+    alike = (
+        needs.nonrelevant_alike
+        and options.level >= 1
+        and options.unjudged != "relevant"
+        and not (options.unjudged == "drop" and options.max_results is not None)
+    )
+    tie_grades = np.maximum(enc.grade, 0) if alike else enc.grade
+    # The exact documents of the top ranks: the tie groups beginning there are all sorted;
+    # every group when rows are then removed (-J, duplicates=first), which moves ranks up.
+    exact_depth = 0 if exact_docs else needs.exact_depth
+    if exact_depth and (options.unjudged == "drop" or options.duplicates == "first"):
+        exact_depth = -1
+    if needs.subtopics and not exact_docs:
+        # Documents of one grade may differ in their subtopics: every tie in id order.
+        exact_depth = -1
+    scores = enc.scores
+    if scores is not None and options.trec_eval_version == 9:
+        # trec_eval 9 keeps scores as C floats: scores equal in single precision tie (and
+        # scores beyond its range are infinite, as there).
+        with np.errstate(over="ignore"):
+            scores = scores.astype(np.float32)
+    ranked = rank_order(
+        order,
+        enc.slot,
+        enc.doc,
+        enc.n_docs,
+        enc.query_code,
+        scores=scores,
+        ranks=enc.ranks,
+        name=enc.name,
+        tie_ranks=enc.tie_ranks,
+        tie_class=None if exact_depth < 0 else (tie_grades, enc.repeated),
+        cutoffs=cutoffs,
+        exact_depth=max(exact_depth, 0),
+    )
+    has_ids = enc.doc_vocab is not None
+    if exact_docs and has_ids:
+        return ranked, RankingNeeds.everything()
+    return ranked, RankingNeeds(
+        None if cutoffs is None else frozenset(cutoffs),
+        doc_ids=has_ids,
+        nonrelevant_alike=alike,
+        exact_depth=needs.exact_depth if exact_depth else 0,
+        # Tied documents of one grade differ only by their subtopics, if they have any.
+        subtopics=needs.subtopics or exact_docs or enc.subtopics is None,
+    )

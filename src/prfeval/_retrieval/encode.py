@@ -123,6 +123,10 @@ class EncodedBlock:
         :attr:`~prfeval._core.ranking.JudgedRanking.run_source`).
     subtopics
         With judgments per subtopic: which of them each run row and each judgment has.
+    rank_rows
+        The block's rows in rank order (each query's by score descending, ties by doc id
+        descending, as trec_eval), from the compiled pass, which orders them while it
+        reads; ``None``: the aligner orders them.
     repeated_judgments, repeated_judgments_total
         Judgments dropped as repeats of a (query, doc) judged before (``qrels_duplicates``
         ``"max"`` or ``"last"``): per evaluated query (by slot), and in all the block's
@@ -156,6 +160,7 @@ class EncodedBlock:
     repeated_judgments: IntArray | None = None
     repeated_judgments_total: int = 0
     subtopics: SubtopicJoin | None = None
+    rank_rows: IntArray | None = None
 
     @property
     def n_slots(self) -> int:

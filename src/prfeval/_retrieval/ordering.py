@@ -18,7 +18,7 @@ import numpy.typing as npt
 from prfeval._core.arrays import ranges
 from prfeval._core.errors import UsageError
 
-__all__ = ["rank_order"]
+__all__ = ["rank_order", "ranked_in_query_order"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -81,6 +81,19 @@ def rank_order(
             raise UsageError(f"{name}: has no rank column to order by")
         return np.lexsort((np.arange(q.size), ranks, q))
     return np.argsort(q, kind="stable")
+
+
+def ranked_in_query_order(ranked: IntArray, q: IntArray, raw_q: IntArray) -> IntArray:
+    """Rows already in rank order within each query block of the input (``ranked``, as the
+    compiled pass gives them), with the blocks moved into query order (by slot ``q``).
+
+    ``raw_q`` are the rows' query codes before mapping to slots: each query is one block of
+    consecutive rows (the pass takes only runs grouped by query).
+    """
+    if q.size < 2:
+        return ranked
+    block_start = np.flatnonzero(np.append(True, raw_q[1:] != raw_q[:-1]))
+    return _in_query_order(ranked, q, block_start)
 
 
 def _query_score_order(q: IntArray, scores: npt.NDArray[np.float64]) -> IntArray:
