@@ -33,7 +33,6 @@
 //! result is bit for bit what `f64::from_str` gives); other numbers go to `f64::from_str`.
 
 use std::os::raw::c_int;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 const BLOCK: usize = 16 << 20;
 /// A run line's grade when its document is not judged for its query.
@@ -900,7 +899,7 @@ pub struct Segment {
     j_grade: Vec<i32>,
     /// With an order asked of the run (see `prf_run`): the segment's rows, each query's in
     /// rank order (score descending, ties by doc id descending in byte order, a repeated
-    /// id in file order). Empty when a score is NaN (the caller orders those rows).
+    /// id in file order).
     order: Vec<u32>,
 }
 
@@ -1095,10 +1094,9 @@ impl RunPass {
             judged_doc: Shared(out.j_doc.as_mut_ptr()),
             order: Shared(out.order.as_mut_ptr()),
         };
-        let unordered = AtomicBool::new(false);
         let input = JoinIn {
             buf, docs: &refs, runs: &runs, codes: &codes, rows, j_start: &out.j_start, judged: j,
-            n_judged_q: self.n_judged_q, scores: &out.scores, order: self.order, unordered: &unordered,
+            n_judged_q: self.n_judged_q, scores: &out.scores, order: self.order,
         };
         std::thread::scope(|sc| {
             for (p, (probe, local)) in self.probes.iter_mut().zip(self.local.iter_mut()).enumerate() {
@@ -1125,9 +1123,6 @@ impl RunPass {
             }
         }
         self.refs = refs;
-        if unordered.load(Ordering::Relaxed) {
-            out.order = Vec::new();
-        }
         out.judged = codes.iter().map(|&c| ((c as usize) < self.n_judged_q) as u8).collect();
         self.query_ids(&codes, &mut out);
         drop_pages(buf, pos, end);
@@ -1181,9 +1176,8 @@ struct JoinIn<'a> {
     judged: &'a Judged,
     n_judged_q: usize,
     scores: &'a [f64],
-    /// `RunPass::order`; set `unordered` when a query has a NaN score.
+    /// `RunPass::order`.
     order: u8,
-    unordered: &'a AtomicBool,
 }
 
 /// Where the threads write: per row its doc code, grade and repeat; the judged docs' codes.
@@ -1274,12 +1268,9 @@ fn join_queries(input: &JoinIn, qa: usize, qb: usize, probe: &mut Probe, local: 
             unsafe { *out.judged_doc.0.add(at_out + t) = en.code };
         }
         if input.order != 0 {
-            if rank_order(input, s, e, &mut ranked) {
-                // Safety: the rows of queries qa..qb are written by this thread only.
-                unsafe { std::ptr::copy_nonoverlapping(ranked.as_ptr(), out.order.0.add(s), e - s) };
-            } else {
-                input.unordered.store(true, Ordering::Relaxed);
-            }
+            rank_order(input, s, e, &mut ranked);
+            // Safety: the rows of queries qa..qb are written by this thread only.
+            unsafe { std::ptr::copy_nonoverlapping(ranked.as_ptr(), out.order.0.add(s), e - s) };
         }
     }
 }
@@ -1287,9 +1278,10 @@ fn join_queries(input: &JoinIn, qa: usize, qb: usize, probe: &mut Probe, local: 
 /// The rows `s..e` of one query in rank order, in `ranked`: score descending (as single
 /// precision with `order` 2), ties by doc id descending (bytes, as trec_eval's `strcmp`), a
 /// repeated id in file order (the sorts are stable). A run written best first, as most are,
-/// costs a pass to check it and a sort of each tie group; any other, one sort. False when a
-/// score is NaN: no order is total then, and the caller keeps its own rules for it.
-fn rank_order(input: &JoinIn, s: usize, e: usize, ranked: &mut Vec<u32>) -> bool {
+/// costs a pass to check it and a sort of each tie group; any other, one sort. No score is
+/// NaN: the pass reads decimal numbers only (a run with `nan` is Arrow's), and a decimal
+/// beyond the range is infinite, which is ordered.
+fn rank_order(input: &JoinIn, s: usize, e: usize, ranked: &mut Vec<u32>) {
     let (buf, docs) = (input.buf, input.docs);
     let single = input.order == 2;
     let key = |r: u32| -> f64 {
@@ -1302,9 +1294,6 @@ fn rank_order(input: &JoinIn, s: usize, e: usize, ranked: &mut Vec<u32>) -> bool
     };
     ranked.clear();
     ranked.extend(s as u32..e as u32);
-    if ranked.iter().any(|&r| key(r).is_nan()) {
-        return false;
-    }
     if ranked.windows(2).all(|w| key(w[1]) <= key(w[0])) {
         let mut a = 0;
         while a < ranked.len() {
@@ -1319,10 +1308,9 @@ fn rank_order(input: &JoinIn, s: usize, e: usize, ranked: &mut Vec<u32>) -> bool
             a = b;
         }
     } else {
-        // No NaN is left, so the scores are totally ordered.
-        ranked.sort_by(|&x, &y| key(y).partial_cmp(&key(x)).unwrap().then_with(|| id(y).cmp(id(x))));
+        let by_score = |x: u32, y: u32| key(y).partial_cmp(&key(x)).unwrap_or(std::cmp::Ordering::Equal);
+        ranked.sort_by(|&x, &y| by_score(x, y).then_with(|| id(y).cmp(id(x))));
     }
-    true
 }
 
 // ------------------------------------------------------------------------------------------

@@ -225,7 +225,7 @@ class NativeJudgments:
 
         ``order`` 1 asks each segment for its rows in rank order too (``order``: score
         descending, ties by doc id descending, as trec_eval), 2 the same by the scores as
-        single precision floats (trec_eval 9); a segment with a NaN score has none.
+        single precision floats (trec_eval 9).
         """
         if self.refused is not None:
             raise RuntimeError("the judgments cannot serve this run")
@@ -521,7 +521,7 @@ class _Blocks:
         grade = s.run_grade[row0:row1]
         found = grade != _NO_GRADE
         doc = self._docs(s.run_doc[row0:row1])
-        # The pass's rank order, as rows of the block (no order: a NaN score).
+        # The pass's rank order, as rows of the block (none unless asked for).
         rank_rows = s.order[row0:row1].astype(np.int64) - row0 if s.order.size else None
         vocab = self.vocab
         # No blank lines: row i of the block is line first_row + row0 + i + 1.

@@ -59,7 +59,7 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
             else RankingNeeds(None, doc_ids=has_ids, exact_depth=needs.exact_depth, subtopics=True)
         )
     else:
-        ranked, valid = _ranked(enc, order, options, needs)
+        ranked, valid = _ranked(enc, order, options, needs, has_ids)
     pos_q = enc.slot[ranked]
     if enc.unevaluated_rows:  # some of the run's queries are not evaluated: drop them
         kept = pos_q >= 0
@@ -163,7 +163,7 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
 
 
 def _ranked(
-    enc: EncodedBlock, order: str, options: EvalOptions, needs: RankingNeeds
+    enc: EncodedBlock, order: str, options: EvalOptions, needs: RankingNeeds, has_ids: bool
 ) -> tuple[IntArray, RankingNeeds]:
     """The rows in rank order (see :func:`~prfeval._retrieval.ordering.rank_order`), tied
     documents ordered only where ``needs`` can tell, and what the order is valid for."""
@@ -211,7 +211,6 @@ def _ranked(
         cutoffs=cutoffs,
         exact_depth=max(exact_depth, 0),
     )
-    has_ids = enc.doc_vocab is not None
     if exact_docs and has_ids:
         return ranked, RankingNeeds.everything()
     return ranked, RankingNeeds(
