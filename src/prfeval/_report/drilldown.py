@@ -68,6 +68,7 @@ import numpy.typing as npt
 
 from prfeval._comparison.study import Study
 from prfeval._core.arrays import ranges
+from prfeval._core.ranking import UNJUDGED
 from prfeval._plots.figures import run_color
 from prfeval._retrieval.explain import Explanation, Places
 
@@ -108,14 +109,16 @@ def drilldown_data(s: Study) -> dict[str, Any]:
     )
     columns["place_offsets"] = np.concatenate(([0], np.cumsum(lengths))).astype(np.int32)
 
-    doc_ids = [d for p in places if p is not None for d in p.doc_ids]
+    shown = [p for p in places if p is not None]
     # The missed documents query by query (each query's runs side by side): runs of one
     # study often miss the same documents, which the compressor then finds next to each other.
     by_query = [explained[r * n_q + q] for q in range(n_q) for r in range(n_r)]
     missed = [m for e in by_query if e is not None for m in e.missed]
     missed_lengths = [0 if e is None else len(e.missed) for e in by_query]
-    vocab, codes = _vocabulary(doc_ids + [d for d, _ in missed])
-    place_codes, missed_codes = codes[: len(doc_ids)], codes[len(doc_ids) :]
+    vocab, codes = _vocabulary([*(_id_array(p.doc_ids) for p in shown),
+                                _id_array([d for d, _ in missed])])  # fmt: skip
+    n_places = int(lengths.sum())
+    place_codes, missed_codes = codes[:n_places], codes[n_places:]
     columns.update(_front_coded(vocab))
 
     # Each place's query (0..Q-1), then each query's union of codes across the runs.
@@ -139,9 +142,8 @@ def drilldown_data(s: Study) -> dict[str, Any]:
     columns["has_scores"] = np.array(
         [any(has_scores[r * n_q : (r + 1) * n_q]) for r in range(n_r)], dtype=np.uint8
     )
-    scores = np.array(
-        [x for p in places if p is not None for x in (p.scores or [math.nan] * len(p))],
-        dtype=np.float64,
+    scores = _joined(
+        [np.full(len(p), math.nan) if p.scores is None else p.scores for p in shown], np.float64
     )
     scale, packed = _pack_scores(scores, lengths)
     if scale is None:
@@ -149,16 +151,13 @@ def drilldown_data(s: Study) -> dict[str, Any]:
     else:
         columns["scores"], columns["score_escapes"] = packed
 
-    grades = np.array(
-        [UNJUDGED_GRADE if g is None else g for p in places if p is not None for g in p.grades],
-        dtype=np.int64,
-    )
+    grades = _joined([_grades(p.grades) for p in shown], np.int64)
     judged = grades[grades != UNJUDGED_GRADE]
     kind = _narrow(np.concatenate((judged, [judged.min(initial=0) - 1])))
     unjudged = int(np.iinfo(kind).min)  # below every grade shown
     columns["grades"] = np.where(grades == UNJUDGED_GRADE, unjudged, grades).astype(kind)
-    relevant = np.array([x for p in places if p is not None for x in p.relevant], dtype=bool)
-    repeat = np.array([x for p in places if p is not None for x in p.repeat], dtype=bool)
+    relevant = _joined([p.relevant for p in shown], np.bool_)
+    repeat = _joined([p.repeat for p in shown], np.bool_)
     level = s.provenance.get("level")
     if not _flags_derive(grades, place_codes, lengths, relevant, repeat, level):
         level = None  # the rule does not hold here: keep the flags themselves
@@ -223,15 +222,40 @@ def _places(e: Explanation | None) -> Places | None:
     )
 
 
-def _vocabulary(ids: list[str]) -> tuple[Any, npt.NDArray[np.int64]]:
-    """The distinct ids as UTF-8, in byte order (a pyarrow ``large_binary`` array), and each
-    id's code into them."""
+def _joined(parts: list[Any], dtype: type[np.generic]) -> npt.NDArray[Any]:
+    """The columns of every ranking shown, one after the other, as one array."""
+    if not parts:
+        return np.zeros(0, dtype=dtype)
+    return np.concatenate([np.asarray(x, dtype=dtype) for x in parts])
+
+
+def _grades(grades: Any) -> npt.NDArray[np.int64]:
+    """A ranking's grades, ``UNJUDGED_GRADE`` for an unjudged place (``UNJUDGED`` or None)."""
+    if isinstance(grades, np.ndarray):
+        return np.where(grades == UNJUDGED, UNJUDGED_GRADE, grades).astype(np.int64)
+    return np.array([UNJUDGED_GRADE if g is None or g == UNJUDGED else g for g in grades],
+                    dtype=np.int64)  # fmt: skip
+
+
+def _id_array(ids: Any) -> Any:
+    """Ids as a pyarrow string array (they are one already, or a sequence of str)."""
+    import pyarrow as pa
+
+    return ids if isinstance(ids, pa.Array) else pa.array(list(ids), type=pa.string())
+
+
+def _vocabulary(parts: list[Any]) -> tuple[Any, npt.NDArray[np.int64]]:
+    """The distinct ids of ``parts`` (pyarrow string arrays, one after the other) as UTF-8,
+    in byte order (a ``large_binary`` array), and each id's code into them."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if not ids:
+    if len({part.type for part in parts}) > 1:
+        parts = [part.cast(pa.large_string()) for part in parts]
+    ids = pa.concat_arrays(parts) if parts else pa.array([], type=pa.large_string())
+    if not len(ids):
         return pa.array([], type=pa.large_binary()), np.zeros(0, dtype=np.int64)
-    encoded = pa.array(ids, type=pa.large_string()).dictionary_encode()
+    encoded = ids.dictionary_encode()
     distinct = encoded.dictionary.cast(pa.large_binary())  # byte order, as trec_eval's strcmp
     order = pc.array_sort_indices(distinct).to_numpy()
     rank = np.empty(order.size, dtype=np.int64)

@@ -88,31 +88,36 @@ class Places(Sequence[RankedDocument]):
     :class:`RankedDocument`, each made when it is read (a report keeps a hundred places of
     thousands of queries, and reads the columns).
 
+    The columns are what an explanation's pass computed, without a Python object per place:
+    ``doc_ids`` a pyarrow string array (or any sequence of str), the others numpy arrays (or
+    sequences); a grade of ``UNJUDGED`` (or None) is an unjudged place.
+
     Equal to any sequence of the same documents (``e.ranking == ()`` for an empty one).
     """
 
-    doc_ids: list[str]
-    scores: list[float] | None
-    grades: list[int | None]  # None: unjudged
-    relevant: list[bool]
-    repeat: list[bool]
-    precision: list[float]
-    recall: list[float]
+    doc_ids: Sequence[str] | Any  # a pyarrow string array, or str
+    scores: Sequence[float] | npt.NDArray[np.float64] | None
+    grades: Sequence[int | None] | npt.NDArray[np.int64]  # UNJUDGED or None: unjudged
+    relevant: Sequence[bool] | npt.NDArray[np.bool_]
+    repeat: Sequence[bool] | npt.NDArray[np.bool_]
+    precision: Sequence[float] | npt.NDArray[np.float64]
+    recall: Sequence[float] | npt.NDArray[np.float64]
 
     def __len__(self) -> int:
         return len(self.doc_ids)
 
     def _place(self, i: int) -> RankedDocument:
-        score = None if self.scores is None else self.scores[i]
+        doc = self.doc_ids[i]
+        grade = self.grades[i]
         return RankedDocument(
             i + 1,
-            self.doc_ids[i],
-            score,
-            self.grades[i],
-            self.relevant[i],
-            self.repeat[i],
-            self.precision[i],
-            self.recall[i],
+            doc.as_py() if hasattr(doc, "as_py") else doc,  # a pyarrow scalar
+            None if self.scores is None else float(self.scores[i]),
+            None if grade is None or grade == UNJUDGED else int(grade),
+            bool(self.relevant[i]),
+            bool(self.repeat[i]),
+            float(self.precision[i]),
+            float(self.recall[i]),
         )
 
     @overload
@@ -652,18 +657,16 @@ def _explain_block(
     top = k <= depth
     shown_rows = rows[top]
     shown_ends = np.cumsum(np.minimum(lengths, depth)).tolist()
-    ids = _ids(jr, jr.doc_codes[shown_rows])
-    unjudged = ~jr.is_judged[shown_rows] | (grades[top] == UNJUDGED)
-    shown_grades = grades[top].astype(object)
-    shown_grades[unjudged] = None
+    ids = _id_array(jr, jr.doc_codes[shown_rows])
+    shown_grades = np.where(jr.is_judged[shown_rows], grades[top], UNJUDGED)
     columns = (
         ids,
-        None if jr.scores is None else jr.scores[shown_rows].tolist(),
-        shown_grades.tolist(),
-        relevant[top].tolist(),
-        (~first[top]).tolist(),
-        p[top].tolist(),
-        r[top].tolist(),
+        None if jr.scores is None else jr.scores[shown_rows].astype(np.float64, copy=False),
+        shown_grades,
+        relevant[top],
+        ~first[top],
+        p[top],
+        r[top],
     )
     missed = _missed_block(jr, chosen, level, jr.doc_codes[rows[relevant]], query[relevant])
     labels = [str(m) for m in measures]
@@ -714,6 +717,22 @@ def _explain_block(
         )
         begin = end
     return explained
+
+
+def _id_array(jr: JudgedRanking, codes: npt.NDArray[np.int64]) -> Any:
+    """The ids of ``codes`` as one pyarrow string array: no Python object per id."""
+    import pyarrow as pa
+
+    from prfeval._core.arrow import arrow_ints
+
+    if jr.doc_vocab is None or not codes.size:
+        return pa.array(_ids(jr, codes), type=pa.string())
+    ids = jr.doc_vocab.take(arrow_ints(codes))
+    if pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type):
+        return ids
+    if pa.types.is_integer(ids.type):
+        return ids.cast(pa.string())  # the digits str() gives
+    return pa.array([str(x) for x in ids.to_pylist()], type=pa.string())
 
 
 def _ids(jr: JudgedRanking, codes: npt.NDArray[np.int64]) -> list[str]:
