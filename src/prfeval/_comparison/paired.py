@@ -7,7 +7,7 @@ The tests themselves live in :mod:`prfeval._comparison.stats`.
 from __future__ import annotations
 
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -45,12 +45,16 @@ class PairedTests:
     ci_low, ci_high
         The bootstrap interval of each column's mean difference, when one was asked for;
         else empty.
+    also_low, also_high
+        The interval of each column of ``also``, when it was given; else empty.
     """
 
     p_value: FloatArray
     p_adjusted: FloatArray
     ci_low: FloatArray
     ci_high: FloatArray
+    also_low: FloatArray = field(default_factory=lambda: np.empty(0))
+    also_high: FloatArray = field(default_factory=lambda: np.empty(0))
 
 
 def paired_tests(
@@ -62,6 +66,7 @@ def paired_tests(
     n_bootstrap: int,
     seed: int,
     confidence: float | None = None,
+    also: FloatArray | None = None,
 ) -> PairedTests:
     """Test every column of ``diffs`` (shape ``(n_queries, n_columns)``) as compare tests a
     (run, measure): the one place compare and gate take their p-values from.
@@ -77,11 +82,23 @@ def paired_tests(
     With ``confidence`` (in (0, 1)), also the percentile bootstrap interval of each column's
     mean difference, from ``n_bootstrap`` resamples; without it, the intervals are empty and
     only the bootstrap test draws resamples. No column: every array is empty.
+
+    ``also`` (shape ``(n_queries, n_also)``, with ``confidence``) are more columns whose
+    interval alone is wanted (a report's interval of each run's mean): they share the
+    resamples, and so the draws, of the differences; each column's interval is the one a
+    bootstrap of it alone gives, to the last bit. They are not tested.
     """
     none = np.empty(0)
-    if diffs.shape[1] == 0:
+    n_diffs = diffs.shape[1]
+    extra = none.reshape(diffs.shape[0], 0) if also is None or confidence is None else also
+    if n_diffs == 0 and extra.shape[1] == 0:
         return PairedTests(none, adjust(none, correction), none, none)
-    low = high = none
+    if n_diffs == 0:
+        boot = paired_bootstrap(extra, confidence=confidence, n_resamples=n_bootstrap,
+                                seed=seed)  # fmt: skip
+        low, high = np.atleast_1d(boot.low), np.atleast_1d(boot.high)
+        return PairedTests(none, adjust(none, correction), none, none, low, high)
+    low = high = also_low = also_high = none
     p: FloatArray | None = None
     tested: Future[FloatArray] | None = None
     if confidence is not None or test == "bootstrap":
@@ -97,7 +114,7 @@ def paired_tests(
         try:
             # The shifted test's p-value does not depend on the interval's level.
             boot = paired_bootstrap(
-                diffs,
+                np.column_stack([diffs, extra]) if extra.shape[1] else diffs,
                 confidence=0.95 if confidence is None else confidence,
                 n_resamples=n_bootstrap,
                 seed=seed,
@@ -107,11 +124,13 @@ def paired_tests(
                 pool.shutdown(wait=True)
         if confidence is not None:
             low, high = np.atleast_1d(boot.low), np.atleast_1d(boot.high)
+            low, also_low = low[:n_diffs], low[n_diffs:]
+            high, also_high = high[:n_diffs], high[n_diffs:]
         if test == "bootstrap":
-            p = boot.p_value
+            p = np.atleast_1d(boot.p_value)[:n_diffs]
     if tested is not None:
         p = tested.result()
     if p is None:
         p = paired_p_values(diffs, test, n_permutations=n_permutations, seed=seed)
     p = np.atleast_1d(p)
-    return PairedTests(p, adjust(p, correction), low, high)
+    return PairedTests(p, adjust(p, correction), low, high, also_low, also_high)

@@ -174,10 +174,17 @@ def compare_passes(
     comparison: ComparisonOptions,
     *,
     baseline: str,
+    intervals: bool = False,
 ) -> Comparison:
     """The comparison of runs already measured by :func:`measure_runs`, as ``comparison``
     says; with its ``all_pairs`` every pair of runs is tested too (the correction's family
-    is then every pair and measure) and Tukey's HSD is run per measure over all the runs."""
+    is then every pair and measure) and Tukey's HSD is run per measure over all the runs.
+
+    With ``intervals``, also each run's bootstrap interval of each macro average that is a
+    mean (``Comparison.intervals``), from the tests' resamples: the runs share their
+    queries, so one set of draws serves every column, and each column's interval is what a
+    bootstrap of that column alone gives (the draws depend on the number of queries and
+    the seed only)."""
     how = comparison  # `c` names a test's column below
     alpha, all_pairs = how.alpha, how.all_pairs
     parsed = tuple(parsed)
@@ -254,6 +261,13 @@ def compare_passes(
     diffs = np.empty((n_q, len(pairs)))
     for c, (a, b, k) in enumerate(pairs):
         diffs[:, c] = values[b, k] - values[a, k]
+    # Each run's own columns, in its evaluation's query order.
+    averaged = [
+        (name, i)
+        for name in names
+        for i, m in enumerate(evaluations[name].measures)
+        if intervals and m.definition.aggregation == "mean"
+    ]
     tests = paired_tests(
         diffs,
         how.test,
@@ -262,7 +276,15 @@ def compare_passes(
         n_bootstrap=how.n_bootstrap,
         seed=how.seed,
         confidence=1.0 - alpha,
+        also=np.column_stack([evaluations[n].values[i] for n, i in averaged])
+        if averaged
+        else None,
     )
+    run_intervals: dict[str, dict[str, tuple[float, float]]] = {}
+    if intervals:
+        run_intervals = {name: {} for name in names}
+        for (name, i), lo, hi in zip(averaged, tests.also_low, tests.also_high, strict=True):
+            run_intervals[name][str(evaluations[name].measures[i])] = (float(lo), float(hi))
     p, p_adj, ci_low, ci_high = tests.p_value, tests.p_adjusted, tests.ci_low, tests.ci_high
     tested = {(b, k): c for c, (a, b, k) in enumerate(pairs) if a == base}
 
@@ -321,6 +343,7 @@ def compare_passes(
         evaluations=evaluations,
         settings=settings,
         pairs=pair_rows,
+        intervals=run_intervals,
     )
 
 

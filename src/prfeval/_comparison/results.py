@@ -217,6 +217,10 @@ class Comparison:
     pairs
         With ``all_pairs``: one :class:`PairRow` per (measure, pair of runs), measure by
         measure; else empty.
+    intervals
+        When asked for (a report asks): run name -> measure label -> the percentile
+        bootstrap interval of the run's macro average, for each measure averaged by a mean,
+        from the resamples of the tests; else empty.
 
     The Markdown and LaTeX tables are in the report layer:
     ``prfeval.format_comparison(c, "markdown")`` (or ``"latex"``, ``"csv"``, ...).
@@ -233,6 +237,9 @@ class Comparison:
     evaluations: dict[str, Evaluation] = field(default_factory=dict, repr=False)
     settings: dict[str, Any] = field(default_factory=dict)
     pairs: tuple[PairRow, ...] = ()
+    intervals: dict[str, dict[str, tuple[float, float]]] = field(
+        default_factory=dict, repr=False
+    )
 
     @property
     def labels(self) -> list[str]:

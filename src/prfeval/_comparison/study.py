@@ -21,7 +21,6 @@ from prfeval._comparison.compare import COMPARE_MEASURES
 from prfeval._comparison.options import ComparisonOptions, split_options
 from prfeval._comparison.passes import compare_passes, measure_runs
 from prfeval._comparison.results import Comparison
-from prfeval._comparison.stats import paired_bootstrap
 from prfeval._core.checks import beta as check_beta
 from prfeval._core.checks import integer
 from prfeval._core.errors import UsageError
@@ -143,10 +142,10 @@ def study(
         stream=stream,
         progress=progress,
     )
-    compared_runs = compare_passes(passes, parsed, opts, c, baseline=names[0])
+    compared_runs = compare_passes(passes, parsed, opts, c, baseline=names[0], intervals=True)
     compared = compared_runs.query_ids
     evaluations = [compared_runs.evaluations[p.name] for p in passes]
-    intervals = _intervals(evaluations, c)
+    intervals = [compared_runs.intervals[p.name] for p in passes]
     studied = []
     for p, evaluation, interval in zip(passes, evaluations, intervals, strict=True):
         judged_sink, curve_sink, explain_sink = p.extras
@@ -187,32 +186,3 @@ def _exact_depth(measures: Sequence[Measure], depth: int) -> int:
     """How deep each ranking's documents must be exactly trec_eval's: the places the
     drill-down lists, and down to the deepest cutoff, whose cut ties it names."""
     return max([depth, *(m.k for m in measures if m.k is not None)])
-
-
-def _intervals(
-    evaluations: list[Evaluation], comparison: ComparisonOptions
-) -> list[dict[str, tuple[float, float]]]:
-    """The bootstrap interval of each macro average (the mean over the queries), for each
-    run. The runs share their queries, so one set of resamples serves them all: each
-    column's interval is what a bootstrap of that column alone gives (the draws depend on
-    the number of queries and the seed only)."""
-    columns = [
-        (r, i)
-        for r, e in enumerate(evaluations)
-        for i, m in enumerate(e.measures)
-        if m.definition.aggregation == "mean"
-    ]
-    out: list[dict[str, tuple[float, float]]] = [{} for _ in evaluations]
-    if not columns or not evaluations[0].query_ids:
-        return out
-    values = np.column_stack([evaluations[r].values[i] for r, i in columns])
-    boot = paired_bootstrap(
-        values,
-        confidence=1.0 - comparison.alpha,
-        n_resamples=comparison.n_bootstrap,
-        seed=comparison.seed,
-    )
-    low, high = np.atleast_1d(boot.low), np.atleast_1d(boot.high)
-    for (r, i), lo, hi in zip(columns, low, high, strict=True):
-        out[r][str(evaluations[r].measures[i])] = (float(lo), float(hi))
-    return out
