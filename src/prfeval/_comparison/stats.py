@@ -279,8 +279,8 @@ def paired_bootstrap(
         picks = u.astype(np.intp)
         np.minimum(picks, n - 1, out=picks)
         # A resample's sum is sum_i c_i d_i, c_i the times query i is drawn: the counts of
-        # every resample of the block, then one product with the differences for every
-        # column (gathering each column's picks took twice as long).
+        # every resample of the block, then one product of them with each column
+        # (gathering each column's picks took twice as long).
         picks += np.arange(0, rows * n, n, dtype=np.intp)[:, None]
         counts = np.bincount(picks.ravel(), minlength=rows * n).reshape(rows, n)
         weights = counts.astype(np.float64)
