@@ -348,3 +348,26 @@ def test_curves_without_the_full_doc_order_name_the_same_documents(seed):
         assert a.best == b.best and a.n_scored == b.n_scored
         np.testing.assert_array_equal(full[q].precision, part[q].precision)
     assert any(full.summaries[q].relevant_only_unscored for q in full.query_ids)
+
+
+def test_averages_only_sink_keeps_the_averages_and_the_relevant_counts() -> None:
+    # A report's curves: the same averages without a summary per query. The relevant counts
+    # by hand: A has a, b, c; B has e and f.
+    from prfeval._retrieval.curve_sink import CurveSink
+
+    jr = align(load_qrels(QRELS), load_run(RUN))
+    full, lean = CurveSink(collection_size=10), CurveSink(collection_size=10, summaries=False)
+    full.add(jr)
+    lean.add(jr)
+    kept = full.result(name="r", accounting=jr.accounting, settings={})
+    averages = lean.result(name="r", accounting=jr.accounting, settings={})
+    assert averages.query_ids == kept.query_ids == ("A", "B")
+    assert averages.summaries == {} and averages.queries == {}
+    assert averages.relevant_counts.tolist() == [3, 2]
+    for a, b in ((averages.macro, kept.macro), (averages.micro, kept.micro)):
+        np.testing.assert_array_equal(a.f, b.f)
+        np.testing.assert_array_equal(a.recall, b.recall)
+    assert averages.prevalence() == pytest.approx((0.3 + 0.2) / 2)
+    assert averages.prevalence("B") == pytest.approx(0.2)
+    with pytest.raises(UsageError, match="query 'Z'"):
+        averages.prevalence("Z")

@@ -230,3 +230,11 @@ def test_classify_plot_option(tmp_path, capsys):
         main(["classify", str(path), "--true", "true", "--score", "score",
               "--plot", str(tmp_path / "p.gif")])
     assert info.value.code == 2
+
+
+def test_macro_no_skill_is_over_every_query_when_few_curves_are_kept() -> None:
+    # Kept: A's curve only; the mean prevalence is still over A (3/20) and B (2/20).
+    kept = curve(QRELS, SCORED, collection_size=20, keep=["A"])
+    assert list(kept.queries) == ["A"]
+    ax = pr_curve_figure(kept, raw=False).axes[0]
+    assert any(t.startswith("no skill: mean prevalence n_rel/N = 0.125") for t in _legend(ax))

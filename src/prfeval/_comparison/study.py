@@ -57,7 +57,8 @@ class RunStudy:
         The judged share of the top k at each cutoff, over the compared queries.
     curves
         P, R and F at every cutoff, averaged over every judged query of the query set (a
-        query the run did not answer counts as an empty ranking).
+        query the run did not answer counts as an empty ranking); the averages only, no
+        summary per query (``explanations`` has each query's).
     explanations
         Query id -> its explanation: the top ``depth`` ranks with their judgments, the
         relevant documents missed, the ties a cutoff cuts through.
@@ -125,7 +126,9 @@ def study(
                 CurveOptions(beta=beta),
                 level=every_judged.level,
                 collection_size=every_judged.collection_size,
-                keep=(),
+                # Each query's best cutoff, recall levels and missed documents are its
+                # explanation's: the curves keep only the averages.
+                summaries=False,
             ),
             ExplainSink(parsed, every_judged, depth=depth, beta=float(beta)),
         )

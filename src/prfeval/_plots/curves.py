@@ -327,7 +327,7 @@ def _no_skill(
     if n <= 0:
         raise UsageError(f"the collection size must be > 0, got {n}")
     if query is None:
-        rel = np.array([q.n_relevant for q in first.queries.values()], dtype=np.float64)
+        rel = first.relevant_counts.astype(np.float64)  # every evaluated query's
         value = float((rel / n).mean()) if rel.size else 0.0
         return value, f"no skill: mean prevalence n_rel/N = {value:.3g} (N = {n})"
     n_rel = first[query].n_relevant

@@ -224,7 +224,10 @@ class Curves:
         Query id -> :class:`QueryCurve`, for the queries whose curves were kept (every query
         unless ``keep`` chose some).
     summaries
-        Query id -> :class:`QuerySummary`, for every evaluated query.
+        Query id -> :class:`QuerySummary`, for every evaluated query (none when only the
+        averages were asked for, as a report does).
+    relevant_counts
+        Each evaluated query's number of relevant documents, in ``query_ids`` order.
     macro, micro
         The averages over queries at each k.
     beta
@@ -247,6 +250,7 @@ class Curves:
     query_ids: tuple[str, ...]
     queries: Mapping[str, QueryCurve]
     summaries: Mapping[str, QuerySummary]
+    relevant_counts: npt.NDArray[np.int64]
     macro: AverageCurve
     micro: AverageCurve
     beta: float
@@ -277,12 +281,12 @@ class Curves:
         ``None``; ``None`` when the collection size N is unknown."""
         if self.collection_size is None:
             return None
+        n_rel = self.relevant_counts.astype(np.float64)
         if query_id is not None:
-            summary = self.summaries.get(str(query_id))
-            if summary is None:
+            if str(query_id) not in self.query_ids:
                 raise UsageError(_unknown_query(str(query_id), self.query_ids))
-            return summary.n_relevant / self.collection_size if self.collection_size else 0.0
-        n_rel = np.array([q.n_relevant for q in self.summaries.values()], dtype=np.float64)
+            n_rel = n_rel[self.query_ids.index(str(query_id))]
+            return float(n_rel) / self.collection_size if self.collection_size else 0.0
         return float(safe_divide(n_rel, self.collection_size).mean()) if n_rel.size else 0.0
 
     def to_dict(self, queries: Iterable[str] | None = None) -> dict[str, Any]:

@@ -51,6 +51,10 @@ class CurveSink:
     ``None`` for every query). ``on_rows``, when given, receives every block's per-(query, k)
     rows of the queries in ``row_queries`` (``None``: every query), for writing every k of a
     large run without keeping it.
+
+    With ``summaries=False`` only the averages are made: no :class:`QuerySummary` per query
+    (its best cutoff, recall levels and relevant documents not retrieved, which a report
+    takes from the explanations of the same pass), and ``keep`` is ignored.
     """
 
     def __init__(
@@ -62,6 +66,7 @@ class CurveSink:
         keep: Collection[str] | None = None,
         on_rows: Callable[[BlockRows], None] | None = None,
         row_queries: Collection[str] | None = None,
+        summaries: bool = True,
     ) -> None:
         self.options = CurveOptions() if options is None else options
         self.beta, self.max_k = self.options.beta, self.options.max_k
@@ -72,7 +77,9 @@ class CurveSink:
         self.keep = None if keep is None else {str(q) for q in keep}
         self.on_rows = on_rows
         self.row_queries = None if row_queries is None else {str(q) for q in row_queries}
+        self.with_summaries = summaries
         self.summaries: dict[str, QuerySummary] = {}
+        self._query_ids: list[str] = []  # every query added, when no summary is kept
         # Sums over queries at each k (index k - 1), grown as longer rankings arrive.
         self._rel_at = np.zeros(0, dtype=np.int64)  # relevant documents at rank k
         self._r_in = np.zeros(0)  # recall within each query's range
@@ -119,7 +126,6 @@ class CurveSink:
         sel: slice | npt.NDArray[np.bool_] = slice(None) if max_k is None else jr.rank0 < max_k
         k, tp, qidx = prof.k[sel], prof.tp[sel], qidx_all[sel]
         p, r, f, interp = p_all[sel], r_all[sel], f_all[sel], interp_all[sel]
-        best_index = _best_per_query(f, qidx, offsets, n_q)
         iprec = iprec_from_profile(jr, prof, self.ip_levels)
 
         # This block's share of the sums at each k (see _average_curves for the tails).
@@ -139,6 +145,44 @@ class CurveSink:
         self._n_eff.append(n_eff.astype(np.int64))
         self._n_rel.append(n_rel.astype(np.int64))
 
+        if self.with_summaries:
+            self._summarise(jr, prof, (p_all, r_all, f_all), (k, tp, qidx, p, r, f, interp),
+                            offsets, iprec)  # fmt: skip
+        else:
+            self._query_ids.extend(str(q) for q in jr.query_ids)
+        if self.on_rows is None:
+            return
+        wanted = self.row_queries
+        chosen = np.array([wanted is None or str(q) in wanted for q in jr.query_ids], dtype=bool)
+        if chosen.any():
+            rows = chosen[qidx]
+            self.on_rows(
+                BlockRows(
+                    np.asarray(jr.query_ids, dtype=object)[qidx[rows]],
+                    k[rows],
+                    p[rows],
+                    r[rows],
+                    f[rows],
+                    interp[rows],
+                )
+            )
+
+    def _summarise(
+        self,
+        jr: JudgedRanking,
+        prof: Any,
+        whole: tuple[FloatArray, FloatArray, FloatArray],
+        ranged: tuple[IntArray, IntArray, IntArray, FloatArray, FloatArray, FloatArray, FloatArray],
+        offsets: IntArray,
+        iprec: FloatArray,
+    ) -> None:
+        """Each query's summary (and its curve, when kept): ``whole`` is P, R and F at every
+        place of the ranking, ``ranged`` k, TP, the query, P, R, F and interpolated P over
+        the reported range (``offsets``)."""
+        n_q, n_rel, qidx_all = jr.n_queries, prof.n_rel, jr.query_index
+        p_all, r_all, f_all = whole
+        k, tp, qidx, p, r, f, interp = ranged
+        best_index = _best_per_query(f, qidx, offsets, n_q)
         # Recall levels over the whole ranking: recall is non-decreasing within a query, so
         # the first rank reaching r comes right after the positions still below it.
         reached_at: dict[float, IntArray] = {}
@@ -149,11 +193,8 @@ class CurveSink:
         n_scored, unscored = _scored_extras(jr, self.level)
         not_retrieved = _relevant_not_retrieved(jr, self.level)
 
-        keep, row_queries = self.keep, self.row_queries
-        kept_rows: list[int] = []
+        keep = self.keep
         for i, qid in enumerate(str(q) for q in jr.query_ids):
-            if row_queries is None or qid in row_queries:
-                kept_rows.append(i)
             s, e = int(offsets[i]), int(offsets[i + 1])
             reached: dict[float, Cutoff | None] = {}
             for level_r, at in reached_at.items():
@@ -185,34 +226,24 @@ class CurveSink:
                 )
             else:
                 self.summaries[qid] = QuerySummary(**summary)
-        if self.on_rows is not None and kept_rows:
-            chosen = np.zeros(n_q, dtype=bool)
-            chosen[kept_rows] = True
-            rows = chosen[qidx]
-            self.on_rows(
-                BlockRows(
-                    np.asarray(jr.query_ids, dtype=object)[qidx[rows]],
-                    k[rows],
-                    p[rows],
-                    r[rows],
-                    f[rows],
-                    interp[rows],
-                )
-            )
 
     def result(
         self, *, name: str, accounting: QueryAccounting, settings: Mapping[str, Any]
     ) -> Curves:
         """The curves of every block added, queries in output order."""
-        ids = list(self.summaries)
-        query_ids = tuple(ids[i] for i in query_output_order(ids)) if ids else ()
+        ids = list(self.summaries) if self.with_summaries else self._query_ids
+        order = query_output_order(ids) if ids else []
+        query_ids = tuple(ids[i] for i in order)
         macro, micro = self._averages(len(query_ids))
-        summaries = {q: self.summaries[q] for q in query_ids}
+        summaries = {q: self.summaries[q] for q in query_ids} if self.with_summaries else {}
+        # Blocks add their queries in the order ``ids`` lists them.
+        n_rel = np.concatenate(self._n_rel) if self._n_rel else np.zeros(0, dtype=np.int64)
         return Curves(
             name=name,
             query_ids=query_ids,
             queries={q: s for q, s in summaries.items() if isinstance(s, QueryCurve)},
             summaries=summaries,
+            relevant_counts=n_rel[np.asarray(order, dtype=np.int64)],
             macro=macro,
             micro=micro,
             beta=self.beta,
