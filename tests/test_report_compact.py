@@ -21,7 +21,7 @@ import pytest
 
 from hand_made import qrels_lines, run_dict_lines, run_lines, write_lines
 from prfeval._comparison.study import study
-from prfeval._report.drilldown import DIGITS, base85, drilldown_data
+from prfeval._report.drilldown import DIGITS, _short_keys, _vocabulary, base85, drilldown_data
 from prfeval._report.html import render_study
 from random_data import Noisy, judged_runs, rounded, uniform_rounded, with_repeats
 from report_data import drilldown, opened_report, shown_drilldown
@@ -43,6 +43,32 @@ def test_base85_is_ascii85_with_another_alphabet():
         assert not set(text) & set("\"&'/<=>\\`")  # nothing to escape in JSON or HTML
         padded = data + b"\0" * (-n % 4)
         assert base64.a85decode(text.translate(to_ascii85)) == padded
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        [f"doc{i:07d}" for i in (5, 1, 5, 9_999_999, 0, 1)],  # one length, a shared start
+        ["b", "a", "ab", "", "a", "abc", "12345678"],  # lengths 0 to 8: no shared start needed
+        ["x" * 30 + "a", "x" * 30, "x" * 30 + "b\u00e9", "x" * 30 + "a"],  # a long shared start
+        ["\u00e9t\u00e9", "et\u00e9", "e", "\u00e9"],  # UTF-8 bytes above 127
+        ["12345678", "12345679", "1234567", "123456789"],  # 9 bytes, 7 of them shared
+        ["zzzzzzzzzz1", "a"],  # 11 bytes and nothing shared: the general path
+        ["a\0b", "a", "a\0"],  # a NUL byte: the general path
+    ],
+)
+def test_vocabulary_is_the_ids_in_byte_order(ids):
+    # The reference: Python's sort of the distinct UTF-8 encodings (bytes compare as
+    # trec_eval's strcmp does), and each id's index among them.
+    import pyarrow as pa
+
+    distinct = sorted({i.encode() for i in ids})
+    parts = [pa.array(ids[:2]), pa.array(ids[2:], type=pa.large_string())]
+    vocab, codes = _vocabulary(parts)
+    assert vocab.to_pylist() == distinct
+    assert codes.tolist() == [distinct.index(i.encode()) for i in ids]
+    short = _short_keys(pa.array(ids))
+    assert (short is None) == (ids[0] in ("zzzzzzzzzz1", "a\0b"))
 
 
 @pytest.fixture(scope="module")
