@@ -228,3 +228,53 @@ def test_places_read_as_a_sequence_of_ranked_documents():
     with pytest.raises(IndexError):
         places[2]
     assert Places([], None, [], [], [], [], []) == ()
+
+
+def test_cut_ties_and_missed_documents_by_hand(tmp_path):
+    """Every query's cut ties and missed documents against a count made here from the
+    tables: each ranking sorted as trec_eval sorts it (score descending, doc id descending;
+    a repeat keeps its places), the cutoffs 5 and R (the relevant judged documents), and the
+    relevant documents the ranking never names, in doc id order."""
+    qrels, run = _tied_tables(11)
+    (tmp_path / "qrels").write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items())
+    )
+    (tmp_path / "run").write_text(
+        "".join(f"{q} Q0 {d} 1 {s} t\n" for q, docs in run.items() for d, s in docs)
+    )
+    explained = explain_queries(str(tmp_path / "qrels"), str(tmp_path / "run"), list(run),
+                                "P@5 Rprec", depth=5)  # fmt: skip
+    n_cut = 0
+    for e in explained:
+        ranking = sorted(run[e.query], key=lambda x: (x[1], x[0]), reverse=True)
+        scores = [s for _, s in ranking]
+        relevant = sorted(d for d, g in qrels[e.query].items() if g >= 1)
+        named = {d for d, _ in ranking}
+        assert e.missed == tuple((d, qrels[e.query][d]) for d in relevant if d not in named)
+        expected = []
+        for k, labels in sorted({5: ("P@5",), len(relevant): ("Rprec",)}.items()):
+            if len(relevant) == 5:
+                labels = ("P@5", "Rprec")
+            if 0 < k < len(scores) and scores[k - 1] == scores[k]:
+                tied = [i for i, s in enumerate(scores) if s == scores[k]]
+                expected.append((k, labels, tied[0] + 1, tied[-1] + 1, scores[k],
+                                 tuple(ranking[i][0] for i in tied)))  # fmt: skip
+        got = [(t.k, t.measures, t.first, t.last, t.score, t.doc_ids) for t in e.cut_ties]
+        assert got == expected
+        n_cut += len(got)
+    assert n_cut > 5  # the tables have ties cut by both cutoffs
+
+
+def test_missed_reads_as_a_sequence_of_pairs():
+    import pyarrow as pa
+
+    from prfeval._retrieval.explain import Missed
+
+    missed = Missed(pa.array(["a", "c", "d"]), [2, 1, 1])
+    assert len(missed) == 3 and missed[0] == ("a", 2) and missed[-1] == ("d", 1)
+    assert missed[1:] == (("c", 1), ("d", 1)) and list(missed) == [("a", 2), ("c", 1), ("d", 1)]
+    assert missed == (("a", 2), ("c", 1), ("d", 1)) and missed != (("a", 2),)
+    assert repr(missed) == "(('a', 2), ('c', 1), ('d', 1))"
+    assert Missed((), ()) == () and not Missed([], [])
+    with pytest.raises(IndexError):
+        missed[3]

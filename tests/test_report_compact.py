@@ -21,7 +21,7 @@ import pytest
 
 from hand_made import qrels_lines, run_dict_lines, run_lines, write_lines
 from prfeval._comparison.study import study
-from prfeval._report.drilldown import DIGITS, _short_keys, _vocabulary, base85, drilldown_data
+from prfeval._report.drilldown import DIGITS, base85, byte_order_keys, drilldown_data, id_vocabulary
 from prfeval._report.html import render_study
 from random_data import Noisy, judged_runs, rounded, uniform_rounded, with_repeats
 from report_data import drilldown, opened_report, shown_drilldown
@@ -64,10 +64,10 @@ def test_vocabulary_is_the_ids_in_byte_order(ids):
 
     distinct = sorted({i.encode() for i in ids})
     parts = [pa.array(ids[:2]), pa.array(ids[2:], type=pa.large_string())]
-    vocab, codes = _vocabulary(parts)
+    vocab, codes = id_vocabulary(parts)
     assert vocab.to_pylist() == distinct
     assert codes.tolist() == [distinct.index(i.encode()) for i in ids]
-    short = _short_keys(pa.array(ids))
+    short = byte_order_keys(pa.array(ids))
     assert (short is None) == (ids[0] in ("zzzzzzzzzz1", "a\0b"))
 
 

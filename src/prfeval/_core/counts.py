@@ -193,6 +193,7 @@ def f_beta(
     *,
     zero_division: float = 0.0,
     beta_squared: float | None = None,
+    precision_recall: tuple[FloatArray, FloatArray] | None = None,
 ) -> FloatArray:
     """The F measure, the weighted harmonic mean of precision and recall, from counts.
 
@@ -204,16 +205,22 @@ def f_beta(
 
     It is computed as trec_eval computes it, ``(x + 1) P R / (x P + R)`` with x = b^2, so
     that the last digit agrees with trec_eval's (the count form rounds differently: 0.2188
-    where trec_eval prints 0.2187).
+    where trec_eval prints 0.2187). ``precision_recall`` is ``(precision(c), recall(c))``
+    when the caller has them already (a curve has both at every place).
     """
     b2 = _check_beta(beta) ** 2 if beta_squared is None else float(beta_squared)
-    p = safe_divide(c.tp, c.retrieved)
-    r = safe_divide(c.tp, c.relevant)
+    if precision_recall is None:
+        p, r = safe_divide(c.tp, c.retrieved), safe_divide(c.tp, c.relevant)
+    else:
+        p, r = precision_recall
     out = np.full(p.shape, float(zero_division), dtype=np.float64)
     defined = ((1 + b2) * c.tp + b2 * c.fn + c.fp) > 0  # else 0/0 in the count form
     out[defined] = 0.0
-    hit = c.tp > 0
-    out[hit] = (b2 + 1.0) * p[hit] * r[hit] / (b2 * p[hit] + r[hit])
+    hit = np.asarray(c.tp > 0)
+    # Over every element, kept where TP > 0: the same operations on each as on a gathered
+    # subset, without the gathers.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide((b2 + 1.0) * p * r, b2 * p + r, out=out, where=hit)
     return out
 
 

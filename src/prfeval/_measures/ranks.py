@@ -90,7 +90,8 @@ def rank_prf(
     def build() -> tuple[RankProfile, FloatArray, FloatArray, FloatArray]:
         prof = rank_profile(jr, level)
         counts = Counts(prof.tp, prof.k - prof.tp, prof.n_rel[jr.query_index] - prof.tp)
-        return prof, precision(counts), recall(counts), f_beta(counts, beta)
+        p, r = precision(counts), recall(counts)
+        return prof, p, r, f_beta(counts, beta, precision_recall=(p, r))
 
     return jr.views.shared(("rank_prf", level, float(beta)), build)
 

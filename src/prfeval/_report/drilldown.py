@@ -61,6 +61,7 @@ from __future__ import annotations
 import json
 import math
 import zlib
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -70,9 +71,9 @@ from prfeval._comparison.study import Study
 from prfeval._core.arrays import ranges
 from prfeval._core.ranking import UNJUDGED
 from prfeval._plots.figures import run_color
-from prfeval._retrieval.explain import Explanation, Places
+from prfeval._retrieval.explain import Explanation, Missed, Places
 
-__all__ = ["UNJUDGED_GRADE", "drilldown_data"]
+__all__ = ["UNJUDGED_GRADE", "byte_order_keys", "drilldown_data", "id_vocabulary"]
 
 #: The grade written for an unjudged place (below any grade a qrels line can give).
 UNJUDGED_GRADE = -(2**31)
@@ -113,10 +114,10 @@ def drilldown_data(s: Study) -> dict[str, Any]:
     # The missed documents query by query (each query's runs side by side): runs of one
     # study often miss the same documents, which the compressor then finds next to each other.
     by_query = [explained[r * n_q + q] for q in range(n_q) for r in range(n_r)]
-    missed = [m for e in by_query if e is not None for m in e.missed]
+    missed = [_missed(e.missed) for e in by_query if e is not None]
     missed_lengths = [0 if e is None else len(e.missed) for e in by_query]
-    vocab, codes = _vocabulary([*(_id_array(p.doc_ids) for p in shown),
-                                _id_array([d for d, _ in missed])])  # fmt: skip
+    vocab, codes = id_vocabulary([*(_id_array(p.doc_ids) for p in shown),
+                                *(ids for ids, _ in missed)])  # fmt: skip
     n_places = int(lengths.sum())
     place_codes, missed_codes = codes[:n_places], codes[n_places:]
     columns.update(_front_coded(vocab))
@@ -177,7 +178,7 @@ def drilldown_data(s: Study) -> dict[str, Any]:
     nonempty = np.asarray(missed_lengths) > 0
     missed_delta[missed_starts[nonempty]] = missed_codes[missed_starts[nonempty]]
     columns["missed_delta"] = missed_delta.astype(_narrow(missed_delta))
-    missed_grades = np.array([g for _, g in missed], dtype=np.int64)
+    missed_grades = _joined([grades for _, grades in missed], np.int64)
     columns["missed_grades"] = missed_grades.astype(_narrow(missed_grades))
 
     ties: dict[str, dict[str, list[Any]]] = {}
@@ -222,6 +223,14 @@ def _places(e: Explanation | None) -> Places | None:
     )
 
 
+def _missed(missed: Sequence[tuple[str, int]]) -> tuple[Any, Any]:
+    """The missed documents' ids (a pyarrow string array) and grades: an explanation's
+    columns (:class:`~prfeval._retrieval.explain.Missed`), or any sequence of pairs."""
+    if isinstance(missed, Missed):
+        return _id_array(missed.doc_ids), missed.grades
+    return _id_array([d for d, _ in missed]), [g for _, g in missed]
+
+
 def _joined(parts: list[Any], dtype: type[np.generic]) -> npt.NDArray[Any]:
     """The columns of every ranking shown, one after the other, as one array."""
     if not parts:
@@ -244,7 +253,7 @@ def _id_array(ids: Any) -> Any:
     return ids if isinstance(ids, pa.Array) else pa.array(list(ids), type=pa.string())
 
 
-def _vocabulary(parts: list[Any]) -> tuple[Any, npt.NDArray[np.int64]]:
+def id_vocabulary(parts: list[Any]) -> tuple[Any, npt.NDArray[np.int64]]:
     """The distinct ids of ``parts`` (pyarrow string arrays, one after the other) as UTF-8,
     in byte order (a ``large_binary`` array), and each id's code into them."""
     import pyarrow as pa
@@ -255,7 +264,7 @@ def _vocabulary(parts: list[Any]) -> tuple[Any, npt.NDArray[np.int64]]:
     ids = pa.concat_arrays(parts) if parts else pa.array([], type=pa.large_string())
     if not len(ids):
         return pa.array([], type=pa.large_binary()), np.zeros(0, dtype=np.int64)
-    keys = _short_keys(ids)
+    keys = byte_order_keys(ids)
     if keys is not None:
         # By sorting (numpy's unique hashes, and its search misses the cache: both slower).
         order = np.argsort(keys)
@@ -276,7 +285,7 @@ def _vocabulary(parts: list[Any]) -> tuple[Any, npt.NDArray[np.int64]]:
     return distinct.take(pa.array(order)), codes
 
 
-def _short_keys(ids: Any) -> npt.NDArray[np.uint64] | None:
+def byte_order_keys(ids: Any) -> npt.NDArray[np.uint64] | None:
     """Each id as one integer in the ids' byte order, when that can be had: past the bytes
     every id shares at its start, at most 8 bytes are left of any id, and no id holds a NUL
     byte. The rest of each id, zero-padded to 8 bytes and read big-endian, then orders as

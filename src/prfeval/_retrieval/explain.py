@@ -40,6 +40,7 @@ __all__ = [
     "CutTie",
     "ExplainSink",
     "Explanation",
+    "Missed",
     "Places",
     "RankedDocument",
     "WorstSink",
@@ -150,6 +151,56 @@ class Places(Sequence[RankedDocument]):
         )
 
 
+@dataclass(frozen=True, eq=False)
+class Missed(Sequence[tuple[str, int]]):
+    """The relevant documents a ranking never retrieved, column by column: a sequence of
+    ``(doc id, grade)`` pairs in doc id order, each made when it is read (a report keeps
+    those of thousands of queries, and reads the columns).
+
+    ``doc_ids`` is a pyarrow string array (or any sequence of str), ``grades`` a numpy array
+    (or a sequence of int). Equal to any sequence of the same pairs, and shown as a tuple of
+    them.
+    """
+
+    doc_ids: Sequence[str] | Any
+    grades: Sequence[int] | npt.NDArray[np.int64]
+
+    def __len__(self) -> int:
+        return len(self.grades)
+
+    def _pair(self, i: int) -> tuple[str, int]:
+        doc = self.doc_ids[i]
+        return (doc.as_py() if hasattr(doc, "as_py") else doc, int(self.grades[i]))
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[str, int]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[tuple[str, int], ...]: ...
+
+    def __getitem__(
+        self, index: int | slice
+    ) -> tuple[str, int] | tuple[tuple[str, int], ...]:
+        pairs = range(len(self))
+        if isinstance(index, slice):
+            return tuple(self._pair(i) for i in pairs[index])
+        return self._pair(pairs[index])
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        ids = self.doc_ids.to_pylist() if hasattr(self.doc_ids, "to_pylist") else self.doc_ids
+        return zip(ids, map(int, self.grades), strict=True)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
 @dataclass(frozen=True)
 class CutTie:
     """Tied documents that a cutoff cuts through: ranks ``first`` to ``last`` share a score,
@@ -209,7 +260,7 @@ class Explanation:
     ranking: Sequence[RankedDocument]
     n_retrieved: int
     n_relevant: int
-    missed: tuple[tuple[str, int], ...]
+    missed: Sequence[tuple[str, int]]
     recall_reached: dict[float, tuple[int, float] | None]
     best: tuple[int, float, float, float] | None
     values: dict[str, float]
@@ -672,39 +723,43 @@ def _explain_block(
     labels = [str(m) for m in measures]
     by_query = values[:, chosen].T.tolist()
 
+    # Each query's numbers as Python values, read once for all of them.
+    reached_lists = [_ranks_and_precision(at, starts, p) for at in reached_at.values()]
+    best_lists = [x.tolist() for x in (best_at - starts + 1, p[best_at], r[best_at], f[best_at])]\
+        if rows.size else [[0] * n_chosen] * 4  # (no query has a best place: none is read)
+    cut_any = _may_cut(measures, jr.scores, lo, lengths, n_rel)
+    query_ids, n_retrieved, n_relevant = jr.query_ids, lengths.tolist(), n_rel.tolist()
+    place_columns = [col for col in columns if col is not None]
+    no_scores = jr.scores is None
+
     explained = []
     begin = 0
     for j in range(n_chosen):
-        i = int(chosen[j])
         end = shown_ends[j]
-        scores = None if jr.scores is None else jr.scores[lo[j] : hi[j]]
-        cut = tuple(
-            CutTie(
-                k_,
-                names,
-                a,
-                b,
-                score,
-                _tied_ids(jr, jr.doc_codes[lo[j] + a - 1 : lo[j] + b], by_score),
-            )
-            for k_, names, a, b, score in _cut_ties(measures, scores, int(n_rel[j]))
-        )
-        reached: dict[float, tuple[int, float] | None] = {}
-        for level_r, at in reached_at.items():
-            hit = int(at[j])
-            reached[level_r] = None if hit < 0 else (hit - int(starts[j]) + 1, float(p[hit]))
-        b = int(best_at[j])
+        cut: tuple[CutTie, ...] = ()
+        if cut_any[j]:
+            scores = jr.scores[lo[j] : hi[j]]  # type: ignore[index]
+            cut = tuple(
+                CutTie(k_, names, a, b, score,
+                       _tied_ids(jr, jr.doc_codes[lo[j] + a - 1 : lo[j] + b], by_score))
+                for k_, names, a, b, score in _cut_ties(measures, scores, n_relevant[j])
+            )  # fmt: skip
+        reached = {
+            level_r: None if ranks[j] < 0 else (ranks[j], precisions[j])
+            for level_r, (ranks, precisions) in zip(RECALL_LEVELS, reached_lists, strict=True)
+        }
         best = None
-        if lengths[j]:
-            best = (b - int(starts[j]) + 1, float(p[b]), float(r[b]), float(f[b]))
+        if n_retrieved[j]:
+            best = (best_lists[0][j], best_lists[1][j], best_lists[2][j], best_lists[3][j])
+        shown = [col[begin:end] for col in place_columns]
+        if no_scores:
+            shown.insert(1, None)
         explained.append(
             Explanation(
-                query=str(jr.query_ids[i]),
-                ranking=Places(
-                    *(None if col is None else col[begin:end] for col in columns)  # type: ignore[arg-type]
-                ),
-                n_retrieved=int(lengths[j]),
-                n_relevant=int(n_rel[j]),
+                query=str(query_ids[int(chosen[j])]),
+                ranking=Places(*shown),
+                n_retrieved=n_retrieved[j],
+                n_relevant=n_relevant[j],
                 missed=missed[j],
                 recall_reached=reached,
                 best=best,
@@ -717,6 +772,44 @@ def _explain_block(
         )
         begin = end
     return explained
+
+
+def _ranks_and_precision(
+    at: npt.NDArray[np.int64], starts: npt.NDArray[np.int64], p: npt.NDArray[np.float64]
+) -> tuple[list[int], list[float]]:
+    """The rank of each place ``at`` (an index into the places of the queries beginning at
+    ``starts``; -1 for none, whose rank is -1) and the precision there."""
+    if not p.size:  # no place at all: every ``at`` is -1
+        return [-1] * at.size, [0.0] * at.size
+    hit = at >= 0
+    return np.where(hit, at - starts + 1, -1).tolist(), p[np.where(hit, at, 0)].tolist()
+
+
+def _may_cut(
+    measures: Sequence[Measure],
+    scores: npt.NDArray[np.float64] | None,
+    lo: npt.NDArray[np.int64],
+    lengths: npt.NDArray[np.int64],
+    n_rel: npt.NDArray[np.int64],
+) -> list[bool]:
+    """Whether any cutoff of the measures (k, or R for R-precision) falls inside a tie of
+    each query (``_cut_ties`` then says which): places k and k + 1 share a score."""
+    n = lengths.size
+    if scores is None or not scores.size:
+        return [False] * n
+    cuts = np.zeros(n, dtype=bool)
+    for m in measures:
+        if m.definition.depth == "R" and m.definition.counts is not None:
+            k = n_rel.astype(np.int64)
+        elif m.k is not None:
+            k = np.full(n, min(int(m.k), 2**62), dtype=np.int64)
+        else:
+            continue
+        inside = (k > 0) & (k < lengths)
+        at = lo + np.where(inside, k, 1)  # place k + 1, 0-based; any place when outside
+        at = np.minimum(at, scores.size - 1)
+        cuts |= inside & (scores[at - 1] == scores[at])
+    return cuts.tolist()  # type: ignore[no-any-return]
 
 
 def _id_array(jr: JudgedRanking, codes: npt.NDArray[np.int64]) -> Any:
@@ -764,10 +857,13 @@ def _missed_block(
     level: int,
     retrieved_codes: npt.NDArray[np.int64],
     retrieved_query: npt.NDArray[np.int64],
-) -> list[tuple[tuple[str, int], ...]]:
+) -> list[Missed]:
     """Each chosen query's relevant judged documents that are not among its relevant places
     (``retrieved_codes``, of the chosen query ``retrieved_query``), as (doc id, grade) in doc
     id order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     lo, hi = jr.judged_offsets[chosen], jr.judged_offsets[chosen + 1]
     lengths = (hi - lo).astype(np.int64)
     rows = ranges(lo, lengths)
@@ -781,16 +877,19 @@ def _missed_block(
                     retrieved_query * width + retrieved_codes)  # fmt: skip
     keep = relevant[~found]
     if not keep.size:
-        return [()] * chosen.size
-    # In doc id order within each query, as Python orders (id, grade) pairs: numpy compares
-    # its strings by code point, as Python does.
-    ids = np.array(_ids(jr, codes[keep]), dtype=str)
-    owners, kept = query[keep], grades[keep]
-    order = np.lexsort((kept, ids, owners))
-    ids_sorted, kept_sorted = ids[order].tolist(), kept[order].tolist()
-    bounds = np.searchsorted(owners[order], np.arange(chosen.size + 1)).tolist()
+        return [Missed((), ())] * chosen.size
+    # In doc id order within each query, then by grade, as Python orders (id, grade) pairs:
+    # Arrow compares strings by their UTF-8 bytes, which is the order of the code points.
+    ids = _id_array(jr, codes[keep])
+    owners, kept = query[keep], grades[keep].astype(np.int64)
+    table = pa.table({"query": owners, "id": ids, "grade": kept})
+    order = pc.sort_indices(
+        table, sort_keys=[("query", "ascending"), ("id", "ascending"), ("grade", "ascending")]
+    )
+    ids_sorted, kept_sorted = ids.take(order), kept[order.to_numpy()]
+    bounds = np.searchsorted(owners[order.to_numpy()], np.arange(chosen.size + 1)).tolist()
     return [
-        tuple(zip(ids_sorted[a:b], kept_sorted[a:b], strict=True))
+        Missed(ids_sorted.slice(a, b - a), kept_sorted[a:b])
         for a, b in itertools.pairwise(bounds)
     ]
 
