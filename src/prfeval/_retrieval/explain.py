@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Unpack, overload
+from typing import Any, TypeVar, Unpack, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -48,6 +48,8 @@ __all__ = [
     "explain_queries",
     "explain_worst",
 ]
+
+_T = TypeVar("_T")
 
 #: Where recall is reported to first reach.
 RECALL_LEVELS: tuple[float, ...] = (0.25, 0.5, 0.75, 1.0)
@@ -83,8 +85,38 @@ class RankedDocument:
         }
 
 
+class _Columns(Sequence[_T]):
+    """A sequence read from columns: item ``i`` is made (``_item``) when it is read. Equal
+    to any sequence of the same items; not hashable."""
+
+    def _item(self, i: int) -> _T:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> _T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[_T, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> _T | tuple[_T, ...]:
+        items = range(len(self))
+        if isinstance(index, slice):
+            return tuple(self._item(i) for i in items[index])
+        return self._item(items[index])
+
+    def __iter__(self) -> Iterator[_T]:
+        return (self._item(i) for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 @dataclass(frozen=True, eq=False)
-class Places(Sequence[RankedDocument]):
+class Places(_Columns[RankedDocument]):
     """The places shown of a ranking, column by column: a sequence of
     :class:`RankedDocument`, each made when it is read (a report keeps a hundred places of
     thousands of queries, and reads the columns).
@@ -107,7 +139,7 @@ class Places(Sequence[RankedDocument]):
     def __len__(self) -> int:
         return len(self.doc_ids)
 
-    def _place(self, i: int) -> RankedDocument:
+    def _item(self, i: int) -> RankedDocument:
         doc = self.doc_ids[i]
         grade = self.grades[i]
         return RankedDocument(
@@ -121,28 +153,6 @@ class Places(Sequence[RankedDocument]):
             float(self.recall[i]),
         )
 
-    @overload
-    def __getitem__(self, index: int) -> RankedDocument: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> tuple[RankedDocument, ...]: ...
-
-    def __getitem__(self, index: int | slice) -> RankedDocument | tuple[RankedDocument, ...]:
-        places = range(len(self))
-        if isinstance(index, slice):
-            return tuple(self._place(i) for i in places[index])
-        return self._place(places[index])
-
-    def __iter__(self) -> Iterator[RankedDocument]:
-        return (self._place(i) for i in range(len(self)))
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence):
-            return NotImplemented
-        return tuple(self) == tuple(other)
-
-    __hash__ = None  # type: ignore[assignment]
-
     def flags(self) -> str:
         """A letter per place: ``r`` counts as relevant, ``d`` a repeated document, ``.``
         the others."""
@@ -152,7 +162,7 @@ class Places(Sequence[RankedDocument]):
 
 
 @dataclass(frozen=True, eq=False)
-class Missed(Sequence[tuple[str, int]]):
+class Missed(_Columns[tuple[str, int]]):
     """The relevant documents a ranking never retrieved, column by column: a sequence of
     ``(doc id, grade)`` pairs in doc id order, each made when it is read (a report keeps
     those of thousands of queries, and reads the columns).
@@ -168,34 +178,13 @@ class Missed(Sequence[tuple[str, int]]):
     def __len__(self) -> int:
         return len(self.grades)
 
-    def _pair(self, i: int) -> tuple[str, int]:
+    def _item(self, i: int) -> tuple[str, int]:
         doc = self.doc_ids[i]
         return (doc.as_py() if hasattr(doc, "as_py") else doc, int(self.grades[i]))
 
-    @overload
-    def __getitem__(self, index: int) -> tuple[str, int]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> tuple[tuple[str, int], ...]: ...
-
-    def __getitem__(
-        self, index: int | slice
-    ) -> tuple[str, int] | tuple[tuple[str, int], ...]:
-        pairs = range(len(self))
-        if isinstance(index, slice):
-            return tuple(self._pair(i) for i in pairs[index])
-        return self._pair(pairs[index])
-
-    def __iter__(self) -> Iterator[tuple[str, int]]:
+    def __iter__(self) -> Iterator[tuple[str, int]]:  # the ids in one call, not one by one
         ids = self.doc_ids.to_pylist() if hasattr(self.doc_ids, "to_pylist") else self.doc_ids
         return zip(ids, map(int, self.grades), strict=True)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence):
-            return NotImplemented
-        return tuple(self) == tuple(other)
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return repr(tuple(self))
