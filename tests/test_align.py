@@ -185,15 +185,21 @@ def lines_to_run(lines):
 
 
 @pytest.mark.parametrize("sort", [True, False])
-@pytest.mark.parametrize("shape", ["runs", "dictionary", "plain"])
+@pytest.mark.parametrize("shape", ["runs", "dictionary", "plain", "long", "wide"])
 def test_factorize_shortcuts_give_codes_of_the_same_ids(sort, shape):
+    # plain and long: ids told apart by their last 8 bytes (sorted as integers); wide: not.
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from prfeval._core.codes import factorize
+    from prfeval._core.codes import byte_order_keys, factorize
 
     rng = np.random.default_rng(7)
     ids = [f"d{v}" for v in rng.integers(0, 30, size=200)]
+    if shape in ("long", "wide"):
+        ids = [f"clueweb09-en{v:04d}-{v % 7}" for v in rng.integers(0, 30, size=200)]
+        if shape == "wide":
+            ids += [f"{v}-\u00e9t\u00e9-{v:012d}" for v in rng.integers(0, 3, size=20)]
+        assert (byte_order_keys(pa.array(ids)) is None) == (shape == "wide")
     if shape == "runs":
         ids = [i for i in ids[:40] for _ in range(int(rng.integers(1, 6)))]
     first = pa.array(ids)

@@ -21,7 +21,8 @@ import pytest
 
 from hand_made import qrels_lines, run_dict_lines, run_lines, write_lines
 from prfeval._comparison.study import study
-from prfeval._report.drilldown import DIGITS, base85, byte_order_keys, drilldown_data, id_vocabulary
+from prfeval._core.codes import byte_order_keys
+from prfeval._report.drilldown import DIGITS, base85, drilldown_data, id_vocabulary
 from prfeval._report.html import render_study
 from random_data import Noisy, judged_runs, rounded, uniform_rounded, with_repeats
 from report_data import drilldown, opened_report, shown_drilldown

@@ -18,7 +18,7 @@ from prfeval._core.arrow import arrow_ints, arrow_strings, bools_of, ints_or, nu
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["factorize", "ranks_by_doc_descending", "run_starts"]
+__all__ = ["byte_order_keys", "factorize", "ranks_by_doc_descending", "run_starts"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -58,6 +58,14 @@ def factorize(
     ]
     if not chunks:
         return [np.zeros(n, dtype=np.int64) for n in lengths], arrow_strings([])
+    if sort and not runs:
+        # The same codes as hashing and sorting the distinct ids give, by one sort of
+        # integers, when the ids allow it (a third of the time for 1.5M ids of 10 bytes).
+        ids = pa.concat_arrays(chunks) if len(chunks) > 1 else chunks[0]
+        keys = byte_order_keys(ids)
+        if keys is not None:
+            codes, dictionary = _codes_of_keys(ids, keys)
+            return list(np.split(codes, np.cumsum(lengths)[:-1])), dictionary
     run_lengths = None
     if runs:
         firsts, run_lengths = [], []
@@ -79,6 +87,67 @@ def factorize(
     if run_lengths is not None:
         indices = np.repeat(indices, run_lengths)
     return _codes_in_order(indices.astype(np.int64), dictionary, lengths, sort=sort)
+
+
+def byte_order_keys(ids: pa.Array) -> npt.NDArray[np.uint64] | None:
+    """Each id (of a string array) as one integer in the ids' byte order, when that can be
+    had: past the bytes every id shares at its start, at most 8 bytes are left of any id,
+    and no id holds a NUL byte. The rest of each id, zero-padded to 8 bytes and read
+    big-endian, then orders as the ids do (a shorter id before any longer one it begins) and
+    tells them apart. ``None`` otherwise (ids of 20 bytes with nothing in common, say).
+
+    Numeric ids of up to 8 digits, or ids such as ``doc0012345`` whose differences lie in
+    their last 8 bytes, take this way, which sorts integers instead of hashing strings."""
+    import pyarrow as pa
+
+    if not len(ids):
+        return None
+    large = pa.types.is_large_string(ids.type) or pa.types.is_large_binary(ids.type)
+    offsets = np.frombuffer(ids.buffers()[1], dtype=np.int64 if large else np.int32)
+    offsets = offsets[ids.offset : ids.offset + len(ids) + 1].astype(np.int64)
+    data = np.frombuffer(ids.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+    starts, lengths = offsets[:-1] - offsets[0], np.diff(offsets)
+    if ids.null_count or (data == 0).any():
+        return None
+    shared, width = 0, int(lengths.max())
+    if width and int(lengths.min()) == width:  # ids of one length: a row each, in place
+        rows = data.reshape(-1, width)
+        shared = max(0, width - 8)
+        if not (rows[:, :shared] == rows[0, :shared]).all():
+            return None
+        rest = np.zeros((rows.shape[0], 8), dtype=np.uint8)
+        rest[:, : width - shared] = rows[:, shared:]
+        return rest.view(">u8").reshape(-1).astype(np.uint64)
+    while width - shared > 8:  # the shared start has to make up the difference
+        if int(lengths.min()) <= shared or not (data[starts + shared] == data[shared]).all():
+            return None
+        shared += 1
+    keys = np.zeros(len(ids), dtype=np.uint64)
+    ends = starts + lengths
+    for at in range(shared, shared + 8):  # a byte at a time, most significant first
+        inside = starts + at < ends
+        byte = np.zeros(keys.size, dtype=np.uint64)
+        byte[inside] = data[(starts + at)[inside]]
+        keys = (keys << np.uint64(8)) | byte
+    return keys
+
+
+def _codes_of_keys(ids: pa.Array, keys: npt.NDArray[np.uint64]) -> tuple[IntArray, pa.Array]:
+    """The codes of ``ids`` in byte order from their :func:`byte_order_keys`, and the
+    distinct ids (strings), by sorting the keys (numpy's unique hashes, and its search
+    misses the cache: both slower)."""
+    import pyarrow as pa
+
+    order = np.argsort(keys)
+    ordered = keys[order]
+    new = np.empty(ordered.size, dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    codes = np.empty(keys.size, dtype=np.int64)
+    codes[order] = np.cumsum(new) - 1  # each id's key's place among the distinct
+    # Any id of a key stands for it: they are the same id.
+    distinct = ids.take(arrow_ints(order[new]))
+    return codes, distinct if distinct.type == pa.string() else distinct.cast(pa.string())
 
 
 def _same_dictionary(a: Any, b: Any) -> bool:

@@ -69,11 +69,12 @@ import numpy.typing as npt
 
 from prfeval._comparison.study import Study
 from prfeval._core.arrays import ranges
+from prfeval._core.codes import factorize
 from prfeval._core.ranking import UNJUDGED
 from prfeval._plots.figures import run_color
 from prfeval._retrieval.explain import Explanation, Missed, Places
 
-__all__ = ["UNJUDGED_GRADE", "byte_order_keys", "drilldown_data", "id_vocabulary"]
+__all__ = ["UNJUDGED_GRADE", "drilldown_data", "id_vocabulary"]
 
 #: The grade written for an unjudged place (below any grade a qrels line can give).
 UNJUDGED_GRADE = -(2**31)
@@ -257,74 +258,11 @@ def id_vocabulary(parts: list[Any]) -> tuple[Any, npt.NDArray[np.int64]]:
     """The distinct ids of ``parts`` (pyarrow string arrays, one after the other) as UTF-8,
     in byte order (a ``large_binary`` array), and each id's code into them."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    if len({part.type for part in parts}) > 1:
-        parts = [part.cast(pa.large_string()) for part in parts]
-    ids = pa.concat_arrays(parts) if parts else pa.array([], type=pa.large_string())
-    if not len(ids):
+    if not parts or not sum(len(part) for part in parts):
         return pa.array([], type=pa.large_binary()), np.zeros(0, dtype=np.int64)
-    keys = byte_order_keys(ids)
-    if keys is not None:
-        # By sorting (numpy's unique hashes, and its search misses the cache: both slower).
-        order = np.argsort(keys)
-        ordered = keys[order]
-        new = np.empty(ordered.size, dtype=bool)
-        new[:1] = True
-        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-        codes = np.empty(keys.size, dtype=np.int64)
-        codes[order] = np.cumsum(new) - 1  # the rank of each id's key among the distinct
-        # Any id of a key stands for it: they are the same id.
-        return ids.take(pa.array(order[new])).cast(pa.large_binary()), codes
-    encoded = ids.dictionary_encode()
-    distinct = encoded.dictionary.cast(pa.large_binary())  # byte order, as trec_eval's strcmp
-    order = pc.array_sort_indices(distinct).to_numpy()
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size)
-    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
-    return distinct.take(pa.array(order)), codes
-
-
-def byte_order_keys(ids: Any) -> npt.NDArray[np.uint64] | None:
-    """Each id as one integer in the ids' byte order, when that can be had: past the bytes
-    every id shares at its start, at most 8 bytes are left of any id, and no id holds a NUL
-    byte. The rest of each id, zero-padded to 8 bytes and read big-endian, then orders as
-    the ids do (a shorter id before any longer one it begins), and tells them apart.
-    ``None`` otherwise (document ids of 20 bytes with nothing in common, say)."""
-    offsets = np.frombuffer(ids.buffers()[1], dtype=_offset_type(ids))[ids.offset :]
-    offsets = offsets[: len(ids) + 1].astype(np.int64)
-    data = np.frombuffer(ids.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
-    starts, lengths = offsets[:-1] - offsets[0], np.diff(offsets)
-    if (data == 0).any():
-        return None
-    shared, width = 0, int(lengths.max())
-    if width and int(lengths.min()) == width:  # ids of one length: a row each, in place
-        rows = data.reshape(-1, width)
-        shared = max(0, width - 8)
-        if not (rows[:, :shared] == rows[0, :shared]).all():
-            return None
-        rest = np.zeros((rows.shape[0], 8), dtype=np.uint8)
-        rest[:, : width - shared] = rows[:, shared:]
-        return rest.view(">u8").reshape(-1).astype(np.uint64)
-    while width - shared > 8:  # the shared start has to make up the difference
-        if int(lengths.min()) <= shared or not (data[starts + shared] == data[shared]).all():
-            return None
-        shared += 1
-    keys = np.zeros(len(ids), dtype=np.uint64)
-    ends = starts + lengths
-    for at in range(shared, shared + 8):  # a byte at a time, most significant first
-        inside = starts + at < ends
-        byte = np.zeros(keys.size, dtype=np.uint64)
-        byte[inside] = data[(starts + at)[inside]]
-        keys = (keys << np.uint64(8)) | byte
-    return keys
-
-
-def _offset_type(ids: Any) -> type[np.integer[Any]]:
-    import pyarrow as pa
-
-    large = pa.types.is_large_string(ids.type) or pa.types.is_large_binary(ids.type)
-    return np.int64 if large else np.int32
+    codes, distinct = factorize(parts, sort=True)  # byte order, as trec_eval's strcmp
+    return distinct.cast(pa.large_binary()), np.concatenate(codes)
 
 
 def _front_coded(vocab: Any) -> dict[str, npt.NDArray[Any]]:
