@@ -24,7 +24,8 @@ per query, so 1,000, 10,000 and 30,000 queries; generated once under ``bench/dat
 Memory is sampled every 50 ms from ``/proc`` over the Spark process and its children, by
 kind: the Python driver, the JVM (in local mode it is the driver and the executors), and the
 Python workers (``pyspark.daemon`` and its forks). The driver's own Python allocations during
-the Spark engine's call are measured with ``tracemalloc`` (its peak). The first round in a
+one more Spark engine call, untimed, are measured with ``tracemalloc`` (its peak: tracing
+slows the driver, so no timed round is traced). The first round in a
 session is reported apart (JIT, worker start-up).
 
 Prints a markdown report and writes it, with every sample, to ``bench/results/spark.{md,json}``.
@@ -281,17 +282,23 @@ def child_spark(qrels: str, run: str, names: list[str], reps: int, warmup: int,
         out["session_seconds"] = time.perf_counter() - start
 
         def engine() -> dict[str, Any]:
-            tracemalloc.start()
             t = time.perf_counter()
             result = prfeval.spark.evaluate(
                 qrels, run, names, spark=spark, persist=False, partitions=partitions
             )
-            seconds = time.perf_counter() - t
+            return {"seconds": time.perf_counter() - t, "macro": result.macro,
+                    "partitions": result.partitions}
+
+        def traced() -> float:
+            """The driver's Python allocations (MiB, their peak) over one more call,
+            untimed: tracing every allocation slows the driver's reading of the judgments
+            several times over, so no timed round is traced (RankingEvaluator's are not)."""
+            tracemalloc.start()
+            prfeval.spark.evaluate(qrels, run, names, spark=spark, persist=False,
+                                   partitions=partitions)  # fmt: skip
             _, peak = tracemalloc.get_traced_memory()
             tracemalloc.stop()
-            return {"seconds": seconds, "macro": result.macro,
-                    "driver_python_alloc_mib": peak / 2**20,
-                    "partitions": result.partitions}
+            return peak / 2**20
 
         def mllib() -> dict[str, Any]:
             t = time.perf_counter()
@@ -312,10 +319,13 @@ def child_spark(qrels: str, run: str, names: list[str], reps: int, warmup: int,
                 out[key].append(sample)
                 print(f"  {key:18} round {r}: {sample['seconds']:.2f} s, "
                       f"{sample['cpu_seconds']:.1f} s CPU", file=sys.stderr)
+        spark.sparkContext.setJobGroup("traced/0", "traced")
+        out["driver_python_alloc_mib"] = traced()
         spark.stop()
     for group, metrics in task_metrics(log_dir).items():
         key, r = group.split("/")
-        out[key][int(r)]["tasks"] = metrics
+        if key in ("spark_engine", "ranking_evaluator"):
+            out[key][int(r)]["tasks"] = metrics
     return out
 
 
@@ -424,7 +434,7 @@ def render(report: dict[str, Any]) -> str:
     for size, r in report["sizes"].items():
         eng = [s for s in r["spark_engine"] if not s.get("warmup")]
         peak = {k: max(s["rss_mib"].get(k, 0) for s in eng) for k in ("driver", "jvm", "workers")}
-        alloc = max(s["driver_python_alloc_mib"] for s in eng)
+        alloc = r["driver_python_alloc_mib"]
         local_rss = statistics.median(s["rss_mib"] for s in r["local"])
         lines.append(
             f"| {size} | {peak['driver']:.0f} MiB | {alloc:.1f} MiB | {peak['jvm']:.0f} MiB | "
