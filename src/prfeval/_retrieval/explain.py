@@ -853,6 +853,8 @@ def _missed_block(
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from prfeval._core.arrow import arrow_ints, numpy_of
+
     lo, hi = jr.judged_offsets[chosen], jr.judged_offsets[chosen + 1]
     lengths = (hi - lo).astype(np.int64)
     rows = ranges(lo, lengths)
@@ -871,12 +873,14 @@ def _missed_block(
     # Arrow compares strings by their UTF-8 bytes, which is the order of the code points.
     ids = _id_array(jr, codes[keep])
     owners, kept = query[keep], grades[keep].astype(np.int64)
-    table = pa.table({"query": owners, "id": ids, "grade": kept})
+    # (Columns built from their buffers: pa.array of numpy would import pandas to check.)
+    table = pa.table({"query": arrow_ints(owners), "id": ids, "grade": arrow_ints(kept)})
     order = pc.sort_indices(
         table, sort_keys=[("query", "ascending"), ("id", "ascending"), ("grade", "ascending")]
     )
-    ids_sorted, kept_sorted = ids.take(order), kept[order.to_numpy()]
-    bounds = np.searchsorted(owners[order.to_numpy()], np.arange(chosen.size + 1)).tolist()
+    ids_sorted, at = ids.take(order), numpy_of(order)
+    kept_sorted = kept[at]
+    bounds = np.searchsorted(owners[at], np.arange(chosen.size + 1)).tolist()
     return [
         Missed(ids_sorted.slice(a, b - a), kept_sorted[a:b])
         for a, b in itertools.pairwise(bounds)
