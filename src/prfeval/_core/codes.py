@@ -22,6 +22,9 @@ __all__ = ["byte_order_keys", "factorize", "ranks_by_doc_descending", "run_start
 
 IntArray = npt.NDArray[np.int64]
 
+# Below this many bytes (ids and offsets) the chunks of ids fit one string array.
+_ONE_ARRAY_BYTES = 2**31 - 2**20
+
 
 def factorize(
     arrays: list[Any], *, sort: bool = True, runs: bool = False
@@ -58,7 +61,9 @@ def factorize(
     ]
     if not chunks:
         return [np.zeros(n, dtype=np.int64) for n in lengths], arrow_strings([])
-    if not runs:
+    # One string array holds at most 2 GiB of ids (32-bit offsets): larger inputs are hashed
+    # chunk by chunk, as below.
+    if not runs and sum(c.nbytes for c in chunks) < _ONE_ARRAY_BYTES:
         # The same codes as hashing the ids (and sorting the distinct ones) gives, from
         # integers, when the ids allow it: a sort of them for byte order (a third of the time
         # for 1.5M ids of 10 bytes), a hash of them for the order of first appearance.
