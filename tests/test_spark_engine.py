@@ -311,6 +311,40 @@ def test_a_run_file_in_splits_and_one_not_grouped_by_query(
         assert_same(result, local, settings_too=True)
 
 
+@pytest.mark.parametrize(
+    "options", [{}, {"duplicates": "first", "complete": True}, {"order": "file", "level": 2}]
+)
+def test_a_run_file_in_splits_read_by_the_compiled_pass(spark, tmp_path, monkeypatch, options):
+    """Plain TREC files (the layout the compiled pass takes), read in dozens of splits by
+    the pass on the executors: the local numbers (the local engine reads them by the pass
+    too, and the shuffled route, which parses with Arrow, agrees)."""
+    from prfeval._io import native
+
+    if native.unavailable() is not None:
+        pytest.skip(f"the compiled pass is not available: {native.unavailable()}")
+    qrels, run = tables(15)
+    qrels_path, run_path = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    judgments = zip(*(qrels.column(c).to_pylist() for c in ("query_id", "doc_id", "relevance")),
+                    strict=True)  # fmt: skip
+    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in judgments))
+    lines = zip(*(run.column(c).to_pylist() for c in ("query_id", "doc_id", "score")), strict=True)
+    run_path.write_text(
+        "".join(f"{q} Q0 {d} {i + 1} {s} tag\n" for i, (q, d, s) in enumerate(lines))
+    )
+    monkeypatch.setenv("PRFEVAL_NATIVE", "1")  # the pass, however small the files
+    monkeypatch.setattr("prfeval.spark._engine.SPLIT_BYTES", 500)
+    taken = []
+    pass_takes = native.pass_takes
+    monkeypatch.setattr(native, "pass_takes", lambda *a: taken.append(pass_takes(*a)) or taken[-1])
+    local = prfeval.evaluate(str(qrels_path), str(run_path), DEFAULT, **options)
+    for broadcast in (1 << 20, 0):
+        result = prfeval.spark.evaluate(
+            str(qrels_path), str(run_path), DEFAULT, spark=spark, broadcast=broadcast, **options
+        )
+        assert_same(result, local, settings_too=True)
+    assert taken == [True]  # the driver sent the splits to the pass (the shuffle reads none)
+
+
 @pytest.mark.parametrize("text", ["qrels", "run"])
 def test_one_side_text_the_other_parquet(spark, tmp_path, text):
     qrels, run = tables(13)

@@ -66,8 +66,12 @@ __all__ = [
     "NativeJudgments",
     "NativeRun",
     "PassResult",
+    "QueryLines",
     "Segment",
+    "SplitRead",
     "native_source",
+    "pass_takes",
+    "read_split",
     "run_pass",
     "unavailable",
 ]
@@ -217,7 +221,14 @@ class NativeJudgments:
         why = int(self._lib.prf_judged_status(pointer, ctypes.byref(line)))
         self.refused: str | None = _REASONS.get(why, f"refused ({why})") if why else None
 
-    def segments(self, run_path: str, *, order: int = 0) -> Iterator[Segment]:
+    def segments(
+        self,
+        run_path: str,
+        *,
+        order: int = 0,
+        span: tuple[int, int] | None = None,
+        threads: int | None = None,
+    ) -> Iterator[Segment]:
         """The run's segments, each read on a thread of its own while the one before it is
         used, then the segment of the judged queries the run never names (``done``); or up
         to a refused segment. The run only reads the judgments: any number of runs may be
@@ -226,15 +237,24 @@ class NativeJudgments:
         ``order`` 1 asks each segment for its rows in rank order too (``order``: score
         descending, ties by doc id descending, as trec_eval), 2 the same by the scores as
         single precision floats (trec_eval 9).
+
+        ``span`` reads only the bytes ``[start, stop)`` of the file, which must begin and end
+        at line ends (a Spark task's split): its segments, without the judged queries it
+        never names, which only the whole run can tell. Line numbers then count from
+        ``start``. ``threads``: the pass's threads (default: the cores, up to 8).
         """
         if self.refused is not None:
             raise RuntimeError("the judgments cannot serve this run")
         lib, mapped = self._lib, _Mapped(run_path)
+        start, stop = (0, mapped.size) if span is None else span
+        if not 0 <= start <= stop <= mapped.size:
+            mapped.close()
+            raise ValueError(f"bytes {start} to {stop} are not in {run_path}")
         # The run's threads, whatever the judgments' parse had (one, when it ran beside
         # Python's imports).
-        run = _Freed(lib.prf_free_run, lib.prf_run(self._owner.pointer, mapped.address,
-                                                  mapped.size, max_results(), _threads(),
-                                                  order))
+        run = _Freed(lib.prf_free_run, lib.prf_run(self._owner.pointer, mapped.address + start,
+                                                  stop - start, max_results(),
+                                                  threads or _threads(), order))
         try:
             # One segment read ahead on the pool's thread (ctypes releases the GIL); the
             # pool is shut down, waiting for it, before the run is freed.
@@ -246,9 +266,10 @@ class NativeJudgments:
                         break
                     ahead = pool.submit(lib.prf_next, run.pointer)
                     yield segment
-            yield segment if segment.refused is not None else Segment(
-                lib, lib.prf_missing(run.pointer)
-            )
+            if segment.refused is not None:
+                yield segment
+            elif span is None:
+                yield Segment(lib, lib.prf_missing(run.pointer))
         finally:
             del run  # before its judgments and its file
             mapped.close()
@@ -321,6 +342,118 @@ def _takes(qrels: Any, run_path: str, options: EvalOptions) -> bool:
     if file_format(qrels_path, options.qrels_format) != "trec":
         return False
     return not gzipped(qrels_path) and not gzipped(run_path)  # Arrow reads gzip through
+
+
+def pass_takes(qrels_path: str, run_path: str, options: EvalOptions) -> bool:
+    """Whether the compiled pass is built and takes the TREC files ``qrels_path`` and
+    ``run_path`` with ``options`` (see :func:`native_source`)."""
+    return unavailable() is None and _takes(qrels_path, run_path, options)
+
+
+#: The judgments a process read its splits against: path -> (file identity, judgments).
+_SPLIT_JUDGMENTS: dict[str, tuple[tuple[int, ...], NativeJudgments]] = {}
+
+
+def _split_judgments(path: str) -> NativeJudgments:
+    """The pass's judgments of the qrels file at ``path``, parsed once a process for every
+    split it reads (a Spark Python worker serves many tasks), on one thread: the tasks
+    beside it have the other cores. Parsed again when the file changes."""
+    info = os.stat(path)
+    identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    cached = _SPLIT_JUDGMENTS.get(path)
+    if cached is not None and cached[0] == identity:
+        return cached[1]
+    judgments = NativeJudgments(path, threads=1)
+    _SPLIT_JUDGMENTS.clear()  # a worker serves one job at a time: keep one file's
+    _SPLIT_JUDGMENTS[path] = (identity, judgments)
+    return judgments
+
+
+@dataclass(frozen=True)
+class QueryLines:
+    """One query's run lines as the pass read them, in file order: ``rows`` are their
+    places among the lines of the bytes read."""
+
+    query_id: str
+    doc_ids: Any  # pyarrow.StringArray
+    scores: npt.NDArray[np.float64]
+    rows: IntArray
+
+
+class SplitRead:
+    """The lines of a byte range of a run (a Spark task's split), read by the pass: the
+    range's first and last query as lines (:meth:`head`, :meth:`tail`), since the splits
+    beside it may hold more of them, and the blocks of every query between them
+    (:meth:`blocks`), as :class:`NativeRun` gives them."""
+
+    def __init__(
+        self, segments: list[Segment], run_path: str, options: EvalOptions, sorted_docs: bool
+    ) -> None:
+        self._segments = segments
+        self._path, self._options, self._sorted = run_path, options, sorted_docs
+        self.n_queries = sum(s.n_queries for s in segments)
+
+    def _lines(self, segment: Segment, k: int) -> QueryLines:
+        import pyarrow as pa
+
+        start, stop = int(segment.run_start[k]), int(segment.run_start[k + 1])
+        vocab = pa.Array.from_buffers(
+            pa.string(), segment.n_docs,
+            [None, pa.py_buffer(segment.d_off), pa.py_buffer(segment.d_arena)],
+        )  # fmt: skip
+        codes = segment.run_doc[start:stop].astype(np.int64)
+        rows = np.arange(start, stop, dtype=np.int64) + segment.first_row
+        return QueryLines(segment.query_ids()[k], vocab.take(pa.array(codes)),
+                          np.array(segment.scores[start:stop]), rows)  # fmt: skip
+
+    def head(self) -> QueryLines | None:
+        """The lines of the range's first query (``None``: the range has no line)."""
+        return self._lines(self._segments[0], 0) if self.n_queries else None
+
+    def tail(self) -> QueryLines | None:
+        """The lines of the range's last query, when it is not also the first."""
+        if self.n_queries < 2:
+            return None
+        last = self._segments[-1]
+        return self._lines(last, last.n_queries - 1)
+
+    def blocks(self) -> Iterator[Block]:
+        """The blocks of the queries after the first and before the last (run order)."""
+        last = len(self._segments) - 1
+        for i, segment in enumerate(self._segments):
+            first = 1 if i == 0 else 0
+            stop = segment.n_queries - (1 if i == last else 0)
+            if first < stop:
+                yield from _Blocks(segment, self._path, self._options,
+                                   self._sorted).between(first, stop)  # fmt: skip
+
+
+def read_split(
+    qrels_path: str,
+    run_path: str,
+    span: tuple[int, int],
+    options: EvalOptions,
+    *,
+    sorted_docs: bool,
+    threads: int = 1,
+) -> SplitRead | None:
+    """The bytes ``span`` of the run at ``run_path`` (whole lines) read by the pass against
+    the qrels file at ``qrels_path`` (parsed once a process), on ``threads`` threads; or
+    ``None`` when the pass does not take them (the caller reads them with Arrow, which says
+    what is wrong as it always has). The judgments must be those :func:`pass_takes` took."""
+    judgments = _split_judgments(qrels_path)
+    if judgments.refused is not None:
+        return None
+    segments = []
+    order = _rank_order_of(options)
+    for segment in judgments.segments(run_path, order=order, span=span, threads=threads):
+        if segment.refused is not None:
+            return None
+        if segment.n_repeated and options.duplicates == "error":
+            return None  # which repeat is reported first is the reader's to say
+        if segment.n_queries:
+            segments.append(segment)
+    return SplitRead(segments, run_path, options, sorted_docs)
 
 
 class NativeRun(StreamedRun):
@@ -476,13 +609,17 @@ class _Blocks:
         if self.s.done:
             yield Block(None, None, encoded=self._missing_block())  # type: ignore[arg-type]
             return
+        yield from self.between(0, self.s.run_start.size - 1)
+
+    def between(self, first: int, stop: int) -> Iterator[Block]:
+        """The blocks of the segment's queries ``first`` to ``stop`` (run order, ``stop``
+        excluded)."""
         starts = self.s.run_start
-        n_queries = starts.size - 1
-        k = 0
-        while k < n_queries:
+        k = first
+        while k < stop:
             # Whole queries, about BLOCK_ROWS lines (at least one query).
             end = int(np.searchsorted(starts, starts[k] + BLOCK_ROWS, side="right")) - 1
-            end = min(max(end, k + 1), n_queries)
+            end = min(max(end, k + 1), stop)
             yield Block(None, None, encoded=self._run_block(k, end))  # type: ignore[arg-type]
             if self.progress is not None:
                 # The bytes read, as far as the rows measured reach into the segment.

@@ -399,6 +399,18 @@ def _judgments_on_driver(
 Measured = tuple["DataFrame", Any, int]
 
 
+def _compiled_qrels(plan: Plan, qrels: LocalFile | None, run: LocalFile) -> str | None:
+    """The judgments file the compiled pass reads the run's splits against, when it takes
+    both files and the options as the local engine's reader would (a plain TREC qrels file,
+    the run read in score order, every query); else ``None``: the splits are parsed with
+    Arrow."""
+    if qrels is None or qrels.kind != "trec" or plan.frame.has_ranks:
+        return None
+    from prfeval._io.native import pass_takes
+
+    return qrels.path if pass_takes(qrels.path, run.path, plan.options) else None
+
+
 def _in_place(
     session: SparkSession,
     judgments: Judgments,
@@ -435,9 +447,10 @@ def _in_place(
         size = os.path.getsize(run_file.path)
         splits = parallelism * max(1, -(-size // (parallelism * SPLIT_BYTES)))
         passed = session.range(splits, numPartitions=splits).mapInArrow(
-            functools.partial(measure_splits, plan, shared, run_file.path, splits),
+            functools.partial(measure_splits, plan, shared, run_file.path, splits,
+                              compiled_qrels=_compiled_qrels(plan, qrels_file, run_file)),
             Layout.ddl(passed_schema),
-        )
+        )  # fmt: skip
     else:
         passed = ranking.lines.select("line").mapInArrow(
             functools.partial(measure_in_place, plan, shared), Layout.ddl(passed_schema)

@@ -7,8 +7,9 @@ executor (:func:`judged_of`, a :class:`Judged` index broadcast once), the engine
 shuffle the run at all:
 
 1. on each split of the run (:func:`measure_splits`: a byte range of a file every executor
-   can open, read and parsed by the local TREC reader; else :func:`measure_in_place`: a
-   partition of Spark's text lines, parsed in blocks): the rows cut into whole queries; every
+   can open, read by the compiled pass where the driver found it takes both files, else
+   parsed by the local TREC reader; else :func:`measure_in_place`: a partition of Spark's
+   text lines, parsed in blocks): the rows cut into whole queries; every
    query but the split's first and last measured there with its judgments, by the very
    functions the shuffled route runs (one per-query row each); the rows of the first and
    last passed on as they are;
@@ -34,7 +35,7 @@ import functools
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -48,14 +49,19 @@ from prfeval._core.tables import Qrels, Run, SourceLines
 from prfeval._io.blocks import Block
 from prfeval._io.select import restrict_queries
 from prfeval._io.trec import parse_run
+from prfeval._measures import ranking_needs
 from prfeval.spark._blocks import BlockFrame, last_run_start, parse_lines, run_table, whole_queries
 from prfeval.spark._partition import Plan, error_text, marked, measured_rows
+
+if TYPE_CHECKING:
+    from prfeval._io.native import QueryLines
 
 __all__ = [
     "NOT_GROUPED",
     "Judged",
     "check_grouped",
     "judged_of",
+    "line_span",
     "measure_in_place",
     "measure_splits",
     "passed_on_schema",
@@ -369,12 +375,82 @@ def _parsed_text(data: bytes, plan: Plan, first_pos: int) -> pa.Table:
     return _run_rows(run, plan, first_pos)
 
 
+def line_span(path: str, start: int, stop: int) -> tuple[int, int]:
+    """The bytes of the lines of the file at ``path`` that begin in ``[start, stop)``, as
+    :func:`split_text` reads them (empty when none does)."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        begin = 0
+        if start > 0:
+            f.seek(start - 1)
+            begin = start - 1 + len(f.readline())
+        end = size
+        if stop < size:
+            f.seek(stop - 1)
+            end = stop - 1 + len(f.readline())
+    return (begin, end) if begin < end else (begin, begin)
+
+
+def _lines_table(lines: QueryLines, pos: int) -> pa.Table:
+    """A query's lines from the compiled pass as :func:`_run_rows` passes them on."""
+    n = len(lines.scores)
+    return pa.table(
+        {
+            "query_id": pa.array([lines.query_id] * n, pa.string()),
+            "doc_id": lines.doc_ids,
+            "score": lines.scores,
+            "pos": pos + lines.rows,
+        }
+    )
+
+
+def _compiled_split(
+    plan: Plan, qrels_path: str, path: str, span: tuple[int, int], pos: int
+) -> list[pa.RecordBatch] | None:
+    """A split's rows as :func:`_in_place_rows` gives them, its lines read by the compiled
+    pass against the judgments file at ``qrels_path``; ``None`` when the pass does not take
+    them, or measuring them fails (the local reader then reads the split, and says what is
+    wrong as it always has). Nothing is yielded before the whole split is read."""
+    from prfeval._io.native import read_split, unavailable
+
+    if unavailable() is not None:
+        return None
+    doc_order = ranking_needs(plan.measures).doc_order
+    try:
+        read = read_split(qrels_path, path, span, plan.options, sorted_docs=doc_order)
+    except OSError:
+        return None  # the judgments file is not on this executor: the broadcast serves
+    if read is None:
+        return None
+    schema = passed_on_schema(plan)
+    head, tail = read.head(), read.tail()
+    out = [] if head is None else [_with_nulls(_lines_table(head, pos), schema)]
+    try:
+        out.extend(_with_nulls(measured_rows(plan, block), schema) for block in read.blocks())
+    except PrfevalError:
+        return None
+    if tail is not None:
+        out.append(_with_nulls(_lines_table(tail, pos), schema))
+    return out
+
+
 def measure_splits(
-    plan: Plan, broadcast: Any, path: str, splits: int, batches: Iterable[pa.RecordBatch]
+    plan: Plan,
+    broadcast: Any,
+    path: str,
+    splits: int,
+    batches: Iterable[pa.RecordBatch],
+    *,
+    compiled_qrels: str | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """Splits of the run file at ``path`` (on every executor's file system: a file on this
     machine in local mode), their numbers in an ``id`` column, each read and parsed here by
-    the local TREC reader: as :func:`measure_in_place` gives a split of Spark's text."""
+    the local TREC reader: as :func:`measure_in_place` gives a split of Spark's text.
+
+    With ``compiled_qrels`` (the judgments' TREC file, on every executor's file system, that
+    the driver found the compiled pass takes with the run), each split is read by the pass
+    (:func:`prfeval._io.native.read_split`) where it is built and takes the split's bytes:
+    the same rows, at a third of the parse's cost."""
     judged = _judged(broadcast)
     size = os.path.getsize(path)
     chunk = max(1, plan.block_rows * _BYTES_PER_ROW)
@@ -390,7 +466,14 @@ def measure_splits(
     try:
         for batch in batches:
             for split in batch.column("id").to_pylist():
-                yield from _in_place_rows(plan, judged, parsed(int(split)))
+                rows = None
+                if compiled_qrels is not None:
+                    span = line_span(path, *split_bounds(size, splits, int(split)))
+                    rows = _compiled_split(plan, compiled_qrels, path, span,
+                                           int(split) << _SPLIT_SHIFT)  # fmt: skip
+                if rows is None:
+                    rows = _in_place_rows(plan, judged, parsed(int(split)))
+                yield from rows
     except PrfevalError as exc:
         raise RuntimeError(marked(exc)) from None
 
