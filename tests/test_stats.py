@@ -17,6 +17,20 @@ import scipy.stats
 import prfeval._comparison.stats as S
 from hand_made import holm_by_hand
 from prfeval._core.errors import UsageError
+from prfeval._io import native_lib
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def draw_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The randomization test and the bootstrap drawn by the compiled library, then by numpy
+    (``PRFEVAL_NATIVE=0``): both draw the same numbers."""
+    if request.param == "compiled":
+        why_not = native_lib.unavailable()
+        if why_not is not None:
+            pytest.skip(f"the compiled draws are not available: {why_not}")
+    else:
+        monkeypatch.setenv(native_lib.ENV, "0")
+    return request.param
 
 
 def exact_randomization_p(d: np.ndarray) -> float:
@@ -78,13 +92,14 @@ def test_randomization_hand_example() -> None:
 
 
 @pytest.mark.parametrize("d", SMALL)
-def test_randomization_equals_reference_loop_with_same_seed(d: np.ndarray) -> None:
+def test_randomization_equals_reference_loop_with_same_seed(d: np.ndarray, draw_path: str) -> None:
     for seed in (0, 1, 123):
         p = float(S.randomization_test(d, n_permutations=3000, seed=seed))
         assert p == loop_randomization_p(d, 3000, seed)
 
 
 def test_randomization_does_not_depend_on_block_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(native_lib.ENV, "0")  # blocks of draws are numpy's path
     rng = np.random.default_rng(5)
     d = rng.normal(0.02, 0.2, size=(40, 3))
     whole = S.randomization_test(d, n_permutations=5000, seed=9)
@@ -92,7 +107,7 @@ def test_randomization_does_not_depend_on_block_size(monkeypatch: pytest.MonkeyP
     assert np.array_equal(S.randomization_test(d, n_permutations=5000, seed=9), whole)
 
 
-def test_columns_equal_separate_tests() -> None:
+def test_columns_equal_separate_tests(draw_path: str) -> None:
     rng = np.random.default_rng(6)
     d = rng.normal(0.05, 0.3, size=(25, 4))
     together = S.randomization_test(d, n_permutations=2000, seed=3)
@@ -110,7 +125,7 @@ def test_randomization_reproducible_and_seed_dependent() -> None:
     assert len(others) > 1
 
 
-def test_randomization_edge_cases() -> None:
+def test_randomization_edge_cases(draw_path: str) -> None:
     assert float(S.randomization_test(np.zeros(10), n_permutations=100)) == 1.0
     # One query: both signs are as extreme as the observed one.
     assert float(S.randomization_test([0.7], n_permutations=100)) == 1.0
@@ -124,7 +139,7 @@ def test_randomization_edge_cases() -> None:
         S.randomization_test([0.1, 0.2], n_permutations=0)
 
 
-def test_bootstrap_equals_reference_loop() -> None:
+def test_bootstrap_equals_reference_loop(draw_path: str) -> None:
     d = np.array([0.3, -0.1, 0.25, 0.0, 0.4, -0.2, 0.1, 0.05, 0.15])
     n_boot, seed = 4000, 17
     means = loop_bootstrap_means(d, n_boot, seed)
@@ -139,6 +154,7 @@ def test_bootstrap_equals_reference_loop() -> None:
 
 
 def test_bootstrap_columns_and_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(native_lib.ENV, "0")  # blocks of draws are numpy's path
     d = np.random.default_rng(8).normal(0.05, 0.2, size=(30, 2))
     together = S.paired_bootstrap(d, n_resamples=1500, seed=4)
     first = S.paired_bootstrap(d[:, 0], n_resamples=1500, seed=4)
@@ -150,7 +166,7 @@ def test_bootstrap_columns_and_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     assert np.allclose(blocked.high, together.high, atol=1e-12, rtol=0)
 
 
-def test_bootstrap_edge_cases() -> None:
+def test_bootstrap_edge_cases(draw_path: str) -> None:
     constant = S.paired_bootstrap([0.1, 0.1, 0.1], n_resamples=50)
     assert (float(constant.low), float(constant.high)) == (0.1, 0.1)
     zero = S.paired_bootstrap(np.zeros(5), n_resamples=50)

@@ -34,6 +34,8 @@
 
 use std::os::raw::c_int;
 
+mod draws;
+
 const BLOCK: usize = 16 << 20;
 /// A run line's grade when its document is not judged for its query.
 const NO_GRADE: i16 = i16::MIN;

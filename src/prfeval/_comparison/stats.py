@@ -17,10 +17,20 @@ bonferroni       Bonferroni adjustment
 ===============  ===========================================================================
 
 Random draws come from :func:`numpy.random.default_rng` seeded by the caller: the same seed
-and the same differences give the same p-values and intervals, whatever the block size and
-whichever other columns are tested alongside (every column sees the same sign flips and the
-same resamples, as a paired design should). scipy is imported only by the scipy-based tests
-(the ``stats`` extra).
+and the same differences give the same p-values and intervals, whatever the block size, the
+number of threads and whichever other columns are tested alongside (every column sees the
+same sign flips and the same resamples, as a paired design should). Uniform draws ``u`` (of
+query ``i`` in permutation or resample ``b``: draw ``b * n + i``) flip a sign when
+``u < 0.5`` and pick query ``min(floor(n * u), n - 1)``.
+
+The randomization test and the bootstrap draw in the compiled library when it is built
+(:mod:`prfeval._comparison.draws`; ``PRFEVAL_NATIVE=0`` turns it off) and the Generator's
+bit generator is numpy's PCG64 (``default_rng``'s); else with numpy. Both paths draw the
+very same numbers, and leave a Generator passed as ``seed`` in the same state; their sums
+of the draws differ by rounding alone (the library sums each column in query order, numpy
+in BLAS products), so the p-values are the same unless a permuted sum falls within rounding
+of the edge of the tie tolerance, and the intervals agree to rounding (the tests ask for
+1e-12 relative). scipy is imported only by the scipy-based tests (the ``stats`` extra).
 """
 
 from __future__ import annotations
@@ -31,6 +41,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from prfeval._comparison import draws as compiled
 from prfeval._core.errors import UsageError
 
 __all__ = [
@@ -116,7 +127,10 @@ def _tie_tolerance(d: FloatArray) -> FloatArray:
 
 
 def randomization_test(
-    differences: npt.ArrayLike, *, n_permutations: int = 10_000, seed: Seed = 0
+    differences: npt.ArrayLike,
+    *,
+    n_permutations: int = 10_000,
+    seed: Seed = 0,
 ) -> FloatArray:
     """Two-sided paired randomization (sign-flip) test of a zero mean difference.
 
@@ -128,7 +142,8 @@ def randomization_test(
     n_permutations
         Random sign assignments drawn (Monte Carlo); 10,000 by default.
     seed
-        Seed of :func:`numpy.random.default_rng` (or a Generator). Same seed, same p-values.
+        Seed of :func:`numpy.random.default_rng` (or a Generator). Same seed, same p-values,
+        whether the compiled library or numpy draws (see the module's notes).
 
     Returns
     -------
@@ -151,8 +166,10 @@ def randomization_test(
     one up to rounding count as at least as extreme.
 
     Edge cases: all differences 0 gives ``p = 1``; one query gives ``p = 1`` (both signs are
-    as extreme). Signs are drawn as ``uniform < 0.5`` in blocks of rows, so the draws, and
-    the p-values, do not depend on the block size.
+    as extreme). Signs are drawn as ``uniform < 0.5`` (query ``i`` of permutation ``b``
+    from draw ``b * n + i``), in blocks of rows or by the compiled library on threads: the
+    draws, and the p-values, depend on neither. The statistic is computed as the total less
+    twice the sum of the flipped differences.
 
     Examples
     --------
@@ -166,6 +183,13 @@ def randomization_test(
     total = d.sum(axis=0)
     threshold = np.abs(total) - _tie_tolerance(d)
     rng = _rng(seed)
+    if compiled.unavailable(rng, n) is None:
+        # The same draws and sums in the compiled library, on every core: no (B, n) array
+        # of draws, flips or products is ever made (a quarter of the time of the blocks
+        # below).
+        stats = compiled.sign_flip_stats(d, total, n_perm, rng)
+        extreme = (np.abs(stats) >= threshold).sum(axis=0)
+        return _shaped((extreme + 1.0) / (n_perm + 1.0), differences)
     # A column at a time (matrix times vector): a column's sums, and so its p-value, are
     # then the same to the last bit whichever columns stand beside it.
     columns = [np.ascontiguousarray(d[:, j]) for j in range(d.shape[1])]
@@ -228,7 +252,8 @@ def paired_bootstrap(
     n_resamples
         Bootstrap resamples drawn; 10,000 by default.
     seed
-        Seed of :func:`numpy.random.default_rng` (or a Generator).
+        Seed of :func:`numpy.random.default_rng` (or a Generator): the same resamples
+        whether the compiled library or numpy draws (see the module's notes).
 
     Returns
     -------
@@ -239,7 +264,8 @@ def paired_bootstrap(
     -----
     Resampling is over queries, with replacement, keeping the pairs together: resample ``b``
     draws ``n`` query indices :math:`j_{b1}, \\dots, j_{bn}` uniformly (as
-    ``floor(n * uniform)``, in blocks of rows; the draws do not depend on the block size) and
+    ``min(floor(n * uniform), n - 1)`` from draws ``b * n`` to ``b * n + n - 1``, in blocks of
+    rows or by the compiled library on threads; the draws depend on neither) and
     computes :math:`\\bar d^*_b = \\frac{1}{n}\\sum_i d_{j_{bi}}`. The interval is the
     percentile interval: the :math:`(1-c)/2` and :math:`(1+c)/2` quantiles of the
     :math:`\\bar d^*_b` (numpy's default linear interpolation).
@@ -263,8 +289,38 @@ def paired_bootstrap(
         raise UsageError(f"the confidence level must be in (0, 1), got {confidence!r}")
     n_boot = _check_count(n_resamples, "bootstrap resamples")
     d = _differences(differences)
-    n, m = d.shape
+    n = d.shape[0]
     rng = _rng(seed)
+    if compiled.unavailable(rng, n) is None:
+        means = compiled.resample_means(d, n_boot, rng)
+    else:
+        means = _numpy_resample_means(d, n_boot, rng)
+    observed = d.mean(axis=0)
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [tail, 1.0 - tail], axis=0)
+    # Identical draws of a constant column can differ by an ulp after the product; clip so an
+    # interval of a constant is exactly that constant.
+    constant = np.all(d == d[:1], axis=0)
+    low = np.where(constant, d[0], low)
+    high = np.where(constant, d[0], high)
+    shifted = np.abs(means - observed)
+    extreme = (shifted >= np.abs(observed) - _tie_tolerance(d) / n).sum(axis=0)
+    p = (extreme + 1.0) / (n_boot + 1.0)
+    p = np.where(np.all(d == 0, axis=0), 1.0, p)
+    return BootstrapResult(
+        mean=_shaped(observed, differences),
+        low=_shaped(low, differences),
+        high=_shaped(high, differences),
+        p_value=_shaped(p, differences),
+        confidence=float(confidence),
+        n_resamples=n_boot,
+    )
+
+
+def _numpy_resample_means(d: FloatArray, n_boot: int, rng: np.random.Generator) -> FloatArray:
+    """The bootstrap's resample means, shape (n_boot, m), drawn with numpy in blocks of rows
+    (when the compiled library cannot draw for ``rng``)."""
+    n, m = d.shape
     means = np.empty((n_boot, m), dtype=np.float64)
     # A column at a time, as in :func:`randomization_test`.
     columns = [np.ascontiguousarray(d[:, j]) for j in range(m)]
@@ -287,26 +343,7 @@ def paired_bootstrap(
         for j, column in enumerate(columns):
             means[start : start + rows, j] = (weights @ column) / n
         start += rows
-    observed = d.mean(axis=0)
-    tail = (1.0 - confidence) / 2.0
-    low, high = np.quantile(means, [tail, 1.0 - tail], axis=0)
-    # Identical draws of a constant column can differ by an ulp after the product; clip so an
-    # interval of a constant is exactly that constant.
-    constant = np.all(d == d[:1], axis=0)
-    low = np.where(constant, d[0], low)
-    high = np.where(constant, d[0], high)
-    shifted = np.abs(means - observed)
-    extreme = (shifted >= np.abs(observed) - _tie_tolerance(d) / n).sum(axis=0)
-    p = (extreme + 1.0) / (n_boot + 1.0)
-    p = np.where(np.all(d == 0, axis=0), 1.0, p)
-    return BootstrapResult(
-        mean=_shaped(observed, differences),
-        low=_shaped(low, differences),
-        high=_shaped(high, differences),
-        p_value=_shaped(p, differences),
-        confidence=float(confidence),
-        n_resamples=n_boot,
-    )
+    return means
 
 
 def _scipy_stats():  # type: ignore[no-untyped-def]

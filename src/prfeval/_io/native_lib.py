@@ -47,6 +47,7 @@ MIN_BYTES = 8 << 20
 
 _P = ctypes.c_void_p
 _N = ctypes.c_size_t
+_U64 = ctypes.c_uint64
 
 # Each function of the library: (result type, argument types).
 _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
@@ -59,6 +60,11 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "prf_free_segment": (None, [_P]),
     "prf_free_run": (None, [_P]),
     "prf_free_judged": (None, [_P]),
+    # The paired tests' draws (native/pass/src/draws.rs; prfeval._comparison.draws): a
+    # PCG64 state and increment as four 64-bit halves, then the arrays.
+    "prf_pcg64_raw": (None, [_U64, _U64, _U64, _U64, _U64, _U64, _P, _N]),
+    "prf_sign_flip_stats": (None, [_U64, _U64, _U64, _U64, _P, _N, _N, _P, _N, _N, _P]),
+    "prf_resample_means": (None, [_U64, _U64, _U64, _U64, _P, _N, _N, _N, _N, _P]),
 }
 
 _GZIP_MAGIC = b"\x1f\x8b"
