@@ -38,7 +38,14 @@ native:
 	  mv -f $(NATIVE_LIB).new $(NATIVE_LIB); \
 	else echo "the compiled pass did not build: prfeval reads runs with Arrow"; fi
 
-demo: $(DEMO_STAMP)
+# Built again when its sources change, so that a checkout that pulls a new function of the
+# library does not keep a copy without it (which would not load, and turn the pass off).
+NATIVE_STAMP := $(VENV)/.native-built
+$(NATIVE_STAMP): $(DEMO_STAMP) native/pass/Cargo.toml $(wildcard native/pass/src/*.rs)
+	$(MAKE) --no-print-directory native
+	touch $(NATIVE_STAMP)
+
+demo: $(DEMO_STAMP) $(NATIVE_STAMP)
 	$(BIN)/prfeval demo
 
 # The suite in TEST_WORKERS processes (pytest-xdist), a test module to a process at a time, so
@@ -50,14 +57,14 @@ TEST_WORKERS ?= 2
 PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/.pytest_cache/pycache \
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
-test: $(TEST_STAMP)
+test: $(TEST_STAMP) $(NATIVE_STAMP)
 	$(BIN)/ruff check src tests bench
 	$(PYTEST)
 
 # Everything but the tests that start Spark or a browser, read the demo's output, run
 # processes under load, read large files or need a process of their own (CI and `make test`
 # run those too).
-quick: $(TEST_STAMP)
+quick: $(TEST_STAMP) $(NATIVE_STAMP)
 	$(BIN)/ruff check src tests bench
 	$(PYTEST) -m "not slow"
 
