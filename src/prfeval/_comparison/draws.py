@@ -26,15 +26,12 @@ callers then draw with numpy.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import numpy.typing as npt
 
 from prfeval._io import native_lib
 
 __all__ = [
-    "default_threads",
     "raw_draws",
     "resample_means",
     "sign_flip_stats",
@@ -53,15 +50,6 @@ def unavailable(rng: np.random.Generator, n: int = 1) -> str | None:
     if n > 1 << 32:
         return "more than 2^32 queries"  # a resample's picks are 32-bit
     return native_lib.unavailable()
-
-
-def default_threads() -> int:
-    """The cores this process may run on (at most 8)."""
-    try:
-        n = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        n = os.cpu_count() or 1
-    return max(1, min(n, 8))
 
 
 def _halves(rng: np.random.Generator) -> tuple[int, int, int, int]:
@@ -112,7 +100,7 @@ def sign_flip_stats(
         totals = np.ascontiguousarray(totals, dtype=np.float64)
         native_lib.library().prf_sign_flip_stats(
             *_halves(rng), _address(columns), n, m, _address(totals), n_permutations,
-            default_threads() if threads is None else threads, _address(out),
+            native_lib.default_threads() if threads is None else threads, _address(out),
         )  # fmt: skip
     _advance(rng, n_permutations * n)
     return out
@@ -136,7 +124,7 @@ def resample_means(
         columns = _columns(d)
         native_lib.library().prf_resample_means(
             *_halves(rng), _address(columns), n, m, n_resamples,
-            default_threads() if threads is None else threads, _address(out),
+            native_lib.default_threads() if threads is None else threads, _address(out),
         )  # fmt: skip
     _advance(rng, n_resamples * n)
     return out

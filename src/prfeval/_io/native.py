@@ -49,6 +49,7 @@ from prfeval._io.native_lib import (
     ENV,
     LIBRARY,
     claim_parsed,
+    default_threads,
     discard_parsed,
     gzipped,
     large_enough,
@@ -139,14 +140,6 @@ class _Mapped:
             self.map = None
 
 
-def _threads() -> int:
-    try:
-        n = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        n = os.cpu_count() or 1
-    return max(1, min(n, 8))
-
-
 class _Freed:
     """Memory of the pass in Rust, freed by ``free`` when the last array viewing it is gone."""
 
@@ -215,7 +208,7 @@ class NativeJudgments:
         self._lib = library()
         pointer = claim_parsed(self.path)  # the command line may have started it early
         if pointer is None:
-            pointer = parse_judgments(self.path, threads or _threads())
+            pointer = parse_judgments(self.path, threads or default_threads())
         self._owner = _Freed(self._lib.prf_free_judged, pointer)
         line = ctypes.c_int64()
         why = int(self._lib.prf_judged_status(pointer, ctypes.byref(line)))
@@ -254,7 +247,7 @@ class NativeJudgments:
         # Python's imports).
         run = _Freed(lib.prf_free_run, lib.prf_run(self._owner.pointer, mapped.address + start,
                                                   stop - start, max_results(),
-                                                  threads or _threads(), order))
+                                                  threads or default_threads(), order))
         try:
             # One segment read ahead on the pool's thread (ctypes releases the GIL); the
             # pool is shut down, waiting for it, before the run is freed.

@@ -21,6 +21,7 @@ __all__ = [
     "LIBRARY",
     "MIN_BYTES",
     "claim_parsed",
+    "default_threads",
     "discard_parsed",
     "gzipped",
     "judgments_taken",
@@ -98,6 +99,15 @@ def _load() -> tuple[ctypes.CDLL | None, str | None]:
     except (OSError, AttributeError) as exc:
         return None, f"the compiled pass cannot be loaded: {exc}"
     return lib, None
+
+
+def default_threads() -> int:
+    """The library's threads by default: the cores this process may run on, at most 8."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    return max(1, min(n, 8))
 
 
 def unavailable() -> str | None:
