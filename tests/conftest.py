@@ -201,7 +201,7 @@ SLOW_MARKS = ("process", "large")
 
 #: Fixtures that start a JVM or a browser, or run the whole demo (Cranfield ranked by BM25,
 #: its figures and report: about 7 s): a test that asks for one is ``slow`` wherever it is
-#: (tests/test_partials.py reduces on Spark beside tests that need neither).
+#: (tests/core/test_partials.py reduces on Spark beside tests that need neither).
 SLOW_FIXTURES = {"spark": "spark", "browser": "browser", "cranfield_demo": "demo"}
 
 
