@@ -71,6 +71,17 @@ def spark():
     session.stop()
 
 
+@pytest.fixture
+def small_trec(tmp_path: Path) -> tuple[str, str]:
+    """``support.SMALL_QRELS`` and ``support.SMALL_RUN`` written as ``qrels`` and ``run`` in the
+    test's folder: (judgments path, run path)."""
+    from support import SMALL_QRELS, SMALL_RUN
+
+    (tmp_path / "qrels").write_text(SMALL_QRELS)
+    (tmp_path / "run").write_text(SMALL_RUN)
+    return str(tmp_path / "qrels"), str(tmp_path / "run")
+
+
 @dataclass(frozen=True)
 class DemoRun:
     """What ``prfeval demo --out FOLDER/prfeval-demo`` left: run from ``FOLDER``, the README's

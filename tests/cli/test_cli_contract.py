@@ -16,11 +16,10 @@ from pathlib import Path
 import pytest
 
 from prfeval.cli import COMMANDS
+from support import SMALL_QRELS, SMALL_RUN
 from support.cli import run_cli
 
 PY = [sys.executable, "-m", "prfeval"]
-QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d4 1\n"
-RUN = "q1 Q0 d1 1 3.0 r\nq1 Q0 d2 2 2.0 r\nq2 Q0 d4 1 2.0 r\n"
 
 #: A working invocation of every command ({d}: a folder of inputs; {out}: a fresh folder).
 INVOCATIONS = {
@@ -55,9 +54,9 @@ INPUT_ARGUMENT = {
 def inputs(tmp_path: Path) -> Path:
     d = tmp_path / "in"
     d.mkdir()
-    (d / "qrels.txt").write_text(QRELS)
-    (d / "run.txt").write_text(RUN)
-    (d / "run2.txt").write_text(RUN)
+    (d / "qrels.txt").write_text(SMALL_QRELS)
+    (d / "run.txt").write_text(SMALL_RUN)
+    (d / "run2.txt").write_text(SMALL_RUN)
     (d / "labels.csv").write_text("true,pred\na,a\nb,a\n")
     (d / "corpus.jsonl").write_text('{"_id": "d", "text": "a b c d"}\n')
     (d / "items.jsonl").write_text('{"_id": "q", "text": "what is x y"}\n')

@@ -9,8 +9,7 @@ import sys
 
 import pytest
 
-QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n"
-RUN = "q1 Q0 a 1 2 r\nq1 Q0 x 2 1 r\nq2 Q0 c 1 1 r\nq3 Q0 z 1 1 r\n"
+from support import SMALL_RUN
 
 
 def closed_stderr(*argv: str, cwd) -> subprocess.CompletedProcess[str]:
@@ -33,10 +32,8 @@ def closed_stderr(*argv: str, cwd) -> subprocess.CompletedProcess[str]:
         (["trec_eval", "-m", "P.1", "qrels", "run"], 0),
     ],
 )
-def test_commands_with_stderr_closed(tmp_path, argv, code) -> None:
-    (tmp_path / "qrels").write_text(QRELS)
-    (tmp_path / "run").write_text(RUN)
-    (tmp_path / "run2").write_text(RUN.replace("x", "b"))
+def test_commands_with_stderr_closed(small_trec, tmp_path, argv, code) -> None:
+    (tmp_path / "run2").write_text(SMALL_RUN.replace("x", "b"))
     done = closed_stderr(*argv, cwd=tmp_path)
     assert done.returncode == code
     if code == 0 and "-o" not in argv:

@@ -11,16 +11,11 @@ from pathlib import Path
 import pytest
 
 from support.cli import run_cli
-from support.hand_made import write_texts
-
-QRELS = "q1 0 a 1\nq1 0 b 1\n"
-RUN = "q1 Q0 a 1 2 r\nq1 Q0 b 2 1 r\n"
 
 
 @pytest.fixture
-def files(tmp_path) -> tuple[str, str]:
-    qrels, run = write_texts(tmp_path, {"qrels": QRELS, "run": RUN})
-    return qrels, run
+def files(small_trec) -> tuple[str, str]:
+    return small_trec
 
 
 @pytest.mark.parametrize("which", ["qrels", "run", "run --stream", "csv run"])

@@ -15,3 +15,10 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parents[2]
 ROOT = TESTS.parent
 DATA = TESTS / "data"
+
+#: A small valid pair of TREC files, for the tests of what happens around an evaluation
+#: (streams, files, exit statuses, closed descriptors) rather than of its numbers: q1 judges a
+#: relevant and b not, and retrieves a (first) and x (unjudged); q2's one relevant document
+#: is ranked first; q3 is only in the run. P@1 is 1 for both judged queries.
+SMALL_QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n"
+SMALL_RUN = "q1 Q0 a 1 2 r\nq1 Q0 x 2 1 r\nq2 Q0 c 1 1 r\nq3 Q0 z 1 1 r\n"
