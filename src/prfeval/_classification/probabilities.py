@@ -64,11 +64,20 @@ def _columns(y_true: Any, scores: FloatArray, labels: Sequence[Any] | None,
                 f"one score column needs two classes, found {len(classes)} "
                 f"({', '.join(map(repr, classes))}): give labels= both classes, or one "
                 "column per class")
+        # The column is the positive class's: pos_label, else the larger class, whatever
+        # the order labels= lists them in (scikit-learn's rule, and the docstrings').
         if pos_label is not None:
-            if native(pos_label) not in classes:
+            positive = native(pos_label)
+            if positive not in classes:
                 raise UsageError(f"pos_label={pos_label!r} is not one of the classes "
                                  f"{classes!r}")
-            classes = [c for c in classes if c != native(pos_label)] + [native(pos_label)]
+        else:
+            try:
+                positive = max(classes)
+            except TypeError:
+                raise UsageError(f"the classes {classes!r} have no order: give pos_label= "
+                                 "for one score column") from None
+        classes = [c for c in classes if c != positive] + [positive]
         s = scores.reshape(-1)
         matrix = np.column_stack([1 - s, s])
     else:
