@@ -52,12 +52,16 @@ def _flatten(obj: Mapping[Any, Any], what: str) -> tuple[Any, Any, list[Any], li
     inner = list(obj.values())
     lengths = [len(v) for v in inner]
     # From the strings' bytes: pa.array would import pandas (0.5 s) to check for a Series.
-    qids = arrow_strings(np.repeat(np.array(keys, dtype=object), lengths).tolist())
+    try:
+        qids = arrow_strings(np.repeat(np.array(keys, dtype=object), lengths).tolist())
+    except UnicodeEncodeError:
+        raise _not_unicode(obj, what) from None
     values = [v.values() if isinstance(v, Mapping) else v for v in inner]
     ids = list(chain.from_iterable(inner))
     try:  # ids are usually str already: hand them to Arrow as they are
         docs = arrow_strings(ids)
     except AttributeError:  # not all str: numbers become their str, bytes as pa.array reads
+        _check_id_types(obj, what)
         if not any(isinstance(d, bytes | bytearray | memoryview) for d in ids):
             docs = arrow_strings([str(d) for d in ids])
         else:
@@ -65,7 +69,36 @@ def _flatten(obj: Mapping[Any, Any], what: str) -> tuple[Any, Any, list[Any], li
                 docs = pa.array(ids, pa.string())
             except (pa.ArrowException, TypeError):
                 docs = pa.array([str(d) for d in ids], pa.string())
+    except UnicodeEncodeError:
+        raise _not_unicode(obj, what) from None
     return qids, docs, values, lengths
+
+
+def _check_id_types(obj: Mapping[Any, Any], what: str) -> None:
+    """A doc id is text, bytes or a number, as in a file; a bool, a list, a dict or a set is
+    a mistake (its printed form would become an id that matches nothing)."""
+    for q, docs in obj.items():
+        for d in docs:
+            ok = isinstance(d, str | bytes | bytearray | memoryview | int | float | np.integer
+                            | np.floating)
+            if not ok or isinstance(d, bool | np.bool_):
+                raise InputFormatError(
+                    f"query {q!r}: doc id {d!r} is a {type(d).__name__}: an id is a string "
+                    "or a number", path=what)
+
+
+def _not_unicode(obj: Mapping[Any, Any], what: str) -> InputFormatError:
+    """The error for an id UTF-8 cannot write (a lone surrogate, from a bad decode)."""
+    for q, docs in obj.items():
+        for d in (q, *docs):
+            if isinstance(d, str):
+                try:
+                    d.encode("utf-8")
+                except UnicodeEncodeError:
+                    which = "query id" if d is q else f"query {q!r}: doc id"
+                    return InputFormatError(
+                        f"{which} {d!r} is not valid Unicode (a lone surrogate)", path=what)
+    return InputFormatError("an id is not valid Unicode (a lone surrogate)", path=what)
 
 
 def _bad_value(obj: Mapping[Any, Any], what: str, integer: bool) -> InputFormatError:

@@ -427,6 +427,8 @@ def encode_dicts(
         docs = list(chain.from_iterable(rankings))
         if set(map(type, docs)) - {str} or "" in docs:  # faster than isinstance per id
             return None
+        # An id UTF-8 cannot write (a lone surrogate) is refused by the table path, by name.
+        "".join(chain(qrels, run, docs, chain.from_iterable(judgments))).encode("utf-8")
         scores = np.fromiter(chain.from_iterable(r.values() for r in rankings), np.float64, n)
         grades = np.fromiter(
             chain.from_iterable(
@@ -438,7 +440,7 @@ def encode_dicts(
         judged_grades = np.fromiter(
             chain.from_iterable(j.values() for j in judgments), np.float64, int(n_judged.sum())
         )
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError, OverflowError):  # UnicodeEncodeError is a ValueError
         return None
     if not np.all(np.isfinite(scores)) or not np.all(judged_grades == np.round(judged_grades)):
         return None

@@ -201,6 +201,10 @@ class Evaluator:
         """
         if not isinstance(query_id, str) or not query_id:
             raise UsageError(f"query_id must be a non-empty string, got {query_id!r}")
+        if not _encodable(query_id):
+            raise InputFormatError(
+                f"query id {query_id!r} is not valid Unicode (a lone surrogate): ids must "
+                "be text that UTF-8 can write", path=self._name)
         if query_id in self._added:
             raise UsageError(
                 f"query {query_id!r} was added already: a query's results are read together "
@@ -222,9 +226,9 @@ class Evaluator:
         # Every id a non-empty str, the common case, told in C: join refuses anything else,
         # and the set that finds repeats finds "" too.
         try:
-            "".join(ids)
+            joined = "".join(ids)
             distinct = set(ids)
-            plain = "" not in distinct
+            plain = "" not in distinct and _encodable(joined)
         except TypeError:
             plain = False
         if not plain:
@@ -284,11 +288,33 @@ class Evaluator:
                 "add_many takes {qid: {docid: score}} or {qid: [docid, ...]}, "
                 f"got {type(run).__name__}"
             )
-        for query_id, ranking in run.items():
-            if isinstance(ranking, Mapping):
-                self.add(query_id, list(ranking.keys()), list(ranking.values()))
-            else:
-                self.add(query_id, ranking)
+        # All or nothing: a question refused puts back every question of this call (and any
+        # block measured on the way), so that a retry after the fix adds none twice.
+        saved = self._saved_state()
+        try:
+            for query_id, ranking in run.items():
+                if isinstance(ranking, Mapping):
+                    self.add(query_id, list(ranking.keys()), list(ranking.values()))
+                else:
+                    self.add(query_id, ranking)
+        except BaseException:
+            self._restore_state(saved)
+            raise
+
+    def _saved_state(self) -> tuple[Any, ...]:
+        """What adding changes, copied: the measured blocks are only appended to, so their
+        counts are enough."""
+        return (self._scored, self._rows, set(self._added), list(self._pending_ids),
+                list(self._pending_lengths), list(self._pending_docs),
+                list(self._pending_scores), self._pending_rows,
+                getattr(self, "_pending_first_row", 0), self._pending_repeats,
+                len(self._passes), len(self._sink.parts), len(self._sink.upper_parts))
+
+    def _restore_state(self, saved: tuple[Any, ...]) -> None:
+        (self._scored, self._rows, self._added, self._pending_ids, self._pending_lengths,
+         self._pending_docs, self._pending_scores, self._pending_rows,
+         self._pending_first_row, self._pending_repeats, passes, parts, upper) = saved
+        del self._passes[passes:], self._sink.parts[parts:], self._sink.upper_parts[upper:]
 
     def _checked_ids(self, query_id: str, ids: list[Any]) -> list[str]:
         """The ids as strings, as the batch call reads them (a number as its str, bytes as
@@ -317,7 +343,8 @@ class Evaluator:
                 f"query {query_id!r}: {len(scores)} scores for {len(ids)} results"
             )
         try:
-            values = np.asarray(scores, dtype=np.float64).reshape(len(ids))
+            # A copy, always: the caller may reuse its buffer for the next question.
+            values = np.array(scores, dtype=np.float64, copy=True).reshape(len(ids))
         except (TypeError, ValueError, OverflowError):
             values = None
         if values is None or not np.isfinite(values).all():
@@ -449,18 +476,38 @@ def _strings(values: list[str]) -> Any:
 
 
 def _as_id(query_id: str, i: int, value: Any, name: str) -> str:
-    """A result id as a string: bytes read as UTF-8, anything else (numbers) as its str."""
-    if type(value) is str:
-        return value
-    if isinstance(value, bytes | bytearray):
+    """A result id as a string: text as it is, bytes read as UTF-8, an integer as its
+    digits; anything else (a bool, a list, a dict, ...) is no id, as in a file."""
+    if isinstance(value, str):
+        text = str(value)
+    elif isinstance(value, bytes | bytearray):
         try:
-            return bytes(value).decode("utf-8")
+            text = bytes(value).decode("utf-8")
         except UnicodeDecodeError:
             raise InputFormatError(
                 f"query {query_id!r}: the id of result {i + 1} is not UTF-8: {value!r}",
                 path=name,
             ) from None
-    return str(value)
+    elif isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
+        text = str(int(value))
+    else:
+        raise InputFormatError(
+            f"query {query_id!r}: the id of result {i + 1} is a {type(value).__name__} "
+            f"({value!r}): an id is a string or an integer", path=name)
+    if not _encodable(text):
+        raise InputFormatError(
+            f"query {query_id!r}: the id of result {i + 1} is not valid Unicode (a lone "
+            f"surrogate): {text!r}", path=name)
+    return text
+
+
+def _encodable(text: str) -> bool:
+    """Whether UTF-8 can write ``text`` (a lone surrogate, from a bad decode, it cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _finite_number(value: Any) -> bool:

@@ -56,6 +56,12 @@ def _ids(name: str, value: Any, *, ranked: bool) -> list[Hashable]:
         set(items)
     except TypeError:
         raise UsageError(f"{name} must hold ids (strings or numbers), got {items!r}") from None
+    # The rule of every reader: a result with no id (None, "", NaN) or a bool is refused, not
+    # counted as a document of its own.
+    for i, item in enumerate(items):
+        if item is None or item == "" or item != item or isinstance(item, bool):
+            raise UsageError(
+                f"{name}[{i}] is {item!r}: every id is a string or a number (no missing ids)")
     return items
 
 
