@@ -23,6 +23,7 @@ __all__ = [
     "ordered_ids",
     "output_order_where",
     "query_output_order",
+    "utf8_writable",
 ]
 
 IntArray = npt.NDArray[np.int64]
@@ -31,6 +32,16 @@ IntArray = npt.NDArray[np.int64]
 def is_number(query_id: str) -> bool:
     """1 to 18 ASCII digits: an id that sorts as a number (and fits an int64)."""
     return len(query_id) <= 18 and query_id.isascii() and query_id.isdigit()
+
+
+def utf8_writable(text: str) -> bool:
+    """Whether UTF-8 can write ``text``: a lone surrogate (what a bad decode with
+    ``surrogateescape`` leaves) it cannot, so no file or Arrow array can hold such an id."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _all_numbers(names: list[str]) -> bool:

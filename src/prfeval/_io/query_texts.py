@@ -6,7 +6,8 @@ Two layouts, one query a line:
   ``query_id``), the text in ``text`` (or ``query``); other fields (``metadata``) are left
   alone;
 * tab-separated ``qid<TAB>text``, as MS MARCO's ``queries.tsv``: the text is everything after
-  the first tab.
+  the first tab; a first line that names the columns (``qid<TAB>text``, ``query_id<TAB>query``,
+  ...) is a header, not a query.
 
 A file is read as JSON Lines when its name ends in ``.jsonl``, ``.ndjson`` or ``.json`` (each
 maybe ``.gz``), as TSV when it ends in ``.tsv`` or ``.txt``, and otherwise by its first line
@@ -72,6 +73,8 @@ def read_queries(source: Source) -> list[QueryText]:
         queries = [_json_query(ln, i, name) for i, ln in enumerate(lines, 1) if ln.strip()]
     else:
         queries = [_tsv_query(ln, i, name) for i, ln in enumerate(lines, 1) if ln.strip()]
+        if queries and _is_header(queries[0]):
+            del queries[0]  # a header line names the columns: it is no query to ask
     if not queries:
         raise InputFormatError("no queries in the file", path=name)
     seen: dict[str, int] = {}
@@ -155,6 +158,17 @@ def _tsv_query(line: str, number: int, name: str) -> QueryText:
             line_number=number,
         )
     return _checked(query_id.strip(), text, number, name)
+
+
+#: The words a TSV header line names its two columns with (lower case).
+_HEADER_IDS = {*ID_FIELDS, "qid", "query-id", "queryid"}
+_HEADER_TEXTS = {*TEXT_FIELDS, "query_text", "question", "title"}
+
+
+def _is_header(first: QueryText) -> bool:
+    """Whether the first TSV line is a header (``qid<TAB>text``, ``query_id<TAB>query``)."""
+    return (first.query_id.lower() in _HEADER_IDS
+            and first.text.strip().lower() in _HEADER_TEXTS)
 
 
 def _checked(query_id: str, text: str, number: int, name: str) -> QueryText:

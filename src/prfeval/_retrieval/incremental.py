@@ -30,7 +30,7 @@ import numpy.typing as npt
 from prfeval._core.arrow import arrow_ints, arrow_strings
 from prfeval._core.checks import integer, max_results
 from prfeval._core.errors import InputFormatError, UsageError
-from prfeval._core.ids import ordered_ids
+from prfeval._core.ids import ordered_ids, utf8_writable
 from prfeval._core.options import EvalOptions, OptionValues
 from prfeval._core.ranking import QueryAccounting
 from prfeval._core.tables import Run, SourceLines
@@ -201,7 +201,7 @@ class Evaluator:
         """
         if not isinstance(query_id, str) or not query_id:
             raise UsageError(f"query_id must be a non-empty string, got {query_id!r}")
-        if not _encodable(query_id):
+        if not utf8_writable(query_id):
             raise InputFormatError(
                 f"query id {query_id!r} is not valid Unicode (a lone surrogate): ids must "
                 "be text that UTF-8 can write", path=self._name)
@@ -228,7 +228,7 @@ class Evaluator:
         try:
             joined = "".join(ids)
             distinct = set(ids)
-            plain = "" not in distinct and _encodable(joined)
+            plain = "" not in distinct and utf8_writable(joined)
         except TypeError:
             plain = False
         if not plain:
@@ -494,20 +494,11 @@ def _as_id(query_id: str, i: int, value: Any, name: str) -> str:
         raise InputFormatError(
             f"query {query_id!r}: the id of result {i + 1} is a {type(value).__name__} "
             f"({value!r}): an id is a string or an integer", path=name)
-    if not _encodable(text):
+    if not utf8_writable(text):
         raise InputFormatError(
             f"query {query_id!r}: the id of result {i + 1} is not valid Unicode (a lone "
             f"surrogate): {text!r}", path=name)
     return text
-
-
-def _encodable(text: str) -> bool:
-    """Whether UTF-8 can write ``text`` (a lone surrogate, from a bad decode, it cannot)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _finite_number(value: Any) -> bool:

@@ -47,7 +47,7 @@ import numpy as np
 
 from prfeval._core.checks import choice, function, integer
 from prfeval._core.errors import InputFormatError, PrfevalWarning, UsageError
-from prfeval._core.ids import id_list
+from prfeval._core.ids import id_list, utf8_writable
 
 __all__ = [
     "SCORE_RULES",
@@ -258,6 +258,9 @@ def _result(item: Any, query_id: str, position: int, name: str) -> tuple[str, fl
             "metadata['id'] / metadata['doc_id'], a dict 'id' or 'doc_id'",
             path=name,
         )
+    if not utf8_writable(raw_id):
+        raise InputFormatError(
+            f"{where}: doc id {raw_id!r} is not valid Unicode (a lone surrogate)", path=name)
     if _SPACE.search(raw_id):
         raise InputFormatError(
             f"{where}: doc id {raw_id!r} holds whitespace, which a TREC run cannot hold",
@@ -267,7 +270,12 @@ def _result(item: Any, query_id: str, position: int, name: str) -> tuple[str, fl
         return raw_id, None
     if isinstance(raw_score, bool) or not isinstance(raw_score, numbers.Real):
         raise InputFormatError(f"{where}: the score {raw_score!r} is not a number", path=name)
-    score = float(raw_score)
+    try:
+        score = float(raw_score)
+    except OverflowError:  # an integer beyond any float
+        raise InputFormatError(
+            f"{where}: the score, an integer of about {int(raw_score).bit_length() * 0.30103:.0f}"
+            " digits, is too large for a floating-point number", path=name) from None
     if not math.isfinite(score):
         raise InputFormatError(f"{where}: the score {raw_score!r} is not finite", path=name)
     return raw_id, score
@@ -315,6 +323,11 @@ def retrieve(
     for done, query in enumerate(queries, 1):
         try:
             results = retriever.ask(query.text, k)
+        except SystemExit as exc:  # sys.exit() in a retriever ends no command, whatever code
+            raise UsageError(
+                f"{retriever.name} called sys.exit({exc.code!r}) on query {query.query_id!r}: "
+                "a retriever returns its results, it does not end the program"
+            ) from exc
         except Exception as exc:
             raise UsageError(
                 f"{retriever.name} failed on query {query.query_id!r}: "

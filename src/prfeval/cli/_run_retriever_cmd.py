@@ -10,14 +10,18 @@ query has been answered).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import click
 
 from prfeval._core.ids import counted, id_list
+from prfeval._io.atomic import check_not_an_input
 from prfeval._io.query_texts import read_queries
 from prfeval._retrieval.retrievers import (
     SCORE_RULES,
@@ -28,6 +32,15 @@ from prfeval._retrieval.retrievers import (
 )
 from prfeval.cli._options import files, output_option
 from prfeval.cli._output import note, notes_from_warnings, output_file, progress_bar
+
+#: How much of a run is kept in memory before it spills to a temporary file.
+_IN_MEMORY = 64 << 20
+
+
+def _loaded_module_files() -> list[str]:
+    """The files of the modules imported so far (the retriever's among them)."""
+    found = (getattr(m, "__file__", None) for m in list(sys.modules.values()))
+    return [f for f in found if isinstance(f, str) and os.path.isfile(f)]
 
 
 @contextmanager
@@ -94,20 +107,30 @@ def command(
     with _current_folder_importable():
         retriever = load_retriever(spec)
         tag = check_tag(tag or retriever.tag)
+        if output not in (None, "-"):
+            # The retriever's own files are inputs too: -o over its module would destroy it.
+            check_not_an_input([output], _loaded_module_files())
         lines = 0
         empty: list[str] = []
+        # The run is kept aside until every query is answered: a failure leaves no partial
+        # run on stdout (a file is replaced only at the end, by the one writer). What the
+        # retriever prints goes to stderr, never into the run.
         with (
             notes_from_warnings(),
             progress_bar("retrieving", unit="queries", total=len(queries)) as progress,
-            output_file(output) as out,
+            tempfile.SpooledTemporaryFile(max_size=_IN_MEMORY) as run,
         ):
-            for query_id, ranking in retrieve(
-                retriever, queries, k=k, scores=scores, progress=progress  # type: ignore[arg-type]
-            ):
-                if not ranking:
-                    empty.append(query_id)
-                out.write(trec_run_lines(query_id, ranking, tag).encode("utf-8"))
-                lines += len(ranking)
+            with contextlib.redirect_stdout(sys.stderr):
+                for query_id, ranking in retrieve(
+                    retriever, queries, k=k, scores=scores, progress=progress  # type: ignore[arg-type]
+                ):
+                    if not ranking:
+                        empty.append(query_id)
+                    run.write(trec_run_lines(query_id, ranking, tag).encode("utf-8"))
+                    lines += len(ranking)
+            run.seek(0)
+            with output_file(output) as out:
+                shutil.copyfileobj(run, out)
     if empty:
         note(
             f"warning: {counted(len(empty), 'query', 'queries')} got no results "
