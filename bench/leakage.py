@@ -25,6 +25,14 @@ What the files hold, so that both tools have real work to do:
   tenth copied with about a third of their words replaced (some above the threshold, some
   below), and the rest drawn from the vocabulary (they leak only by chance).
 
+``--text templated`` and ``--text identical`` make text that repeats, where an index of
+3-grams meets its worst case, at about the same size: templated, questions that differ in
+one word of a 12-word template, and documents that each hold the template among their
+words; identical, one question asked ``--items`` times and one document (holding it)
+repeated ``--docs`` times. ``--no-peer`` runs prfeval alone. Beside the wall clock, the CPU
+time (user + system) of each run is reported: repeated text should cost about what random
+text of the same size costs.
+
 Generation is seeded (the same arguments give the same files) and is not timed. A tool that is
 missing or fails is reported with its error, not raised.
 """
@@ -33,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import subprocess
 import sys
@@ -94,6 +103,36 @@ def generate(
     return corpus, queries
 
 
+TEMPLATE = "which of the rivers that flow through {} is the longest one in total"
+
+
+def generate_repeated(folder: Path, *, kind: str, docs: int, words: int, items: int,
+                      vocab_size: int, seed: int = 20) -> tuple[Path, Path]:
+    """Write the ``templated`` or ``identical`` corpus and questions (see the notes)."""
+    rng = np.random.default_rng(seed)
+    vocab = np.array(vocabulary(vocab_size, rng))
+    folder.mkdir(parents=True, exist_ok=True)
+    corpus, queries = folder / "corpus.jsonl", folder / "queries.jsonl"
+    if kind == "identical":
+        filler = " ".join(vocab[rng.integers(vocab_size, size=words)].tolist())
+        text = f"{filler} {TEMPLATE.format('europe')}"
+        questions = [TEMPLATE.format("europe")] * items
+        texts = [text] * docs
+    else:
+        names = vocab[rng.integers(vocab_size, size=items)].tolist()
+        questions = [TEMPLATE.format(name) for name in names]
+        drawn = vocab[rng.integers(vocab_size, size=docs * words)].reshape(docs, words)
+        texts = [" ".join(row[: words // 2].tolist()) + " " + TEMPLATE.format("somewhere")
+                 + " " + " ".join(row[words // 2 :].tolist()) for row in drawn]
+    with corpus.open("w", encoding="utf-8") as out:
+        for i, text in enumerate(texts):
+            out.write(json.dumps({"_id": f"doc{i}", "title": "", "text": text}) + "\n")
+    with queries.open("w", encoding="utf-8") as out:
+        for i, question in enumerate(questions):
+            out.write(json.dumps({"_id": f"q{i}", "text": question + "?"}) + "\n")
+    return corpus, queries
+
+
 def run_prfeval(corpus: Path, queries: Path, items: int) -> tuple[int, list[str]]:
     """prfeval's count of leaking items and their ids (from its JSON)."""
     done = subprocess.run(
@@ -141,17 +180,21 @@ def _found(payload: Any, key: str) -> Any:
 
 def timed(function: Any, reps: int) -> dict[str, Any]:
     """Seconds of each of ``reps`` calls and the result of the last, or the error."""
-    seconds = []
+    seconds, cpu = [], []
     result = None
     try:
         for _ in range(reps):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             result = function()
             seconds.append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     except Exception as exc:  # a missing or failing tool is reported, not raised
         return {"error": f"{type(exc).__name__}: {exc}"}
     count, ids = result
-    return {"seconds": seconds, "best": min(seconds), "leaking_items": count, "ids": ids}
+    return {"seconds": seconds, "best": min(seconds), "cpu_seconds": cpu,
+            "best_cpu": min(cpu), "leaking_items": count, "ids": ids}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vocabulary", type=int, default=30_000)
     parser.add_argument("--reps", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None, help="keep the files here")
+    parser.add_argument("--text", choices=("random", "templated", "identical"),
+                        default="random", help="what the files hold (see the notes)")
+    parser.add_argument("--no-peer", action="store_true", help="run prfeval alone")
     args = parser.parse_args(argv)
     scratch = None
     folder = args.out
@@ -170,14 +216,22 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(scratch.name)
     try:
         start = time.perf_counter()
-        corpus, queries = generate(
-            folder, docs=args.docs, words=args.words, items=args.items,
-            vocab_size=args.vocabulary,
-        )  # fmt: skip
+        if args.text == "random":
+            corpus, queries = generate(
+                folder, docs=args.docs, words=args.words, items=args.items,
+                vocab_size=args.vocabulary,
+            )  # fmt: skip
+        else:
+            corpus, queries = generate_repeated(
+                folder, kind=args.text, docs=args.docs, words=args.words, items=args.items,
+                vocab_size=args.vocabulary,
+            )  # fmt: skip
         made = time.perf_counter() - start
         ours = timed(lambda: run_prfeval(corpus, queries, args.items), args.reps)
-        theirs = timed(lambda: run_toolkit(corpus, queries, args.items, args.docs), args.reps)
+        theirs = ({"skipped": "--no-peer"} if args.no_peer else
+                  timed(lambda: run_toolkit(corpus, queries, args.items, args.docs), args.reps))
         result: dict[str, Any] = {
+            "text": args.text,
             "docs": args.docs,
             "mean_words": args.words,
             "items": args.items,

@@ -109,7 +109,7 @@ def text(draw, max_words: int = 14) -> str | None:
 
 @st.composite
 def case(draw):
-    n_docs, n_items = draw(st.integers(0, 25)), draw(st.integers(0, 12))
+    n_docs, n_items = draw(st.integers(1, 25)), draw(st.integers(1, 12))
     docs = [{"_id": f"d{i}", "title": draw(text(4)), "text": draw(text(30))}
             for i in range(n_docs)]  # fmt: skip
     items = [{"_id": f"q{i}", "text": draw(text()), "answer": draw(text(6))}
@@ -509,3 +509,57 @@ def test_the_readme_example_prints_its_sample_and_its_numbers_are_right(
     assert {"--field", "--threshold", "--max-leaks", "--corpus-field", "--format"} <= named
     for option in named:
         assert f"  {option} " in help_text or f", {option} " in help_text, option
+
+
+# -- Nothing to check is no pass; repeated text stays linear ----------------------------------
+
+
+@pytest.mark.parametrize(("corpus", "items", "message"), [
+    (b"", b'{"_id": "q", "text": "a b c"}\n', "corpus.jsonl: no documents in the corpus"),
+    (b'{"_id": "d", "text": "a b c"}\n', b"\n", "items.jsonl: no eval items in the file"),
+])  # fmt: skip
+def test_an_empty_corpus_or_items_file_is_refused(tmp_path, corpus, items, message) -> None:
+    (tmp_path / "corpus.jsonl").write_bytes(corpus)
+    (tmp_path / "items.jsonl").write_bytes(items)
+    with pytest.raises(InputFormatError, match=message):
+        find_leaks(str(tmp_path / "corpus.jsonl"), str(tmp_path / "items.jsonl"))
+    done = subprocess.run([*PY, "leakage", "--corpus", "corpus.jsonl", "--items", "items.jsonl"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"prfeval: {message}: " + (
+        "nothing to check against\n" if "corpus" in message else "nothing to check for leakage\n")
+
+
+def test_templated_items_and_documents_give_the_exhaustive_answer() -> None:
+    """Items that differ in one word, documents that all hold the template (and some the
+    varying word too), identical documents: the answer the exhaustive count gives."""
+    import random
+
+    rng = random.Random(7)
+    template = "what is the capital city of the country called {} in the year"
+    countries = [f"land{i}" for i in range(30)]
+    items = [{"_id": f"q{i}", "text": template.format(c)} for i, c in enumerate(countries)]
+    docs = []
+    for i in range(200):
+        filler = " ".join(rng.choice(WORDS) for _ in range(12))
+        named = rng.choice(countries) if i % 7 == 0 else "nowhere"
+        docs.append({"_id": f"d{i}", "text": f"{filler} {template.format(named)} {filler}"})
+    docs += [{"_id": f"same{i}", "text": template.format("land3")} for i in range(50)]
+    for threshold in (0.6, 0.9, 1.0):
+        result = find_leaks(jsonl(docs), jsonl(items), threshold=threshold)
+        assert ours(result) == brute_leaks(docs, items, ["text"], ["text"], threshold)
+
+
+def test_documents_holding_the_same_item_grams_are_counted_once() -> None:
+    import numpy as np
+
+    # Documents 0, 2 and 3 hold item 3-grams {1, 4}; document 1 holds {1, 5}; 4 holds {2}.
+    pairs = np.array([0 * 9 + 1, 0 * 9 + 4, 1 * 9 + 1, 1 * 9 + 5, 2 * 9 + 1, 2 * 9 + 4,
+                      3 * 9 + 1, 3 * 9 + 4, 4 * 9 + 2])  # fmt: skip
+    kept = containment._first_of_each_kind(pairs, 9)
+    assert sorted(set((kept // 9).tolist())) == [0, 1, 4]
+    # Sums that collide for every set (all weights 0): the exact check keeps each set.
+    zero = np.zeros((2, 9), dtype=np.uint64)
+    kept = containment._first_of_each_kind(pairs, 9, weights=zero)
+    assert sorted(set((kept // 9).tolist())) == [0, 1, 4]
+    assert kept.tolist() == sorted(kept.tolist())

@@ -52,7 +52,7 @@ import numpy.typing as npt
 
 from prfeval._core import checks
 from prfeval._core.arrays import offsets_of, ranges
-from prfeval._core.errors import UsageError
+from prfeval._core.errors import InputFormatError, UsageError
 from prfeval._io.source import Source, display_name
 from prfeval._leakage.records import read_records, record_blocks
 from prfeval._leakage.words import GRAM, gram_starts, tokenise
@@ -320,6 +320,45 @@ class _Index:
         return np.diff(self.offsets)
 
 
+def _first_of_each_kind(pairs: IntArray, n_grams: int,
+                        weights: npt.NDArray[np.uint64] | None = None) -> IntArray:
+    """The sorted ``document * G + gram`` pairs of the documents that hold a set of item
+    3-grams no earlier document holds: the first document of each set.
+
+    Two documents holding the same item 3-grams share as many with every text, so the later
+    one is never a text's best document (the first in the file among equals). Dropping them
+    keeps repeated text near linear (a template copied into every document, the same
+    document many times), where counting every (text, document) pair was quadratic. The
+    sets are grouped by their size and two random 64-bit sums, then compared exactly: a
+    document whose sums collide with another set's is kept, so the result stays exact.
+    """
+    if not pairs.size:
+        return pairs
+    doc, gram = pairs // n_grams, pairs % n_grams
+    starts = np.flatnonzero(np.r_[True, doc[1:] != doc[:-1]])
+    counts = np.diff(np.r_[starts, doc.size])
+    if weights is None:  # a fixed seed: the same grouping on every run
+        rng = np.random.default_rng(0x5EED)
+        weights = rng.integers(0, 2**63, size=(2, n_grams), dtype=np.int64).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        h1 = np.add.reduceat(weights[0][gram], starts)
+        h2 = np.add.reduceat(weights[1][gram], starts)
+    order = np.lexsort((starts, h2, h1, counts))  # groups together, first document first
+    new_group = np.r_[True, (np.diff(counts[order]) != 0) | (np.diff(h1[order]) != 0)
+                      | (np.diff(h2[order]) != 0)]
+    first = np.empty(starts.size, dtype=np.int64)
+    first[order] = order[np.maximum.accumulate(np.where(new_group, np.arange(order.size), 0))]
+    # Exact check: each document's 3-grams against its group's first document's.
+    lengths = counts
+    mine = gram[ranges(starts, lengths)]
+    theirs = gram[ranges(starts[first], lengths)]
+    differs = np.zeros(starts.size, dtype=bool)
+    mismatch = np.flatnonzero(mine != theirs)
+    differs[np.repeat(np.arange(starts.size), lengths)[mismatch]] = True
+    keep = (first == np.arange(starts.size)) | differs
+    return pairs[np.repeat(keep, counts)]
+
+
 def _index(blocks: list[IntArray], n_grams: int, documents: int) -> _Index:
     pairs = np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.int64)
     doc, gram = pairs // max(n_grams, 1), pairs % max(n_grams, 1)
@@ -438,11 +477,19 @@ def find_leaks(
         doc_lines += block.lines
         if progress is not None:
             progress(block.lines_done, block.lines_total)
+    if not read.ids:  # a gate that checked nothing must not pass
+        raise InputFormatError("no eval items in the file: nothing to check for leakage",
+                               path=display_name(items))
+    if not doc_ids:
+        raise InputFormatError("no documents in the corpus: nothing to check against",
+                               path=display_name(corpus))
     n_texts = len(read.texts)
     n = np.bincount(grams.text_of, minlength=n_texts)
     leaks: list[Leak] = []
     if n_grams and doc_ids:
-        index = _index(blocks, n_grams, len(doc_ids))
+        pairs = _first_of_each_kind(np.concatenate(blocks) if blocks else np.zeros(0, np.int64),
+                                    n_grams)
+        index = _index([pairs], n_grams, len(doc_ids))
         least = _least_shared(np.maximum(n, 1), threshold)
         texts, docs, shared = _best_documents(grams, index, least, n)
         # By containment, highest first; then in the items' order and the fields' (a text's
