@@ -36,7 +36,8 @@ LAYERS = {
     "plots": 4,
     "demo": 5,
     "report": 6,
-    "cli": 7,
+    "trec_eval": 7,
+    "cli": 8,
 }
 #: The subpackages users import (besides ``prfeval`` itself): each declares ``__all__``.
 PUBLIC_PACKAGES = ("cli", "spark")
@@ -414,7 +415,7 @@ def test_import_prfeval_loads_no_numpy_and_is_quick():
 
 #: The modules that print and drive trec_eval: they read what is particular to a measure (its
 #: place in trec_eval's table, its sets, how its rows are printed) from the registry.
-TREC_EVAL_MODULES = ("prfeval._report.trec_eval", "prfeval.cli._trec_eval_cmd")
+TREC_EVAL_MODULES = ("prfeval._trec_eval.printing", "prfeval._trec_eval.driver")
 #: trec_eval's option letters (its getopt string "hvqm:cl:nD:JN:M:R:T:oZ:", and V for
 #: --trec-eval-version), which the command compares options with: R is also recall's name.
 OPTION_LETTERS = frozenset("hvqmclnDJNMRTZoV")
@@ -479,7 +480,7 @@ def test_trec_eval_table_is_derived_from_the_declarations():
     (pytrec_eval's, compiled from trec_eval 9.0.8); -m all_trec prints it in that order."""
     pytrec_eval = pytest.importorskip("pytrec_eval")
     from prfeval._measures import REGISTRY, TREC_REGISTRY
-    from prfeval.cli._trec_eval_cmd import measure_entries
+    from prfeval._trec_eval.measure_selection import measure_entries
 
     placed = sorted(
         (t.place, t.name)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import trec_eval_in_process
-from prfeval._io.trec_eval_text import SMALL_BYTES
+from prfeval._trec_eval.dialect import SMALL_BYTES
 from trec_eval_dialect_cases import CASES, EXPECTED, LARGE, outcome
 
 EXPECTED_OUTCOMES = json.loads(EXPECTED.read_text())

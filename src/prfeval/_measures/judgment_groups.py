@@ -7,7 +7,7 @@ A judgment group (jg) is one assessor's set of judgments for a query; qrels in t
 judgments alone, as the ordinary measure would be (AP, P@k, precision at a multiple of R),
 and then averaged over the query's groups, every group counting equally (a group without a
 relevant document adds 0). The ranking these functions read has one "query" per (query,
-group) pair; :func:`prfeval._retrieval.judgment_groups.evaluate_judgment_groups` builds it and
+group) pair; :func:`prfeval._trec_eval.judgment_groups.evaluate_judgment_groups` builds it and
 averages the pairs of a query. Measured against ordinary qrels (one group per query), each
 equals its ordinary measure.
 """
