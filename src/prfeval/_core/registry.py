@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 import numpy as np
 import numpy.typing as npt
 
-from prfeval._core.c_sort import glibc_msort, long_difference
 from prfeval._core.checks import MAX_BETA, MAX_INTEGER
 from prfeval._core.errors import MeasureError
 
@@ -59,7 +58,6 @@ __all__ = [
     "TrecEvalRefusal",
     "TrecName",
     "number_text",
-    "trec_cutoff_order",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -518,6 +516,10 @@ class Registry:
         The measures of trec_eval 9.0.8's table, and its sets of measures, that no entry
         computes (preference judgments, ...): ``prfeval trec_eval`` knows the names, and
         refuses them as not supported rather than as misspelt.
+    trec_cutoff_order
+        The order trec_eval 9.0.8's ``qsort`` leaves cutoffs in, which :meth:`parse_trec`
+        keeps with ``as_trec_eval`` (an emulation of C that lives with the measures, not
+        here); by default, sorted.
 
     Attributes
     ----------
@@ -539,7 +541,9 @@ class Registry:
         *,
         trec_unsupported: Iterable[str] = (),
         trec_unsupported_sets: Iterable[str] = (),
+        trec_cutoff_order: Callable[[Sequence[int]], list[int]] = sorted,
     ) -> None:
+        self._trec_cutoff_order = trec_cutoff_order
         self.definitions: dict[str, MeasureDef] = {}
         self.params = dict(params)
         self._beta_from_alpha = beta_from_alpha
@@ -732,8 +736,8 @@ class Registry:
         values outside prfeval's domains are taken as trec_eval 9.0.8 takes them: recall
         levels and multiples of R outside [0, 1] or below 0, a negative beta squared, gains
         that are not finite or given twice to one grade, cutoffs up to C's LONG_MAX in the
-        order its ``qsort`` leaves them (see :func:`trec_cutoff_order`), and what each
-        entry's ``bind`` accepts so (a negative relstring length). Without it they are
+        order its ``qsort`` leaves them (the registry's ``trec_cutoff_order``), and what
+        each entry's ``bind`` accepts so (a negative relstring length). Without it they are
         refused with prfeval's words."""
         found = self.trec_name(name)
         if found is None:
@@ -820,7 +824,7 @@ class Registry:
         # trec_eval sorts cutoffs and refuses repeated ones.
         top = C_LONG_MAX if as_trec_eval else MAX_INTEGER
         ks = [_cutoff(_integer_part(v), token, top) for v in values]
-        ks = trec_cutoff_order(ks) if as_trec_eval else sorted(ks)
+        ks = self._trec_cutoff_order(ks) if as_trec_eval else sorted(ks)
         _no_repeats(ks, token)
         printed = [t.printed.format(k) for k in ks]
         labels = [token] if len(ks) == 1 and not printed_labels else printed
@@ -988,17 +992,6 @@ def _integer_part(text: str) -> str:
     """A trec_eval cutoff as its ``atol`` reads it where it has a fraction: ``23.4`` is 23."""
     found = re.fullmatch(r"([+-]?\d+)\.\d*", text)
     return found.group(1) if found else text
-
-
-def trec_cutoff_order(ks: Sequence[int]) -> list[int]:
-    """Cutoffs in the order trec_eval 9.0.8 sorts them: glibc's ``qsort`` with a comparison
-    returning their difference as a C ``int`` (``comp_long``), so that cutoffs more than
-    2^31 apart can come out of order (``4294967296,5`` stays so).
-
-    >>> trec_cutoff_order([10, 2, 7]), trec_cutoff_order([2**32, 5])
-    ([2, 7, 10], [4294967296, 5])
-    """
-    return glibc_msort(list(ks), long_difference)
 
 
 def _cutoff(text: str, label: str, top: int = MAX_INTEGER) -> int:

@@ -31,6 +31,7 @@ from prfeval._core.checks import MAX_BETA
 from prfeval._core.ranking import RankingNeeds
 from prfeval._core.registry import Measure, MeasureDef, Param, Registry
 from prfeval._measures import (
+    c_sort,
     contingency,
     diversity,
     gains,
@@ -132,6 +133,7 @@ _REGISTRY = Registry(
     C.beta_from_alpha,
     trec_unsupported=TREC_EVAL_UNSUPPORTED,
     trec_unsupported_sets=TREC_EVAL_UNSUPPORTED_SETS,
+    trec_cutoff_order=c_sort.trec_cutoff_order,
 )
 
 #: The registry itself (its parser, and trec_eval's names, table and sets), for the trec_eval

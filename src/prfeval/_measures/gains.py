@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from prfeval._core.c_sort import c_int, glibc_msort
 from prfeval._core.ranking import UNJUDGED, JudgedRanking
 from prfeval._core.registry import Measure, MeasureDef, Param, TrecName, number_text
+from prfeval._measures.c_sort import c_int, glibc_msort
 from prfeval._measures.contingency import TREC_EVAL_CUTOFFS
 from prfeval._measures.ranks import (
     judged_positions,
@@ -87,7 +87,7 @@ def _trec_sorted(entries: list[tuple[int, float]]) -> list[tuple[int, float]]:
     Its comparison returns ``(int) (gain1 - gain2)``, truncating: gains closer than 1 compare
     equal, and a difference no ``int`` holds (an infinite gain) compares as INT_MIN. glibc's
     qsort is a stable merge sort; with a comparison that is not a true order its merges
-    decide the result, so they are glibc's (:func:`~prfeval._core.c_sort.glibc_msort`).
+    decide the result, so they are glibc's (:func:`~prfeval._measures.c_sort.glibc_msort`).
     """
     return glibc_msort(list(entries), lambda a, b: c_int(a[1] - b[1]))
 

@@ -10,8 +10,6 @@ document past the end of the ranking, had the top gain. prfeval's ``RBP`` is the
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import numpy.typing as npt
 
@@ -19,7 +17,7 @@ from prfeval._core.ranking import JudgedRanking
 from prfeval._core.registry import Measure, MeasureDef, TrecName
 from prfeval._measures.ranks import per_query_sum, relevant_positions
 
-__all__ = ["DEFINITIONS", "rbp_after_yaap", "rbp_graded", "rbp_residual"]
+__all__ = ["DEFINITIONS", "rbp_graded", "rbp_residual"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -67,27 +65,6 @@ def rbp_graded(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     gain /= scale[jr.query_index]
     total = np.bincount(jr.query_index, weights=gain * _discounts(jr), minlength=jr.n_queries)
     return (1.0 - P_TREC) * total
-
-
-def rbp_after_yaap(
-    entries: list[tuple[Measure, TrecName]], level: int
-) -> list[tuple[Measure, TrecName]]:
-    """trec_eval 10.0's measures ``entries`` (``prfeval trec_eval``'s, in its table's order)
-    with rbp given the internal parameter ``after_yaap`` (the relevance level) when yaap is
-    among them; it is not one a user can type.
-
-    10.0's rbp never sets the bounds of its gain scaling before it reads them, and yaap,
-    which 10.0 computes just before rbp for every query, leaves its sum of precisions where
-    rbp's upper bound is read (see :func:`rbp_graded`). Without yaap: ``entries`` as given.
-    """
-    if not any(t.name == "yaap" for _, t in entries):
-        return entries
-    return [
-        (replace(m, params=tuple(sorted((*m.params, ("after_yaap", level))))), t)
-        if m.definition.ranked is rbp_graded
-        else (m, t)
-        for m, t in entries
-    ]
 
 
 def rbp_residual(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:

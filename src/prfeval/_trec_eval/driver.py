@@ -56,7 +56,6 @@ from typing import TYPE_CHECKING, Any
 from prfeval._core.errors import InputFormatError, OutputError, UsageError
 from prfeval._io.source import check_one_stdin
 from prfeval._measures import TREC_REGISTRY
-from prfeval._measures.rbp_trec import rbp_after_yaap
 from prfeval._retrieval.evaluate import evaluate
 from prfeval._trec_eval.arguments import HELP, USAGE, TrecEvalArgs, TrecEvalStop, parse_args
 from prfeval._trec_eval.dialect import TrecEvalUnreadable, read_trec_eval_inputs
@@ -64,6 +63,7 @@ from prfeval._trec_eval.driver_prefs import PREFS_FORMATS, run_prefs
 from prfeval._trec_eval.measure_selection import (
     check_measure_names,
     measure_entries,
+    rbp_after_yaap,
     with_collection_size,
     with_level,
 )
