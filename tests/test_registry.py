@@ -15,8 +15,10 @@ import pytest
 from prfeval import MeasureError, PrfevalError, evaluate
 from prfeval._classification.averages import MEASURES as CLASSIFICATION_MEASURES
 from prfeval._core.counts import beta_from_alpha
+from prfeval._core.measure_def import Measure, MeasureDef
 from prfeval._core.ranking import RankingNeeds
-from prfeval._core.registry import Measure, MeasureDef, Registry, TrecName
+from prfeval._core.registry import Registry
+from prfeval._core.trec_names import TrecName
 from prfeval._io.prefs import Preferences
 from prfeval._measures import PARAMS, REGISTRY, lookup, parse_measures, ranking_needs
 

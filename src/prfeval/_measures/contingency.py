@@ -18,14 +18,8 @@ import numpy.typing as npt
 from prfeval._core import counts as C
 from prfeval._core.counts import Counts
 from prfeval._core.errors import MeasureError
-from prfeval._core.registry import (
-    Measure,
-    MeasureDef,
-    Param,
-    TrecEvalRefusal,
-    TrecName,
-    number_text,
-)
+from prfeval._core.measure_def import Measure, MeasureDef, Param, number_text
+from prfeval._core.trec_names import TrecEvalRefusal, TrecName
 
 __all__ = ["DEFINITIONS", "PARAMS", "TREC_EVAL_CUTOFFS", "UTILITY_DEFAULTS"]
 

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from prfeval._core.measure_def import Measure, MeasureDef, Param, number_text
 from prfeval._core.ranking import UNJUDGED, JudgedRanking
-from prfeval._core.registry import Measure, MeasureDef, Param, TrecName, number_text
+from prfeval._core.trec_names import TrecName
 from prfeval._measures.c_sort import c_int, glibc_msort
 from prfeval._measures.contingency import TREC_EVAL_CUTOFFS
 from prfeval._measures.ranks import (

@@ -9,8 +9,9 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.errors import MeasureError, UsageError
+from prfeval._core.measure_def import Measure, MeasureDef, Param, number_text
 from prfeval._core.ranking import JudgedRanking
-from prfeval._core.registry import Measure, MeasureDef, Param, TrecName, number_text
+from prfeval._core.trec_names import TrecName
 from prfeval._measures.ranks import (
     RankProfile,
     below_zero_shift,

@@ -11,8 +11,9 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.counts import safe_divide
+from prfeval._core.measure_def import Measure, MeasureDef
 from prfeval._core.ranking import JudgedRanking
-from prfeval._core.registry import Measure, MeasureDef, TrecName
+from prfeval._core.trec_names import TrecName
 
 __all__ = ["DEFINITIONS", "judged_at", "unjudged_at"]
 

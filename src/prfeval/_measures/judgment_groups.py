@@ -18,8 +18,9 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.counts import safe_divide
+from prfeval._core.measure_def import Measure, MeasureDef
 from prfeval._core.ranking import JudgedRanking
-from prfeval._core.registry import Measure, MeasureDef, TrecName
+from prfeval._core.trec_names import TrecName
 from prfeval._measures.contingency import TREC_EVAL_CUTOFFS
 from prfeval._measures.ranked import RPREC_MULT_DEFAULTS, average_precision, rprec_cutoff
 from prfeval._measures.ranks import below_zero_shift

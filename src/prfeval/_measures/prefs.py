@@ -15,8 +15,9 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
+from prfeval._core.measure_def import Measure, MeasureDef
 from prfeval._core.preferences import PreferenceCounts
-from prfeval._core.registry import Measure, MeasureDef, TrecName
+from prfeval._core.trec_names import TrecName
 
 __all__ = ["DEFINITIONS", "PREFS_MEASURES"]
 

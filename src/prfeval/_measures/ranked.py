@@ -19,8 +19,9 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.counts import safe_divide
+from prfeval._core.measure_def import Measure, MeasureDef, Param
 from prfeval._core.ranking import JudgedRanking
-from prfeval._core.registry import Measure, MeasureDef, Param, TrecName
+from prfeval._core.trec_names import TrecName
 from prfeval._measures.contingency import TREC_EVAL_CUTOFFS, unreached_divisor
 from prfeval._measures.ranks import (
     below_zero_shift,

@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from prfeval._core.measure_def import Measure, MeasureDef
 from prfeval._core.ranking import JudgedRanking
-from prfeval._core.registry import Measure, MeasureDef, TrecName
+from prfeval._core.trec_names import TrecName
 from prfeval._measures.ranks import per_query_sum, relevant_positions
 
 __all__ = ["DEFINITIONS", "rbp_graded", "rbp_residual"]

@@ -13,8 +13,9 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.errors import MeasureError
+from prfeval._core.measure_def import Measure, MeasureDef
 from prfeval._core.ranking import UNJUDGED, JudgedRanking
-from prfeval._core.registry import Measure, MeasureDef, TrecName
+from prfeval._core.trec_names import TrecName
 
 __all__ = ["DEFINITIONS", "RELSTRING_DEFAULT", "relstring"]
 

@@ -73,7 +73,8 @@ from prfeval._trec_eval.summary import TrecPrinting, evaluated_queries
 from prfeval._trec_eval.zscores import ZScores, ZScoresUnreadable, read_zscores
 
 if TYPE_CHECKING:
-    from prfeval._core.registry import Measure, TrecName
+    from prfeval._core.measure_def import Measure
+    from prfeval._core.trec_names import TrecName
     from prfeval._retrieval.evaluate import Evaluation
 
 __all__ = ["main"]

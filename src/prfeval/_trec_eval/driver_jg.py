@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from prfeval._core.registry import Measure, TrecName
+from prfeval._core.measure_def import Measure
+from prfeval._core.trec_names import TrecName
 
 __all__ = ["JG_FORMAT", "run_jg", "wrong_format_stop"]
 

@@ -14,7 +14,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from prfeval._core.errors import UsageError
-from prfeval._core.registry import TrecEvalRefusal
+from prfeval._core.trec_names import TrecEvalRefusal
 from prfeval._measures import TREC_REGISTRY
 from prfeval._measures.c_sort import trec_cutoff_order
 from prfeval._measures.rbp_trec import rbp_graded
@@ -22,7 +22,8 @@ from prfeval._trec_eval.arguments import TrecEvalStop
 from prfeval._trec_eval.c_numbers import atof, atol
 
 if TYPE_CHECKING:
-    from prfeval._core.registry import Measure, TrecName
+    from prfeval._core.measure_def import Measure
+    from prfeval._core.trec_names import TrecName
 
 __all__ = [
     "DEFAULT_SET",
@@ -64,7 +65,7 @@ def measure_entries(
     ``official``. The order is trec_eval's table, which the registry's entries declare.
     Parameters are read as trec_eval reads them (``as_trec_eval``). A measure whose
     parameters trec_eval takes but refuses when it computes the first query
-    (:class:`~prfeval._core.registry.TrecEvalRefusal`) is left out and added to ``refused``
+    (:class:`~prfeval._core.trec_names.TrecEvalRefusal`) is left out and added to ``refused``
     with trec_eval's words, for the caller to stop where trec_eval stops; without
     ``refused``, it stops here (status 4).
     """

@@ -12,7 +12,7 @@ queries, which with ``-c`` is every judged query (those without results add 0); 
 mean counts a missing query at the floor 0.00001. They, and the values of the ``-q`` rows, are
 computed by :mod:`prfeval._trec_eval.summary` (the one assembler of results,
 :func:`~prfeval._core.aggregate.assemble`); this module only formats them. What is
-particular to a measure comes from its declaration (:class:`~prfeval._core.registry.TrecName`),
+particular to a measure comes from its declaration (:class:`~prfeval._core.trec_names.TrecName`),
 never from its name: which rows it has, a summary that is not an average (``summary_value``),
 quotes around its text (``quoted``) and trec_eval 10.0's value for a judged query without
 results (``placeholder``); counts (``aggregation="sum"``) are printed ``%ld``. The measures and
@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from prfeval._core.registry import Measure, TrecName
+from prfeval._core.measure_def import Measure
+from prfeval._core.trec_names import TrecName
 from prfeval._report.trec_rows import trec_line, trec_number
 from prfeval._trec_eval.summary import (
     PrintedValues,

@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from prfeval._core.measure_def import Measure
 from prfeval._core.partials import GEOMETRIC_FLOOR
-from prfeval._core.registry import Measure, TrecName
+from prfeval._core.trec_names import TrecName
 from prfeval._trec_eval.printing import trec_line, trec_numbers
 from prfeval._trec_eval.summary import TrecPrinting, evaluated_queries, trec_eval_summary
 from prfeval._trec_eval.zscores import ZScores, to_zscores
