@@ -415,7 +415,12 @@ def test_import_prfeval_loads_no_numpy_and_is_quick():
 
 #: The modules that print and drive trec_eval: they read what is particular to a measure (its
 #: place in trec_eval's table, its sets, how its rows are printed) from the registry.
-TREC_EVAL_MODULES = ("prfeval._trec_eval.printing", "prfeval._trec_eval.driver")
+TREC_EVAL_MODULES = (
+    "prfeval._trec_eval.printing",
+    "prfeval._trec_eval.driver",
+    "prfeval._trec_eval.arguments",
+    "prfeval._trec_eval.measure_selection",
+)
 #: trec_eval's option letters (its getopt string "hvqm:cl:nD:JN:M:R:T:oZ:", and V for
 #: --trec-eval-version), which the command compares options with: R is also recall's name.
 OPTION_LETTERS = frozenset("hvqmclnDJNMRTZoV")

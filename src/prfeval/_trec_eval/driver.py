@@ -2,9 +2,10 @@
 
 trec_eval's command line and output, byte for byte, so that ``alias trec_eval='prfeval
 trec_eval'`` keeps scripts working. Its arguments are parsed as trec_eval's ``getopt_long``
-parses them (click cannot: values attach to their flag, ``-M100`` and ``-l2``, flags cluster,
-``-qc``, and ``-m`` repeats), then the Python API evaluates and :mod:`prfeval._trec_eval.printing`
-prints. ``--trec-eval-version 10`` gives trec_eval 10.0's numbers where it differs from 9.0.8.
+parses them (:mod:`prfeval._trec_eval.arguments`), the measures ``-m`` asks for are chosen
+as trec_eval chooses them (:mod:`prfeval._trec_eval.measure_selection`), then the Python API
+evaluates and :mod:`prfeval._trec_eval.printing` prints. ``--trec-eval-version 10`` gives
+trec_eval 10.0's numbers where it differs from 9.0.8.
 
 Measure parameters are read as trec_eval reads them: split on every ``,``, each item read
 with C's ``atol`` (cutoffs: ``P.5.5`` is ``P_5``, an empty item 0, which is refused) or
@@ -63,12 +64,12 @@ from prfeval._trec_eval.driver_prefs import PREFS_FORMATS, run_prefs
 from prfeval._trec_eval.measure_selection import (
     check_measure_names,
     measure_entries,
-    rbp_after_yaap,
     with_collection_size,
     with_level,
 )
 from prfeval._trec_eval.printing import trec_eval_blocks
 from prfeval._trec_eval.printing_zscores import zscore_blocks
+from prfeval._trec_eval.rbp_memory import rbp_after_yaap
 from prfeval._trec_eval.summary import TrecPrinting, evaluated_queries
 from prfeval._trec_eval.zscores import ZScores, ZScoresUnreadable, read_zscores
 

@@ -17,7 +17,6 @@ from prfeval._core.errors import UsageError
 from prfeval._core.trec_names import TrecEvalRefusal
 from prfeval._measures import TREC_REGISTRY
 from prfeval._measures.c_sort import trec_cutoff_order
-from prfeval._measures.rbp_trec import rbp_graded
 from prfeval._trec_eval.arguments import TrecEvalStop
 from prfeval._trec_eval.c_numbers import atof, atol
 
@@ -29,7 +28,6 @@ __all__ = [
     "DEFAULT_SET",
     "check_measure_names",
     "measure_entries",
-    "rbp_after_yaap",
     "trec_eval_params",
     "with_collection_size",
     "with_level",
@@ -192,24 +190,3 @@ def _pairs_shaped(raw: str) -> bool:
                 return False
             last = ch
     return last == "="
-
-
-def rbp_after_yaap(
-    entries: list[tuple[Measure, TrecName]], level: int
-) -> list[tuple[Measure, TrecName]]:
-    """trec_eval 10.0's measures ``entries`` (``prfeval trec_eval``'s, in its table's order)
-    with rbp given the internal parameter ``after_yaap`` (the relevance level) when yaap is
-    among them; it is not one a user can type.
-
-    10.0's rbp never sets the bounds of its gain scaling before it reads them, and yaap,
-    which 10.0 computes just before rbp for every query, leaves its sum of precisions where
-    rbp's upper bound is read (see :func:`rbp_graded`). Without yaap: ``entries`` as given.
-    """
-    if not any(t.name == "yaap" for _, t in entries):
-        return entries
-    return [
-        (replace(m, params=tuple(sorted((*m.params, ("after_yaap", level))))), t)
-        if m.definition.ranked is rbp_graded
-        else (m, t)
-        for m, t in entries
-    ]
