@@ -485,12 +485,13 @@ def test_trec_eval_table_is_derived_from_the_declarations():
     (pytrec_eval's, compiled from trec_eval 9.0.8); -m all_trec prints it in that order."""
     pytrec_eval = pytest.importorskip("pytrec_eval")
     from prfeval._measures import REGISTRY, TREC_REGISTRY
+    from prfeval._measures.trec_table import TREC_NAMES
     from prfeval._trec_eval.measure_selection import measure_entries
 
     placed = sorted(
         (t.place, t.name)
         for d in REGISTRY.values()
-        for t in d.trec_names
+        for t in TREC_NAMES.get(d.name, ())
         if t.place is not None and t.since == 9  # 10.0's additions: trec_table_10
     )
     assert TREC_REGISTRY.trec_table == tuple(name for _, name in placed)

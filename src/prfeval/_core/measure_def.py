@@ -1,8 +1,7 @@
 """How a measure is declared: :class:`MeasureDef`, and :class:`Measure`, one as asked for.
 
-A :class:`MeasureDef` is the one declaration of a measure: its names (canonical and aliases;
-trec_eval's spellings, :class:`~prfeval._core.trec_names.TrecName`, ride along), its
-parameters, its formula and edge cases, what part of a ranking it reads, how it is averaged
+A :class:`MeasureDef` is the one declaration of a measure: its names (canonical and aliases),
+its parameters, its formula and edge cases, what part of a ranking it reads, how it is averaged
 over queries, whether higher is better, and the one vectorised function that computes it. The
 entries themselves live in :mod:`prfeval._measures`; :class:`~prfeval._core.registry.Registry`
 holds them and parses names.
@@ -29,7 +28,6 @@ if TYPE_CHECKING:
     from prfeval._core.counts import Counts
     from prfeval._core.preferences import PreferenceCounts
     from prfeval._core.ranking import JudgedRanking
-    from prfeval._core.trec_names import TrecName
 
 __all__ = [
     "Aggregation",
@@ -136,9 +134,6 @@ class MeasureDef:
         of the same tables (``f_of_means``), as ``of_means(p, r, measure)``.
     aliases
         Other names accepted (matched case-insensitively).
-    trec_eval
-        trec_eval's name(s) for it, if trec_eval has it: one :class:`TrecName`, or several
-        (``map`` and ``map_cut`` are both AP).
     conventions
         Edge cases: what it is when nothing is retrieved, nothing is relevant, ...
     higher_is_better
@@ -188,7 +183,6 @@ class MeasureDef:
     micro: bool = True
     of_means: Callable[[float, float, Measure], float] | None = None
     aliases: tuple[str, ...] = ()
-    trec_eval: TrecName | tuple[TrecName, ...] | None = None
     conventions: str = ""
     higher_is_better: bool = True
     classification: str | None = None
@@ -208,13 +202,6 @@ class MeasureDef:
             )
         if (self.text is not None) != (self.aggregation in ("none", "shared")):
             raise TypeError(f"{self.name}: text measures, and only they, aggregate as text")
-
-    @property
-    def trec_names(self) -> tuple[TrecName, ...]:
-        """trec_eval's names for it (none, one or several)."""
-        if self.trec_eval is None:
-            return ()
-        return self.trec_eval if isinstance(self.trec_eval, tuple) else (self.trec_eval,)
 
     @property
     def needs_preferences(self) -> bool:

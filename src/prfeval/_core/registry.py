@@ -8,7 +8,7 @@ misspelt names, ``prfeval measures`` and the docs. The entries themselves live i
 Names parse as ``Name(param=value, ...)@k``, as ir_measures writes them (``P@10``,
 ``P(rel=2)@10``, ``SetF(beta=2)``, ``IPrec@0.5``). trec_eval's spellings (``P.10``, ``P_10``,
 ``set_F.x``) are read by the registry's :class:`~prfeval._core.trec_names.TrecNames`, built
-from each entry's :class:`~prfeval._core.trec_names.TrecName`.
+from the table of trec_eval's names it is given, keyed by canonical measure name.
 """
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ class Registry:
         Every parameter an entry may name, by name.
     beta_from_alpha
         Turns the alpha of the F measure's alpha form into beta (validating it).
+    trec_names
+        trec_eval's names by canonical measure name, for the measures trec_eval has (see
+        :class:`~prfeval._core.trec_names.TrecNames`); none by default.
     trec_unsupported, trec_unsupported_sets
         The measures of trec_eval 9.0.8's table, and its sets of measures, that no entry
         computes (preference judgments, ...): ``prfeval trec_eval`` knows the names, and
@@ -68,6 +71,7 @@ class Registry:
         params: Mapping[str, Param],
         beta_from_alpha: Callable[[float], float],
         *,
+        trec_names: Mapping[str, Sequence[TrecName]] | None = None,
         trec_unsupported: Iterable[str] = (),
         trec_unsupported_sets: Iterable[str] = (),
         trec_cutoff_order: Callable[[Sequence[int]], list[int]] = sorted,
@@ -91,6 +95,7 @@ class Registry:
         #: trec_eval's names of these measures: its table, sets and spellings.
         self.trec = TrecNames(
             self.definitions.values(),
+            trec_names or {},
             self.build,
             self.suggest,
             unsupported=trec_unsupported,

@@ -1,13 +1,14 @@
 """trec_eval's names for the measures: how it spells them, and the table it keeps them in.
 
-Each :class:`~prfeval._core.measure_def.MeasureDef` that trec_eval has carries its
-:class:`TrecName` (or several: ``map`` and ``map_cut`` are both AP). :class:`TrecNames`, which
-the :class:`~prfeval._core.registry.Registry` builds from them, parses trec_eval's spellings
-(``P.10`` and ``P_10``, ``P.5,10``, ``P`` alone for trec_eval's cutoffs, ``set_F.x`` with x
-beta squared, ``iprec_at_recall``) and lays out trec_eval's measure table and sets (9.0.8's,
-and 10.0's) from each name's ``place`` and ``sets``. With ``as_trec_eval`` (``prfeval
-trec_eval``) values are taken as trec_eval takes them; the C emulation that needs (the order
-of cutoffs under its ``qsort``) is given, not held here.
+A table keyed by canonical measure name gives each measure trec_eval has its :class:`TrecName`
+(or several: ``map`` and ``map_cut`` are both AP); prfeval's is
+:data:`prfeval._measures.trec_table.TREC_NAMES`. :class:`TrecNames`, which the
+:class:`~prfeval._core.registry.Registry` builds from it and the declarations, parses
+trec_eval's spellings (``P.10`` and ``P_10``, ``P.5,10``, ``P`` alone for trec_eval's cutoffs,
+``set_F.x`` with x beta squared, ``iprec_at_recall``) and lays out trec_eval's measure table
+and sets (9.0.8's, and 10.0's) from each name's ``place`` and ``sets``. With ``as_trec_eval``
+(``prfeval trec_eval``) values are taken as trec_eval takes them; the C emulation that needs
+(the order of cutoffs under its ``qsort``) is given, not held here.
 """
 
 from __future__ import annotations
@@ -177,7 +178,10 @@ class TrecNames:
     Parameters
     ----------
     definitions
-        The declarations; each :class:`TrecName` of each is one of trec_eval's names.
+        The declarations of the measures.
+    table
+        trec_eval's names by canonical measure name (``{"AP": (map, map_cut)}``), for the
+        measures trec_eval has: every key is a declared measure.
     build
         Makes a :class:`~prfeval._core.measure_def.Measure` of a declaration with checked
         parameters (:meth:`Registry.build <prfeval._core.registry.Registry.build>`).
@@ -206,6 +210,7 @@ class TrecNames:
     def __init__(
         self,
         definitions: Iterable[MeasureDef],
+        table: Mapping[str, Sequence[TrecName]],
         build: Callable[..., Measure],
         suggest: Callable[[str], str],
         *,
@@ -217,8 +222,14 @@ class TrecNames:
         self._suggest = suggest
         self._cutoff_order = cutoff_order
         self._trec: list[tuple[TrecName, MeasureDef]] = []
-        for d in definitions:
-            for t in d.trec_names:
+        self._of: dict[str, tuple[TrecName, ...]] = {}
+        declared = {d.name: d for d in definitions}
+        unknown = set(table) - set(declared)
+        if unknown:
+            raise TypeError(f"trec_eval names for measures not declared: {sorted(unknown)}")
+        for d in declared.values():  # in the declarations' order, whatever the table's
+            self._of[d.name] = tuple(table.get(d.name, ()))
+            for t in self._of[d.name]:
                 if any(t.name == other.name for other, _ in self._trec):
                     raise TypeError(f"{d.name}: the trec_eval name {t.name!r} is taken")
                 self._trec.append((t, d))
@@ -228,6 +239,11 @@ class TrecNames:
         self.table_10, self.sets_10 = self._table(10)
         # Longest first: num_rel_ret before num_rel, map_cut before map.
         self._trec.sort(key=lambda item: -len(item[0].name))
+
+    def names_of(self, measure: str) -> tuple[TrecName, ...]:
+        """trec_eval's names for the measure called ``measure`` (canonical): none, one or
+        several (``map`` and ``map_cut`` are both AP)."""
+        return self._of.get(measure, ())
 
     def _table(self, version: int = 9) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
         """trec_eval's table and sets (9.0.8's, or 10.0's), from the places entries declare."""

@@ -43,6 +43,7 @@ from prfeval._measures import (
     ranked,
     rbp_trec,
     text,
+    trec_table,
     user_models,
 )
 
@@ -132,6 +133,7 @@ _REGISTRY = Registry(
     ),
     PARAMS,
     C.beta_from_alpha,
+    trec_names=trec_table.TREC_NAMES,
     trec_unsupported=TREC_EVAL_UNSUPPORTED,
     trec_unsupported_sets=TREC_EVAL_UNSUPPORTED_SETS,
     trec_cutoff_order=c_sort.trec_cutoff_order,

@@ -15,7 +15,6 @@ import numpy.typing as npt
 
 from prfeval._core.measure_def import Measure, MeasureDef
 from prfeval._core.ranking import JudgedRanking
-from prfeval._core.trec_names import TrecName
 from prfeval._measures.ranks import per_query_sum, relevant_positions
 
 __all__ = ["DEFINITIONS", "rbp_graded", "rbp_residual"]
@@ -92,7 +91,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=rbp_graded,
         reads="ranks",
         params=(),
-        trec_eval=TrecName("rbp", place=100, since=10),
         conventions="Gains are grades, scaled by the query's top judged grade when it is "
         "above 1; unjudged and negative grades gain 0; the relevance level is not read. "
         "In prfeval trec_eval with yaap asked too, the scaling's top starts at yaap's sum of "
@@ -109,7 +107,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=rbp_residual,
         reads="ranks",
         params=(),
-        trec_eval=TrecName("rbp_resid", place=101, since=10),
         conventions="Unjudged means no judgment or a negative grade; 0 when nothing retrieved "
         "is unjudged. trec_eval 10 has it; 9.0.8 does not.",
         higher_is_better=False,
