@@ -63,8 +63,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from prfeval._retrieval.evaluate import Evaluation, evaluate
     from prfeval._retrieval.explain import Explanation, explain
     from prfeval._retrieval.incremental import Evaluator
-    from prfeval._retrieval.judgment_groups import evaluate_judgment_groups
     from prfeval._retrieval.topk import f_at_k, precision_at_k, recall_at_k
+    from prfeval._trec_eval.judgment_groups import evaluate_judgment_groups
 
 # Public name -> the module that defines it.
 _LAZY: dict[str, str] = {
@@ -115,7 +115,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(["load_qrels", "load_run"], "prfeval._io"),
     **dict.fromkeys(["Preferences", "read_preferences"], "prfeval._io.prefs"),
     **dict.fromkeys(["PrefsResult", "evaluate_preferences"], "prfeval._retrieval.prefs"),
-    "evaluate_judgment_groups": "prfeval._retrieval.judgment_groups",
+    "evaluate_judgment_groups": "prfeval._trec_eval.judgment_groups",
     **dict.fromkeys(["Measure", "parse_measures"], "prfeval._measures"),
     **dict.fromkeys(["ScoreMeasures", "score_measures"], "prfeval._classification.scores"),
     "split_queries": "prfeval._comparison.split",

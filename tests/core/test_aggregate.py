@@ -31,8 +31,8 @@ from prfeval._core.aggregate import (
     weighted,
 )
 from prfeval._core.counts import Counts, f_beta, precision, recall
+from prfeval._core.measure_def import Measure, MeasureDef
 from prfeval._core.partials import Partial
-from prfeval._core.registry import Measure, MeasureDef
 from prfeval._measures import parse_measures
 
 SEED = 5e-4  # the seed prints three decimals

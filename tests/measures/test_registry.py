@@ -15,10 +15,13 @@ import pytest
 from prfeval import MeasureError, PrfevalError, evaluate
 from prfeval._classification.averages import MEASURES as CLASSIFICATION_MEASURES
 from prfeval._core.counts import beta_from_alpha
+from prfeval._core.measure_def import Measure, MeasureDef
 from prfeval._core.ranking import RankingNeeds
-from prfeval._core.registry import Measure, MeasureDef, Registry, TrecName
+from prfeval._core.registry import Registry
+from prfeval._core.trec_names import TrecName
 from prfeval._io.prefs import Preferences
 from prfeval._measures import PARAMS, REGISTRY, lookup, parse_measures, ranking_needs
+from prfeval._measures.trec_table import TREC_NAMES
 
 
 def tp_of(c, m, zd):
@@ -92,7 +95,7 @@ def test_every_trec_eval_name_reads_back_to_its_entry(name):
     from prfeval._measures import TREC_REGISTRY
 
     d = REGISTRY[name]
-    for t in d.trec_names:
+    for t in TREC_NAMES.get(name, ()):
         found = TREC_REGISTRY.trec_name(t.name)
         assert found is not None and found[1] is d, (t.name, found)
         measures = TREC_REGISTRY.parse_trec(t.name, None)
@@ -169,11 +172,11 @@ def test_properties_of_ranked_and_tn_measures():
 
 
 def test_trec_name_descriptions():
-    assert REGISTRY["P"].trec_eval.describe() == (
+    assert TREC_NAMES["P"][0].describe() == (
         "P_k (P alone: 5, 10, 15, 20, 30, 100, 200, 500, 1000)"
     )
-    assert REGISTRY["SetF"].trec_eval.describe() == "set_F, set_F.x with x = beta^2"
-    assert REGISTRY["SetP"].trec_eval.describe() == "set_P"
+    assert TREC_NAMES["SetF"][0].describe() == "set_F, set_F.x with x = beta^2"
+    assert TREC_NAMES["SetP"][0].describe() == "set_P"
     assert TrecName("x").describe() == "x"
 
 

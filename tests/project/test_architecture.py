@@ -36,7 +36,8 @@ LAYERS = {
     "plots": 4,
     "demo": 5,
     "report": 6,
-    "cli": 7,
+    "trec_eval": 7,
+    "cli": 8,
 }
 #: The subpackages users import (besides ``prfeval`` itself): each declares ``__all__``.
 PUBLIC_PACKAGES = ("cli", "spark")
@@ -416,7 +417,12 @@ def test_import_prfeval_loads_no_numpy_and_is_quick():
 
 #: The modules that print and drive trec_eval: they read what is particular to a measure (its
 #: place in trec_eval's table, its sets, how its rows are printed) from the registry.
-TREC_EVAL_MODULES = ("prfeval._report.trec_eval", "prfeval.cli._trec_eval_cmd")
+TREC_EVAL_MODULES = (
+    "prfeval._trec_eval.printing",
+    "prfeval._trec_eval.driver",
+    "prfeval._trec_eval.arguments",
+    "prfeval._trec_eval.measure_selection",
+)
 #: trec_eval's option letters (its getopt string "hvqm:cl:nD:JN:M:R:T:oZ:", and V for
 #: --trec-eval-version), which the command compares options with: R is also recall's name.
 OPTION_LETTERS = frozenset("hvqmclnDJNMRTZoV")
@@ -481,12 +487,13 @@ def test_trec_eval_table_is_derived_from_the_declarations():
     (pytrec_eval's, compiled from trec_eval 9.0.8); -m all_trec prints it in that order."""
     pytrec_eval = pytest.importorskip("pytrec_eval")
     from prfeval._measures import REGISTRY, TREC_REGISTRY
-    from prfeval.cli._trec_eval_cmd import measure_entries
+    from prfeval._measures.trec_table import TREC_NAMES
+    from prfeval._trec_eval.measure_selection import measure_entries
 
     placed = sorted(
         (t.place, t.name)
         for d in REGISTRY.values()
-        for t in d.trec_names
+        for t in TREC_NAMES.get(d.name, ())
         if t.place is not None and t.since == 9  # 10.0's additions: trec_table_10
     )
     assert TREC_REGISTRY.trec_table == tuple(name for _, name in placed)

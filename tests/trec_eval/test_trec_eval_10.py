@@ -2,8 +2,8 @@
 
 The expected outputs are trec_eval 10.0's own: the ``out.test*`` files its ``make quicktest``
 diffs against, and what the built binary printed on seeded random cases
-(``tests/data/trec_eval_10_cases.json``, written by ``tests/trec_eval/trec_eval_10_cases.py``). Each
-case runs in-process through :func:`prfeval.cli._trec_eval_cmd.main`, and its stdout, stderr
+(``tests/data/trec_eval_10_cases.json``, written by ``tests/trec_eval/trec_eval_10_cases.py``).
+Each case runs in-process through :func:`prfeval._trec_eval.driver.main`, and its stdout, stderr
 and exit status must equal 10.0's. With ``TREC_EVAL_10`` naming a built 10.0 binary, the
 binary is run live on the same cases too.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from trec_eval_10_cases import EXPECTED, QUICKTEST, link_fixtures, random_cases, run_case
 
-from prfeval.cli._trec_eval_cmd import main
+from prfeval._trec_eval.driver import main
 
 CASES = json.loads(EXPECTED.read_text())
 RANDOM: dict[str, dict[str, object]] = CASES["random"]

@@ -204,7 +204,7 @@ def test_golden_output_max_results(tmp_path, capsys, seed: int, flag: list[str])
 
 def test_golden_output_streamed(tmp_path, capsys) -> None:
     """A run read in blocks (large runs are) prints the same bytes, runid included."""
-    from prfeval.cli import _trec_eval_cmd as trec_eval_cmd
+    from prfeval._trec_eval import driver as trec_eval_cmd
 
     qrels, run = trec_edge_case(9)
     qrels_path, run_path = write_files(tmp_path, qrels, run)
@@ -476,7 +476,7 @@ def test_numbers_laid_out_at_once_are_printfs() -> None:
     them, past 2^52 ten-thousandths, for -0.0, NaN and infinities."""
     import numpy as np
 
-    from prfeval._report.trec_eval import trec_numbers
+    from prfeval._trec_eval.printing import trec_numbers
 
     rng = np.random.default_rng(908)
     k = rng.integers(-(10**9), 10**9, 20_000)
@@ -503,7 +503,7 @@ def test_numbers_laid_out_at_once_are_printfs() -> None:
 
 def test_rows_written_in_blocks(tmp_path, capsys, monkeypatch) -> None:
     """A few queries per block of rows (many queries are written so) prints the same."""
-    from prfeval._report import trec_eval as report
+    from prfeval._trec_eval import printing as report
 
     monkeypatch.setattr(report, "BLOCK_ROWS", 150)  # under two queries of all_trec rows
     qrels, run = trec_edge_case(410)
@@ -516,9 +516,9 @@ def test_rows_written_in_blocks(tmp_path, capsys, monkeypatch) -> None:
 def test_ids_with_a_nul_byte_are_printed_too() -> None:
     """NUL pads the laid-out rows; ids holding one (from the API) take the row-by-row way."""
     from prfeval import evaluate
-    from prfeval._report.trec_eval import format_trec_eval
-    from prfeval._retrieval.trec_summary import TrecPrinting
-    from prfeval.cli._trec_eval_cmd import measure_entries
+    from prfeval._trec_eval.measure_selection import measure_entries
+    from prfeval._trec_eval.printing import format_trec_eval
+    from prfeval._trec_eval.summary import TrecPrinting
 
     entries = measure_entries([("num_ret", None), ("map", None), ("relstring", None)])
     e = evaluate(

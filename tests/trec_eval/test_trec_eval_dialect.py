@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from trec_eval_dialect_cases import CASES, EXPECTED, LARGE, outcome
 
-from prfeval._io.trec_eval_text import SMALL_BYTES
+from prfeval._trec_eval.dialect import SMALL_BYTES
 from support.cli import trec_eval_in_process
 
 EXPECTED_OUTCOMES = json.loads(EXPECTED.read_text())

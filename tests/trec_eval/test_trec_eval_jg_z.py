@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from prfeval._io.zscores import read_zscores
-from prfeval._retrieval.judgment_groups import evaluate_judgment_groups
-from prfeval.cli._trec_eval_cmd import main
+from prfeval._trec_eval.driver import main
+from prfeval._trec_eval.judgment_groups import evaluate_judgment_groups
+from prfeval._trec_eval.zscores import read_zscores
 
 DATA = Path(__file__).parents[1] / "data"
 QUICK = DATA / "trec_eval_quicktest"

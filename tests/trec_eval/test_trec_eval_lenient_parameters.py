@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import prfeval
-from prfeval._core.c_sort import INT_MIN, c_int, glibc_msort, long_difference
 from prfeval._core.errors import MeasureError
-from prfeval._core.registry import C_LONG_MAX, TrecEvalRefusal, trec_cutoff_order
+from prfeval._core.trec_names import C_LONG_MAX, TrecEvalRefusal
 from prfeval._measures import TREC_REGISTRY
+from prfeval._measures.c_sort import INT_MIN, c_int, glibc_msort, long_difference, trec_cutoff_order
 from prfeval._measures.interpolated import walked_needs
 
 #: (trec_eval name, parameter text): values trec_eval computes with and prfeval refuses.

@@ -34,7 +34,7 @@ from prfeval._core.counts import Counts, f_from_pr
 from prfeval._core.partials import GEOMETRIC_FLOOR, MeasurePartial, Moments, Partial
 
 if TYPE_CHECKING:
-    from prfeval._core.registry import Measure
+    from prfeval._core.measure_def import Measure
 
 __all__ = [
     "AVERAGES",

@@ -36,7 +36,7 @@ from prfeval._core.counts import Counts, precision, recall
 from prfeval._core.sums import ExactSum
 
 if TYPE_CHECKING:
-    from prfeval._core.registry import Measure
+    from prfeval._core.measure_def import Measure
 
 __all__ = [
     "GEOMETRIC_FLOOR",

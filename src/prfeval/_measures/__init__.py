@@ -1,6 +1,6 @@
 """The measure registry: every measure declared once, and the parser for measure names.
 
-:data:`REGISTRY` holds one :class:`~prfeval._core.registry.MeasureDef` per measure, from the
+:data:`REGISTRY` holds one :class:`~prfeval._core.measure_def.MeasureDef` per measure, from the
 modules of this package (one per family: :mod:`~prfeval._measures.contingency` for the measures
 of a contingency table, :mod:`~prfeval._measures.interpolated` for interpolated precision). The
 parser, ``prfeval measures``, suggestions for misspelt names, the docs, the kernel, the
@@ -28,9 +28,11 @@ from typing import Any
 
 from prfeval._core import counts as C
 from prfeval._core.checks import MAX_BETA
+from prfeval._core.measure_def import Measure, MeasureDef, Param
 from prfeval._core.ranking import RankingNeeds
-from prfeval._core.registry import Measure, MeasureDef, Param, Registry
+from prfeval._core.registry import Registry
 from prfeval._measures import (
+    c_sort,
     contingency,
     diversity,
     gains,
@@ -41,6 +43,7 @@ from prfeval._measures import (
     ranked,
     rbp_trec,
     text,
+    trec_table,
     user_models,
 )
 
@@ -130,8 +133,10 @@ _REGISTRY = Registry(
     ),
     PARAMS,
     C.beta_from_alpha,
+    trec_names=trec_table.TREC_NAMES,
     trec_unsupported=TREC_EVAL_UNSUPPORTED,
     trec_unsupported_sets=TREC_EVAL_UNSUPPORTED_SETS,
+    trec_cutoff_order=c_sort.trec_cutoff_order,
 )
 
 #: The registry itself (its parser, and trec_eval's names, table and sets), for the trec_eval

@@ -17,15 +17,7 @@ import numpy.typing as npt
 
 from prfeval._core import counts as C
 from prfeval._core.counts import Counts
-from prfeval._core.errors import MeasureError
-from prfeval._core.registry import (
-    Measure,
-    MeasureDef,
-    Param,
-    TrecEvalRefusal,
-    TrecName,
-    number_text,
-)
+from prfeval._core.measure_def import Measure, MeasureDef, Param, number_text
 
 __all__ = ["DEFINITIONS", "PARAMS", "TREC_EVAL_CUTOFFS", "UTILITY_DEFAULTS"]
 
@@ -89,26 +81,6 @@ def _utility(c: Counts, m: Measure, zd: float) -> FloatArray:
     else:
         tn = c.tn if c.tn is not None else -(c.tp + c.fp + c.fn)
     return w[0] * c.tp + w[1] * c.fp + w[2] * c.fn + w[3] * tn
-
-
-def _bind_utility(values: list[str], token: str, as_trec_eval: bool) -> dict[str, object]:
-    """``utility.2,-1,0,0``: the four weights of TP, FP, FN and TN, in that order.
-
-    Another number of weights is refused; trec_eval 9.0.8 takes it on its command line and
-    stops at the first query it computes (``as_trec_eval``: a TrecEvalRefusal with its words).
-    """
-    try:
-        weights = [float(v) for v in values]
-    except ValueError:
-        weights = []
-    if len(weights) != 4:
-        message = f"{token}: utility takes four weights (TP, FP, FN, TN), e.g. utility.1,-1,0,0"
-        if as_trec_eval:
-            raise TrecEvalRefusal(
-                message, "trec_eval.calc_utility: improper number of coefficients\n"
-            )
-        raise MeasureError(message)
-    return dict(zip((name for name, _ in UTILITY_DEFAULTS), weights, strict=True))
 
 
 def _f_of_means(p: float, r: float, m: Measure) -> float:
@@ -184,14 +156,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         aggregation="sum",
         params=(),
         aliases=("num_q",),
-        trec_eval=TrecName(
-            "num_q",
-            per_query=False,
-            place=1,
-            sets=("official", "set", "qrels_jg", "all_prefs", "prefs"),
-            summary_value="queries",
-            joins=False,
-        ),
         bounded=True,
     ),
     MeasureDef(
@@ -202,7 +166,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         aggregation="sum",
         params=(),
         aliases=("num_ret",),
-        trec_eval=TrecName("num_ret", place=2, sets=("official", "set")),
         bounded=True,
     ),
     MeasureDef(
@@ -212,9 +175,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         counts=_total(lambda c: c.relevant),
         aggregation="sum",
         aliases=("num_rel",),
-        trec_eval=TrecName(
-            "num_rel", place=3, sets=("official", "set"), summary_value="judged_relevant"
-        ),
     ),
     MeasureDef(
         "NumRelRet",
@@ -224,7 +184,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         below_zero="judged",
         aggregation="sum",
         aliases=("num_rel_ret",),
-        trec_eval=TrecName("num_rel_ret", place=4, sets=("official", "set")),
         bounded=True,
     ),
     MeasureDef(
@@ -265,7 +224,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         counts=_ratio(C.precision),
         below_zero="judged",
         aliases=("set_P", "SetPrecision"),
-        trec_eval=TrecName("set_P", place=28, sets=("set",)),
         conventions=_NO_RET,
         classification="precision",
         bounded=True,
@@ -277,7 +235,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         counts=_ratio(C.recall),
         below_zero="judged",
         aliases=("set_recall", "SetRecall"),
-        trec_eval=TrecName("set_recall", place=30, sets=("set",)),
         conventions=_NO_REL,
         classification="recall",
     ),
@@ -291,7 +248,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         params=_F_PARAMS,
         of_means=_f_of_means,
         aliases=("set_F",),
-        trec_eval=TrecName("set_F", "beta_squared", place=32, sets=("set",)),
         conventions=_F_CONV,
         classification="f",
     ),
@@ -302,7 +258,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "TP / min(TP + FP, TP + FN)",
         counts=_set_relative_p,
         below_zero="judged",
-        trec_eval=TrecName("set_relative_P", place=29, sets=("set",)),
         conventions="0 when nothing is retrieved or nothing is relevant.",
     ),
     MeasureDef(
@@ -312,7 +267,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "TP^2 / ((TP + FP) (TP + FN))",
         counts=_set_ap,
         below_zero="judged",
-        trec_eval=TrecName("set_map", place=31, sets=("set",)),
         conventions="0 when nothing is retrieved or nothing is relevant.",
     ),
     MeasureDef(
@@ -323,15 +277,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         below_zero="judged",
         params=("rel", "tp", "fp", "fn", "tn", "docs"),
         micro=False,
-        trec_eval=TrecName(
-            "utility",
-            "values",
-            tuple(w for _, w in UTILITY_DEFAULTS),
-            bind=_bind_utility,
-            place=17,
-            sets=("set",),
-            placeholder="zero",
-        ),
         conventions="TN = N - TP - FP - FN with N the collection size (-N), or 0 when not "
         "given, as trec_eval; the mean over queries (not the sum).",
     ),
@@ -417,7 +362,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         cutoff="required",
         reads="top_k",
         aliases=("Precision",),
-        trec_eval=TrecName("P", "cutoffs", TREC_EVAL_CUTOFFS, "P_{}", place=11, sets=("official",)),
         conventions="Divides by k even when fewer than k were retrieved; P@0 = 0. "
         "In prfeval trec_eval, a cutoff trec_eval never reaches (sorted after one more than "
         "2^31 larger) divides the whole ranking's TP by itself, as trec_eval does.",
@@ -432,7 +376,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         cutoff="required",
         reads="top_k",
         aliases=("Recall",),
-        trec_eval=TrecName("recall", "cutoffs", TREC_EVAL_CUTOFFS, "recall_{}", place=13),
         conventions="No relevant documents: 0; R@0 = 0.",
     ),
     MeasureDef(
@@ -455,7 +398,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         depth="R",
         reads="ranks",  # R differs per query: every tie may be cut
         aliases=("R-prec", "Rprecision"),
-        trec_eval=TrecName("Rprec", place=7, sets=("official",)),
         conventions="No relevant documents: 0.",
     ),
 )

@@ -30,8 +30,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from prfeval._core.measure_def import Measure, MeasureDef, Param
 from prfeval._core.ranking import JudgedRanking, SubtopicView
-from prfeval._core.registry import Measure, MeasureDef, Param
 
 __all__ = ["DEFINITIONS", "PARAMS"]
 

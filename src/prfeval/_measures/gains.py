@@ -21,10 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from prfeval._core.c_sort import c_int, glibc_msort
+from prfeval._core.measure_def import Measure, MeasureDef, Param, number_text
 from prfeval._core.ranking import UNJUDGED, JudgedRanking
-from prfeval._core.registry import Measure, MeasureDef, Param, TrecName, number_text
-from prfeval._measures.contingency import TREC_EVAL_CUTOFFS
+from prfeval._measures.c_sort import c_int, glibc_msort
 from prfeval._measures.ranks import (
     judged_positions,
     log2_of,
@@ -87,7 +86,7 @@ def _trec_sorted(entries: list[tuple[int, float]]) -> list[tuple[int, float]]:
     Its comparison returns ``(int) (gain1 - gain2)``, truncating: gains closer than 1 compare
     equal, and a difference no ``int`` holds (an infinite gain) compares as INT_MIN. glibc's
     qsort is a stable merge sort; with a comparison that is not a true order its merges
-    decide the result, so they are glibc's (:func:`~prfeval._core.c_sort.glibc_msort`).
+    decide the result, so they are glibc's (:func:`~prfeval._measures.c_sort.glibc_msort`).
     """
     return glibc_msort(list(entries), lambda a, b: c_int(a[1] - b[1]))
 
@@ -442,10 +441,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         cutoff="optional",
         reads="ranks",
         params=("gains", "dcg"),
-        trec_eval=(
-            TrecName("ndcg", "gains", place=21),
-            TrecName("ndcg_cut", "cutoffs", TREC_EVAL_CUTOFFS, "ndcg_cut_{}", place=24),
-        ),
         conventions="0 when IDCG is 0. Ignores the relevance level. " + _GAINS_CONV
         + " dcg='exp-log2' takes 2^gain - 1 (Burges et al., 2005).",
     ),
@@ -456,7 +451,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_dcg_of_run,
         reads="ranks",
         params=("gains",),
-        trec_eval=TrecName("dcg", "gains", place=20.1, since=10, all_trec=False),
         conventions="0 for an empty ranking. Ignores the relevance level. " + _GAINS_CONV
         + " trec_eval 10 has it (not in all_trec); 9.0.8 does not.",
     ),
@@ -467,7 +461,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_dcg_of_ideal,
         reads="ranks",
         params=("gains",),
-        trec_eval=TrecName("ideal_dcg", "gains", place=20.2, since=10, all_trec=False),
         conventions="0 with no positive gain judged. Ignores the relevance level and the "
         "ranking. " + _GAINS_CONV + " trec_eval 10 has it (not in all_trec); 9.0.8 does not.",
     ),
@@ -479,7 +472,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_ndcg_rel,
         reads="ranks",
         params=("gains",),
-        trec_eval=TrecName("ndcg_rel", "gains", place=22),
         conventions="0 when the sum is 0. Ignores the relevance level. " + _GAINS_CONV,
     ),
     MeasureDef(
@@ -489,7 +481,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_rndcg,
         reads="ranks",
         params=("rel", "gains"),
-        trec_eval=TrecName("Rndcg", "gains", place=23),
         conventions="0 with no relevant documents (at the level). " + _GAINS_CONV,
     ),
     MeasureDef(
@@ -500,7 +491,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_g,
         reads="ranks",
         params=("gains",),
-        trec_eval=TrecName("G", "gains", place=20),
         conventions="0 when the ideal gains sum to 0. Ignores the relevance level. "
         + _GAINS_CONV,
     ),

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from prfeval._core.errors import MeasureError, UsageError
+from prfeval._core.errors import UsageError
+from prfeval._core.measure_def import Measure, MeasureDef, Param, number_text
 from prfeval._core.ranking import JudgedRanking
-from prfeval._core.registry import Measure, MeasureDef, Param, TrecName, number_text
 from prfeval._measures.ranks import (
     RankProfile,
     below_zero_shift,
@@ -301,24 +301,6 @@ def _iprec_mean(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     return total / len(levels)
 
 
-def _bind_levels(values: list[str], token: str, as_trec_eval: bool) -> dict[str, object]:
-    """``11pt_avg.0.25,0.5``: the levels as given (trec_eval keeps their order and repeats).
-
-    Levels outside [0, 1] are refused; trec_eval (``as_trec_eval``) computes with them: a
-    level asking for more relevant documents than were retrieved is 0, one asking for none
-    or fewer (a negative level) the best precision anywhere.
-    """
-    try:
-        levels = tuple(float(v) for v in values)
-    except ValueError:
-        raise MeasureError(f"{token}: the levels must be numbers in [0, 1]") from None
-    if as_trec_eval and levels:
-        return {"levels": levels}
-    if not levels or not all(0.0 <= r <= 1.0 for r in levels):
-        raise MeasureError(f"{token}: the levels must be numbers in [0, 1]")
-    return {"levels": levels}
-
-
 def _parse_levels(text: str) -> tuple[float, ...]:
     body = text.strip()
     if not (body.startswith("[") and body.endswith("]")):
@@ -352,14 +334,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         cutoff="level",
         reads="ranks",
         aliases=("iprec_at_recall",),
-        trec_eval=TrecName(
-            "iprec_at_recall",
-            "levels",
-            STANDARD_RECALL_LEVELS,
-            "iprec_at_recall_{}",
-            place=10,
-            sets=("official",),
-        ),
         conventions="Written IPrec@0.5. 0 when the ranking never reaches r; IPrec@0 is the "
         "best precision anywhere, and 0/0 (NaN, trec_eval's -nan) for an evaluated query "
         "that retrieved nothing (-J, -M 0); trec_eval 10 rounds r R instead "
@@ -372,9 +346,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_iprec_mean,
         reads="ranks",
         params=("rel", "levels"),
-        trec_eval=TrecName(
-            "11pt_avg", "values", STANDARD_RECALL_LEVELS, bind=_bind_levels, place=18
-        ),
         conventions="IPrec's conventions at each level (so NaN for an evaluated query that "
         "retrieved nothing); levels kept in the order given, repeats allowed, as trec_eval.",
     ),

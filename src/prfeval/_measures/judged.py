@@ -11,8 +11,8 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.counts import safe_divide
+from prfeval._core.measure_def import Measure, MeasureDef
 from prfeval._core.ranking import JudgedRanking
-from prfeval._core.registry import Measure, MeasureDef, TrecName
 
 __all__ = ["DEFINITIONS", "judged_at", "unjudged_at"]
 
@@ -77,7 +77,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         reads="top_k",
         params=(),
         aliases=("unj",),
-        trec_eval=TrecName("unj", "cutoffs", (5, 10, 20), "unj_{}", place=102, since=10),
         conventions="Divides by k even when fewer than k were retrieved (unlike Judged@k, which "
         "divides by the places retrieved); k = 0 gives 0; a negative grade counts as unjudged "
         "(unlike Judged@k), as in trec_eval 10. trec_eval 10 has it; 9.0.8 does not.",

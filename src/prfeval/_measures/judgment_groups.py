@@ -7,7 +7,7 @@ A judgment group (jg) is one assessor's set of judgments for a query; qrels in t
 judgments alone, as the ordinary measure would be (AP, P@k, precision at a multiple of R),
 and then averaged over the query's groups, every group counting equally (a group without a
 relevant document adds 0). The ranking these functions read has one "query" per (query,
-group) pair; :func:`prfeval._retrieval.judgment_groups.evaluate_judgment_groups` builds it and
+group) pair; :func:`prfeval._trec_eval.judgment_groups.evaluate_judgment_groups` builds it and
 averages the pairs of a query. Measured against ordinary qrels (one group per query), each
 equals its ordinary measure.
 """
@@ -18,10 +18,9 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.counts import safe_divide
+from prfeval._core.measure_def import Measure, MeasureDef
 from prfeval._core.ranking import JudgedRanking
-from prfeval._core.registry import Measure, MeasureDef, TrecName
-from prfeval._measures.contingency import TREC_EVAL_CUTOFFS
-from prfeval._measures.ranked import RPREC_MULT_DEFAULTS, average_precision, rprec_cutoff
+from prfeval._measures.ranked import average_precision, rprec_cutoff
 from prfeval._measures.ranks import below_zero_shift
 
 __all__ = ["DEFINITIONS", "JG_MEASURES"]
@@ -58,7 +57,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_ap_group,
         reads="ranks",
         aliases=("MAPAvgJG",),
-        trec_eval=TrecName("map_avgjg", place=48, sets=("qrels_jg",), all_trec=False),
         conventions=_JG,
     ),
     MeasureDef(
@@ -69,15 +67,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         depth="k",
         cutoff="required",
         reads="ranks",
-        trec_eval=TrecName(
-            "P_avgjg",
-            "cutoffs",
-            TREC_EVAL_CUTOFFS,
-            "P_avgjg_{}",
-            place=49,
-            sets=("qrels_jg",),
-            all_trec=False,
-        ),
         conventions="Divides by k even when fewer than k were retrieved. " + _JG,
     ),
     MeasureDef(
@@ -89,15 +78,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         cutoff="level",
         level_max=None,
         reads="ranks",
-        trec_eval=TrecName(
-            "Rprec_mult_avgjg",
-            "levels",
-            RPREC_MULT_DEFAULTS,
-            "Rprec_mult_avgjg_{}",
-            place=50,
-            sets=("qrels_jg",),
-            all_trec=False,
-        ),
         conventions="Divides by c_g even when fewer were retrieved; a group with c_g = 0 adds "
         "0. " + _JG,
     ),

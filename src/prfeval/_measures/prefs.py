@@ -15,14 +15,13 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
+from prfeval._core.measure_def import Measure, MeasureDef
 from prfeval._core.preferences import PreferenceCounts
-from prfeval._core.registry import Measure, MeasureDef, TrecName
 
 __all__ = ["DEFINITIONS", "PREFS_MEASURES"]
 
 FloatArray = npt.NDArray[np.float64]
 
-_SETS: tuple = ("all_prefs", "prefs")  # trec_eval's prefs set: the first six and runid, num_q
 
 
 def _ratio(num: FloatArray, den: FloatArray) -> FloatArray:
@@ -103,14 +102,12 @@ _JG = (
 
 def _def(
     name: str,
-    place: int,
     summary: str,
     formula: str,
     fn: Callable[[PreferenceCounts, Measure], FloatArray],
     conventions: str,
     *,
     total: bool = False,
-    sets: tuple = _SETS,
 ) -> MeasureDef:
     return MeasureDef(
         name,
@@ -120,61 +117,59 @@ def _def(
         reads="ranks",
         aggregation="sum" if total else "mean",
         params=(),
-        trec_eval=TrecName(name, place=place, sets=sets, all_trec=False),
         conventions=conventions + " " + _CITE,
         bounded=False,
     )
 
 
 DEFINITIONS: tuple[MeasureDef, ...] = (
-    _def("prefs_num_prefs_poss", 34, "preferences possible (count)",
+    _def("prefs_num_prefs_poss", "preferences possible (count)",
          "sum over JGs of the preferences a > b, retrieved, implied or not occurring",
          _poss, "Summed over queries.", total=True),
-    _def("prefs_num_prefs_ful", 35, "preferences fulfilled (count)",
+    _def("prefs_num_prefs_ful", "preferences fulfilled (count)",
          "sum over JGs of the preferences a > b with a retrieved and b not, or ranked below a",
          _ful, "Summed over queries.", total=True),
-    _def("prefs_num_prefs_ful_ret", 36, "preferences fulfilled by retrieved pairs (count)",
+    _def("prefs_num_prefs_ful_ret", "preferences fulfilled by retrieved pairs (count)",
          "sum over JGs of the preferences a > b with both retrieved and a ranked above b",
          _ful_ret, "Summed over queries.", total=True),
-    _def("prefs_simp", 37, "share of preferences fulfilled",
+    _def("prefs_simp", "share of preferences fulfilled",
          "prefs_num_prefs_ful / prefs_num_prefs_poss", _simp, _EMPTY.strip()),
-    _def("prefs_pair", 38, "preferences fulfilled, averaged over document pairs",
+    _def("prefs_pair", "preferences fulfilled, averaged over document pairs",
          "mean over document pairs (a, b) with a preference, a ranked above b, of "
          "c(a > b) / (c(a > b) + c(b > a)), c counting the JGs",
          _pair, "A pair with neither document retrieved scores 0." + _EMPTY),
-    _def("prefs_avgjg", 39, "share of preferences fulfilled, averaged over JGs",
+    _def("prefs_avgjg", "share of preferences fulfilled, averaged over JGs",
          "mean over JGs of fulfilled_jg / possible_jg", _avgjg, _JG.strip()),
-    _def("prefs_avgjg_Rnonrel", 40,
+    _def("prefs_avgjg_Rnonrel",
          "prefs_avgjg with each JG's non-relevant documents set to R, its relevant count",
          "mean over JGs of fulfilled_jg / possible_jg, the non-relevant side cut or padded "
          "to R documents", _rnonrel,
          "With N <= R non-relevant, R - N fulfilled preferences are added per relevant "
          "retrieved document (R - N possible per relevant one); with N > R the first R "
          "non-relevant (docid order) are kept. Akin to bpref (Buckley and Voorhees, 2004)."
-         + _JG, sets=("all_prefs",)),
-    _def("prefs_simp_ret", 41, "share of retrieved preferences fulfilled",
+         + _JG),
+    _def("prefs_simp_ret", "share of retrieved preferences fulfilled",
          "prefs_num_prefs_ful_ret / (preferences with both documents retrieved)",
-         _simp_ret, _EMPTY.strip(), sets=("all_prefs",)),
-    _def("prefs_pair_ret", 42, "prefs_pair over pairs with both documents retrieved",
+         _simp_ret, _EMPTY.strip()),
+    _def("prefs_pair_ret", "prefs_pair over pairs with both documents retrieved",
          "mean over pairs with both retrieved of c(a > b) / (c(a > b) + c(b > a))",
-         _pair_ret, _EMPTY.strip(), sets=("all_prefs",)),
-    _def("prefs_avgjg_ret", 43, "prefs_avgjg over retrieved preferences",
-         "mean over JGs of fulfilled_ret_jg / possible_ret_jg", _avgjg_ret, _JG.strip(),
-         sets=("all_prefs",)),
-    _def("prefs_avgjg_Rnonrel_ret", 44, "prefs_avgjg_Rnonrel over retrieved documents",
+         _pair_ret, _EMPTY.strip()),
+    _def("prefs_avgjg_ret", "prefs_avgjg over retrieved preferences",
+         "mean over JGs of fulfilled_ret_jg / possible_ret_jg", _avgjg_ret, _JG.strip(),),
+    _def("prefs_avgjg_Rnonrel_ret", "prefs_avgjg_Rnonrel over retrieved documents",
          "prefs_avgjg_Rnonrel with R and N counted over the retrieved documents",
          _rnonrel_ret,
          "As trec_eval 9.0.8, R - N possible preferences are added for every relevant "
-         "document, retrieved or not." + _JG, sets=("all_prefs",)),
-    _def("prefs_simp_imp", 45, "share of retrieved and implied preferences fulfilled",
+         "document, retrieved or not." + _JG),
+    _def("prefs_simp_imp", "share of retrieved and implied preferences fulfilled",
          "prefs_num_prefs_ful / (preferences with at least one document retrieved)",
-         _simp_imp, _EMPTY.strip(), sets=("all_prefs",)),
-    _def("prefs_pair_imp", 46, "prefs_pair over pairs with a document retrieved",
+         _simp_imp, _EMPTY.strip()),
+    _def("prefs_pair_imp", "prefs_pair over pairs with a document retrieved",
          "mean over pairs with at least one retrieved of c(a > b) / (c(a > b) + c(b > a))",
-         _pair_imp, _EMPTY.strip(), sets=("all_prefs",)),
-    _def("prefs_avgjg_imp", 47, "prefs_avgjg over retrieved and implied preferences",
+         _pair_imp, _EMPTY.strip()),
+    _def("prefs_avgjg_imp", "prefs_avgjg over retrieved and implied preferences",
          "mean over JGs of fulfilled_jg / (possible_ret_jg + possible_imp_jg)",
-         _avgjg_imp, _JG.strip(), sets=("all_prefs",)),
+         _avgjg_imp, _JG.strip()),
 )
 
 #: The trec_eval names of the preference measures, in trec_eval's table order.

@@ -19,9 +19,9 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.counts import safe_divide
+from prfeval._core.measure_def import Measure, MeasureDef, Param
 from prfeval._core.ranking import JudgedRanking
-from prfeval._core.registry import Measure, MeasureDef, Param, TrecName
-from prfeval._measures.contingency import TREC_EVAL_CUTOFFS, unreached_divisor
+from prfeval._measures.contingency import unreached_divisor
 from prfeval._measures.ranks import (
     below_zero_shift,
     judged_positions,
@@ -250,10 +250,6 @@ def _rbp(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     )
 
 
-def _cutoffs(name: str, place: int, defaults: tuple[int, ...] = TREC_EVAL_CUTOFFS) -> TrecName:
-    return TrecName(name, "cutoffs", defaults, f"{name}_{{}}", place=place)
-
-
 #: The parameters these measures declare (the registry holds every family's).
 PARAMS: tuple[Param, ...] = (
     Param(
@@ -286,7 +282,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         cutoff="optional",
         reads="ranks",
         aliases=("MAP", "AveP"),
-        trec_eval=(TrecName("map", place=5, sets=("official",)), _cutoffs("map_cut", 25)),
         conventions="A relevant document not retrieved (or below k) adds 0; R counts every "
         "relevant document judged. " + _NO_REL,
     ),
@@ -298,7 +293,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_ap,
         reads="ranks",
         aggregation="gmean",
-        trec_eval=TrecName("gm_map", per_query=False, place=6, sets=("official",)),
         conventions="Each AP is raised to at least 0.00001 first (trec_eval's floor), so a "
         "query with AP 0 does not make the average 0. Per query it is AP.",
     ),
@@ -309,7 +303,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "ln((1 + S) / (1 + R - S)), S = sum over relevant retrieved d of P@rank(d)",
         ranked=_yaap,
         reads="ranks",
-        trec_eval=TrecName("yaap", place=51, all_trec=False),
         conventions="S is AP times R. No relevant document retrieved: ln(1 / (1 + R)); "
         "no relevant documents: 0. Negative whenever S < R / 2.",
     ),
@@ -321,7 +314,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         cutoff="optional",
         reads="ranks",
         aliases=("MRR", "RecipRank"),
-        trec_eval=TrecName("recip_rank", place=9, sets=("official",)),
         conventions="0 when no relevant document is retrieved (within the top k).",
         bounded=True,  # reads the retrieved documents alone
     ),
@@ -334,7 +326,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_bpref,
         below_zero="judged",
         reads="ranks",
-        trec_eval=TrecName("bpref", place=8, sets=("official",)),
         conventions="Unjudged and negatively judged documents are skipped; a relevant "
         "document with no judged non-relevant above adds 1 (also when none is judged). "
         + _NO_REL,
@@ -347,7 +338,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         below_zero="judged",
         reads="ranks",
         aggregation="gmean",
-        trec_eval=TrecName("gm_bpref", per_query=False, place=15),
         conventions="Each bpref is raised to at least 0.00001 first. Per query it is bpref.",
     ),
     MeasureDef(
@@ -359,7 +349,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_infap,
         below_zero="judged",
         reads="ranks",
-        trec_eval=TrecName("infAP", place=14),
         conventions="A negative grade marks a pooled document left unjudged (u); an "
         "unjudged document was not pooled and counts in j only. " + _NO_REL,
     ),
@@ -371,9 +360,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         cutoff="level",
         level_max=None,
         reads="ranks",
-        trec_eval=TrecName(
-            "Rprec_mult", "levels", RPREC_MULT_DEFAULTS, "Rprec_mult_{}", place=16
-        ),
         conventions="Written RprecMult@1.5. Divides by c even when fewer were retrieved; "
         "0 when c = 0 (no relevant documents).",
     ),
@@ -384,7 +370,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_success,
         cutoff="required",
         reads="top_k",
-        trec_eval=_cutoffs("success", 27, SUCCESS_CUTOFFS),
         conventions="success alone is trec_eval's k = 1, 5, 10.",
         bounded=True,  # reads the retrieved documents alone
     ),
@@ -395,7 +380,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=_relative_p,
         cutoff="required",
         reads="top_k",
-        trec_eval=_cutoffs("relative_P", 26),
         conventions="P@k up to k = R, R@k beyond. In prfeval trec_eval, a cutoff trec_eval "
         "never reaches (sorted after one more than 2^31 larger) divides the whole ranking's "
         "TP by min(cutoff, R), as trec_eval does. " + _NO_REL,
@@ -407,7 +391,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         "(1/R) sum over relevant retrieved d of 1 / log2(2 + non-relevant above d)",
         ranked=_bin_g,
         reads="ranks",
-        trec_eval=TrecName("binG", place=19),
         conventions=_NO_REL,
     ),
     MeasureDef(
@@ -418,7 +401,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         below_zero="judged",
         aggregation="sum",
         aliases=("num_nonrel_judged_ret",),
-        trec_eval=TrecName("num_nonrel_judged_ret", place=33),
         tells_unjudged=True,
         conventions="Unjudged and negatively judged documents are not counted; a repeated "
         "document counts once.",

@@ -10,16 +10,14 @@ document past the end of the ranking, had the top gain. prfeval's ``RBP`` is the
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import numpy.typing as npt
 
+from prfeval._core.measure_def import Measure, MeasureDef
 from prfeval._core.ranking import JudgedRanking
-from prfeval._core.registry import Measure, MeasureDef, TrecName
 from prfeval._measures.ranks import per_query_sum, relevant_positions
 
-__all__ = ["DEFINITIONS", "rbp_after_yaap", "rbp_graded", "rbp_residual"]
+__all__ = ["DEFINITIONS", "rbp_graded", "rbp_residual"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -69,27 +67,6 @@ def rbp_graded(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     return (1.0 - P_TREC) * total
 
 
-def rbp_after_yaap(
-    entries: list[tuple[Measure, TrecName]], level: int
-) -> list[tuple[Measure, TrecName]]:
-    """trec_eval 10.0's measures ``entries`` (``prfeval trec_eval``'s, in its table's order)
-    with rbp given the internal parameter ``after_yaap`` (the relevance level) when yaap is
-    among them; it is not one a user can type.
-
-    10.0's rbp never sets the bounds of its gain scaling before it reads them, and yaap,
-    which 10.0 computes just before rbp for every query, leaves its sum of precisions where
-    rbp's upper bound is read (see :func:`rbp_graded`). Without yaap: ``entries`` as given.
-    """
-    if not any(t.name == "yaap" for _, t in entries):
-        return entries
-    return [
-        (replace(m, params=tuple(sorted((*m.params, ("after_yaap", level))))), t)
-        if m.definition.ranked is rbp_graded
-        else (m, t)
-        for m, t in entries
-    ]
-
-
 def rbp_residual(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     """trec_eval 10.0's rbp_resid: p^n + (1 - p) * sum over unjudged ranks r of p^(r - 1).
 
@@ -114,7 +91,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=rbp_graded,
         reads="ranks",
         params=(),
-        trec_eval=TrecName("rbp", place=100, since=10),
         conventions="Gains are grades, scaled by the query's top judged grade when it is "
         "above 1; unjudged and negative grades gain 0; the relevance level is not read. "
         "In prfeval trec_eval with yaap asked too, the scaling's top starts at yaap's sum of "
@@ -131,7 +107,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         ranked=rbp_residual,
         reads="ranks",
         params=(),
-        trec_eval=TrecName("rbp_resid", place=101, since=10),
         conventions="Unjudged means no judgment or a negative grade; 0 when nothing retrieved "
         "is unjudged. trec_eval 10 has it; 9.0.8 does not.",
         higher_is_better=False,

@@ -7,14 +7,11 @@ Their values are kept apart from the numbers (:attr:`MeasuredQueries.texts`,
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import numpy.typing as npt
 
-from prfeval._core.errors import MeasureError
+from prfeval._core.measure_def import Measure, MeasureDef
 from prfeval._core.ranking import UNJUDGED, JudgedRanking
-from prfeval._core.registry import Measure, MeasureDef, TrecName
 
 __all__ = ["DEFINITIONS", "RELSTRING_DEFAULT", "relstring"]
 
@@ -56,25 +53,6 @@ def _runid(jr: JudgedRanking, m: Measure, level: int) -> ObjectArray:
     return np.array([jr.run_id] * jr.n_queries, dtype=object)
 
 
-def _bind_length(values: list[str], token: str, as_trec_eval: bool) -> dict[str, object]:
-    """``relstring.20``: trec_eval reads the length as a number and keeps its whole part.
-
-    A negative length is refused; trec_eval (``as_trec_eval``) shows no rank for it, nor for
-    a length that is not finite (which its conversion to a long makes negative).
-    """
-    try:
-        (value,) = values
-        x = float(value)
-    except ValueError:
-        raise MeasureError(f"{token}: relstring.N takes one number N (ranks shown)") from None
-    if as_trec_eval:
-        return {"k": max(int(x), 0) if math.isfinite(x) else 0}
-    k = int(x) if math.isfinite(x) else -1
-    if k < 0:
-        raise MeasureError(f"{token}: relstring.N takes N >= 0, got {k}")
-    return {"k": k}
-
-
 DEFINITIONS: tuple[MeasureDef, ...] = (
     MeasureDef(
         "RunId",
@@ -83,13 +61,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         text=_runid,
         aggregation="shared",
         params=(),
-        trec_eval=TrecName(
-            "runid",
-            per_query=False,
-            place=0,
-            sets=("official", "set", "qrels_jg", "all_prefs", "prefs"),
-            joins=False,
-        ),
         conventions="For a run that is not a TREC file, the run's name.",
     ),
     MeasureDef(
@@ -101,15 +72,6 @@ DEFINITIONS: tuple[MeasureDef, ...] = (
         reads="ranks",
         aggregation="none",
         params=(),
-        trec_eval=TrecName(
-            "relstring",
-            "values",
-            (float(RELSTRING_DEFAULT),),
-            bind=_bind_length,
-            summary=False,
-            place=12,
-            quoted=True,
-        ),
         conventions="Per query only. Without @k, the whole ranking; trec_eval's relstring "
         "alone shows 10 ranks.",
         tells_unjudged=True,

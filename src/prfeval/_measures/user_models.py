@@ -30,8 +30,8 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.counts import safe_divide
+from prfeval._core.measure_def import Measure, MeasureDef, Param
 from prfeval._core.ranking import JudgedRanking
-from prfeval._core.registry import Measure, MeasureDef, Param
 from prfeval._measures.ranks import judged_positions
 
 __all__ = ["CWL_DEPTH", "DEFINITIONS", "PARAMS", "cwl_gains", "expected_rate_of_gain"]

@@ -15,7 +15,7 @@ from prfeval._core.ids import counted, id_list
 from prfeval._measures import Measure
 from prfeval._report._csv import csv_writer
 from prfeval._report._text import fmt_value, render_table, wrap_lines
-from prfeval._report.trec_eval import trec_line, trec_number
+from prfeval._report.trec_rows import trec_line, trec_number
 from prfeval._retrieval.evaluate import Evaluation
 
 __all__ = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from prfeval._measures import PARAMS, REGISTRY
+from prfeval._measures import PARAMS, REGISTRY, TREC_REGISTRY
 
 __all__ = ["FORMATS", "entries", "format_measures", "markdown_table"]
 
@@ -22,7 +22,8 @@ def entries() -> list[dict[str, object]]:
             "aggregation": d.averages,
             "needs_collection_size": d.needs_tn,
             "aliases": list(d.aliases),
-            "trec_eval": " / ".join(t.describe() for t in d.trec_names) or None,
+            "trec_eval": " / ".join(t.describe() for t in TREC_REGISTRY.trec.names_of(d.name))
+            or None,
             "conventions": d.conventions,
         }
         for d in REGISTRY.values()

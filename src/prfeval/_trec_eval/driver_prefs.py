@@ -1,6 +1,6 @@
 """``prfeval trec_eval -R prefs | -R qrels_prefs``: trec_eval 9.0.8's preference measures.
 
-Dispatched from ``cli/_trec_eval_cmd.py`` when ``-R`` names a preferences format; prints
+Dispatched from :mod:`prfeval._trec_eval.driver` when ``-R`` names a preferences format; prints
 trec_eval's rows (``-q`` per query, then the summary) for the ``prefs_*`` measures asked
 with ``-m`` (a name, or the sets ``all_prefs`` and ``prefs``), as the registry declares
 them (:mod:`prfeval._measures.prefs`), measured by :func:`prfeval.evaluate` over the

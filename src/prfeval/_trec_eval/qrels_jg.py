@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from prfeval._core.errors import InputFormatError
 from prfeval._core.tables import Qrels, SourceLines
-from prfeval._io.c_numbers import atol
+from prfeval._trec_eval.c_numbers import atol
 
 __all__ = ["JudgmentGroups", "QrelsJgUnreadable", "judgment_groups_from_dict", "read_qrels_jg"]
 

@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 
 from prfeval._core.errors import PrfevalError
-from prfeval._io.c_numbers import PLAIN_FLOAT, PLAIN_INT, atof, atol
 from prfeval._io.fields import field_counts, first_bad_count
+from prfeval._trec_eval.c_numbers import PLAIN_FLOAT, PLAIN_INT, atof, atol
 
 __all__ = [
     "SMALL_BYTES",
@@ -175,7 +175,7 @@ def read_trec_eval_inputs(
     codec = _codec(qrels_data, run_data)
     _malformed(run_data, run_path, run=True)
     if len(run_data) > SMALL_BYTES and codec == "utf-8":
-        from prfeval._io.trec_eval_tables import arrow_run
+        from prfeval._trec_eval.tables import arrow_run
 
         table = arrow_run(run_data, run_path)
         if table is not None:
@@ -195,7 +195,7 @@ def read_trec_eval_inputs(
             ranking = _NamedRun(_nested(run_q, run_d, scores.tolist()))
             ranking.run_name = run_id
             return TrecEvalInputs(_nested(*judged[:2], judged[2].tolist()), ranking, codec, run_id)
-    from prfeval._io.trec_eval_tables import run_table
+    from prfeval._trec_eval.tables import run_table
 
     run = run_table(run_q, run_d, scores, run_path, run_id)
     return TrecEvalInputs(_qrels(qrels_data, qrels_path, codec), run, codec, run_id)
@@ -219,7 +219,7 @@ def _large_plain_file(path: str, *, at_least: int = SMALL_BYTES + 1) -> bool:
 
     if path == "-" or not os.path.isfile(path) or os.path.getsize(path) < at_least:
         return False
-    from prfeval._io.trec_eval_tables import plain_file
+    from prfeval._trec_eval.tables import plain_file
 
     return plain_file(path)
 
@@ -234,7 +234,7 @@ def _qrels_columns(data: bytes, path: str, codec: str) -> tuple[list[str], list[
 
 def _qrels(data: bytes, path: str, codec: str) -> Any:
     """The judgments as a table: by Arrow where it reads them as trec_eval does."""
-    from prfeval._io.trec_eval_tables import arrow_qrels, qrels_table
+    from prfeval._trec_eval.tables import arrow_qrels, qrels_table
 
     if len(data) > SMALL_BYTES and codec == "utf-8":
         found = arrow_qrels(data, path)

@@ -1,6 +1,6 @@
 """The tables of ``prfeval trec_eval``'s inputs: Arrow's reading of large clean judgments,
 the test of whether a large run reads the same to prfeval's streamed reader, and Arrow
-columns of what :mod:`prfeval._io.trec_eval_text` parsed itself.
+columns of what :mod:`prfeval._trec_eval.dialect` parsed itself.
 
 Kept apart from the text reader so that a small input, read into dicts, never imports Arrow.
 """
@@ -14,8 +14,8 @@ import numpy as np
 
 from prfeval._core.arrow import arrow_strings, numpy_of
 from prfeval._core.tables import GRADE_MIN, Qrels, Run, SourceLines
-from prfeval._io.c_numbers import atof, atol
 from prfeval._io.trec import last_run_id, read_text_columns
+from prfeval._trec_eval.c_numbers import atof, atol
 
 __all__ = ["arrow_qrels", "arrow_run", "plain_file", "qrels_table", "run_table"]
 

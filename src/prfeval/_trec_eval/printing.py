@@ -10,9 +10,9 @@ order of their ids, then the summary.
 The summary values are trec_eval's: added in query order and divided by the number of
 queries, which with ``-c`` is every judged query (those without results add 0); a geometric
 mean counts a missing query at the floor 0.00001. They, and the values of the ``-q`` rows, are
-computed by :mod:`prfeval._retrieval.trec_summary` (the one assembler of results,
+computed by :mod:`prfeval._trec_eval.summary` (the one assembler of results,
 :func:`~prfeval._core.aggregate.assemble`); this module only formats them. What is
-particular to a measure comes from its declaration (:class:`~prfeval._core.registry.TrecName`),
+particular to a measure comes from its declaration (:class:`~prfeval._core.trec_names.TrecName`),
 never from its name: which rows it has, a summary that is not an average (``summary_value``),
 quotes around its text (``quoted``) and trec_eval 10.0's value for a judged query without
 results (``placeholder``); counts (``aggregation="sum"``) are printed ``%ld``. The measures and
@@ -28,15 +28,16 @@ correctly rounded formatting, as is every value of the summary.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from prfeval._core.registry import Measure, TrecName
-from prfeval._retrieval.trec_summary import (
+from prfeval._core.measure_def import Measure
+from prfeval._core.trec_names import TrecName
+from prfeval._report.trec_rows import trec_line, trec_number
+from prfeval._trec_eval.summary import (
     PrintedValues,
     TrecPrinting,
     evaluated_queries,
@@ -61,21 +62,6 @@ Values = Callable[[Measure, Sequence[int]], npt.NDArray[np.float64]]
 BLOCK_ROWS = 1 << 18
 #: Ten-thousandths below this are exact integers in a double, with room to spare.
 _EXACT_UNITS = 2.0**52
-
-
-def trec_number(value: float, *, integer: bool = False) -> str:
-    """A value as trec_eval prints it: ``%ld`` of the value for counts, else ``%6.4f``
-    (glibc's ``-nan`` for an undefined value)."""
-    if integer:
-        return str(int(value))
-    if math.isnan(value):
-        return f"{'-nan':>6}"
-    return f"{value:6.4f}"
-
-
-def trec_line(name: str, qid: str, shown: str) -> str:
-    """One row: ``%-22s\\t%s\\t%s``."""
-    return f"{name:<22}\t{qid}\t{shown}"
 
 
 def trec_numbers(values: npt.ArrayLike, *, integer: bool = False) -> list[str]:

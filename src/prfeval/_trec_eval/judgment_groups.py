@@ -21,8 +21,8 @@ from prfeval._core.aggregate import assemble
 from prfeval._core.partials import Partial
 from prfeval._core.tables import Qrels, Run
 from prfeval._io.load import load_run
-from prfeval._io.qrels_jg import JudgmentGroups, judgment_groups_from_dict, read_qrels_jg
 from prfeval._retrieval.evaluate import Evaluation, evaluate
+from prfeval._trec_eval.qrels_jg import JudgmentGroups, judgment_groups_from_dict, read_qrels_jg
 
 __all__ = ["evaluate_judgment_groups", "load_judgment_groups"]
 
@@ -47,7 +47,7 @@ def evaluate_judgment_groups(
     ----------
     qrels
         A qrels_jg file path (``qid jg docid grade``), ``{qid: {jg: {docid: grade}}}`` or
-        :class:`~prfeval._io.qrels_jg.JudgmentGroups`.
+        :class:`~prfeval._trec_eval.qrels_jg.JudgmentGroups`.
     run
         Any run :func:`~prfeval._retrieval.evaluate.evaluate` reads.
     measures

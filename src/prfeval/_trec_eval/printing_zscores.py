@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from prfeval._core.measure_def import Measure
 from prfeval._core.partials import GEOMETRIC_FLOOR
-from prfeval._core.registry import Measure, TrecName
-from prfeval._io.zscores import ZScores, to_zscores
-from prfeval._report.trec_eval import trec_line, trec_numbers
-from prfeval._retrieval.trec_summary import TrecPrinting, evaluated_queries, trec_eval_summary
+from prfeval._core.trec_names import TrecName
+from prfeval._trec_eval.printing import trec_line, trec_numbers
+from prfeval._trec_eval.summary import TrecPrinting, evaluated_queries, trec_eval_summary
+from prfeval._trec_eval.zscores import ZScores, to_zscores
 
 if TYPE_CHECKING:
     from prfeval._retrieval.evaluate import Evaluation
@@ -77,7 +78,7 @@ def zscore_blocks(
 ) -> Iterator[str]:
     """``e`` as trec_eval prints it with ``-Z``: the rows of each query (with
     ``per_query``), then the summary (unless not ``summary``); the parameters are those of
-    :func:`~prfeval._report.trec_eval.trec_eval_blocks`."""
+    :func:`~prfeval._trec_eval.printing.trec_eval_blocks`."""
     qids = e.query_ids
     missing = set(e.accounting.missing_from_run) if printing.complete else set()
     shown = evaluated_queries(e, printing)

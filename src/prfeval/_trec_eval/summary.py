@@ -1,13 +1,13 @@
 """The numbers trec_eval prints of an :class:`~prfeval._retrieval.evaluate.Evaluation`: which
 queries it shows, their values, and its summary row (``all``), which
-``_report/trec_eval.py`` only formats.
+``printing.py`` only formats.
 
 trec_eval's summary of a measure adds the shown queries' values one after another in byte
 order of their ids and divides by the number of queries, which with ``-c`` is every judged
 query (those without results add 0; a geometric mean counts them at the floor 0.00001). That
 value is what :func:`~prfeval._core.aggregate.assemble` gives of the shown queries' partial
 taken with their ids (its ``trec_eval_queries``). What is particular to a measure comes from
-its declaration (:class:`~prfeval._core.registry.TrecName`): a summary that is not an average
+its declaration (:class:`~prfeval._core.trec_names.TrecName`): a summary that is not an average
 (``summary_value``: the query count, or num_rel recounted under ``-c``) and trec_eval 10.0's
 value for a judged query without results (``placeholder``).
 """
@@ -22,8 +22,9 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.aggregate import assemble
+from prfeval._core.measure_def import Measure
 from prfeval._core.partials import Partial
-from prfeval._core.registry import Measure, TrecName
+from prfeval._core.trec_names import TrecName
 
 if TYPE_CHECKING:
     from prfeval._retrieval.evaluate import Evaluation

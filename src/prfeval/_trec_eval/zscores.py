@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.errors import InputFormatError
-from prfeval._io.c_numbers import atof
+from prfeval._trec_eval.c_numbers import atof
 
 __all__ = ["MISSING_ZSCORE", "ZScores", "ZScoresUnreadable", "read_zscores", "to_zscores"]
 

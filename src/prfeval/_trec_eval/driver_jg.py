@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from prfeval._core.registry import Measure, TrecName
+from prfeval._core.measure_def import Measure
+from prfeval._core.trec_names import TrecName
 
 __all__ = ["JG_FORMAT", "run_jg", "wrong_format_stop"]
 
@@ -60,13 +61,13 @@ def run_jg(args: Any, measure_entries: Callable[[], list[tuple[Measure, TrecName
     returned."""
     import os
 
-    from prfeval._io.qrels_jg import QrelsJgUnreadable, read_qrels_jg
-    from prfeval._io.trec_eval_text import TrecEvalUnreadable, read_trec_eval_inputs
-    from prfeval._io.zscores import ZScoresUnreadable, read_zscores
-    from prfeval._report.trec_eval import trec_eval_blocks
-    from prfeval._report.trec_eval_zscores import zscore_blocks
-    from prfeval._retrieval.judgment_groups import evaluate_judgment_groups
-    from prfeval._retrieval.trec_summary import evaluated_queries
+    from prfeval._trec_eval.dialect import TrecEvalUnreadable, read_trec_eval_inputs
+    from prfeval._trec_eval.judgment_groups import evaluate_judgment_groups
+    from prfeval._trec_eval.printing import trec_eval_blocks
+    from prfeval._trec_eval.printing_zscores import zscore_blocks
+    from prfeval._trec_eval.qrels_jg import QrelsJgUnreadable, read_qrels_jg
+    from prfeval._trec_eval.summary import evaluated_queries
+    from prfeval._trec_eval.zscores import ZScoresUnreadable, read_zscores
 
     qrels_path, run_path = args.files
     try:
@@ -154,8 +155,8 @@ def _judgment_count() -> Measure:
 
 
 def _emit(result: Any, entries: Any, zscores: Any, printing: Any) -> None:
-    from prfeval._report.trec_eval import trec_eval_blocks
-    from prfeval._report.trec_eval_zscores import zscore_blocks
+    from prfeval._trec_eval.printing import trec_eval_blocks
+    from prfeval._trec_eval.printing_zscores import zscore_blocks
 
     if zscores is None:
         texts = trec_eval_blocks(result, entries, printing)
