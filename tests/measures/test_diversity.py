@@ -80,6 +80,25 @@ def test_agrees_with_ndeval(seed):
             assert got[name][q] == pytest.approx(expected, abs=1e-4), (theirs, q)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_alpha_zero_is_accepted_as_ndeval_accepts_it(seed):
+    """alpha = 0: no penalty for a subtopic seen before, each document's gain its count of
+    relevant subtopics (plain nDCG over subtopics), as ndeval computes with -alpha 0."""
+    rng = random.Random(500 + seed)
+    qrels, run = random_subtopic_case(rng)
+    ref = pyndeval.ndeval(qrels, [(q, d, s) for q in run for d, s in run[q].items()],
+                          ["alpha-nDCG@5", "alpha-nDCG@20", "ERR-IA@20"], alpha=0.0)
+    mapping = {}
+    for q, s, d, g in qrels:
+        mapping.setdefault(q, {}).setdefault(s, {})[d] = g
+    names = "alpha_nDCG(alpha=0)@5 alpha_nDCG(alpha=0)@20 ERR_IA(alpha=0)@20"
+    got = per_query(load_subtopic_qrels(mapping), run, names)
+    for theirs, ours in zip(["alpha-nDCG@5", "alpha-nDCG@20", "ERR-IA@20"], names.split(),
+                            strict=True):
+        for q, v in ref.items():
+            assert got[ours][q] == pytest.approx(v[theirs], abs=1e-4), (theirs, q)
+
+
 # -- ir_measures -----------------------------------------------------------------------------
 
 

@@ -18,12 +18,17 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from prfeval._core.checks import MAX_BETA
 from prfeval._core.errors import MeasureError
 from prfeval._core.measure_def import Measure, MeasureDef, Param
 from prfeval._core.measure_text import cutoff_value, level_value, split_names, split_params
 from prfeval._core.trec_names import TrecName, TrecNames
 
 __all__ = ["Registry"]
+
+#: The least alpha of an F measure's alpha form: beta^2 = (1 - alpha) / alpha stays within
+#: MAX_BETA^2 (the diversity measures take any alpha in [0, 1]).
+ALPHA_FOR_F = 1 / (1 + MAX_BETA**2)
 
 
 _OURS = re.compile(r"^(?P<name>[A-Za-z][\w-]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<k>.+))?$")
@@ -273,8 +278,12 @@ class Registry:
         if definition.cutoff in ("none", "level") and k is not None:
             raise MeasureError(f"{label}: {definition.name} takes no cutoff")
         beta = 1.0
-        if "alpha" in params:
-            beta = self._beta_from_alpha(float(params["alpha"]))  # type: ignore[arg-type]
+        if "alpha" in params and "beta" in definition.params:  # an F measure's alpha form
+            alpha = float(params["alpha"])  # type: ignore[arg-type]
+            if alpha < ALPHA_FOR_F:  # alpha = 0 would weigh precision not at all
+                raise MeasureError(
+                    f"{label}: alpha must be a number in [{ALPHA_FOR_F:g}, 1], got {alpha:g}")
+            beta = self._beta_from_alpha(alpha)
         elif "beta" in params:
             beta = float(params["beta"])  # type: ignore[arg-type]
         rel = params.get("rel")

@@ -86,9 +86,11 @@ PARAMS: dict[str, Param] = {
         "alpha",
         float,
         None,
-        "weight of precision in 1/(a/P + (1-a)/R); beta^2 = (1-a)/a",
-        lambda v: 1 / (1 + MAX_BETA**2) <= v <= 1,  # beta^2 = (1-a)/a stays finite
-        f"a number in [{1 / (1 + MAX_BETA**2):g}, 1]",
+        "weight of precision in 1/(a/P + (1-a)/R), beta^2 = (1-a)/a; for the diversity "
+        "measures, the redundancy penalty (0: plain nDCG over subtopics)",
+        # An F measure needs beta^2 = (1-a)/a finite: the registry holds it to ALPHA_FOR_F.
+        lambda v: 0 <= v <= 1,
+        "a number in [0, 1]",
     ),
 }
 
