@@ -1,11 +1,12 @@
 """Write tests/data/trec_eval_908_prefs.json: seeded random preference cases and what
 trec_eval 9.0.8 prints for them (``-q -m all_prefs -R prefs|qrels_prefs``).
 
-Usage: ``python tests/trec_eval/prefs_cases.py /path/to/trec_eval``. The cases are consistent as
-trec_eval requires (no cycle of preferences and no document both 0 and above 0 within a
-judgment group; no document twice in a sub-group or a query's results), with tied scores,
-unretrieved and unjudged documents, one- and several-sub-group groups, and groups whose
-non-relevant count is above and below the relevant count.
+Usage: ``PYTHONPATH=tests python tests/trec_eval/prefs_cases.py /path/to/trec_eval``; replayed
+by tests/trec_eval/test_recorded_outputs.py. The cases are consistent as trec_eval requires
+(no cycle of preferences and no document both 0 and above 0 within a judgment group; no
+document twice in a sub-group or a query's results), with tied scores, unretrieved and
+unjudged documents, one- and several-sub-group groups, and groups whose non-relevant count
+is above and below the relevant count.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from support.recordings import Runner
 
 OUT = Path(__file__).parents[1] / "data" / "trec_eval_908_prefs.json"
 
@@ -55,6 +58,31 @@ def _qrels_case(rng: random.Random) -> tuple[str, str]:
         for r, d in enumerate(retrieved):
             run.append(f"{qid} Q0 {d} {r + 1} {rng.randint(1, 4)} runB")
     return "\n".join(lines) + "\n", "\n".join(run) + "\n"
+
+
+def _recorded() -> list[dict[str, str]]:
+    return json.loads(OUT.read_text())["cases"]
+
+
+#: The cases' names: ``case_N`` for the N-th recorded case.
+CASES = tuple(f"case_{n}" for n in range(len(_recorded())))
+
+
+def outcome(command: Runner, name: str, directory: Path) -> dict[str, object]:
+    """What ``command`` printed for case ``name``: ``-q -m all_prefs`` on its judgments."""
+    case = _recorded()[int(name.removeprefix("case_"))]
+    judged, run = directory / "judged", directory / "run"
+    judged.write_text(case["judgments"])
+    run.write_text(case["run"])
+    status, stdout, _ = command(["-q", "-m", "all_prefs", "-R", case["format"], str(judged),
+                                 str(run)])
+    return {"status": status, "stdout": stdout.decode()}
+
+
+def expected_outcomes() -> dict[str, dict[str, object]]:
+    """What the 9.0.8 binary printed on each case (every recorded case exited 0)."""
+    return {f"case_{n}": {"status": 0, "stdout": case["expected"]}
+            for n, case in enumerate(_recorded())}
 
 
 def main(binary: str, count: int = 60) -> None:

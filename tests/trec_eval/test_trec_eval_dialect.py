@@ -1,55 +1,38 @@
-"""``prfeval trec_eval`` reads its files as trec_eval 9.0.8 reads them, byte for byte.
-
-The expected outputs are what the built 9.0.8 binary printed on each case of
-``tests/trec_eval/trec_eval_dialect_cases.py`` (``#`` query ids, a lone CR inside a line,
-hexadecimal
-and partly numeric scores, grades such as ``1.0`` and ``+1``, ids that are not UTF-8, blank and
-malformed lines, small files and files large enough for the Arrow reader). With ``TREC_EVAL``
-set to a built binary, each case is also run through it here.
+"""``prfeval trec_eval`` reads its files as trec_eval 9.0.8 reads them: the cases of
+``tests/trec_eval/trec_eval_dialect_cases.py`` beyond their replay in this process (which
+``test_recorded_outputs.py`` does, byte for byte): as a process of its own, where the bytes
+meet the real standard streams, and through the compiled pass.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from trec_eval_dialect_cases import CASES, EXPECTED, LARGE, outcome
+from trec_eval_dialect_cases import CASES, LARGE, expected_outcomes, outcome
 
 from prfeval._trec_eval.dialect import SMALL_BYTES
 from support.cli import trec_eval_in_process
 
-EXPECTED_OUTCOMES = json.loads(EXPECTED.read_text())
+EXPECTED_OUTCOMES = expected_outcomes()
 
 
-def prfeval(args: list[str]) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
+def prfeval(args: list[str], stdin: bytes = b"") -> tuple[int, bytes, bytes]:
+    """``prfeval trec_eval ARGS`` as a process of its own."""
+    done = subprocess.run(
         [sys.executable, "-m", "prfeval", "trec_eval", *args],
-        capture_output=True, timeout=300, check=False,
+        input=stdin, capture_output=True, timeout=300, check=False,
     )  # fmt: skip
-
-
-def test_every_case_has_an_expected_outcome() -> None:
-    assert set(EXPECTED_OUTCOMES) == set(CASES)
+    return done.returncode, done.stdout, done.stderr
 
 
 def test_large_cases_take_the_large_file_reader() -> None:
     for name in LARGE:
         qrels, run, _ = CASES[name]
         assert len(qrels) + len(run) > SMALL_BYTES, name
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_same_bytes_and_status_as_trec_eval_908(
-    name: str, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]
-) -> None:
-    run = trec_eval_in_process(capfdbinary)
-    got = outcome(lambda args: subprocess.CompletedProcess(args, *run(args)), name, tmp_path)
-    assert got == EXPECTED_OUTCOMES[name]
 
 
 #: The cases also run as a separate process: ids that are not UTF-8 and a large file, so the
@@ -60,17 +43,6 @@ AS_A_PROCESS = ["not_utf8_ids", "large_hex_score"]
 @pytest.mark.parametrize("name", AS_A_PROCESS)
 def test_same_bytes_and_status_from_a_separate_process(name: str, tmp_path: Path) -> None:
     assert outcome(prfeval, name, tmp_path) == EXPECTED_OUTCOMES[name]
-
-
-@pytest.mark.skipif(not os.environ.get("TREC_EVAL"), reason="TREC_EVAL names no built binary")
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_the_binary_still_prints_the_expected_outcome(name: str, tmp_path: Path) -> None:
-    binary = os.environ["TREC_EVAL"]
-
-    def run(args: list[str]) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run([binary, *args], capture_output=True, timeout=120, check=False)
-
-    assert outcome(run, name, tmp_path) == EXPECTED_OUTCOMES[name]
 
 
 def test_hash_lines_change_the_numbers_as_trec_eval_says() -> None:
@@ -100,8 +72,7 @@ def test_the_compiled_pass_reads_large_cases_as_trec_eval_908(
     claimed: list[str] = []
     claim = native.claim_parsed
     monkeypatch.setattr(native, "claim_parsed", lambda p: claimed.append(p) or claim(p))
-    run = trec_eval_in_process(capfdbinary)
-    got = outcome(lambda args: subprocess.CompletedProcess(args, *run(args)), name, tmp_path)
+    got = outcome(trec_eval_in_process(capfdbinary), name, tmp_path)
     assert got == EXPECTED_OUTCOMES[name]
     assert not native_lib.waiting()
     if name == "large_clean":

@@ -1,4 +1,5 @@
-"""What trec_eval 10.0 printed: the oracle of ``tests/trec_eval/test_trec_eval_10.py``.
+"""What trec_eval 10.0 printed: the oracle of ``tests/trec_eval/test_trec_eval_10.py`` (its
+quicktest lines) and of ``tests/trec_eval/test_recorded_outputs.py`` (the random cases).
 
 Two kinds of case, each a command line (with its input files) and what trec_eval 10.0 did:
 
@@ -10,8 +11,8 @@ Two kinds of case, each a command line (with its input files) and what trec_eval
   ``-J``, ``all_trec`` and 10.0's new or changed measures (``rbp``, ``rbp_resid``, ``unj``,
   ``iprec_at_recall``, ``11pt_avg``, ``dcg``, ``ideal_dcg``), and results read from stdin.
 
-``python tests/trec_eval/trec_eval_10_cases.py /path/to/trec_eval`` (10.0, built from
-usnistgov/trec_eval at tag v10.0) runs the binary on every case and writes
+``PYTHONPATH=tests python tests/trec_eval/trec_eval_10_cases.py /path/to/trec_eval`` (10.0,
+built from usnistgov/trec_eval at tag v10.0) runs the binary on every case and writes
 ``tests/data/trec_eval_10_cases.json``: the arguments, the inputs of the random cases, and
 the binary's stdout, stderr and exit status. Only that output is committed, never the binary.
 """
@@ -24,6 +25,8 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+
+from support.recordings import Runner, binary_runner
 
 HERE = Path(__file__).parents[1]
 EXPECTED = HERE / "data" / "trec_eval_10_cases.json"
@@ -145,22 +148,33 @@ def random_cases() -> dict[str, dict[str, object]]:
     return cases
 
 
-def run_case(command: list[str], case: dict[str, object], workdir: Path) -> dict[str, object]:
-    """Run ``command`` (the binary, or prfeval) on one random case in ``workdir``."""
-    (workdir / "qrels").write_text(str(case["qrels"]))
-    (workdir / "run").write_text(str(case["run"]))
-    stdin = case["stdin"]
-    files = ["qrels", "-" if stdin else "run"]
-    got = subprocess.run(
-        [*command, *case["args"], *files],  # type: ignore[misc]
-        cwd=workdir,
-        input=str(case["run"]).encode() if stdin else None,
-        capture_output=True,
-        timeout=120,
-        check=False,
+#: The random cases' names; the quicktest lines are tests/trec_eval/test_trec_eval_10.py's.
+CASES = tuple(random_cases())
+#: The trec_eval these outputs are from.
+VERSION = "10"
+
+
+def outcome(command: Runner, name: str, directory: Path) -> dict[str, object]:
+    """What ``command`` printed for random case ``name`` (its files named ``qrels`` and
+    ``run``, as the binary was given them; ``-`` and the run on stdin where the case says)."""
+    case = random_cases()[name]
+    qrels, run = directory / "qrels", directory / "run"
+    qrels.write_text(str(case["qrels"]))
+    run.write_text(str(case["run"]))
+    stdin = bool(case["stdin"])
+    status, stdout, stderr = command(
+        [*case["args"], str(qrels), "-" if stdin else str(run)],  # type: ignore[misc]
+        str(case["run"]).encode() if stdin else b"",
     )
-    return {"stdout": got.stdout.decode(), "stderr": got.stderr.decode(),
-            "status": got.returncode}
+    named = stderr.replace(str(qrels).encode(), b"qrels").replace(str(run).encode(), b"run")
+    return {"stdout": stdout.decode(), "stderr": named.decode(), "status": status}
+
+
+def expected_outcomes() -> dict[str, dict[str, object]]:
+    """What the 10.0 binary printed on each random case."""
+    recorded = json.loads(EXPECTED.read_text())["random"]
+    return {name: {k: case[k] for k in ("stdout", "stderr", "status")}
+            for name, case in recorded.items()}
 
 
 def main(binary: str) -> None:
@@ -179,7 +193,7 @@ def main(binary: str) -> None:
             out["quicktest"].append({"args": args, "expected": expected})  # type: ignore[union-attr]
         for name, case in random_cases().items():
             with tempfile.TemporaryDirectory() as one:
-                case.update(run_case([binary], case, Path(one)))
+                case.update(outcome(binary_runner(binary), name, Path(one)))
             out["random"][name] = case  # type: ignore[index]
     EXPECTED.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
 

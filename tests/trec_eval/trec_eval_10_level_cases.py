@@ -1,40 +1,39 @@
-"""The cases of ``tests/trec_eval/trec_eval_level_cases.py`` (levels below 0, graded judgments with
-negative grades, unjudged documents, ``-q``, ``-c``, ``-J``, ``-M``, all_trec with ``yaap``)
-and what trec_eval 10.0 printed for each: the oracle of
-``tests/trec_eval/test_trec_eval_10_level.py``.
+"""The cases of ``tests/trec_eval/trec_eval_level_cases.py`` (levels below 0, graded judgments
+with negative grades, unjudged documents, ``-q``, ``-c``, ``-J``, ``-M``, all_trec with
+``yaap``) and what trec_eval 10.0 printed for each, replayed by
+``tests/trec_eval/test_recorded_outputs.py`` (``VERSION``: prfeval runs them with
+``--trec-eval-version 10``).
 
-The judgments, runs and arguments are 9.0.8's cases, unchanged; prfeval runs them with
-``--trec-eval-version 10``. 10.0 counts a level below 0 as 9.0.8 does; its ``rbp`` (in
-all_trec) reads, as the top of its gain scaling, what ``yaap`` (asked in every case) left in
-memory just before: these cases hold that too.
+The judgments, runs and arguments are 9.0.8's cases, unchanged. 10.0 counts a level below 0
+as 9.0.8 does; its ``rbp`` (in all_trec) reads, as the top of its gain scaling, what ``yaap``
+(asked in every case) left in memory just before: these cases hold that too.
 
-``python tests/trec_eval/trec_eval_10_level_cases.py /path/to/trec_eval`` runs the built binary
-(10.0, from usnistgov/trec_eval at tag v10.0) on every case and writes
+``PYTHONPATH=tests python tests/trec_eval/trec_eval_10_level_cases.py /path/to/trec_eval``
+runs the built binary (10.0, from usnistgov/trec_eval at tag v10.0) on every case and writes
 ``tests/data/trec_eval_10_level.json``: the argv (files named QRELS and RUN), stdout,
 stderr and exit status. Only that output is committed, never the binary.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
-from trec_eval_args_cases import Runner, write_expected
 from trec_eval_level_cases import CASES, outcome
 
-__all__ = ["CASES", "EXPECTED", "as_version_10", "outcome"]
+from support.recordings import write_expected
+
+__all__ = ["CASES", "EXPECTED", "VERSION", "expected_outcomes", "outcome"]
 
 EXPECTED = Path(__file__).parents[1] / "data" / "trec_eval_10_level.json"
+#: The trec_eval these outputs are from.
+VERSION = "10"
 
 
-def as_version_10(command: Runner) -> Runner:
-    """``command`` (a runner of ``prfeval trec_eval``) with ``--trec-eval-version 10`` first;
-    the recorded argv stays the binary's."""
-
-    def run(args: list[str]) -> tuple[int, bytes, bytes]:
-        return command(["--trec-eval-version", "10", *args])
-
-    return run
+def expected_outcomes() -> dict[str, dict[str, object]]:
+    """What the 10.0 binary printed on each case."""
+    return json.loads(EXPECTED.read_text())
 
 
 def main(binary: str) -> None:

@@ -1,10 +1,10 @@
 """Command lines on which trec_eval 9.0.8's argument rules matter, and what it printed for
-each: the oracle of ``tests/trec_eval/test_trec_eval_args.py``.
+each, replayed by ``tests/trec_eval/test_recorded_outputs.py``.
 
 Each case is a list of arguments and the inputs it reads: trec_eval's own quicktest files
 (``tests/data/trec_eval_quicktest``), or small judgments and runs made here from a fixed
-seed. ``python tests/trec_eval/trec_eval_args_cases.py /path/to/trec_eval`` runs the built binary
-(9.0.8, from usnistgov/trec_eval at tag v9.0.8) on every case and writes
+seed. ``PYTHONPATH=tests python tests/trec_eval/trec_eval_args_cases.py /path/to/trec_eval``
+runs the built binary (9.0.8, from usnistgov/trec_eval at tag v9.0.8) on every case and writes
 ``tests/data/trec_eval_908_args.json``: the argv (files named QRELS and RUN), stdout,
 stderr and exit status. Only that output is committed, never the binary.
 """
@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 import sys
-import tempfile
-from collections.abc import Callable, Iterable
 from pathlib import Path
+
+from support.recordings import Runner, recorded, write_expected
 
 EXPECTED = Path(__file__).parents[1] / "data" / "trec_eval_908_args.json"
 QUICKTEST = Path(__file__).parents[1] / "data" / "trec_eval_quicktest"
@@ -200,9 +199,6 @@ def materialise(directory: Path, inputs: str) -> tuple[Path, Path]:
     return qrels, run
 
 
-Runner = Callable[[list[str]], tuple[int, bytes, bytes]]
-
-
 def outcome(command: Runner, name: str, directory: Path) -> dict[str, object]:
     """What ``command`` printed for case ``name``, as the expected file records it (file
     paths in argv and messages replaced by QRELS and RUN)."""
@@ -211,36 +207,9 @@ def outcome(command: Runner, name: str, directory: Path) -> dict[str, object]:
     return recorded(command, args, qrels, run)
 
 
-def recorded(command: Runner, args: list[str], qrels: Path, run: Path) -> dict[str, object]:
-    """``command`` run on ``args`` and the two files: its status and output, with the files'
-    paths replaced by QRELS and RUN so that the record holds in any folder."""
-    status, stdout, stderr = command([*args, str(qrels), str(run)])
-    stderr = stderr.replace(str(qrels).encode(), b"QRELS").replace(str(run).encode(), b"RUN")
-    return {
-        "argv": [*args, "QRELS", "RUN"],
-        "status": status,
-        "stderr": stderr.decode("latin-1"),
-        "stdout": stdout.decode("latin-1"),
-    }
-
-
-def binary_runner(binary: str) -> Runner:
-    def run(args: list[str]) -> tuple[int, bytes, bytes]:
-        done = subprocess.run([binary, *args], capture_output=True, timeout=120, check=False)
-        return done.returncode, done.stdout, done.stderr
-
-    return run
-
-
-def write_expected(binary: str, names: Iterable[str], outcome: Callable[..., dict[str, object]],
-                   expected: Path) -> None:
-    """Run the binary on every case and write what it printed to ``expected``."""
-    run = binary_runner(binary)
-    with tempfile.TemporaryDirectory() as tmp:
-        outcomes = {name: outcome(run, name, Path(tmp)) for name in names}
-    expected.parent.mkdir(exist_ok=True)
-    expected.write_text(json.dumps(outcomes, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {len(outcomes)} cases to {expected}")
+def expected_outcomes() -> dict[str, dict[str, object]]:
+    """What the 9.0.8 binary printed on each case."""
+    return json.loads(EXPECTED.read_text())
 
 
 def main(binary: str) -> None:

@@ -1,22 +1,21 @@
 """Inputs on which trec_eval's reading differs from a careful reader's, and what trec_eval
-9.0.8 printed for each: the oracle of ``tests/trec_eval/test_trec_eval_dialect.py``.
+9.0.8 printed for each, replayed by ``tests/trec_eval/test_recorded_outputs.py``.
 
-Each case is a pair of files and arguments. ``python tests/trec_eval/trec_eval_dialect_cases.py
-/path/to/trec_eval`` runs the built binary (9.0.8, from usnistgov/trec_eval at tag v9.0.8)
-on every case and writes ``tests/data/trec_eval_908_dialect.json``: its stdout (whole, or
-its SHA-256 for the large cases), stderr and exit status. Only that output is committed,
-never the binary.
+Each case is a pair of files and arguments. ``PYTHONPATH=tests python
+tests/trec_eval/trec_eval_dialect_cases.py /path/to/trec_eval`` runs the built binary (9.0.8,
+from usnistgov/trec_eval at tag v9.0.8) on every case and writes
+``tests/data/trec_eval_908_dialect.json``: its stdout (whole, or its SHA-256 for the large
+cases), stderr and exit status. Only that output is committed, never the binary.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 import sys
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
+
+from support.recordings import Runner, write_expected
 
 EXPECTED = Path(__file__).parents[1] / "data" / "trec_eval_908_dialect.json"
 
@@ -121,31 +120,27 @@ def materialise(directory: Path, name: str) -> tuple[Path, Path, list[str]]:
     return qrels_path, run_path, args
 
 
-def outcome(command: Callable[[list[str]], subprocess.CompletedProcess[bytes]], name: str,
-            directory: Path) -> dict[str, object]:
+def outcome(command: Runner, name: str, directory: Path) -> dict[str, object]:
     """What ``command`` printed for case ``name``, as the expected file records it (file
-    paths in messages replaced by QRELS and RUN)."""
+    paths in messages replaced by QRELS and RUN; a large case's stdout by its SHA-256)."""
     qrels_path, run_path, args = materialise(directory, name)
-    done = command([*args, str(qrels_path), str(run_path)])
-    stderr = done.stderr.replace(str(qrels_path).encode(), b"QRELS")
+    status, stdout, stderr = command([*args, str(qrels_path), str(run_path)])
+    stderr = stderr.replace(str(qrels_path).encode(), b"QRELS")
     stderr = stderr.replace(str(run_path).encode(), b"RUN")
-    stdout = done.stdout
     return {
-        "status": done.returncode,
+        "status": status,
         "stderr": stderr.decode("latin-1"),
         "stdout": hashlib.sha256(stdout).hexdigest() if name in LARGE else stdout.decode("latin-1"),
     }
 
 
-def main(binary: str) -> None:
-    def run(args: list[str]) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run([binary, *args], capture_output=True, timeout=120, check=False)
+def expected_outcomes() -> dict[str, dict[str, object]]:
+    """What the 9.0.8 binary printed on each case."""
+    return json.loads(EXPECTED.read_text())
 
-    with tempfile.TemporaryDirectory() as tmp:
-        expected = {name: outcome(run, name, Path(tmp)) for name in CASES}
-    EXPECTED.parent.mkdir(exist_ok=True)
-    EXPECTED.write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {len(expected)} cases to {EXPECTED}")
+
+def main(binary: str) -> None:
+    write_expected(binary, CASES, outcome, EXPECTED)
 
 
 if __name__ == "__main__":

@@ -1,15 +1,18 @@
 """Write tests/data/trec_eval_908_jg_z.json: seeded random judgment-group and z-score cases
-with the outputs of a built trec_eval 9.0.8 (``python tests/trec_eval/trec_eval_jg_z_cases.py
-/path/to/trec_eval``), which tests/trec_eval/test_trec_eval_jg_z.py compares prfeval against."""
+with the outputs of a built trec_eval 9.0.8 (``PYTHONPATH=tests python
+tests/trec_eval/trec_eval_jg_z_cases.py /path/to/trec_eval``), replayed by
+tests/trec_eval/test_recorded_outputs.py."""
 
 from __future__ import annotations
 
 import json
 import random
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
+
+from support.recordings import Runner, binary_runner
 
 OUT = Path(__file__).parents[1] / "data" / "trec_eval_908_jg_z.json"
 
@@ -67,34 +70,50 @@ def case(rng: random.Random, n: int) -> dict[str, str]:
     }
 
 
+def _recorded() -> list[dict[str, Any]]:
+    return json.loads(OUT.read_text())["cases"]
+
+
+#: The cases' names: ``case_N`` for the N-th recorded case (its files and command lines).
+CASES = tuple(f"case_{n}" for n in range(len(_recorded())))
+#: Every case's command lines: (judgments mode, arguments before the files).
+COMMANDS = [(mode, args) for mode, sets in (("jg", JG_ARGS), ("z", Z_ARGS)) for args in sets]
+
+
+def _runs(command: Runner, files: dict[str, str], directory: Path) -> list[dict[str, Any]]:
+    """What ``command`` printed for each of :data:`COMMANDS` on ``files`` (written into
+    ``directory``, whose path messages show as ``TMP``)."""
+    paths = {}
+    for file, text in files.items():
+        paths[file] = directory / file
+        paths[file].write_text(text)
+    runs = []
+    for mode, args in COMMANDS:
+        argv = [str(paths["zscores"]) if a == "ZSCORES" else a for a in args]
+        rel = ["-R", "qrels_jg", str(paths["qrels_jg"])] if mode == "jg" else [str(paths["qrels"])]
+        status, stdout, stderr = command([*argv, *rel, str(paths["run"])])
+        runs.append({"mode": mode, "args": args, "status": status, "stdout": stdout.decode(),
+                     "stderr": stderr.decode().replace(str(directory), "TMP")})
+    return runs
+
+
+def outcome(command: Runner, name: str, directory: Path) -> list[dict[str, Any]]:
+    """What ``command`` printed for each command line of case ``name``."""
+    return _runs(command, _recorded()[int(name.removeprefix("case_"))]["files"], directory)
+
+
+def expected_outcomes() -> dict[str, list[dict[str, Any]]]:
+    """What the 9.0.8 binary printed on each case's command lines."""
+    return {f"case_{n}": case["runs"] for n, case in enumerate(_recorded())}
+
+
 def main(binary: str, n_cases: int = 16) -> None:
     rng = random.Random(908)
     cases = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in range(n_cases):
             files = case(rng, n)
-            paths = {}
-            for name, text in files.items():
-                paths[name] = Path(tmp) / name
-                paths[name].write_text(text)
-            runs = []
-            for mode, arg_sets in (("jg", JG_ARGS), ("z", Z_ARGS)):
-                for args in arg_sets:
-                    argv = [str(paths["zscores"]) if a == "ZSCORES" else a for a in args]
-                    rel = ["-R", "qrels_jg", str(paths["qrels_jg"])] if mode == "jg" else [
-                        str(paths["qrels"])
-                    ]
-                    done = subprocess.run(
-                        [binary, *argv, *rel, str(paths["run"])], capture_output=True, cwd=tmp
-                    )
-                    runs.append({
-                        "mode": mode,
-                        "args": args,
-                        "status": done.returncode,
-                        "stdout": done.stdout.decode(),
-                        "stderr": done.stderr.decode().replace(tmp, "TMP"),
-                    })
-            cases.append({"files": files, "runs": runs})
+            cases.append({"files": files, "runs": _runs(binary_runner(binary), files, Path(tmp))})
     OUT.write_text(json.dumps({"trec_eval": "9.0.8", "cases": cases}, indent=1) + "\n")
 
 

@@ -18,11 +18,12 @@ and exit status. Only that output is committed, never the binary.
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 from pathlib import Path
 
-from trec_eval_args_cases import Runner, recorded, write_expected
+from support.recordings import Runner, recorded, write_expected
 
 EXPECTED = Path(__file__).parents[1] / "data" / "trec_eval_908_level.json"
 
@@ -125,6 +126,11 @@ def outcome(command: Runner, name: str, directory: Path) -> dict[str, object]:
     paths in argv and messages replaced by QRELS and RUN)."""
     qrels, run, args = materialise(directory, name)
     return recorded(command, args, qrels, run)
+
+
+def expected_outcomes() -> dict[str, dict[str, object]]:
+    """What the 9.0.8 binary printed on each case."""
+    return json.loads(EXPECTED.read_text())
 
 
 def main(binary: str) -> None:

@@ -1,9 +1,10 @@
 """Write tests/data/trec_eval_908_prefs_complete.json: preference cases in which some judged
 queries have no results, and what trec_eval 9.0.8 prints for them with ``-c`` (every judged
-query counts, one without results scoring 0), the oracle of
-``tests/trec_eval/test_trec_eval_prefs_complete.py``.
+query counts, one without results scoring 0), replayed by
+``tests/trec_eval/test_recorded_outputs.py``.
 
-Usage: ``python tests/trec_eval/trec_eval_prefs_complete_cases.py /path/to/trec_eval``. The
+Usage: ``PYTHONPATH=tests python tests/trec_eval/trec_eval_prefs_complete_cases.py
+/path/to/trec_eval``. The
 judgments and runs are made as ``tests/trec_eval/prefs_cases.py`` makes them (same rules,
 another seed), then the results of a random part of the queries are removed (never all).
 Only the binary's outputs are committed, never the binary.
@@ -13,12 +14,14 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from prefs_cases import _prefs_case, _qrels_case
+
+from support.recordings import Runner, binary_runner
 
 OUT = Path(__file__).parents[1] / "data" / "trec_eval_908_prefs_complete.json"
 
@@ -53,22 +56,42 @@ def make_cases(count: int = 30) -> list[dict[str, str]]:
     return cases
 
 
+def _runs(command: Runner, case: dict[str, str], directory: Path) -> list[dict[str, object]]:
+    """What ``command`` printed for each of :data:`ARGS` on ``case``."""
+    judged, run = directory / "j", directory / "r"
+    judged.write_text(case["judgments"])
+    run.write_text(case["run"])
+    runs = []
+    for args in ARGS:
+        status, stdout, stderr = command([*args, "-R", case["format"], str(judged), str(run)])
+        runs.append({"args": list(args), "status": status, "stdout": stdout.decode(),
+                     "stderr": stderr.decode()})
+    return runs
+
+
+def _recorded() -> list[dict[str, Any]]:
+    return json.loads(OUT.read_text())["cases"]
+
+
+#: The cases' names: ``case_N`` for the N-th recorded case.
+CASES = tuple(f"case_{n}" for n in range(len(_recorded())))
+
+
+def outcome(command: Runner, name: str, directory: Path) -> list[dict[str, object]]:
+    """What ``command`` printed for each command line of case ``name``."""
+    return _runs(command, _recorded()[int(name.removeprefix("case_"))], directory)
+
+
+def expected_outcomes() -> dict[str, list[dict[str, object]]]:
+    """What the 9.0.8 binary printed on each case's command lines."""
+    return {f"case_{n}": case["runs"] for n, case in enumerate(_recorded())}
+
+
 def main(binary: str) -> None:
     out = []
     with tempfile.TemporaryDirectory() as tmp:
-        pj, pr = Path(tmp, "j"), Path(tmp, "r")
         for case in make_cases():
-            pj.write_text(case["judgments"])
-            pr.write_text(case["run"])
-            runs = []
-            for args in ARGS:
-                done = subprocess.run(
-                    [binary, *args, "-R", case["format"], str(pj), str(pr)],
-                    capture_output=True, text=True, check=False,
-                )
-                runs.append({"args": list(args), "status": done.returncode,
-                             "stdout": done.stdout, "stderr": done.stderr})
-            out.append({**case, "runs": runs})
+            out.append({**case, "runs": _runs(binary_runner(binary), case, Path(tmp))})
     OUT.write_text(json.dumps({"trec_eval": "9.0.8", "cases": out}, indent=1) + "\n")
     print(f"wrote {len(out)} cases to {OUT}")
 
