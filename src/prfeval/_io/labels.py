@@ -36,7 +36,7 @@ import numpy.typing as npt
 from prfeval._core.arrow import arrow_ints, arrow_strings, numpy_of
 from prfeval._core.errors import InputFormatError, UsageError
 from prfeval._core.tables import SourceLines
-from prfeval._io.source import read_bytes, tabular_kind
+from prfeval._io.source import read_bytes, tabular_kind, utf8_text
 from prfeval._io.table_read import read_table
 
 if TYPE_CHECKING:
@@ -399,13 +399,7 @@ def read_label_table(
 
 
 def _lines(path: str) -> list[str]:
-    data = read_bytes(path)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise InputFormatError("not UTF-8 text", path=path, line_number=line) from None
-    lines = text.split("\n")
+    lines = utf8_text(read_bytes(path), path, problem="not UTF-8 text").split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the newline that ends the last line
     return [line.rstrip("\r") for line in lines]

@@ -26,7 +26,7 @@ from typing import Any
 
 from prfeval._core.errors import InputFormatError
 from prfeval._io.jsonl import check_jsonl
-from prfeval._io.source import Source, display_name, read_bytes
+from prfeval._io.source import Source, display_name, read_bytes, utf8_text
 
 __all__ = ["ID_FIELDS", "TEXT_FIELDS", "QueryText", "read_queries"]
 
@@ -60,12 +60,7 @@ def read_queries(source: Source) -> list[QueryText]:
     """
     name = display_name(source)
     data = read_bytes(source)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InputFormatError("not valid UTF-8 text", path=name, line_number=line) from None
-    lines = text.split("\n")
+    lines = utf8_text(data, name).split("\n")
     first = next((ln.strip() for ln in lines if ln.strip()), "")
     if _layout(source, first) == "jsonl":
         check_jsonl(data, name)  # one object a line, not nested past reason: else which line

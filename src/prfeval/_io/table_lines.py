@@ -18,7 +18,7 @@ from typing import Any
 
 from prfeval._core.errors import InputFormatError
 from prfeval._io.jsonl import json_kind
-from prfeval._io.source import Input, arrow_buffer
+from prfeval._io.source import Input, arrow_buffer, utf8_text
 
 __all__ = [
     "arrow_message",
@@ -118,11 +118,9 @@ def row_locator(
 def _first_line_error(data: bytes, path: str) -> InputFormatError | None:
     """The first line that is not UTF-8 text, if any."""
     try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return InputFormatError(
-            "not valid UTF-8 text", path=path, line_number=data[: exc.start].count(b"\n") + 1
-        )
+        utf8_text(data, path, encoding="utf-8")
+    except InputFormatError as not_text:
+        return not_text
     return None
 
 

@@ -15,18 +15,11 @@ import math
 
 from prfeval._comparison.gate import GateResult, MeasureVerdict
 from prfeval._report._text import render_table, wrap_lines
+from prfeval._report.comparison_tables import words_for_correction, words_for_test
 
 __all__ = ["FORMATS", "describe_test", "format_gate", "notes", "summary_line"]
 
 FORMATS = ("text", "markdown", "json")
-
-_TEST_NAMES = {
-    "randomization": "paired randomization test",
-    "ttest": "paired t-test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "bootstrap": "paired bootstrap test",
-}
-
 
 def _num(value: float | None, digits: int = 4) -> str:
     if value is None or math.isnan(value):
@@ -68,19 +61,10 @@ def summary_line(r: GateResult) -> str:
 def describe_test(r: GateResult) -> str:
     """The test in words, as compare words it, and what it decides."""
     s = r.settings
-    text = f"p: two-sided {_TEST_NAMES[s['test']]}"
-    if s["test"] == "randomization":
-        text += f" with {s['n_permutations']:,} random sign flips from random seed {s['seed']}"
-    elif s["test"] == "bootstrap":
-        text += f" with {s['n_bootstrap']:,} resamples from random seed {s['seed']}"
-    if s["correction"] == "none":
-        text += ", not corrected for many tests"
-    else:
-        plural = "s" if s["n_tests"] != 1 else ""
-        text += (
-            f"; p adj.: {s['correction'].capitalize()}-corrected over {s['n_tests']} "
-            f"test{plural}"
-        )
+    corrected = words_for_correction(s)
+    text = f"p: {words_for_test(s)}" + (
+        ", not corrected for many tests" if corrected is None else f"; p adj.: {corrected}"
+    )
     if s["alpha"] is None:
         return text + ". Without --alpha, a drop over budget fails whatever p says."
     return text + f". A drop over budget fails only where p adj. <= {s['alpha']:g} (--alpha)."
