@@ -548,20 +548,16 @@ def _classes(r: ClassificationResult) -> str:
             + "".join(_td(_num(base[k]), base[k]) for k, _ in shown[:3])
             + "</tr>"
         )
-    averages = (
-        ("micro", "micro average: of the pooled counts"),
-        ("macro", f"macro average: the mean over classes, so the mean {f}"),
-        ("weighted", "weighted average: by support"),
-        ("samples", "samples average"),
-        ("f_of_means", f"{f} of mean P, R"),
-    )
-    for name, title in averages:
-        values = getattr(r, name)
-        if values is None:
-            continue
-        base = getattr(r.no_skill, name) or {}
+    titles = {
+        "micro": "micro average: of the pooled counts",
+        "macro": f"macro average: the mean over classes, so the mean {f}",
+        "weighted": "weighted average: by support",
+        "samples": "samples average",
+        "f_of_means": f"{f} of mean P, R",
+    }
+    for name, values, base in r.averages():
         rows.append(
-            f'<tr class="group-start"><td class="text">{_e(title)}</td><td></td>'
+            f'<tr class="group-start"><td class="text">{_e(titles[name])}</td><td></td>'
             + "".join(_td(_num(values[k]) if k in values else "", values.get(k)) for k, _ in shown)
             + "".join(_td(_num(base[k]) if k in base else "", base.get(k)) for k, _ in shown[:3])
             + "</tr>"
