@@ -113,3 +113,17 @@ def test_a_json_lines_line_is_one_object(text, message):
     assert json_object('{"a": 1}', 4, "t") == {"a": 1}
     with pytest.raises(InputFormatError, match=message):
         json_object(text, 4, "t")
+
+
+def test_a_classification_result_lists_its_averages_in_report_order():
+    import prfeval
+
+    single = prfeval.classify([0, 1, 1, 0, 2], [0, 1, 0, 0, 2])
+    names = [name for name, _, _ in single.averages()]
+    assert names == ["micro", "macro", "weighted", "f_of_means"]
+    _, values, baseline = single.averages()[1]
+    assert values is single.macro and baseline is single.no_skill.macro
+    multi = prfeval.classify([{1}, {2}, {1, 2}], [{1}, {1}, {1, 2}])
+    assert [name for name, _, _ in multi.averages()] == [
+        "micro", "macro", "weighted", "samples", "f_of_means"
+    ]
