@@ -14,7 +14,7 @@ import json
 import math
 
 from prfeval._comparison.gate import GateResult, MeasureVerdict
-from prfeval._report._text import render_table, wrap_lines
+from prfeval._report._text import fmt_p, fmt_signed, render_table, wrap_lines
 from prfeval._report.comparison_tables import words_for_correction, words_for_test
 
 __all__ = ["FORMATS", "describe_test", "format_gate", "notes", "summary_line"]
@@ -25,16 +25,6 @@ def _num(value: float | None, digits: int = 4) -> str:
     if value is None or math.isnan(value):
         return "n/a"
     return f"{value:.{digits}f}"
-
-
-def _signed(value: float, digits: int = 4) -> str:
-    return "n/a" if math.isnan(value) else f"{value:+.{digits}f}"
-
-
-def _p(p: float) -> str:
-    if math.isnan(p):
-        return "n/a"
-    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
 def _budget(v: MeasureVerdict) -> str:
@@ -84,7 +74,7 @@ def _regressed_lines(r: GateResult) -> list[str]:
         if v.regressed and (v.failed or v.over_budget):
             moved = ", ".join(
                 f"{c.query_id!r} {_num(c.baseline)} → {_num(c.candidate)} "
-                f"({_signed(c.difference)})"
+                f"({fmt_signed(c.difference)})"
                 for c in v.regressed
             )
             lines.append(f"  {v.measure}: {moved}")
@@ -104,11 +94,11 @@ def format_text(r: GateResult) -> str:
                 v.measure,
                 _num(v.baseline),
                 _num(v.candidate),
-                _signed(v.delta),
+                fmt_signed(v.delta),
                 _budget(v),
                 *([f"{v.minimum:g}" if v.minimum is not None else ""] if floors else []),
-                _p(v.p_value),
-                _p(v.p_adjusted),
+                fmt_p(v.p_value),
+                fmt_p(v.p_adjusted),
                 {"fail": "FAIL", "pass": "pass", "not significant": "pass (n.s.)"}[v.verdict],
             ]
         )
@@ -171,11 +161,11 @@ def format_markdown(r: GateResult) -> str:
                 _code(v.measure),
                 _num(v.baseline),
                 _num(v.candidate),
-                _signed(v.delta),
+                fmt_signed(v.delta),
                 _md_escape(_budget(v)),
                 *([f"{v.minimum:g}" if v.minimum is not None else ""] if floors else []),
-                _md_escape(_p(v.p_value)),
-                _md_escape(_p(v.p_adjusted)),
+                _md_escape(fmt_p(v.p_value)),
+                _md_escape(fmt_p(v.p_adjusted)),
                 f"{word[v.verdict]}: {_md_escape(v.describe())}",
             ]
         )
@@ -185,7 +175,7 @@ def format_markdown(r: GateResult) -> str:
         lines += ["", "#### Queries that regressed most", ""]
         query_rows = [
             [_code(v.measure), _code(c.query_id), _num(c.baseline), _num(c.candidate),
-             _signed(c.difference)]
+             fmt_signed(c.difference)]
             for v in shown
             for c in v.regressed
         ]  # fmt: skip
