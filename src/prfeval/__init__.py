@@ -61,7 +61,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from prfeval._retrieval.curve_result import Curves
     from prfeval._retrieval.curves import curve
     from prfeval._retrieval.evaluate import Evaluation, evaluate
-    from prfeval._retrieval.explain import Explanation, explain
+    from prfeval._retrieval.explain import explain
+    from prfeval._retrieval.explanation import Explanation
     from prfeval._retrieval.incremental import Evaluator
     from prfeval._retrieval.topk import f_at_k, precision_at_k, recall_at_k
     from prfeval._trec_eval.judgment_groups import evaluate_judgment_groups
@@ -111,7 +112,8 @@ _LAZY: dict[str, str] = {
     "format_comparison": "prfeval._report.comparison",
     **dict.fromkeys(["Evaluation", "evaluate"], "prfeval._retrieval.evaluate"),
     "Evaluator": "prfeval._retrieval.incremental",
-    **dict.fromkeys(["Explanation", "explain"], "prfeval._retrieval.explain"),
+    "Explanation": "prfeval._retrieval.explanation",
+    "explain": "prfeval._retrieval.explain",
     **dict.fromkeys(["load_qrels", "load_run"], "prfeval._io"),
     **dict.fromkeys(["Preferences", "read_preferences"], "prfeval._io.prefs"),
     **dict.fromkeys(["PrefsResult", "evaluate_preferences"], "prfeval._retrieval.prefs"),

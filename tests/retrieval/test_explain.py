@@ -215,7 +215,8 @@ def test_a_reports_cut_tie_below_its_exact_ranks_is_named_in_trec_eval_order(tmp
 
 
 def test_places_read_as_a_sequence_of_ranked_documents():
-    from prfeval._retrieval.explain import Places, RankedDocument
+    from prfeval._retrieval.explain_columns import Places
+    from prfeval._retrieval.explanation import RankedDocument
 
     places = Places(["x", "y"], [2.0, 1.0], [None, 1], [False, True], [False, False],
                     [0.0, 0.5], [0.0, 1.0])  # fmt: skip
@@ -268,7 +269,7 @@ def test_cut_ties_and_missed_documents_by_hand(tmp_path):
 def test_missed_reads_as_a_sequence_of_pairs():
     import pyarrow as pa
 
-    from prfeval._retrieval.explain import Missed
+    from prfeval._retrieval.explain_columns import Missed
 
     missed = Missed(pa.array(["a", "c", "d"]), [2, 1, 1])
     assert len(missed) == 3 and missed[0] == ("a", 2) and missed[-1] == ("d", 1)

@@ -180,6 +180,17 @@ class ClassificationResult:
     held: tuple[Label, ...] | None = field(default=None, repr=False, compare=False)
     item_weights: FloatArray | None = field(default=None, repr=False, compare=False)
 
+    def averages(self) -> list[tuple[str, dict[str, float], dict[str, float]]]:
+        """(name, values, the no-skill baseline's values) of each average the result holds,
+        in the order every report shows them: ``micro``, ``macro``, ``weighted``, ``samples``
+        (multi-label only) and ``f_of_means``."""
+        found = []
+        for name in ("micro", "macro", "weighted", "samples", "f_of_means"):
+            values = getattr(self, name)
+            if values is not None:
+                found.append((name, values, getattr(self.no_skill, name) or {}))
+        return found
+
     @property
     def summary(self) -> dict[str, float]:
         """The values of the average named by :attr:`average` (for ``"binary"``, the
@@ -258,17 +269,13 @@ class ClassificationResult:
             index.append(label)
         total = self.counts.relevant.sum()
         support = float(total) if self.sample_weighted else int(total)
-        names = [("micro", "micro avg"), ("macro", "macro avg"), ("weighted", "weighted avg"),
-                 ("samples", "samples avg"), ("f_of_means", "F of macro P,R")]
-        for name, shown in names:
-            values = getattr(self, name)
-            if values is None:
-                continue
-            base = getattr(self.no_skill, name) or {}
+        shown = {"micro": "micro avg", "macro": "macro avg", "weighted": "weighted avg",
+                 "samples": "samples avg", "f_of_means": "F of macro P,R"}
+        for name, values, base in self.averages():
             records.append({"row": name, "support": support, **values,
                             **{f"no_skill_{m}": base.get(m, math.nan)
                                for m in ("precision", "recall", "f")}})
-            index.append(shown)
+            index.append(shown[name])
         frame = pd.DataFrame.from_records(records, columns=columns)
         frame.index = pd.Index(index, name="label", dtype=object)
         return frame

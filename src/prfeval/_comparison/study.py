@@ -31,7 +31,8 @@ from prfeval._retrieval.curve_options import CurveOptions
 from prfeval._retrieval.curve_result import Curves
 from prfeval._retrieval.curve_sink import CurveSink
 from prfeval._retrieval.evaluate import Coverage, Evaluation, coverage_measures, coverage_of
-from prfeval._retrieval.explain import ExplainSink, Explanation
+from prfeval._retrieval.explain import ExplainSink
+from prfeval._retrieval.explanation import Explanation
 from prfeval._retrieval.pipeline import MeasureSink
 
 __all__ = ["RunStudy", "Study", "study"]

@@ -14,21 +14,62 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-if TYPE_CHECKING:
-    from prfeval._core.ranking import JudgedRanking
-
-__all__ = ["UNJUDGED", "JudgedPositions", "RankingViews", "RelevantPositions"]
+__all__ = ["UNJUDGED", "JudgedPositions", "RankedArrays", "RankingViews", "RelevantPositions"]
 
 IntArray = npt.NDArray[np.int64]
 T = TypeVar("T")
 
 #: The grade of a retrieved document with no judgment: below every relevance level.
 UNJUDGED = np.iinfo(np.int64).min
+
+
+class RankedArrays(Protocol):
+    """What the views read of their ranking: a
+    :class:`~prfeval._core.ranking.JudgedRanking` is one.
+
+    Named by what is read, not by the ranking's class, so that this module does not import
+    the module that imports it (the ranking holds its views).
+    """
+
+    @property
+    def offsets(self) -> IntArray:
+        """``n_queries + 1`` positions: query ``i`` owns ``offsets[i]:offsets[i + 1]``."""
+        ...
+
+    @property
+    def grades(self) -> IntArray:
+        """Each retrieved position's grade (``UNJUDGED``: none)."""
+        ...
+
+    @property
+    def first(self) -> npt.NDArray[np.bool_]:
+        """Whether each position is its document's first (best-ranked) in its query."""
+        ...
+
+    @property
+    def trec_rel(self) -> IntArray:
+        """trec_eval's value of each position (read below relevance level 0)."""
+        ...
+
+    @property
+    def judged_grades(self) -> IntArray:
+        """The grade of every judgment."""
+        ...
+
+    @property
+    def judged_query_index(self) -> IntArray:
+        """The query of every judgment."""
+        ...
+
+    @property
+    def n_queries(self) -> int:
+        """How many queries the ranking holds."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -97,7 +138,7 @@ def _before_in_group(flags: npt.NDArray[np.bool_], group: IntArray) -> IntArray:
     return before - np.repeat(before[starts], lengths)
 
 
-def _every_position(jr: JudgedRanking) -> JudgedPositions:
+def _every_position(jr: RankedArrays) -> JudgedPositions:
     """Every retrieved position (first occurrences) graded with trec_eval's value
     (:attr:`~prfeval._core.ranking.JudgedRanking.trec_rel`): what a level below 0 reads."""
     at = np.flatnonzero(jr.first)
@@ -117,7 +158,7 @@ class RankingViews:
 
     __slots__ = ("_judged", "_n_relevant", "_of", "_relevant", "_relevant_at", "_shared")
 
-    def __init__(self, ranking: JudgedRanking) -> None:
+    def __init__(self, ranking: RankedArrays) -> None:
         self._of = weakref.ref(ranking)
         self._judged: JudgedPositions | None = None
         self._relevant: dict[int, RelevantPositions] = {}
@@ -126,7 +167,7 @@ class RankingViews:
         self._shared: dict[Hashable, Any] = {}
 
     @property
-    def _ranking(self) -> JudgedRanking:
+    def _ranking(self) -> RankedArrays:
         ranking = self._of()
         if ranking is None:  # the views are reached only through their ranking
             raise ReferenceError("the ranking of these views is gone")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from prfeval._core.errors import InputFormatError
 from prfeval._io.jsonl import json_kind
-from prfeval._io.source import Input
+from prfeval._io.source import Input, utf8_text
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -35,13 +35,7 @@ def read_json_document(handle: Input) -> dict[str, Any] | pa.Table | None:
     """
     import pyarrow as pa
 
-    data = handle.read()
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputFormatError(
-            "not valid UTF-8 text", path=handle.name, line_number=data[: exc.start].count(b"\n") + 1
-        ) from None
+    text = utf8_text(handle.read(), handle.name)
     try:
         value = json.loads(text)
     except json.JSONDecodeError as err:

@@ -17,8 +17,9 @@ formats), read with pyarrow, which is imported only here. Conventions:
   Parquet null or NaN) is an error naming its line; with ``missing="drop"`` (``classify
   --missing drop``) such rows are left out and counted. Never a class of its own.
 * Errors name the file and the line (or the row, for Parquet) of the first problem. The
-  input is opened once (a FIFO or a pipe too) and read by :func:`prfeval._io.tabular.read_table`;
-  lines are found by a second pass over the text only when a message needs one.
+  input is opened once (a FIFO or a pipe too) and read by
+  :func:`prfeval._io.table_read.read_table`; lines are found by a second pass over the text
+  only when a message needs one.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ import numpy.typing as npt
 from prfeval._core.arrow import arrow_ints, arrow_strings, numpy_of
 from prfeval._core.errors import InputFormatError, UsageError
 from prfeval._core.tables import SourceLines
-from prfeval._io.source import read_bytes, tabular_kind
-from prfeval._io.tabular import read_table
+from prfeval._io.source import read_bytes, tabular_kind, utf8_text
+from prfeval._io.table_read import read_table
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -398,13 +399,7 @@ def read_label_table(
 
 
 def _lines(path: str) -> list[str]:
-    data = read_bytes(path)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise InputFormatError("not UTF-8 text", path=path, line_number=line) from None
-    lines = text.split("\n")
+    lines = utf8_text(read_bytes(path), path, problem="not UTF-8 text").split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the newline that ends the last line
     return [line.rstrip("\r") for line in lines]

@@ -46,7 +46,8 @@ from prfeval._io.subtopics import (
     load_subtopic_qrels,
     subtopics_from_table,
 )
-from prfeval._io.tabular import frame_to_table, qrels_from_table, read_table, run_from_table
+from prfeval._io.table_read import read_table
+from prfeval._io.tabular import frame_to_table, qrels_from_table, run_from_table
 from prfeval._io.trec import read_qrels, read_ranked_run, read_run
 
 __all__ = ["file_format", "input_format", "load_qrels", "load_run"]

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from prfeval._core.errors import InputFormatError
 from prfeval._io.jsonl import check_jsonl
-from prfeval._io.source import Source, display_name, read_bytes
+from prfeval._io.source import Source, display_name, read_bytes, utf8_text
 
 __all__ = ["ID_FIELDS", "TEXT_FIELDS", "QueryText", "read_queries"]
 
@@ -61,12 +62,7 @@ def read_queries(source: Source) -> list[QueryText]:
     """
     name = display_name(source)
     data = read_bytes(source)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InputFormatError("not valid UTF-8 text", path=name, line_number=line) from None
-    lines = text.split("\n")
+    lines = utf8_text(data, name).split("\n")
     first = next((ln.strip() for ln in lines if ln.strip()), "")
     if _layout(source, first) == "jsonl":
         check_jsonl(data, name)  # one object a line, not nested past reason: else which line
@@ -109,6 +105,12 @@ def _layout(source: Source, first_line: str) -> str:
     return "jsonl" if first_line.startswith("{") else "tsv"
 
 
+def _expected(kind: str, fields: Sequence[str], found: object) -> str:
+    """``expected {kind} in 'a' or 'b'``, and what ``found`` holds (``None``: nothing)."""
+    shown = " or ".join(repr(f) for f in fields)
+    return f"expected {kind} in {shown}" + ("" if found is None else f", got {found!r}")
+
+
 def _json_query(line: str, number: int, name: str) -> QueryText:
     try:
         record = json.loads(line)
@@ -122,19 +124,15 @@ def _json_query(line: str, number: int, name: str) -> QueryText:
         )
     query_id = _field(record, ID_FIELDS)
     if query_id is None or isinstance(query_id, bool) or not isinstance(query_id, str | int):
-        shown = " or ".join(repr(f) for f in ID_FIELDS)
-        got = "" if query_id is None else f", got {query_id!r}"
         raise InputFormatError(
-            f"no query id: expected a string or integer in {shown}{got}",
+            "no query id: " + _expected("a string or integer", ID_FIELDS, query_id),
             path=name,
             line_number=number,
         )
     text = _field(record, TEXT_FIELDS)
     if not isinstance(text, str):
-        shown = " or ".join(repr(f) for f in TEXT_FIELDS)
-        got = "" if text is None else f", got {text!r}"
         raise InputFormatError(
-            f"query {str(query_id)!r} has no text: expected a string in {shown}{got}",
+            f"query {str(query_id)!r} has no text: " + _expected("a string", TEXT_FIELDS, text),
             path=name,
             line_number=number,
         )

@@ -49,6 +49,7 @@ __all__ = [
     "sniff_format",
     "starts_with_data",
     "tabular_kind",
+    "utf8_text",
 ]
 
 Source = str | Path | bytes | IO[bytes]
@@ -346,6 +347,25 @@ def read_bytes(source: Source) -> bytes:
     """
     with open_input(source) as handle:
         return handle.read()
+
+
+def utf8_text(
+    data: bytes,
+    path: str,
+    *,
+    encoding: str = "utf-8-sig",
+    problem: str = "not valid UTF-8 text",
+) -> str:
+    """``data`` decoded as UTF-8 (a leading byte order mark dropped, with ``utf-8-sig``).
+
+    Raises :class:`InputFormatError` saying ``problem`` and naming the line of the first
+    byte that is not UTF-8, since the line is what a person can go and look at.
+    """
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputFormatError(problem, path=path, line_number=line) from None
 
 
 #: Column names that mark a header line: a query id column and a doc id column (BEIR's

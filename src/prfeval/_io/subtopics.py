@@ -103,7 +103,8 @@ def load_subtopic_qrels(source: Any, *, format: str | None = None) -> Qrels:
     grade}}}``. ``format`` as :func:`prfeval._io.load.load_qrels`'s; text is read as ndeval's
     unless it says otherwise."""
     from prfeval._io.source import Input, open_input
-    from prfeval._io.tabular import frame_to_table, read_table
+    from prfeval._io.table_read import read_table
+    from prfeval._io.tabular import frame_to_table
 
     if isinstance(source, Qrels):
         return source

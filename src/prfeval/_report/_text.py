@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["fmt_value", "render_rich", "render_table", "wrap_lines"]
+__all__ = ["fmt_p", "fmt_signed", "fmt_value", "render_rich", "render_table", "wrap_lines"]
 
 
 def fmt_value(value: float, *, integer: bool = False, digits: int = 4) -> str:
@@ -17,6 +17,18 @@ def fmt_value(value: float, *, integer: bool = False, digits: int = 4) -> str:
     if integer:
         return str(round(value))
     return f"{value:.{digits}f}"
+
+
+def fmt_signed(value: float, digits: int = 4) -> str:
+    """A difference, its sign always shown (``+0.0120``); NaN as 'n/a'."""
+    return "n/a" if math.isnan(value) else f"{value:+.{digits}f}"
+
+
+def fmt_p(p: float) -> str:
+    """A p-value to four decimals, those below 0.0001 as ``<0.0001``; NaN as 'n/a'."""
+    if math.isnan(p):
+        return "n/a"
+    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
 def wrap_lines(lines: Sequence[str], width: int = 80) -> list[str]:

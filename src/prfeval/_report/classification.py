@@ -36,13 +36,14 @@ MAX_CURVE_ROWS = 25
 DEFAULT_WIDTH = 80
 
 #: (attribute, row label) of each average; the F of means row's label names its beta.
-_AVERAGE_ROWS = (
-    ("micro", "micro"),
-    ("macro", "macro"),
-    ("weighted", "weighted"),
-    ("samples", "samples"),
-    ("f_of_means", None),
-)
+#: An average's title in the table (``None``: the F of the macro P and R, named by beta).
+_AVERAGE_TITLES = {
+    "micro": "micro",
+    "macro": "macro",
+    "weighted": "weighted",
+    "samples": "samples",
+    "f_of_means": None,
+}
 
 
 def _f_name(beta: float) -> str:
@@ -201,14 +202,10 @@ def _average_table(r: ClassificationResult, verbose: bool, width: int) -> str:
     f = _f_name(r.beta)
     shown = ["precision", "recall", "f"] + (["specificity"] if verbose else [])
     rows = []
-    for name, title in _AVERAGE_ROWS:
-        values = getattr(r, name)
-        if values is None:
-            continue
-        base = getattr(r.no_skill, name) or {}
+    for name, values, base in r.averages():
         rows.append(
             [
-                (title or _f_of_means_name(r.beta)) + _mark(r, name),
+                (_AVERAGE_TITLES[name] or _f_of_means_name(r.beta)) + _mark(r, name),
                 *(fmt_value(values[m]) if m in values else "" for m in shown),
                 fmt_value(base["f"]) if "f" in base else "",
             ]
@@ -426,11 +423,7 @@ def format_csv(r: ClassificationResult | None, s: ThresholdSweep | None) -> str:
         )
     total = r.counts.relevant.sum()
     support = float(total) if r.sample_weighted else int(total)
-    for name, _ in _AVERAGE_ROWS:
-        values = getattr(r, name)
-        if values is None:
-            continue
-        base = getattr(r.no_skill, name) or {}
+    for name, values, base in r.averages():
         writer.writerow(
             [
                 name,

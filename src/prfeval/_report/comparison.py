@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import io
 import json
-import math
 
 from prfeval._comparison.results import Comparison
 from prfeval._report._csv import csv_writer
-from prfeval._report._text import fmt_value, render_table, wrap_lines
+from prfeval._report._text import fmt_p, fmt_signed, fmt_value, render_table, wrap_lines
 from prfeval._report.comparison_tables import (
     PAIR_HEADERS,
     describe_test,
@@ -27,16 +26,6 @@ from prfeval._report.comparison_tables import (
 __all__ = ["FORMATS", "format_comparison", "format_csv", "format_table", "mover_lines", "notes"]
 
 FORMATS = ("table", "json", "markdown", "latex", "csv")
-
-
-def _signed(value: float, digits: int = 4) -> str:
-    return "n/a" if math.isnan(value) else f"{value:+.{digits}f}"
-
-
-def _fmt_p(p: float) -> str:
-    if math.isnan(p):
-        return "n/a"
-    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
 def format_table(c: Comparison) -> str:
@@ -66,10 +55,10 @@ def format_table(c: Comparison) -> str:
                     f"{run} (baseline)" if r.is_baseline else run,
                     fmt_value(r.macro, integer=integer) + (" (total)" if integer else ""),
                     "" if integer else fmt_value(r.micro),
-                    "" if r.is_baseline else _signed(r.delta, 0 if integer else 4),
-                    f"[{_signed(r.ci_low)}, {_signed(r.ci_high)}]" if tested else "",
-                    _fmt_p(r.p_value) if tested else "",
-                    _fmt_p(r.p_adjusted) if tested else "",
+                    "" if r.is_baseline else fmt_signed(r.delta, 0 if integer else 4),
+                    f"[{fmt_signed(r.ci_low)}, {fmt_signed(r.ci_high)}]" if tested else "",
+                    fmt_p(r.p_value) if tested else "",
+                    fmt_p(r.p_adjusted) if tested else "",
                     "†" if r.significant else "",
                     f"{r.wins}/{r.ties}/{r.losses}" if tested else "",
                 ]

@@ -14,6 +14,8 @@ the number of queries, so the tables can be read on their own.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 from prfeval._comparison.results import Comparison, ComparisonRow, PairRow
 from prfeval._core.ids import counted
@@ -32,6 +34,8 @@ __all__ = [
     "markdown",
     "pair_rows",
     "tex_escape",
+    "words_for_correction",
+    "words_for_test",
 ]
 
 _TEST_NAMES = {
@@ -48,20 +52,34 @@ _POLICY = {
 }
 
 
-def describe_test(c: Comparison) -> str:
-    """The test in words: ``two-sided paired randomization test with 10,000 random sign flips
-    from random seed 0, Holm-corrected over 6 tests``."""
-    s = c.settings
+def words_for_test(settings: Mapping[str, Any]) -> str:
+    """The test a comparison's (or a gate's) ``settings`` name, in words: ``two-sided paired
+    randomization test with 10,000 random sign flips from random seed 0``."""
+    s = settings
     text = f"two-sided {_TEST_NAMES[s['test']]}"
     if s["test"] == "randomization":
         text += f" with {s['n_permutations']:,} random sign flips from random seed {s['seed']}"
     elif s["test"] == "bootstrap":
         text += f" with {s['n_bootstrap']:,} resamples from random seed {s['seed']}"
+    return text
+
+
+def words_for_correction(settings: Mapping[str, Any]) -> str | None:
+    """The correction for many tests that ``settings`` name, in words (``Holm-corrected over 6
+    tests``); ``None`` for none."""
+    s = settings
     if s["correction"] == "none":
-        return text + ", not corrected for many tests"
+        return None
     plural = "s" if s["n_tests"] != 1 else ""
-    return (
-        text + f", {_CORRECTION_NAMES[s['correction']]}-corrected over {s['n_tests']} test{plural}"
+    return f"{_CORRECTION_NAMES[s['correction']]}-corrected over {s['n_tests']} test{plural}"
+
+
+def describe_test(c: Comparison) -> str:
+    """The test in words: ``two-sided paired randomization test with 10,000 random sign flips
+    from random seed 0, Holm-corrected over 6 tests``."""
+    corrected = words_for_correction(c.settings)
+    return words_for_test(c.settings) + (
+        ", not corrected for many tests" if corrected is None else f", {corrected}"
     )
 
 

@@ -51,6 +51,18 @@ def _cutoffs(last: int, extra: Sequence[int]) -> list[int]:
     return sorted(chosen)
 
 
+def _marks(
+    k: int, best: Sequence[tuple[str, int]], reached: dict[float, int], recall: str, last: int
+) -> str:
+    """What row ``k`` of a curve's table marks: the best cutoffs that fall there (``best``:
+    name, k), the recall levels first reached there (``{recall} >= level``), the last rank."""
+    marks = [name for name, at in best if at == k]
+    marks += [f"{recall} >= {r:g}" for r, at in reached.items() if at == k]
+    if k == last:
+        marks.append("last")
+    return ", ".join(marks)
+
+
 def _f_name(beta: float) -> str:
     return f"F{beta:g}"
 
@@ -62,14 +74,9 @@ def _query_table(c: Curves, q: QueryCurve) -> str:
     reached = {level: hit.k for level, hit in q.recall_reached.items() if hit is not None}
     last = int(q.k[-1]) if q.k.size else 0
     rows = []
+    best = [(f"best {f_name}", q.best.k)]
     for k in _cutoffs(last, [q.best.k, *reached.values()]):
         i = k - 1
-        marks = []
-        if k == q.best.k:
-            marks.append(f"best {f_name}")
-        marks += [f"recall >= {r:g}" for r, at in reached.items() if at == k]
-        if k == last:
-            marks.append("last")
         rows.append(
             [
                 str(k),
@@ -77,7 +84,7 @@ def _query_table(c: Curves, q: QueryCurve) -> str:
                 fmt_value(float(q.precision[i])),
                 fmt_value(float(q.recall[i])),
                 fmt_value(float(q.f[i])),
-                ", ".join(marks),
+                _marks(k, best, reached, "recall", last),
             ]
         )
     notes = []
@@ -134,22 +141,15 @@ def _average_table(c: Curves) -> str:
     last = int(m.k[-1]) if m.k.size else 0
     reached = {r: hit.k for r, hit in m.recall_reached.items() if hit is not None}
     rows = []
+    best = [(f"best mean {f_name}", m.best.k), (f"best micro {f_name}", u.best.k)]
     for k in _cutoffs(last, [m.best.k, u.best.k, *reached.values()]):
         i = k - 1
-        marks = []
-        if k == m.best.k:
-            marks.append(f"best mean {f_name}")
-        if k == u.best.k:
-            marks.append(f"best micro {f_name}")
-        marks += [f"mean recall >= {r:g}" for r, at in reached.items() if at == k]
-        if k == last:
-            marks.append("last")
         rows.append(
             [
                 str(k),
                 *(fmt_value(float(a[i])) for a in (m.precision, m.recall, m.f)),
                 *(fmt_value(float(a[i])) for a in (u.recall, u.f)),
-                ", ".join(marks),
+                _marks(k, best, reached, "mean recall", last),
             ]
         )
     headers = ["k", "P", "mean R", f"mean {f_name}", "micro R", f"micro {f_name}", ""]

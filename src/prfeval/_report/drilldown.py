@@ -72,7 +72,8 @@ from prfeval._core.arrays import ranges
 from prfeval._core.codes import factorize
 from prfeval._core.ranking import UNJUDGED
 from prfeval._plots.figures import run_color
-from prfeval._retrieval.explain import Explanation, Missed, Places
+from prfeval._retrieval.explain_columns import Missed, Places
+from prfeval._retrieval.explanation import Explanation
 
 __all__ = ["UNJUDGED_GRADE", "drilldown_data", "id_vocabulary"]
 
@@ -226,7 +227,7 @@ def _places(e: Explanation | None) -> Places | None:
 
 def _missed(missed: Sequence[tuple[str, int]]) -> tuple[Any, Any]:
     """The missed documents' ids (a pyarrow string array) and grades: an explanation's
-    columns (:class:`~prfeval._retrieval.explain.Missed`), or any sequence of pairs."""
+    columns (:class:`~prfeval._retrieval.explain_columns.Missed`), or any sequence of pairs."""
     if isinstance(missed, Missed):
         return _id_array(missed.doc_ids), missed.grades
     return _id_array([d for d, _ in missed]), [g for _, g in missed]

@@ -1,4 +1,4 @@
-"""Reports of :class:`~prfeval._retrieval.explain.Explanation`: table, json and csv.
+"""Reports of :class:`~prfeval._retrieval.explanation.Explanation`: table, json and csv.
 
 The table is read by a person on an 80-column terminal: the ranking with its judgments and
 P and R at each rank (relevant places marked), then what the query missed and where recall
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from prfeval._report._csv import csv_writer
 from prfeval._report._text import fmt_value, render_table
-from prfeval._retrieval.explain import Explanation
+from prfeval._retrieval.explanation import Explanation
 
 __all__ = ["FORMATS", "format_explanations"]
 

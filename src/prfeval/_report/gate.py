@@ -14,34 +14,17 @@ import json
 import math
 
 from prfeval._comparison.gate import GateResult, MeasureVerdict
-from prfeval._report._text import render_table, wrap_lines
+from prfeval._report._text import fmt_p, fmt_signed, render_table, wrap_lines
+from prfeval._report.comparison_tables import words_for_correction, words_for_test
 
 __all__ = ["FORMATS", "describe_test", "format_gate", "notes", "summary_line"]
 
 FORMATS = ("text", "markdown", "json")
 
-_TEST_NAMES = {
-    "randomization": "paired randomization test",
-    "ttest": "paired t-test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "bootstrap": "paired bootstrap test",
-}
-
-
 def _num(value: float | None, digits: int = 4) -> str:
     if value is None or math.isnan(value):
         return "n/a"
     return f"{value:.{digits}f}"
-
-
-def _signed(value: float, digits: int = 4) -> str:
-    return "n/a" if math.isnan(value) else f"{value:+.{digits}f}"
-
-
-def _p(p: float) -> str:
-    if math.isnan(p):
-        return "n/a"
-    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
 def _budget(v: MeasureVerdict) -> str:
@@ -68,19 +51,10 @@ def summary_line(r: GateResult) -> str:
 def describe_test(r: GateResult) -> str:
     """The test in words, as compare words it, and what it decides."""
     s = r.settings
-    text = f"p: two-sided {_TEST_NAMES[s['test']]}"
-    if s["test"] == "randomization":
-        text += f" with {s['n_permutations']:,} random sign flips from random seed {s['seed']}"
-    elif s["test"] == "bootstrap":
-        text += f" with {s['n_bootstrap']:,} resamples from random seed {s['seed']}"
-    if s["correction"] == "none":
-        text += ", not corrected for many tests"
-    else:
-        plural = "s" if s["n_tests"] != 1 else ""
-        text += (
-            f"; p adj.: {s['correction'].capitalize()}-corrected over {s['n_tests']} "
-            f"test{plural}"
-        )
+    corrected = words_for_correction(s)
+    text = f"p: {words_for_test(s)}" + (
+        ", not corrected for many tests" if corrected is None else f"; p adj.: {corrected}"
+    )
     if s["alpha"] is None:
         return text + ". Without --alpha, a drop over budget fails whatever p says."
     return text + f". A drop over budget fails only where p adj. <= {s['alpha']:g} (--alpha)."
@@ -100,7 +74,7 @@ def _regressed_lines(r: GateResult) -> list[str]:
         if v.regressed and (v.failed or v.over_budget):
             moved = ", ".join(
                 f"{c.query_id!r} {_num(c.baseline)} → {_num(c.candidate)} "
-                f"({_signed(c.difference)})"
+                f"({fmt_signed(c.difference)})"
                 for c in v.regressed
             )
             lines.append(f"  {v.measure}: {moved}")
@@ -120,11 +94,11 @@ def format_text(r: GateResult) -> str:
                 v.measure,
                 _num(v.baseline),
                 _num(v.candidate),
-                _signed(v.delta),
+                fmt_signed(v.delta),
                 _budget(v),
                 *([f"{v.minimum:g}" if v.minimum is not None else ""] if floors else []),
-                _p(v.p_value),
-                _p(v.p_adjusted),
+                fmt_p(v.p_value),
+                fmt_p(v.p_adjusted),
                 {"fail": "FAIL", "pass": "pass", "not significant": "pass (n.s.)"}[v.verdict],
             ]
         )
@@ -187,11 +161,11 @@ def format_markdown(r: GateResult) -> str:
                 _code(v.measure),
                 _num(v.baseline),
                 _num(v.candidate),
-                _signed(v.delta),
+                fmt_signed(v.delta),
                 _md_escape(_budget(v)),
                 *([f"{v.minimum:g}" if v.minimum is not None else ""] if floors else []),
-                _md_escape(_p(v.p_value)),
-                _md_escape(_p(v.p_adjusted)),
+                _md_escape(fmt_p(v.p_value)),
+                _md_escape(fmt_p(v.p_adjusted)),
                 f"{word[v.verdict]}: {_md_escape(v.describe())}",
             ]
         )
@@ -201,7 +175,7 @@ def format_markdown(r: GateResult) -> str:
         lines += ["", "#### Queries that regressed most", ""]
         query_rows = [
             [_code(v.measure), _code(c.query_id), _num(c.baseline), _num(c.candidate),
-             _signed(c.difference)]
+             fmt_signed(c.difference)]
             for v in shown
             for c in v.regressed
         ]  # fmt: skip

@@ -25,6 +25,7 @@ from prfeval._classification.result import ClassificationResult
 from prfeval._classification.thresholds import ThresholdSweep
 from prfeval._comparison.study import Study
 from prfeval._plots.figures import run_color
+from prfeval._report._text import fmt_p, fmt_signed
 from prfeval._report.comparison_tables import describe_test, disagreement_lines
 from prfeval._report.drilldown import drilldown_data
 from prfeval._report.figures import FigureDrawer, figure_html, study_figures
@@ -296,14 +297,8 @@ def _summary(s: Study) -> str:
     )
 
 
-def _signed(value: float, digits: int = 4) -> str:
-    return "n/a" if math.isnan(value) else f"{value:+.{digits}f}"
-
-
 def _p(value: float) -> str:
-    if math.isnan(value):
-        return "n/a"
-    return "&lt;0.0001" if value < 1e-4 else f"{value:.4f}"
+    return _e(fmt_p(value))
 
 
 def _comparison(s: Study) -> str:
@@ -329,9 +324,9 @@ def _comparison(s: Study) -> str:
                       "text")
                 + _td(_num(r.macro, 0 if total else 4), r.macro)
                 + _td("" if total else _num(r.micro), None if total else r.micro)
-                + _td("" if r.is_baseline else _signed(r.delta, 0 if total else 4) + _arrow(way),
+                + _td("" if r.is_baseline else fmt_signed(r.delta, 0 if total else 4) + _arrow(way),
                       None if r.is_baseline else r.delta, f"delta {way}".strip())
-                + _td(f"[{_signed(r.ci_low)}, {_signed(r.ci_high)}]" if tested else "")
+                + _td(f"[{fmt_signed(r.ci_low)}, {fmt_signed(r.ci_high)}]" if tested else "")
                 + _td(_p(r.p_value) if tested else "", r.p_value if tested else None)
                 + _td(_p(r.p_adjusted) if tested else "", r.p_adjusted if tested else None)
                 + _td(sig, None, f"sig {way}".strip() if r.significant else "sig")
@@ -416,7 +411,7 @@ def _per_query(s: Study, rows_in_html: bool = True) -> str:
             for i in others:
                 d = float(c.values[i, diff_k, j] - c.values[base, diff_k, j])
                 way = _direction(sign, d)
-                cells.append(_td(_signed(d) + _arrow(way), d, f"delta {way}".strip()))
+                cells.append(_td(fmt_signed(d) + _arrow(way), d, f"delta {way}".strip()))
         rows.append(f'<tr data-query="{_e(q)}">' + "".join(cells) + "</tr>")
     largest = ""
     if diff_k is not None:
@@ -548,20 +543,16 @@ def _classes(r: ClassificationResult) -> str:
             + "".join(_td(_num(base[k]), base[k]) for k, _ in shown[:3])
             + "</tr>"
         )
-    averages = (
-        ("micro", "micro average: of the pooled counts"),
-        ("macro", f"macro average: the mean over classes, so the mean {f}"),
-        ("weighted", "weighted average: by support"),
-        ("samples", "samples average"),
-        ("f_of_means", f"{f} of mean P, R"),
-    )
-    for name, title in averages:
-        values = getattr(r, name)
-        if values is None:
-            continue
-        base = getattr(r.no_skill, name) or {}
+    titles = {
+        "micro": "micro average: of the pooled counts",
+        "macro": f"macro average: the mean over classes, so the mean {f}",
+        "weighted": "weighted average: by support",
+        "samples": "samples average",
+        "f_of_means": f"{f} of mean P, R",
+    }
+    for name, values, base in r.averages():
         rows.append(
-            f'<tr class="group-start"><td class="text">{_e(title)}</td><td></td>'
+            f'<tr class="group-start"><td class="text">{_e(titles[name])}</td><td></td>'
             + "".join(_td(_num(values[k]) if k in values else "", values.get(k)) for k, _ in shown)
             + "".join(_td(_num(base[k]) if k in base else "", base.get(k)) for k, _ in shown[:3])
             + "</tr>"
