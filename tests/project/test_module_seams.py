@@ -1,4 +1,4 @@
-"""The modules split in issue 47 keep their promises: the old import paths name the same
+"""Modules split along what they do keep their seams: the old import paths name the same
 objects, the ranking's views need only the arrays their protocol names, and the helpers that
 replaced repeated code say what the copies said."""
 
