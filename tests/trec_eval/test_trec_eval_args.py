@@ -5,12 +5,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from trec_eval_args_cases import CASES, expected_outcomes
+from trec_eval_args_cases import CASES, EXPECTED
 
-EXPECTED_OUTCOMES = expected_outcomes()
+EXPECTED_OUTCOMES = json.loads(EXPECTED.read_text())
 
 
 def test_enough_cases() -> None:

@@ -7,17 +7,18 @@ meet the real standard streams, and through the compiled pass.
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from trec_eval_dialect_cases import CASES, LARGE, expected_outcomes, outcome
+from trec_eval_dialect_cases import CASES, EXPECTED, LARGE, outcome
 
 from prfeval._trec_eval.dialect import SMALL_BYTES
 from support.cli import trec_eval_in_process
 
-EXPECTED_OUTCOMES = expected_outcomes()
+EXPECTED_OUTCOMES = json.loads(EXPECTED.read_text())
 
 
 def prfeval(args: list[str], stdin: bytes = b"") -> tuple[int, bytes, bytes]:

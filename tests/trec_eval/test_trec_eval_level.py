@@ -6,14 +6,15 @@ Python API still refusing such a level.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from trec_eval_level_cases import expected_outcomes
+from trec_eval_level_cases import EXPECTED
 
 from support.cli import run_cli
 
-EXPECTED_OUTCOMES = expected_outcomes()
+EXPECTED_OUTCOMES = json.loads(EXPECTED.read_text())
 
 
 def test_the_binary_answered_every_case() -> None:

@@ -16,7 +16,6 @@ stderr and exit status. Only that output is committed, never the binary.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -24,21 +23,12 @@ from trec_eval_level_cases import CASES, outcome
 
 from support.recordings import write_expected
 
-__all__ = ["CASES", "EXPECTED", "VERSION", "expected_outcomes", "outcome"]
+__all__ = ["CASES", "EXPECTED", "VERSION", "outcome"]
 
 EXPECTED = Path(__file__).parents[1] / "data" / "trec_eval_10_level.json"
 #: The trec_eval these outputs are from.
 VERSION = "10"
 
 
-def expected_outcomes() -> dict[str, dict[str, object]]:
-    """What the 10.0 binary printed on each case."""
-    return json.loads(EXPECTED.read_text())
-
-
-def main(binary: str) -> None:
-    write_expected(binary, CASES, outcome, EXPECTED)
-
-
 if __name__ == "__main__":
-    main(sys.argv[1])
+    write_expected(sys.argv[1], CASES, outcome, EXPECTED)

@@ -18,7 +18,6 @@ and exit status. Only that output is committed, never the binary.
 
 from __future__ import annotations
 
-import json
 import random
 import sys
 from pathlib import Path
@@ -128,14 +127,5 @@ def outcome(command: Runner, name: str, directory: Path) -> dict[str, object]:
     return recorded(command, args, qrels, run)
 
 
-def expected_outcomes() -> dict[str, dict[str, object]]:
-    """What the 9.0.8 binary printed on each case."""
-    return json.loads(EXPECTED.read_text())
-
-
-def main(binary: str) -> None:
-    write_expected(binary, CASES, outcome, EXPECTED)
-
-
 if __name__ == "__main__":
-    main(sys.argv[1])
+    write_expected(sys.argv[1], CASES, outcome, EXPECTED)
