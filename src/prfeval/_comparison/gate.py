@@ -44,12 +44,12 @@ from prfeval._core.aggregate import assemble
 from prfeval._core.checks import flag, number, probability
 from prfeval._core.errors import MeasureError, PrfevalWarning, UsageError
 from prfeval._core.ids import counted, id_list, ordered_ids
-from prfeval._core.options import EvalOptions
+from prfeval._core.option_table import Option, setting_words
+from prfeval._core.options import EVAL_OPTIONS, EvalOptions
 from prfeval._core.partials import Partial
 from prfeval._io.blocks import load_judgments
 from prfeval._io.digest import digested
 from prfeval._io.saved import (
-    SETTINGS,
     SavedEvaluation,
     looks_saved,
     read_saved_evaluation,
@@ -81,26 +81,12 @@ DEFAULT_MAX_DROP = 0.0
 #: small counts; a genuine change of one query's value moves a mean far more).
 ROUNDING = 1e-12
 
-#: How the comparable settings read in a message, value by value.
-_SETTING_WORDS = {
-    "level": lambda v: f"at level {v} (-l)",
-    "collection_size": lambda v: "without -N" if v is None else f"with -N {v}",
-    "complete": lambda v: "with -c" if v else "without -c",
-    "unjudged": lambda v: {
-        "nonrelevant": "with unjudged documents taken as non-relevant",
-        "relevant": "with unjudged documents taken as relevant (--unjudged relevant)",
-        "drop": "with unjudged documents dropped (-J)",
-    }.get(v, f"with --unjudged {v}"),
-    "unjudged_grade": lambda v: f"with --unjudged-grade {v}",
-    "max_results": lambda v: "without -M" if v is None else f"with -M {v}",
-    "order": lambda v: f"in --order {v}",
-    "duplicates": lambda v: f"with --duplicates {v}",
-    "qrels_duplicates": lambda v: f"with --qrels-duplicates {v}",
-    "trec_eval_version": lambda v: f"with --trec-eval-version {v}",
-}
 
-#: The settings two sides must share (the query set is compared by its judged ids).
-_COMPARED = tuple(key for key in SETTINGS if key != "query_set")
+def _compared() -> tuple[Option, ...]:
+    """The settings two sides must share: every option that changes the numbers
+    (``changes_numbers`` in :data:`~prfeval._core.options.EVAL_OPTIONS`), each worded in a
+    message as it declares; the query set is compared by its judged ids, not by its name."""
+    return tuple(o for o in EVAL_OPTIONS if o.changes_numbers and o.name != "query_set")
 
 
 @dataclass(frozen=True)
@@ -584,7 +570,7 @@ def gate(
     ]  # fmt: skip
 
     settings = {
-        **{key: base.settings.get(key) for key in _COMPARED},
+        **{o.name: base.settings.get(o.name) for o in _compared()},
         "query_set": opts.describe_query_set(),
         "qrels": qrels_input.name,
         "measures": [str(m) for m in gated],
@@ -928,15 +914,18 @@ def _check_comparable(
     first = f"{a.called} was measured"
     second = "this gate measures" if against_gate else b.called
     tail = ": give the gate the options it was measured with" if against_gate else ""
-    for key in _COMPARED:
+    for option in _compared():
+        key = option.name
         if key == "order" and not order:
             continue
         x, y = a.settings.get(key), b.settings.get(key)
         if key == "unjudged_grade" and (x is None or y is None):
             continue  # only under --unjudged relevant, which "unjudged" compares
         if x != y:
-            words = _SETTING_WORDS[key]
-            raise UsageError(f"not comparable: {first} {words(x)}, {second} {words(y)}{tail}")
+            raise UsageError(
+                f"not comparable: {first} {setting_words(option, x)}, {second} "
+                f"{setting_words(option, y)}{tail}"
+            )
     if a.judged != b.judged:
         only_a = ordered_ids(a.judged - b.judged)
         only_b = ordered_ids(b.judged - a.judged)

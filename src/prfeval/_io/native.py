@@ -41,7 +41,8 @@ from prfeval._core.arrays import ranges
 from prfeval._core.checks import max_results
 from prfeval._core.codes import ranks_by_doc_descending
 from prfeval._core.ids import output_order_where, query_output_order
-from prfeval._core.options import EvalOptions
+from prfeval._core.option_table import unhonoured
+from prfeval._core.options import EVAL_OPTIONS, EvalOptions
 from prfeval._core.ranking import UNJUDGED
 from prfeval._core.tables import SourceLines
 from prfeval._io.blocks import Block, ReadAgain, SharedJudgments
@@ -319,11 +320,7 @@ def _takes(qrels: Any, run_path: str, options: EvalOptions) -> bool:
     path = qrels.path if isinstance(qrels, SharedJudgments) else qrels
     if not isinstance(path, str | os.PathLike) or str(path) == "-":
         return False
-    if options.order == "rank" or options.queries is not None or options.exclude_queries:
-        return False
-    if options.qrels_columns is not None or options.run_columns is not None:
-        return False
-    if options.qrels_format not in (None, "trec") or options.run_format not in (None, "trec"):
+    if unhonoured(options, EVAL_OPTIONS, "compiled"):  # their limits in EVAL_OPTIONS
         return False
     qrels_path = os.fspath(path)
     if not os.path.isfile(qrels_path) or not os.path.isfile(run_path):

@@ -43,7 +43,8 @@ import pyarrow as pa
 from prfeval._core.aggregate import assemble
 from prfeval._core.errors import InputFormatError, PrfevalError, PrfevalWarning, UsageError
 from prfeval._core.ids import ordered_ids, query_output_order
-from prfeval._core.options import EvalOptions, OptionValues
+from prfeval._core.option_table import refuse_unhonoured
+from prfeval._core.options import EVAL_OPTIONS, EvalOptions, OptionValues
 from prfeval._core.ranking import QueryAccounting
 from prfeval._core.tables import Qrels, SourceLines
 from prfeval._io.trec import parse_qrels
@@ -75,7 +76,7 @@ from prfeval.spark._session import default_filesystem, no_pandas_warning, requir
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["SparkEvaluation", "averages", "evaluate", "refuse_column_maps"]
+__all__ = ["SparkEvaluation", "averages", "evaluate", "refuse_options"]
 
 
 @contextmanager
@@ -343,14 +344,12 @@ def _check_order(order: str, ranking: Ranking) -> None:
         raise UsageError(f"{ranking.name}: has no rank column to order by")
 
 
-def refuse_column_maps(options: EvalOptions) -> None:
-    """Refuse column maps, which the Spark engine's readers do not take (they find the
-    columns by their names): ignored, they would measure other columns without a word."""
-    if options.qrels_columns or options.run_columns:
-        raise UsageError(
-            "qrels_columns and run_columns (--qrels-columns, --run-columns) are for the local "
-            "engine; Spark finds the columns by their names (query_id, doc_id, ...)"
-        )
+def refuse_options(options: EvalOptions) -> None:
+    """Refuse the options the Spark engine does not honour, as
+    :data:`~prfeval._core.options.EVAL_OPTIONS` declares them (``limits``): column maps (its
+    readers find the columns by their names) and input formats (it reads a file as its name
+    says). Ignored, they would measure other columns or another reading without a word."""
+    refuse_unhonoured(options, EVAL_OPTIONS, "spark")
 
 
 #: Judgments up to this size (Spark's estimate of the input, in bytes) are sent to every
@@ -566,7 +565,11 @@ def evaluate(
     options, **option_values
         The options of :func:`prfeval.evaluate`: ``level``, ``order``, ``duplicates``,
         ``unjudged``, ``unjudged_grade``, ``judged_only``, ``max_results``, ``complete``,
-        ``queries``, ``exclude_queries``, ``query_set``, ``collection_size``.
+        ``queries``, ``exclude_queries``, ``query_set``, ``collection_size``. Column maps
+        (``qrels_columns``, ``run_columns``) and input formats (``qrels_format``,
+        ``run_format``) are refused (a :class:`~prfeval._core.errors.UsageError` naming
+        them): Spark finds a table's columns by their names and reads a file as its name
+        says.
 
     Returns
     -------
@@ -595,7 +598,7 @@ def evaluate(
     """
     require_pyspark()
     opts = EvalOptions.build(options, **option_values)
-    refuse_column_maps(opts)
+    refuse_options(opts)
     # The local engine's checks and hidden coverage measures, planned by the same function.
     planned = plan_evaluation(measures, opts, bounds=bounds)
     parsed, hidden, cutoffs = list(planned.asked), list(planned.hidden), planned.cutoffs
