@@ -20,6 +20,7 @@ import pytest
 import prfeval
 from prfeval import UsageError
 from prfeval._comparison import gate as gate_module
+from prfeval._comparison import gate_sides
 from prfeval._comparison.options import COMPARISON_OPTIONS, ComparisonOptions
 from prfeval._core import checks
 from prfeval._core.option_table import (
@@ -253,7 +254,7 @@ def _saved_with(toy: object, name: str) -> object:
 
 def test_the_recipe_reaches_the_saved_settings_and_the_gates_comparability(monkeypatch):
     monkeypatch.setattr(saved, "EVAL_OPTIONS", TOY_TABLE)
-    monkeypatch.setattr(gate_module, "EVAL_OPTIONS", TOY_TABLE)
+    monkeypatch.setattr(gate_sides, "EVAL_OPTIONS", TOY_TABLE)
     # 1. A saved evaluation must record it.
     assert "toy_depth" in number_settings(TOY_TABLE)
     qrels = {"1": {"a": 1}, "2": {"b": 1}}
