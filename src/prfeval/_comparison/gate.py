@@ -8,8 +8,9 @@ passes or fails:
 * **the drop** is how much worse the candidate's mean is: ``baseline - candidate`` for a
   measure where higher is better, ``candidate - baseline`` where lower is (SetE, Fallout). It
   fails when it exceeds the measure's budget (``max_drop``): an amount (``0.02``) or a share
-  of the baseline's mean (``"2%"``). The default budget is :data:`DEFAULT_MAX_DROP`, 0: any
-  drop fails, beyond rounding (:data:`ROUNDING`);
+  of the baseline's mean (``"2%"``). The default budget is
+  :data:`~prfeval._comparison.gate_verdicts.DEFAULT_MAX_DROP`, 0: any drop fails, beyond
+  rounding (:data:`~prfeval._comparison.gate_verdicts.ROUNDING`);
 * with ``alpha``, a drop over budget fails only when the paired test finds it significant:
   ``p adj. <= alpha``, with the test, permutations, seed and correction (Holm by default, over
   every gated measure) of ``compare``, so that the p-values are exactly the ones
@@ -44,17 +45,11 @@ from prfeval._comparison.gate_sides import (
 )
 from prfeval._comparison.gate_verdicts import (
     DEFAULT_MAX_DROP,
-    ROUNDING,
-    Budget,
-    GateInput,
     GateResult,
-    MeasureVerdict,
-    QueryChange,
     budgets_of,
     floors_of,
     gated_measures,
     measure_verdict,
-    parse_budget,
 )
 from prfeval._comparison.options import ComparisonOptions, split_options
 from prfeval._comparison.paired import paired_tests
@@ -67,17 +62,7 @@ from prfeval._io.saved import SavedEvaluation
 from prfeval._io.source import check_one_stdin, display_name
 from prfeval._retrieval.kernel import check_measures
 
-__all__ = [
-    "DEFAULT_MAX_DROP",
-    "ROUNDING",
-    "Budget",
-    "GateInput",
-    "GateResult",
-    "MeasureVerdict",
-    "QueryChange",
-    "gate",
-    "parse_budget",
-]
+__all__ = ["gate"]
 
 
 def gate(
@@ -114,7 +99,8 @@ def gate(
     max_drop
         Measure name (or ``"ALL"``) -> budget: an amount >= 0 (``0.02``) or a share of the
         baseline's mean (``"2%"``). A measure's own budget overrides ``ALL``; a measure
-        neither names has :data:`DEFAULT_MAX_DROP`, 0: any drop fails.
+        neither names has :data:`~prfeval._comparison.gate_verdicts.DEFAULT_MAX_DROP`, 0:
+        any drop fails.
     minimum
         Measure name -> the lowest mean the candidate may have (for a measure where higher
         is better).
