@@ -47,6 +47,7 @@ __all__ = [
     "take_input",
 ]
 
+
 def compared_options() -> tuple[Option, ...]:
     """The settings two sides must share: every option that changes the numbers
     (``changes_numbers`` in :data:`~prfeval._core.options.EVAL_OPTIONS`), each worded in a

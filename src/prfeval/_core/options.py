@@ -77,6 +77,7 @@ UNJUDGED_RULES: tuple[str, ...] = get_args(Unjudged)
 QRELS_DUPLICATES: tuple[str, ...] = get_args(QrelsDuplicates)
 INPUT_FORMATS: tuple[str, ...] = get_args(InputFormat)
 
+
 def column_map(name: str, value: Any, keys: tuple[str, ...]) -> ColumnMap | None:
     """Which column plays which role: ``{"query_id": "question_id", "doc_id": "ctxs"}``, or
     the command line's ``"query_id=question_id,doc_id=ctxs"``, normalised to (role, column)

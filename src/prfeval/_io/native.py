@@ -69,6 +69,7 @@ __all__ = [
     "unavailable",
 ]
 
+
 class NativeJudgments:
     """A TREC qrels file parsed by the pass, once, for any number of runs.
 
@@ -139,6 +140,7 @@ class NativeJudgments:
             del run  # before its judgments and its file
             mapped.close()
 
+
 @dataclass(frozen=True, eq=False)
 class PassResult:
     """What the pass built for a whole run: its segments (the last one of the judged
@@ -161,6 +163,7 @@ def run_pass(
         return PassResult(judgments.refused, ())
     segments = tuple(judgments.segments(run_path, order=order))
     return PassResult(segments[-1].refused if segments else None, segments)
+
 
 def native_source(
     qrels: Any,
@@ -207,6 +210,7 @@ def pass_takes(qrels_path: str, run_path: str, options: EvalOptions) -> bool:
     """Whether the compiled pass is built and takes the TREC files ``qrels_path`` and
     ``run_path`` with ``options`` (see :func:`native_source`)."""
     return unavailable() is None and _takes(qrels_path, run_path, options)
+
 
 class NativeRun(StreamedRun):
     """A TREC run and its qrels through the compiled pass, as blocks of whole queries: a

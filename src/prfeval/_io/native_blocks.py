@@ -45,6 +45,7 @@ def rank_order_of(options: EvalOptions) -> int:
         return 0
     return 2 if options.trec_eval_version == 9 else 1
 
+
 class SegmentBlocks:
     """The encoded blocks of one segment of the pass (see
     :class:`~prfeval._io.native.NativeRun`): blocks of whole queries of a run segment, or the

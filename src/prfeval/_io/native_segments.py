@@ -49,6 +49,7 @@ _ARRAYS = (
     ("order", np.uint32),
 )
 
+
 class MappedFile:
     """A file mapped read-only, kept mapped while this object lives (the pass reads it)."""
 
@@ -69,6 +70,7 @@ class MappedFile:
                 self.map.close()
             self.map = None
 
+
 class Freed:
     """Memory of the pass in Rust, freed by ``free`` when the last array viewing it is gone."""
 
@@ -78,6 +80,7 @@ class Freed:
 
     def __del__(self) -> None:
         self.free(self.pointer)
+
 
 class Segment:
     """One segment of a run as the pass gave it, or why the pass stopped there.
