@@ -173,18 +173,21 @@ def test_what_the_compiled_pass_leaves_to_the_local_reader(values, refused):
     [
         ({"run_columns": "doc_id=d"}, "qrels_columns and run_columns (--qrels-columns, "
          "--run-columns) are for the local engine; Spark finds the columns by their names"),
-        ({"qrels_format": "trec"}, "qrels_format and run_format (--qrels-format, --run-format) "
-         "are for the local engine; Spark reads a file as its name says"),
-        ({"run_format": "parquet"}, "qrels_format and run_format"),
+        ({"qrels_format": "ndeval"}, "qrels_format and run_format (--qrels-format, "
+         "--run-format) on Spark are trec, csv, tsv, jsonl, parquet (by the file's name when "
+         "not given), not 'ndeval': read such a file with the local engine"),
+        ({"run_format": "msmarco"}, "qrels_format and run_format"),
     ],
 )
-def test_spark_refuses_formats_and_column_maps_by_name(values, message):
-    """Spark reads a file by its name and a table's columns by theirs: a format or a column
-    map given is refused, never ignored."""
+def test_spark_refuses_column_maps_and_the_formats_it_cannot_read(values, message):
+    """Spark finds a table's columns by their names, and has readers for five formats: a
+    column map, or another format, is refused, never ignored."""
     with pytest.raises(UsageError) as caught:
         refuse_unhonoured(EvalOptions(**values), EVAL_OPTIONS, "spark")
     assert str(caught.value).startswith(message)
-    refuse_unhonoured(EvalOptions(order="rank", queries=["1"]), EVAL_OPTIONS, "spark")  # taken
+    for taken in ({"order": "rank", "queries": ["1"]}, {"qrels_format": "trec"},
+                  {"run_format": "parquet"}, {"qrels_format": "csv", "run_format": "jsonl"}):
+        refuse_unhonoured(EvalOptions(**taken), EVAL_OPTIONS, "spark")  # fmt: skip
 
 
 def test_spark_evaluate_refuses_a_format_before_reading(tmp_path):
@@ -192,7 +195,8 @@ def test_spark_evaluate_refuses_a_format_before_reading(tmp_path):
     import prfeval.spark
 
     with pytest.raises(UsageError, match=r"^qrels_format and run_format \(--qrels-format"):
-        prfeval.spark.evaluate(str(tmp_path / "q"), str(tmp_path / "r"), "P@1", run_format="csv")
+        prfeval.spark.evaluate(str(tmp_path / "q"), str(tmp_path / "r"), "P@1",
+                               run_format="msmarco")  # fmt: skip
 
 
 def test_the_command_line_refuses_a_format_for_spark_before_a_jvm(tmp_path, capsys):
@@ -202,10 +206,10 @@ def test_the_command_line_refuses_a_format_for_spark_before_a_jvm(tmp_path, caps
     qrels.write_text("q 0 a 1\n")
     run.write_text("q Q0 a 1 2.0 r\n")
     code, out, err = run_cli(capsys, "evaluate", str(qrels), str(run), "--engine", "spark",
-                             "--run-format", "trec")  # fmt: skip
+                             "--run-format", "json")  # fmt: skip
     assert (code, out) == (2, "")
     assert err.startswith("prfeval: qrels_format and run_format (--qrels-format, --run-format) "
-                          "are for the local engine")  # fmt: skip
+                          "on Spark are trec, csv")  # fmt: skip
 
 
 # -- the recipe: one entry (and its field) added to a copy of the table ------------------------
@@ -222,7 +226,7 @@ TOY = Option(
     setting=lambda o: o.toy_depth,
     changes_numbers=True,
     limits=(Limit("compiled", lambda v: v == 3),
-            Limit("spark", lambda v: v <= 3, "Spark goes no deeper than 3")),
+            Limit("spark", lambda v: v <= 3, "goes no deeper than 3 on Spark, not {value}")),
 )
 TOY_TABLE = (*EVAL_OPTIONS, TOY)
 
@@ -298,5 +302,5 @@ def test_the_recipe_reaches_the_head_start_and_each_engines_refusal(monkeypatch,
     with pytest.raises(UsageError) as caught:
         refuse_unhonoured(ToyOptions(toy_depth=5), TOY_TABLE, "spark")
     assert str(caught.value) == (
-        "toy_depth (--toy-depth) is for the local engine; Spark goes no deeper than 3"
+        "toy_depth (--toy-depth) goes no deeper than 3 on Spark, not 5"
     )

@@ -136,14 +136,16 @@ class Limit:
     takes
         ``takes(value)`` -> whether the engine honours the (checked) value; it must take the
         option's default.
-    instead
-        What a refusal tells the user to do instead (Spark's); options refused for one reason
-        share one :class:`Limit`, and a refusal names them together.
+    refusal
+        What a refusal says after naming the options and their flags, ``{value}`` standing
+        for the value refused (``"are for the local engine; Spark finds ..."``); ``""``: that
+        they are for the local engine. Options refused for one reason share one
+        :class:`Limit`, and a refusal names them together.
     """
 
     engine: Engine
     takes: Callable[[Any], bool]
-    instead: str = ""
+    refusal: str = ""
 
 
 @dataclass(frozen=True)
@@ -376,19 +378,20 @@ def unhonoured(obj: Any, table: tuple[Option, ...], engine: str) -> tuple[Option
 def refuse_unhonoured(obj: Any, table: tuple[Option, ...], engine: str) -> None:
     """Refuse the options of ``obj`` that ``engine`` does not honour, so that none is
     ignored: a :class:`UsageError` naming the first refused option with those refused for
-    the same reason (their shared :class:`Limit`), their flags, and what to do instead.
+    the same reason (their shared :class:`Limit`), their flags, and the limit's ``refusal``.
     """
     refused = unhonoured(obj, table, engine)
     if not refused:
         return
-    limit = next(lim for lim in refused[0].limits if lim.engine == engine)
+    first = refused[0]
+    limit = next(lim for lim in first.limits if lim.engine == engine)
     named = [o for o in table if limit in o.limits]
     names = " and ".join(o.name for o in named)
     flags = ", ".join(o.flag.label for o in named if o.flag is not None)
     flags = f" ({flags})" if flags else ""
     verb = "are" if len(named) > 1 else "is"
-    instead = f"; {limit.instead}" if limit.instead else ""
-    raise UsageError(f"{names}{flags} {verb} for the local engine{instead}")
+    said = limit.refusal.format(value=repr(getattr(obj, first.name)))
+    raise UsageError(f"{names}{flags} {said or verb + ' for the local engine'}")
 
 
 def flags_not_taken(table: tuple[Option, ...], engine: str) -> tuple[str, ...]:

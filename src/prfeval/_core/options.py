@@ -35,6 +35,7 @@ __all__ = [
     "QRELS_COLUMN_KEYS",
     "QRELS_DUPLICATES",
     "RUN_COLUMN_KEYS",
+    "SPARK_FORMATS",
     "UNJUDGED_RULES",
     "ColumnMap",
     "Duplicates",
@@ -76,6 +77,8 @@ DUPLICATES: tuple[str, ...] = get_args(Duplicates)
 UNJUDGED_RULES: tuple[str, ...] = get_args(Unjudged)
 QRELS_DUPLICATES: tuple[str, ...] = get_args(QrelsDuplicates)
 INPUT_FORMATS: tuple[str, ...] = get_args(InputFormat)
+#: The input formats the Spark engine reads (:mod:`prfeval.spark._read`).
+SPARK_FORMATS: tuple[str, ...] = ("trec", "csv", "tsv", "jsonl", "parquet")
 
 
 def column_map(name: str, value: Any, keys: tuple[str, ...]) -> ColumnMap | None:
@@ -181,14 +184,17 @@ def _absent(value: Any) -> bool:
 #: and the run in score or file order; on other options the local reader reads the input.
 _COMPILED_NONE = Limit("compiled", _absent)
 _COMPILED_TREC = Limit("compiled", lambda value: value in (None, "trec"))
-#: Spark finds a file's format by its name and a table's columns by their names.
+#: Spark finds a table's columns by their names, and reads the formats of SPARK_FORMATS.
 _SPARK_NO_MAP = Limit(
-    "spark", _absent, "Spark finds the columns by their names (query_id, doc_id, ...)"
-)
-_SPARK_BY_NAME = Limit(
     "spark",
     _absent,
-    "Spark reads a file as its name says (TREC text, or .parquet, .csv, .tsv, .jsonl)",
+    "are for the local engine; Spark finds the columns by their names (query_id, doc_id, ...)",
+)
+_SPARK_FORMATS = Limit(
+    "spark",
+    lambda value: value is None or value in SPARK_FORMATS,
+    f"on Spark are {', '.join(SPARK_FORMATS)} (by the file's name when not given), not "
+    "{value}: read such a file with the local engine",
 )
 
 
@@ -421,7 +427,7 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             show_default=True,
             convert=_formats,
         ),
-        limits=(_COMPILED_TREC, _SPARK_BY_NAME),
+        limits=(_COMPILED_TREC, _SPARK_FORMATS),
     ),
     Option(
         "run_format",
@@ -439,7 +445,7 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             show_default=True,
             convert=_formats,
         ),
-        limits=(_COMPILED_TREC, _SPARK_BY_NAME),
+        limits=(_COMPILED_TREC, _SPARK_FORMATS),
     ),
     Option(
         "qrels_columns",

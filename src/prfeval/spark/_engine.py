@@ -67,8 +67,9 @@ def _session(spark: SparkSession | None, *inputs: Any) -> SparkSession:
 def refuse_options(options: EvalOptions) -> None:
     """Refuse the options the Spark engine does not honour, as
     :data:`~prfeval._core.options.EVAL_OPTIONS` declares them (``limits``): column maps (its
-    readers find the columns by their names) and input formats (it reads a file as its name
-    says). Ignored, they would measure other columns or another reading without a word."""
+    readers find the columns by their names) and the input formats it has no reader for
+    (those not in :data:`~prfeval._core.options.SPARK_FORMATS`). Ignored, they would measure
+    other columns or another reading without a word."""
     refuse_unhonoured(options, EVAL_OPTIONS, "spark")
 
 
@@ -122,11 +123,12 @@ def evaluate(
     options, **option_values
         The options of :func:`prfeval.evaluate`: ``level``, ``order``, ``duplicates``,
         ``unjudged``, ``unjudged_grade``, ``judged_only``, ``max_results``, ``complete``,
-        ``queries``, ``exclude_queries``, ``query_set``, ``collection_size``. Column maps
-        (``qrels_columns``, ``run_columns``) and input formats (``qrels_format``,
-        ``run_format``) are refused (a :class:`~prfeval._core.errors.UsageError` naming
-        them): Spark finds a table's columns by their names and reads a file as its name
-        says.
+        ``queries``, ``exclude_queries``, ``query_set``, ``collection_size``, and the formats
+        a path is read as (``qrels_format``, ``run_format``: ``"trec"``, ``"csv"``,
+        ``"tsv"``, ``"jsonl"`` or ``"parquet"``; ``None``: as its name says). Column maps
+        (``qrels_columns``, ``run_columns``) and other formats are refused (a
+        :class:`~prfeval._core.errors.UsageError` naming them): Spark finds a table's
+        columns by their names.
 
     Returns
     -------
@@ -178,14 +180,14 @@ def evaluate(
     files = tuple(
         f
         for f in (
-            local_file(qrels, "qrels", default_fs=fs),
-            local_file(run, "run", ranks=ranks, default_fs=fs),
+            local_file(qrels, "qrels", default_fs=fs, fmt=opts.qrels_format),
+            local_file(run, "run", ranks=ranks, default_fs=fs, fmt=opts.run_format),
         )
         if f
     )
     with spark_errors(files):
-        judgments = read_qrels(qrels, session)
-        ranking = read_run(run, session, ranks=ranks)
+        judgments = read_qrels(qrels, session, fmt=opts.qrels_format)
+        ranking = read_run(run, session, ranks=ranks, fmt=opts.run_format)
     order = opts.order or ranking.default_order
     check_order(order, ranking)
     frame = BlockFrame(
