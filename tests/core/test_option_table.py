@@ -309,16 +309,12 @@ TOY_TABLE = (*EVAL_OPTIONS, TOY)
 
 @dataclasses.dataclass(frozen=True)
 @options_class(TOY_TABLE, summary="EvalOptions with a toy option.")
-class ToyOptions:
+class ToyOptions(EvalOptions):
+    # EvalOptions' fields, and the toy's written out after them (options_class checks it).
+    toy_depth: int = 3
+
     def __post_init__(self, judged_only: bool) -> None:
         validate(self, TOY_TABLE)
-
-    @property
-    def assumed_grade(self) -> int:
-        return self.level if self.unjudged_grade is None else self.unjudged_grade
-
-    def describe_query_set(self) -> str:
-        return "all"
 
 
 def test_a_toy_option_appears_in_the_class_the_flags_and_the_settings(monkeypatch):

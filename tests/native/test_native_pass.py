@@ -25,7 +25,7 @@ from prfeval import evaluate
 from prfeval._core.errors import PrfevalError
 from prfeval._core.options import EvalOptions
 from prfeval._core.ranking import RankingNeeds
-from prfeval._io import native
+from prfeval._io import native, native_blocks
 from prfeval._measures import parse_measures
 from prfeval._retrieval.pipeline import MeasureSink, run_pipeline
 from support.trec_cases import ALL_TREC
@@ -327,7 +327,7 @@ def test_documents_in_byte_order_for_readers_of_ids(tmp_path, monkeypatch, seed)
 
 def test_many_blocks_and_the_progress(tmp_path, monkeypatch):
     """A run cut into many blocks (queries of many sizes) reports progress to its end."""
-    monkeypatch.setattr(native, "BLOCK_ROWS", 64)
+    monkeypatch.setattr(native_blocks, "BLOCK_ROWS", 64)
     qrels, run = write_files(tmp_path, 21)
     seen: list[tuple[int, int]] = []
     monkeypatch.setenv(native.ENV, "1")

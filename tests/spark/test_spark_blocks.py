@@ -168,7 +168,7 @@ def reduced(plan: Plan, union: pa.Table, size: int, parts: int = 3):
     ids=["default", "complete", "level2-first", "relevant-M5", "J"],
 )
 def test_partitions_of_batches_add_up_to_the_local_evaluation(size, options):
-    from prfeval.spark._engine import averages
+    from prfeval.spark._result import averages
 
     qrels, run = random_tables(5)
     opts = EvalOptions(**options)
@@ -197,7 +197,7 @@ def test_partitions_of_batches_add_up_to_the_local_evaluation(size, options):
 
 
 def test_bounds_view():
-    from prfeval.spark._engine import averages
+    from prfeval.spark._result import averages
 
     qrels, run = random_tables(8)
     local = prfeval.evaluate(qrels, run, MEASURES, bounds=True)

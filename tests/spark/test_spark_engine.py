@@ -299,7 +299,7 @@ def test_a_run_file_in_splits_and_one_not_grouped_by_query(
         order_of = np.random.default_rng(3).permutation(len(lines))
         Path(run_path).write_text("".join(lines[i] for i in order_of))
     options = {"order": order, "duplicates": "first"} if order == "file" else {}
-    monkeypatch.setattr("prfeval.spark._engine.SPLIT_BYTES", 500)  # dozens of splits
+    monkeypatch.setattr("prfeval.spark._routes.SPLIT_BYTES", 500)  # dozens of splits
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrfevalWarning)  # a run not grouped is read whole
         local = prfeval.evaluate(qrels_path, run_path, DEFAULT, **options)
@@ -332,7 +332,7 @@ def test_a_run_file_in_splits_read_by_the_compiled_pass(spark, tmp_path, monkeyp
         "".join(f"{q} Q0 {d} {i + 1} {s} tag\n" for i, (q, d, s) in enumerate(lines))
     )
     monkeypatch.setenv("PRFEVAL_NATIVE", "1")  # the pass, however small the files
-    monkeypatch.setattr("prfeval.spark._engine.SPLIT_BYTES", 500)
+    monkeypatch.setattr("prfeval.spark._routes.SPLIT_BYTES", 500)
     taken = []
     pass_takes = native.pass_takes
     monkeypatch.setattr(native, "pass_takes", lambda *a: taken.append(pass_takes(*a)) or taken[-1])

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pytest
 
 from prfeval._core.options import EvalOptions
-from prfeval._io import native
+from prfeval._io import native, native_split
 from prfeval._io.trec import parse_qrels
 from prfeval._measures import parse_measures
 from prfeval._retrieval.evaluate import coverage_measures
@@ -112,7 +112,7 @@ class Reads:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.taken = self.left = 0
-        read = native.read_split
+        read = native_split.read_split
 
         def counted(*args, **kwargs):
             result = read(*args, **kwargs)
@@ -122,7 +122,7 @@ class Reads:
                 self.taken += 1
             return result
 
-        monkeypatch.setattr(native, "read_split", counted)
+        monkeypatch.setattr(native_split, "read_split", counted)
 
 
 OPTIONS = [

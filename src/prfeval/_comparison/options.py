@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Literal
 
 from prfeval._comparison.paired import MAX_DRAWS
-from prfeval._comparison.stats import CORRECTIONS, TESTS
+from prfeval._comparison.stats import CORRECTIONS, TESTS, Correction, Test
 from prfeval._core import checks
 from prfeval._core.errors import UsageError
 from prfeval._core.option_table import DeclaredOptions, Flag, Option, options_class, values_type
@@ -32,6 +32,7 @@ __all__ = [
 ]
 
 #: What a comparison does with a judged query only some runs answered.
+Missing = Literal["zero", "drop"]
 MISSING_RULES: tuple[str, ...] = ("zero", "drop")
 
 
@@ -219,8 +220,17 @@ ComparisonValues = values_type(
     "checked when the object is made, before any run is read.",
 )
 class ComparisonOptions(DeclaredOptions):
-    # The fields come from COMPARISON_OPTIONS (see options_class); checking and building
-    # from DeclaredOptions.
+    # Each field as COMPARISON_OPTIONS declares it, in its order (options_class checks them
+    # on import); checking and building from DeclaredOptions.
+    test: Test = "randomization"
+    alpha: float = 0.05
+    correction: Correction = "holm"
+    seed: int = 0
+    n_permutations: int = 10_000
+    n_bootstrap: int = 10_000
+    missing: Missing = "zero"
+    top: int = 5
+    all_pairs: bool = False
 
     def keywords(self) -> dict[str, Any]:
         """The options by name, as :func:`~prfeval._comparison.compare.compare` takes them."""

@@ -2,18 +2,25 @@
 
 An option is declared once, as an :class:`Option` in a table (a tuple): its name, its type,
 the check that normalises a value or refuses it (a :mod:`prfeval._core.checks` helper), its
-default, its documentation, its command-line spelling (a :class:`Flag`) and how a result
-prints it (``setting``). From one table come
+default, its documentation, its command-line spelling (a :class:`Flag`), how a result
+prints it (``setting``), whether it changes a result's numbers (``changes_numbers``) and which
+engines honour which of its values (``limits``, :class:`Limit`). From one table come
 
-* the fields of a frozen options class, its validation and its docstring
-  (:func:`options_class`: :class:`~prfeval._core.options.EvalOptions`,
+* the validation and the docstring of a frozen options class whose fields are written out
+  (:func:`options_class` checks them against the table on import:
+  :class:`~prfeval._core.options.EvalOptions`,
   :class:`~prfeval._comparison.options.ComparisonOptions`);
 * the keyword arguments the API functions take (:func:`values_type`, a ``TypedDict``);
-* the settings a result reports (:func:`settings_of`);
+* the settings a result reports (:func:`settings_of`), and those a saved evaluation must
+  record and the gate compares (:func:`number_settings`, worded by :func:`setting_words`);
 * the click options of the commands (``prfeval.cli._options`` reads the :class:`Flag` of each
-  entry; this module imports no click).
+  entry; this module imports no click);
+* what each engine refuses (:func:`unhonoured`, :func:`refuse_unhonoured`): the compiled
+  pass leaves such input to the local reader, Spark refuses it, and the command line starts
+  no head start for the pass on such a flag (:func:`flags_not_taken`).
 
-Adding an option is one entry in its table; nothing else lists options.
+Adding an option is one entry in its table, plus its field written out in the class (which
+:func:`options_class` enforces); nothing else lists options.
 """
 
 from __future__ import annotations
@@ -22,20 +29,29 @@ import difflib
 import inspect
 import textwrap
 from collections.abc import Callable, Mapping
-from dataclasses import InitVar, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal, Self, TypedDict, TypeVar
 
 from prfeval._core.errors import UsageError
 
 __all__ = [
+    "ENGINES",
     "FLAG_KINDS",
     "DeclaredOptions",
+    "Engine",
     "Flag",
+    "Limit",
     "Option",
     "build_options",
+    "check_fields",
     "check_table",
+    "flags_not_taken",
+    "number_settings",
     "options_class",
+    "refuse_unhonoured",
+    "setting_words",
     "settings_of",
+    "unhonoured",
     "validate",
     "values_type",
 ]
@@ -44,6 +60,13 @@ __all__ = [
 #: query ids a query set is read from.
 FlagKind = Literal["text", "int", "float", "choice", "flag", "ids-file"]
 FLAG_KINDS: tuple[str, ...] = ("text", "int", "float", "choice", "flag", "ids-file")
+
+#: The engines that evaluate a run: this process's pipeline (``local``, which honours every
+#: option), the compiled pass that reads a plain TREC run and its judgments (``compiled``: on
+#: what it does not take, the local reader reads the input instead, with the same numbers)
+#: and Apache Spark (``spark``: it refuses what it does not take).
+Engine = Literal["local", "compiled", "spark"]
+ENGINES: tuple[str, ...] = ("local", "compiled", "spark")
 
 T = TypeVar("T")
 
@@ -103,6 +126,29 @@ class Flag:
 
 
 @dataclass(frozen=True)
+class Limit:
+    """An engine that honours only some values of an option, so that it never ignores one.
+
+    Attributes
+    ----------
+    engine
+        ``"compiled"`` or ``"spark"`` (:data:`ENGINES`; the local engine honours every value).
+    takes
+        ``takes(value)`` -> whether the engine honours the (checked) value; it must take the
+        option's default.
+    refusal
+        What a refusal says after naming the options and their flags, ``{value}`` standing
+        for the value refused (``"are for the local engine; Spark finds ..."``); ``""``: that
+        they are for the local engine. Options refused for one reason share one
+        :class:`Limit`, and a refusal names them together.
+    """
+
+    engine: Engine
+    takes: Callable[[Any], bool]
+    refusal: str = ""
+
+
+@dataclass(frozen=True)
 class Option:
     """One option, declared once.
 
@@ -132,6 +178,16 @@ class Option:
         ``False`` for an alias: an init-only argument that sets other fields (``judged_only``
         sets ``unjudged``), read back through ``setting``; the class's ``__post_init__``
         receives it.
+    changes_numbers
+        Whether its value can change a result's numbers: a saved evaluation must record its
+        setting, and two evaluations are comparable (``gate``) only when their settings of
+        it agree. Needs a ``setting``.
+    words
+        ``words(value)`` -> how a setting of it reads in a message (``"with -M 10"``);
+        ``None``: ``"with --flag value"`` (:func:`setting_words`).
+    limits
+        The engines that honour only some of its values (:class:`Limit`); an engine not
+        named honours every value.
     """
 
     name: str
@@ -143,6 +199,9 @@ class Option:
     flag: Flag | None = None
     setting: Callable[[Any], Any] | None = None
     stored: bool = True
+    changes_numbers: bool = False
+    words: Callable[[Any], str] | None = None
+    limits: tuple[Limit, ...] = ()
 
 
 def check_table(table: tuple[Option, ...]) -> None:
@@ -161,6 +220,13 @@ def check_table(table: tuple[Option, ...]) -> None:
             raise ValueError(f"{o.name}: unknown flag kind {o.flag.kind!r}")
         if o.flag is not None and o.flag.kind == "choice" and not o.flag.choices:
             raise ValueError(f"{o.name}: a choice flag needs its choices")
+        if o.changes_numbers and o.setting is None:
+            raise ValueError(f"{o.name}: an option that changes numbers needs its setting")
+        for limit in o.limits:
+            if limit.engine not in ENGINES[1:]:
+                raise ValueError(f"{o.name}: no engine {limit.engine!r} to limit")
+            if not limit.takes(o.default):
+                raise ValueError(f"{o.name}: the {limit.engine} engine must take its default")
 
 
 def _docstring(summary: str, table: tuple[Option, ...], notes: str) -> str:
@@ -176,28 +242,69 @@ def _docstring(summary: str, table: tuple[Option, ...], notes: str) -> str:
 def options_class(
     table: tuple[Option, ...], *, summary: str, notes: str = ""
 ) -> Callable[[type[T]], type[T]]:
-    """A class decorator, written under ``@dataclass(frozen=True)``: the table's options
-    become the class's fields (in table order, each with its default; an alias is an
-    ``InitVar``) and its docstring's Parameters.
+    """A class decorator, written under ``@dataclass(frozen=True)`` over a class whose fields
+    are written out: it checks them against the table (:func:`check_fields`, on import),
+    makes the class's docstring (its Parameters from the table's ``doc``) and sets the
+    table as the class's ``TABLE``.
 
     The class's ``__post_init__`` calls :func:`validate`, which runs each option's check
-    (:class:`DeclaredOptions`'s does); the table becomes the class's ``TABLE``.
+    (:class:`DeclaredOptions`'s does).
     """
     check_table(table)
 
     def apply(cls: type[T]) -> type[T]:
+        check_fields(cls, table)
         cls.TABLE = table  # type: ignore[attr-defined]
-        own = dict(inspect.get_annotations(cls))
-        annotations: dict[str, Any] = {}
-        for o in table:
-            annotations[o.name] = o.annotation if o.stored else InitVar[o.annotation]  # type: ignore[valid-type]
-            setattr(cls, o.name, o.default)
-        annotations.update(own)
-        cls.__annotations__ = annotations
         cls.__doc__ = _docstring(summary, table, notes)
         return cls
 
     return apply
+
+
+def _written_fields(cls: type) -> list[tuple[str, str, Any]]:
+    """The fields written in ``cls`` and its bases, as a dataclass orders them (a base's
+    first; a field written again keeps its place): (name, annotation as written, default)."""
+    annotations: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        for name, annotation in inspect.get_annotations(klass).items():
+            text = annotation if isinstance(annotation, str) else getattr(
+                annotation, "__name__", repr(annotation)
+            )
+            if not text.startswith(("ClassVar", "typing.ClassVar")):
+                annotations[name] = text
+    missing = object()
+    return [(name, text, getattr(cls, name, missing)) for name, text in annotations.items()]
+
+
+def check_fields(cls: type, table: tuple[Option, ...]) -> None:
+    """Refuse an options class whose written fields are not the table's options: the same
+    names in the same order, each annotated as the option's ``annotation`` (an alias as
+    ``InitVar[...]``) with the option's default.
+
+    Raises
+    ------
+    TypeError
+        Naming the class and the first field that differs, on import.
+    """
+    written = _written_fields(cls)
+    declared = [
+        (o.name, o.annotation if o.stored else f"InitVar[{o.annotation}]", o.default)
+        for o in table
+    ]
+    if [w[0] for w in written] != [d[0] for d in declared]:
+        raise TypeError(
+            f"{cls.__name__}'s fields ({', '.join(w[0] for w in written)}) are not its "
+            f"table's options, in order ({', '.join(d[0] for d in declared)})"
+        )
+    for (name, annotation, default), (_, wanted, wanted_default) in zip(
+        written, declared, strict=True
+    ):
+        if annotation != wanted:
+            raise TypeError(f"{cls.__name__}.{name} is annotated {annotation}; its option "
+                            f"says {wanted}")  # fmt: skip
+        if type(default) is not type(wanted_default) or default != wanted_default:
+            raise TypeError(f"{cls.__name__}.{name} defaults to {default!r}; its option says "
+                            f"{wanted_default!r}")  # fmt: skip
 
 
 def validate(obj: Any, table: tuple[Option, ...]) -> None:
@@ -241,11 +348,80 @@ def build_options(
     return replace(base, **values) if values else base  # type: ignore[type-var]
 
 
+def number_settings(table: tuple[Option, ...]) -> tuple[str, ...]:
+    """The settings that change a result's numbers, in table order: those a saved
+    evaluation must record, and on which two evaluations must agree to be compared."""
+    return tuple(o.name for o in table if o.changes_numbers)
+
+
+def setting_words(option: Option, value: Any) -> str:
+    """How a setting of ``option`` reads in a message: its ``words``, else ``"with
+    --flag value"`` (``"with name=value"`` for an option without a flag)."""
+    if option.words is not None:
+        return option.words(value)
+    if option.flag is not None:
+        return f"with {option.flag.label} {value}"
+    return f"with {option.name}={value!r}"
+
+
+def unhonoured(obj: Any, table: tuple[Option, ...], engine: str) -> tuple[Option, ...]:
+    """The options of ``obj`` (an options instance of ``table``) whose values ``engine``
+    does not honour (:class:`Limit`), in table order."""
+    return tuple(
+        o
+        for o in table
+        if o.stored
+        and any(lim.engine == engine and not lim.takes(getattr(obj, o.name)) for lim in o.limits)
+    )
+
+
+def refuse_unhonoured(obj: Any, table: tuple[Option, ...], engine: str) -> None:
+    """Refuse the options of ``obj`` that ``engine`` does not honour, so that none is
+    ignored: a :class:`UsageError` naming the first refused option with those refused for
+    the same reason (their shared :class:`Limit`), their flags, and the limit's ``refusal``.
+    """
+    refused = unhonoured(obj, table, engine)
+    if not refused:
+        return
+    first = refused[0]
+    limit = next(lim for lim in first.limits if lim.engine == engine)
+    named = [o for o in table if limit in o.limits]
+    names = " and ".join(o.name for o in named)
+    flags = ", ".join(o.flag.label for o in named if o.flag is not None)
+    flags = f" ({flags})" if flags else ""
+    verb = "are" if len(named) > 1 else "is"
+    said = limit.refusal.format(value=repr(getattr(obj, first.name)))
+    raise UsageError(f"{names}{flags} {said or verb + ' for the local engine'}")
+
+
+def flags_not_taken(table: tuple[Option, ...], engine: str) -> tuple[str, ...]:
+    """The command-line words after which ``engine`` may not honour an option: each value
+    of a choice flag it does not take (``--order=rank``), and every spelling of another
+    flag whose value it may not take (``--queries``)."""
+    words: list[str] = []
+    for o in table:
+        limits = [lim for lim in o.limits if lim.engine == engine]
+        if o.flag is None or not limits:
+            continue
+        flag = o.flag
+        if flag.kind == "choice":
+            convert = flag.convert or (lambda value: value)
+            refused = [
+                c for c in flag.choices
+                if not all(lim.takes(convert(c)) for lim in limits)
+            ]  # fmt: skip
+            words += [f"{d}={c}" for d in flag.decls for c in refused]
+        else:
+            words += list(flag.decls)
+    return tuple(words)
+
+
 class DeclaredOptions:
     """What every options class made by :func:`options_class` does with its table
     (``TABLE``): check each value when made, build from keywords, show its settings.
 
-    A subclass is written ``@dataclass(frozen=True)`` over ``@options_class(TABLE, ...)``.
+    A subclass is written ``@dataclass(frozen=True)`` over ``@options_class(TABLE, ...)``,
+    its fields written out as the table declares them.
     """
 
     TABLE: ClassVar[tuple[Option, ...]] = ()

@@ -10,7 +10,7 @@ value fails before any file is read, with the parameter's name and the values it
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping  # noqa: F401  (named in OptionValues)
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass
 from typing import Any, Literal, get_args
 
 from prfeval._core import checks
@@ -20,6 +20,7 @@ from prfeval._core.errors import UsageError
 from prfeval._core.option_table import (
     DeclaredOptions,
     Flag,
+    Limit,
     Option,
     options_class,
     validate,
@@ -34,6 +35,7 @@ __all__ = [
     "QRELS_COLUMN_KEYS",
     "QRELS_DUPLICATES",
     "RUN_COLUMN_KEYS",
+    "SPARK_FORMATS",
     "UNJUDGED_RULES",
     "ColumnMap",
     "Duplicates",
@@ -75,6 +77,9 @@ DUPLICATES: tuple[str, ...] = get_args(Duplicates)
 UNJUDGED_RULES: tuple[str, ...] = get_args(Unjudged)
 QRELS_DUPLICATES: tuple[str, ...] = get_args(QrelsDuplicates)
 INPUT_FORMATS: tuple[str, ...] = get_args(InputFormat)
+#: The input formats the Spark engine reads (:mod:`prfeval.spark._read`).
+SPARK_FORMATS: tuple[str, ...] = ("trec", "csv", "tsv", "jsonl", "parquet")
+
 
 def column_map(name: str, value: Any, keys: tuple[str, ...]) -> ColumnMap | None:
     """Which column plays which role: ``{"query_id": "question_id", "doc_id": "ctxs"}``, or
@@ -163,10 +168,43 @@ def _excluded(name: str, value: Any) -> Any:
     return id_collection(name, value) or None  # excluding nothing is no restriction
 
 
-#: Every evaluation option, declared once: EvalOptions' fields, their checks and docstring,
-#: the keyword arguments of the API functions (OptionValues), the flags of every command
-#: that evaluates a run (``prfeval.cli._options.evaluation_options``, in this order) and the
-#: settings a result reports (:meth:`EvalOptions.settings`) all come from this table.
+def _unjudged_words(rule: Any) -> str:
+    return {
+        "nonrelevant": "with unjudged documents taken as non-relevant",
+        "relevant": "with unjudged documents taken as relevant (--unjudged relevant)",
+        "drop": "with unjudged documents dropped (-J)",
+    }.get(rule, f"with --unjudged {rule}")
+
+
+def _absent(value: Any) -> bool:
+    return value is None
+
+
+#: The compiled pass reads every query (no query set), a plain TREC file by its own columns,
+#: and the run in score or file order; on other options the local reader reads the input.
+_COMPILED_NONE = Limit("compiled", _absent)
+_COMPILED_TREC = Limit("compiled", lambda value: value in (None, "trec"))
+#: Spark finds a table's columns by their names, and reads the formats of SPARK_FORMATS.
+_SPARK_NO_MAP = Limit(
+    "spark",
+    _absent,
+    "are for the local engine; Spark finds the columns by their names (query_id, doc_id, ...)",
+)
+_SPARK_FORMATS = Limit(
+    "spark",
+    lambda value: value is None or value in SPARK_FORMATS,
+    f"on Spark are {', '.join(SPARK_FORMATS)} (by the file's name when not given), not "
+    "{value}: read such a file with the local engine",
+)
+
+
+#: Every evaluation option, declared once: EvalOptions' fields (written out, checked against
+#: it), their checks and docstring, the keyword arguments of the API functions
+#: (OptionValues), the flags of every command that evaluates a run
+#: (``prfeval.cli._options.evaluation_options``, in this order), the settings a result
+#: reports (:meth:`EvalOptions.settings`), those a saved evaluation records and the gate
+#: compares (``changes_numbers``, worded by ``words``), and what each engine refuses
+#: (``limits``: the compiled pass, Spark, the command line's head start) all come from it.
 EVAL_OPTIONS: tuple[Option, ...] = (
     Option(
         "level",
@@ -186,6 +224,8 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             show_default=True,
         ),
         setting=lambda o: o.level,
+        changes_numbers=True,
+        words=lambda v: f"at level {v} (-l)",
     ),
     Option(
         "max_results",
@@ -201,6 +241,8 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             minimum=0,
         ),
         setting=lambda o: o.max_results,
+        changes_numbers=True,
+        words=lambda v: "without -M" if v is None else f"with -M {v}",
     ),
     Option(
         "judged_only",
@@ -236,6 +278,9 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             choices=ORDERS,
         ),
         setting=lambda o: o.order,
+        changes_numbers=True,
+        words=lambda v: f"in --order {v}",
+        limits=(Limit("compiled", lambda v: v != "rank"),),
     ),
     Option(
         "duplicates",
@@ -254,6 +299,7 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             show_default=True,
         ),
         setting=lambda o: o.duplicates,
+        changes_numbers=True,
     ),
     Option(
         "unjudged",
@@ -274,6 +320,8 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             choices=UNJUDGED_RULES,
         ),
         setting=lambda o: o.unjudged,
+        changes_numbers=True,
+        words=_unjudged_words,
     ),
     Option(
         "unjudged_grade",
@@ -289,6 +337,7 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             metavar="G",
         ),
         setting=lambda o: o.assumed_grade if o.unjudged == "relevant" else None,
+        changes_numbers=True,
     ),
     Option(
         "queries",
@@ -305,6 +354,7 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             metavar="FILE",
             dest="queries_file",
         ),
+        limits=(_COMPILED_NONE,),
     ),
     Option(
         "exclude_queries",
@@ -321,6 +371,7 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             metavar="FILE",
             dest="exclude_file",
         ),
+        limits=(_COMPILED_NONE,),
     ),
     Option(
         "complete",
@@ -335,6 +386,8 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             kind="flag",
         ),
         setting=lambda o: o.complete,
+        changes_numbers=True,
+        words=lambda v: "with -c" if v else "without -c",
     ),
     Option(
         "collection_size",
@@ -349,6 +402,8 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             kind="int",
         ),
         setting=lambda o: o.collection_size,
+        changes_numbers=True,
+        words=lambda v: "without -N" if v is None else f"with -N {v}",
     ),
     Option(
         "qrels_format",
@@ -372,6 +427,7 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             show_default=True,
             convert=_formats,
         ),
+        limits=(_COMPILED_TREC, _SPARK_FORMATS),
     ),
     Option(
         "run_format",
@@ -389,6 +445,7 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             show_default=True,
             convert=_formats,
         ),
+        limits=(_COMPILED_TREC, _SPARK_FORMATS),
     ),
     Option(
         "qrels_columns",
@@ -409,6 +466,7 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             metavar="KEY=NAME,...",
             convert=_flag_columns("--qrels-columns", QRELS_COLUMN_KEYS),
         ),
+        limits=(_COMPILED_NONE, _SPARK_NO_MAP),
     ),
     Option(
         "run_columns",
@@ -428,6 +486,7 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             metavar="KEY=NAME,...",
             convert=_flag_columns("--run-columns", RUN_COLUMN_KEYS),
         ),
+        limits=(_COMPILED_NONE, _SPARK_NO_MAP),
     ),
     Option(
         "qrels_duplicates",
@@ -448,6 +507,7 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             show_default=True,
         ),
         setting=lambda o: o.qrels_duplicates,
+        changes_numbers=True,
     ),
     Option(
         "query_set",
@@ -458,6 +518,7 @@ EVAL_OPTIONS: tuple[Option, ...] = (
         "is described by its size. The command line names it after the files of "
         "``--queries`` and ``--exclude-queries``.",
         setting=lambda o: o.describe_query_set(),
+        changes_numbers=True,  # names the query set, which queries and exclude_queries give
     ),
     Option(
         "trec_eval_version",
@@ -479,6 +540,7 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             convert=int,
         ),
         setting=lambda o: o.trec_eval_version,
+        changes_numbers=True,
     ),
 )
 
@@ -499,11 +561,30 @@ OptionValues = values_type(
     "checked when the object is made, so a bad value fails before any file is read.",
 )
 class EvalOptions(DeclaredOptions):
-    # The fields come from EVAL_OPTIONS (see options_class); judged_only is an init-only
-    # alias of unjudged="drop" (trec_eval -J), so that the rule is held once.
+    # Each field as EVAL_OPTIONS declares it, in its order (options_class checks them on
+    # import); judged_only is an init-only alias of unjudged="drop" (trec_eval -J), so that
+    # the rule is held once.
+    level: int = 1
+    max_results: int | None = None
+    judged_only: InitVar[bool] = False
+    order: Order | None = None
+    duplicates: Duplicates = "keep"
+    unjudged: Unjudged = "nonrelevant"
+    unjudged_grade: int | None = None
+    queries: frozenset[str] | None = None
+    exclude_queries: frozenset[str] | None = None
+    complete: bool = False
+    collection_size: int | None = None
+    qrels_format: InputFormat | None = None
+    run_format: InputFormat | None = None
+    qrels_columns: ColumnMap | None = None
+    run_columns: ColumnMap | None = None
+    qrels_duplicates: QrelsDuplicates = "error"
+    query_set: str | None = None
+    trec_eval_version: int = 9
 
     def __post_init__(self, judged_only: bool) -> None:
-        validate(self, EVAL_OPTIONS)
+        validate(self, self.TABLE)
         judged_only = flag_check("judged_only", judged_only)
         set_ = object.__setattr__  # frozen: normalise in place once, here
         # judged_only is trec_eval's -J: the "drop" rule under its old name. Both say the same.

@@ -31,11 +31,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from prfeval._core.errors import InputFormatError
+from prfeval._core.option_table import number_settings
+from prfeval._core.options import EVAL_OPTIONS
 from prfeval._io.source import Input, Source, open_input
 
 __all__ = [
     "EVALUATION_KEYS",
-    "SETTINGS",
     "SavedEvaluation",
     "looks_saved",
     "read_saved_evaluation",
@@ -59,21 +60,6 @@ EVALUATION_KEYS = frozenset(
     }
 )
 
-#: The settings a saved evaluation must record: the options that change its numbers.
-SETTINGS = (
-    "level",
-    "collection_size",
-    "complete",
-    "unjudged",
-    "unjudged_grade",
-    "max_results",
-    "order",
-    "duplicates",
-    "qrels_duplicates",
-    "query_set",
-    "trec_eval_version",
-)
-
 _FIRST_KEY = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"((?:[^"\\]|\\.)*)"')
 
 
@@ -93,8 +79,9 @@ class SavedEvaluation:
         Query id -> label -> value, for every evaluated query; ``None`` when the file was
         saved without ``-q``.
     settings
-        The options it was measured with (every key of :data:`SETTINGS`, and the others
-        saved: ``qrels``, ``run``, ...).
+        The options it was measured with: every option that changes the numbers
+        (``changes_numbers`` in :data:`~prfeval._core.options.EVAL_OPTIONS`), and the others
+        saved (``qrels``, ``run``, ...).
     evaluated
         How many queries it averaged over.
     missing_from_run
@@ -186,7 +173,7 @@ def saved_from_dict(document: Any, name: str) -> SavedEvaluation:
     macro = _numbers(document["macro"], "macro", fail)
     queries = _object(document["queries"], "queries", fail)
     settings = _object(document["settings"], "settings", fail)
-    for key in SETTINGS:
+    for key in number_settings(EVAL_OPTIONS):  # the options that change its numbers
         if key not in settings:
             raise fail(f"settings.{key}", "missing (saved by an older prfeval?)")
     evaluated = queries.get("evaluated")

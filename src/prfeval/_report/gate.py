@@ -1,4 +1,4 @@
-"""Reports of a :class:`~prfeval._comparison.gate.GateResult`: text, markdown and json.
+"""Reports of a :class:`~prfeval._comparison.gate_verdicts.GateResult`: text, markdown and json.
 
 ``text`` is a short table for a terminal or a CI log; ``markdown`` a summary for a pull
 request or a GitHub job's step summary (``>> "$GITHUB_STEP_SUMMARY"``): the verdict, one row
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 
-from prfeval._comparison.gate import GateResult, MeasureVerdict
+from prfeval._comparison.gate_verdicts import GateResult, MeasureVerdict
 from prfeval._report._text import fmt_p, fmt_signed, render_table, wrap_lines
 from prfeval._report.comparison_tables import words_for_correction, words_for_test
 

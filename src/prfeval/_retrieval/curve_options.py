@@ -103,6 +103,10 @@ CURVE_OPTIONS: tuple[Option, ...] = (
     "when the object is made, before any run is read.",
 )
 class CurveOptions(DeclaredOptions):
-    # The fields come from CURVE_OPTIONS (see options_class); checking, building and the
-    # settings a result shows (max_k) from DeclaredOptions.
-    pass
+    # Each field as CURVE_OPTIONS declares it, in its order (options_class checks them on
+    # import); checking, building and the settings a result shows (max_k) from
+    # DeclaredOptions.
+    beta: float = 1.0
+    max_k: int | None = None
+    recall_levels: tuple[float, ...] = (0.5,)
+    iprec_levels: tuple[float, ...] = STANDARD_RECALL_LEVELS

@@ -13,6 +13,8 @@ import itertools
 import os
 import sys
 
+from prfeval._core.option_table import flags_not_taken
+from prfeval._core.options import EVAL_OPTIONS
 from prfeval.cli._commands import COMMANDS
 from prfeval.cli._process import guarded, prepare_streams, whole_stdout
 
@@ -49,10 +51,10 @@ def main(argv: list[str] | None = None) -> None:
 
 #: The commands whose QRELS and first RUN come first, and which read a large TREC run with
 #: the compiled pass; and the options after which that pass is not used, so that nothing is
-#: parsed ahead for it.
+#: parsed ahead for it: another engine, no streaming, and the flags of the options whose
+#: values the pass may not take (``limits`` in :data:`~prfeval._core.options.EVAL_OPTIONS`).
 AHEAD_COMMANDS = ("evaluate", "compare", "curve")
-AHEAD_NEVER = ("--engine=spark", "--no-stream", "--order=rank", "--queries", "--exclude-queries",
-               "--qrels-columns", "--run-columns", "--qrels-format", "--run-format")
+AHEAD_NEVER = ("--engine=spark", "--no-stream", *flags_not_taken(EVAL_OPTIONS, "compiled"))
 
 
 def parse_judgments_ahead(args: list[str]) -> None:

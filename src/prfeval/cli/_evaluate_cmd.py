@@ -117,9 +117,9 @@ def _on_spark(
     if "-" in (qrels, run):
         raise UsageError("--engine spark reads files Spark can open, not stdin (-)")
     from prfeval.spark._engine import evaluate as evaluate_on_spark
-    from prfeval.spark._engine import refuse_column_maps
+    from prfeval.spark._engine import refuse_options
 
-    refuse_column_maps(options)  # before a JVM starts
+    refuse_options(options)  # before a JVM starts
     from prfeval.spark._session import check_inputs, cli_session
 
     check_inputs(master, qrels, run)  # a missing file is named before a JVM starts

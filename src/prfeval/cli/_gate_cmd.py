@@ -11,7 +11,8 @@ import sys
 
 import click
 
-from prfeval._comparison.gate import DEFAULT_MAX_DROP, gate
+from prfeval._comparison.gate import gate
+from prfeval._comparison.gate_verdicts import DEFAULT_MAX_DROP
 from prfeval._comparison.options import ComparisonOptions
 from prfeval._core.errors import UsageError
 from prfeval._core.options import EvalOptions

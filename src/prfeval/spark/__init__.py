@@ -23,13 +23,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from prfeval.spark._engine import SparkEvaluation, evaluate
+    from prfeval.spark._engine import evaluate
     from prfeval.spark._read import read_qrels, read_run
+    from prfeval.spark._result import SparkEvaluation
     from prfeval.spark._session import cli_session
     from prfeval.spark._shipping import ship
 
 _LAZY = {
-    "SparkEvaluation": "prfeval.spark._engine",
+    "SparkEvaluation": "prfeval.spark._result",
     "evaluate": "prfeval.spark._engine",
     "read_qrels": "prfeval.spark._read",
     "read_run": "prfeval.spark._read",

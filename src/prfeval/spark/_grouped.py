@@ -54,7 +54,7 @@ from prfeval.spark._blocks import BlockFrame, last_run_start, parse_lines, run_t
 from prfeval.spark._partition import Plan, error_text, marked, measured_rows
 
 if TYPE_CHECKING:
-    from prfeval._io.native import QueryLines
+    from prfeval._io.native_split import QueryLines
 
 __all__ = [
     "NOT_GROUPED",
@@ -411,7 +411,8 @@ def _compiled_split(
     pass against the judgments file at ``qrels_path``; ``None`` when the pass does not take
     them, or measuring them fails (the local reader then reads the split, and says what is
     wrong as it always has). Nothing is yielded before the whole split is read."""
-    from prfeval._io.native import read_split, unavailable
+    from prfeval._io.native_lib import unavailable
+    from prfeval._io.native_split import read_split
 
     if unavailable() is not None:
         return None
@@ -449,7 +450,7 @@ def measure_splits(
 
     With ``compiled_qrels`` (the judgments' TREC file, on every executor's file system, that
     the driver found the compiled pass takes with the run), each split is read by the pass
-    (:func:`prfeval._io.native.read_split`) where it is built and takes the split's bytes:
+    (:func:`prfeval._io.native_split.read_split`) where it is built and takes the split's bytes:
     the same rows, at a third of the parse's cost."""
     judged = _judged(broadcast)
     size = os.path.getsize(path)

@@ -36,7 +36,8 @@ import stat
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from prfeval._core.errors import InputFormatError
+from prfeval._core.errors import InputFormatError, UsageError
+from prfeval._core.options import SPARK_FORMATS
 from prfeval._io.source import display_name
 from prfeval._io.tabular import COLUMN_ALIASES, tabular_kind
 from prfeval.spark._failures import LOCAL_FS, LocalFile, has_glob, local_path, reading
@@ -454,28 +455,46 @@ def check_paths(*sources: Any, default_fs: str | None = LOCAL_FS) -> None:
             )
 
 
+def _kind(path: str, fmt: str | None) -> str | None:
+    """The table a file is read as: the format given (``trec``: none, TREC text), else the
+    one its name says (:func:`~prfeval._io.source.tabular_kind`)."""
+    if fmt is not None and fmt not in SPARK_FORMATS:
+        raise UsageError(f"the Spark engine reads {', '.join(SPARK_FORMATS)}, not {fmt!r}")
+    if fmt == "trec":
+        return None
+    return fmt or tabular_kind(path)
+
+
 def local_file(
-    source: Any, side: str, *, ranks: bool = False, default_fs: str | None = LOCAL_FS
+    source: Any,
+    side: str,
+    *,
+    ranks: bool = False,
+    default_fs: str | None = LOCAL_FS,
+    fmt: str | None = None,
 ) -> LocalFile | None:
     """``source`` as a :class:`~prfeval.spark._failures.LocalFile`, when it is one regular
     file on this machine (not a folder, a glob or a remote path; ``default_fs`` as for
-    :func:`check_paths`)."""
+    :func:`check_paths`), read as ``fmt`` (``None``: as its name says)."""
     name = _path_of(source)
     path = None if name is None else local_path(name, default_fs)
     if name is None or path is None or has_glob(path) or not os.path.isfile(path):
         return None
-    return LocalFile(name, path, side, tabular_kind(name) or "trec", ranks)
+    return LocalFile(name, path, side, _kind(name, fmt) or "trec", ranks)
 
 
-def _source_table(source: Any, spark: SparkSession, kind_name: str, noun: str) -> _Table | str:
+def _source_table(
+    source: Any, spark: SparkSession, kind_name: str, noun: str, fmt: str | None
+) -> _Table | str:
     """What a reader of ``noun`` (judgments, a run) starts from: the table of a DataFrame or
-    of a tabular file (Parquet, CSV, TSV, JSON Lines), or the display path of a TREC file,
-    which the reader parses itself. Anything else is an :class:`InputFormatError`."""
+    of a tabular file (Parquet, CSV, TSV, JSON Lines: ``fmt``, else as its name says), or the
+    display path of a TREC file, which the reader parses itself. Anything else is an
+    :class:`InputFormatError`."""
     if _is_frame(source):
         return _frame_table(source, f"{kind_name} DataFrame")
     if isinstance(source, str | os.PathLike):
         path = display_name(os.fspath(source))
-        kind = tabular_kind(path)
+        kind = _kind(path, fmt)
         return path if kind is None else _read_tabular(spark, path, kind)
     raise InputFormatError(
         f"the Spark engine reads {noun} from a Spark DataFrame or a path, "
@@ -483,12 +502,13 @@ def _source_table(source: Any, spark: SparkSession, kind_name: str, noun: str) -
     )
 
 
-def read_qrels(source: Any, spark: SparkSession) -> Judgments:
-    """Judgments from a Spark DataFrame or a path (TREC qrels, Parquet, CSV, TSV, JSON Lines).
+def read_qrels(source: Any, spark: SparkSession, *, fmt: str | None = None) -> Judgments:
+    """Judgments from a Spark DataFrame or a path (TREC qrels, Parquet, CSV, TSV, JSON Lines:
+    ``fmt``, one of :data:`~prfeval._core.options.SPARK_FORMATS`, else as its name says).
 
     Returns the columns ``query_id``, ``doc_id`` (string) and ``grade`` (bigint).
     """
-    table = _source_table(source, spark, "qrels", "judgments")
+    table = _source_table(source, spark, "qrels", "judgments", fmt)
     if isinstance(table, str):  # a TREC qrels file
         path, fields = table, _functions().col("f")
         with reading(path):
@@ -514,14 +534,17 @@ def read_qrels(source: Any, spark: SparkSession) -> Judgments:
     )
 
 
-def read_run(source: Any, spark: SparkSession, *, ranks: bool = False) -> Ranking:
-    """A run from a Spark DataFrame or a path (TREC run, Parquet, CSV, TSV, JSON Lines).
+def read_run(
+    source: Any, spark: SparkSession, *, ranks: bool = False, fmt: str | None = None
+) -> Ranking:
+    """A run from a Spark DataFrame or a path (TREC run, Parquet, CSV, TSV, JSON Lines:
+    ``fmt``, as for :func:`read_qrels`).
 
     Returns the columns ``query_id``, ``doc_id`` (string), and ``score`` and ``rank``
     (double) when the run has them; a TREC run's rank column is read only with ``ranks``
     (``order="rank"``), as the local reader reads it.
     """
-    table = _source_table(source, spark, "run", "a run")
+    table = _source_table(source, spark, "run", "a run", fmt)
     if isinstance(table, str):  # a TREC run file
         path, fields = table, _functions().col("f")
         columns = [

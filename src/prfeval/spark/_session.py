@@ -21,10 +21,12 @@ from contextlib import contextmanager
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from prfeval._core.errors import UsageError
+from prfeval._core.errors import InputFormatError, PrfevalError, UsageError
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+    from prfeval.spark._failures import LocalFile
 
 __all__ = [
     "LOCAL_MASTER",
@@ -35,6 +37,7 @@ __all__ = [
     "local_settings",
     "no_pandas_warning",
     "require_pyspark",
+    "spark_errors",
     "spark_submitted",
 ]
 
@@ -66,6 +69,31 @@ def no_pandas_warning() -> Iterator[None]:
             "ignore", message="PySpark does not yet fully support pandas", category=FutureWarning
         )
         yield
+
+
+@contextmanager
+def spark_errors(files: tuple[LocalFile, ...] = ()) -> Iterator[None]:
+    """Spark's failures that stand for a prfeval error raised as that error, on the driver
+    (:func:`~prfeval.spark._failures.translated`), an error about one of the local ``files``
+    as the local reader words it (:func:`~prfeval.spark._failures.located`: a bad line named
+    by its number), and pyspark's warning about pandas 3 kept out."""
+    from prfeval.spark._failures import located, translated
+
+    with no_pandas_warning():
+        try:
+            yield
+        except InputFormatError as exc:
+            error = located(exc, files)
+            if error is exc:
+                raise
+            raise error from None
+        except PrfevalError:
+            raise
+        except Exception as exc:
+            error = translated(exc, files)
+            if error is None:
+                raise
+            raise error from None
 
 
 def default_filesystem(spark: SparkSession) -> str | None:

@@ -1,0 +1,128 @@
+"""The compiled pass's memory as numpy arrays: a file mapped for it, and a run's segment.
+
+The pass (:mod:`prfeval._io.native`) reads files mapped read-only (:class:`MappedFile`) and
+hands back segments of a run whose arrays live in Rust's memory: :class:`Segment` views them
+without a copy, and :class:`Freed` frees that memory when the last view of it is gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import mmap
+import os
+from collections.abc import Callable
+
+import numpy as np
+
+__all__ = ["NO_GRADE", "REASONS", "Freed", "MappedFile", "Segment"]
+
+#: A run line's grade in the pass when its document is not judged for its query.
+NO_GRADE = np.iinfo(np.int16).min
+
+#: The pass's reasons for leaving a file to the usual reader (``status[0]``).
+REASONS = {
+    1: "the qrels are not in the plain layout",
+    2: "the run is not in the plain layout",
+    3: "the run is not grouped by query",
+    4: "a judgment is repeated",
+    5: "a query has more results than one query may have",
+    6: "the input is too large for the pass",
+}
+
+# A segment's arrays, by index (see prf_array in native/pass/src/lib.rs).
+_ARRAYS = (
+    ("status", np.int64),
+    ("scores", np.float64),
+    ("run_doc", np.uint32),
+    ("run_grade", np.int16),
+    ("repeated", np.bool_),
+    ("run_start", np.int64),
+    ("judged", np.bool_),
+    ("q_off", np.int64),
+    ("q_arena", np.uint8),
+    ("d_off", np.int32),
+    ("d_arena", np.uint8),
+    ("j_start", np.int64),
+    ("j_doc", np.uint32),
+    ("j_grade", np.int32),
+    ("order", np.uint32),
+)
+
+
+class MappedFile:
+    """A file mapped read-only, kept mapped while this object lives (the pass reads it)."""
+
+    def __init__(self, path: str) -> None:
+        self.map: mmap.mmap | None = None
+        self.address, self.size = 0, 0
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size:
+                self.map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+                self._bytes = np.frombuffer(self.map, dtype=np.uint8)
+                self.address, self.size = self._bytes.ctypes.data, size
+
+    def close(self) -> None:
+        if self.map is not None:
+            del self._bytes
+            with contextlib.suppress(BufferError):  # a view elsewhere: unmapped when it goes
+                self.map.close()
+            self.map = None
+
+
+class Freed:
+    """Memory of the pass in Rust, freed by ``free`` when the last array viewing it is gone."""
+
+    def __init__(self, free: Callable[[int], None], pointer: int) -> None:
+        self.free = free
+        self.pointer = pointer
+
+    def __del__(self) -> None:
+        self.free(self.pointer)
+
+
+class Segment:
+    """One segment of a run as the pass gave it, or why the pass stopped there.
+
+    Per run line (file order): ``scores``, ``run_doc`` (the segment's doc code),
+    ``run_grade`` (the grade judged for the line's query and doc, ``NO_GRADE`` if none)
+    and ``repeated`` (whether the doc appears again in the query). Its queries, in run
+    order: each one's first line ``run_start[i]`` (then the number of lines), whether it is
+    ``judged``, its id (``q_off``/``q_arena``) and its judgments (CSR: ``j_start``,
+    ``j_doc``, ``j_grade``). Doc ids by code: ``d_off``/``d_arena``. All arrays are
+    read-only views of the pass's memory.
+    """
+
+    def __init__(self, lib: ctypes.CDLL, pointer: int) -> None:
+        owner = Freed(lib.prf_free_segment, pointer)
+        self.arrays: dict[str, np.ndarray] = {}
+        for i, (name, dtype) in enumerate(_ARRAYS):
+            n = ctypes.c_size_t()
+            address = lib.prf_array(pointer, i, ctypes.byref(n))
+            if not n.value:
+                self.arrays[name] = np.zeros(0, dtype=dtype)
+                continue
+            raw = (ctypes.c_ubyte * (n.value * np.dtype(dtype).itemsize)).from_address(address)
+            raw._owner = owner  # type: ignore[attr-defined]  # the memory lives as the view
+            array = np.frombuffer(raw, dtype=dtype)
+            array.flags.writeable = False
+            self.arrays[name] = array
+        status = self.arrays["status"].tolist()
+        why = int(status[0])
+        #: Why the pass left the run to Arrow here (``None``: it did not).
+        self.refused = REASONS.get(why, f"refused ({why})") if why else None
+        self.rows, self.n_queries, self.n_docs, self.n_repeated = status[2:6]
+        #: The byte after the segment, its first row (of the run), whether none is left.
+        self.end, self.first_row, self.done = status[6], status[7], bool(status[8])
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        try:
+            return self.__dict__["arrays"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def query_ids(self) -> list[str]:
+        arena = self.arrays["q_arena"].tobytes()
+        off = self.arrays["q_off"].tolist()
+        return [arena[off[i] : off[i + 1]].decode() for i in range(len(off) - 1)]
