@@ -404,6 +404,17 @@ def _test_private(dotted: str) -> bool:
     return False
 
 
+#: The most lines a module may hold: past it, a module does more than one job (split it along
+#: what its code does, not by the count).
+MAX_MODULE_LINES = 700
+
+
+def test_no_module_is_longer_than_a_maintainer_reads_at_once():
+    long = {name: n for name, path in MODULES.items()
+            if (n := len(path.read_text().splitlines())) > MAX_MODULE_LINES}
+    assert not long, long
+
+
 def test_tests_and_bench_reach_into_no_private_module_or_name():
     root = PACKAGE.parents[1]
     offences = []
