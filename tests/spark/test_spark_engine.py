@@ -445,8 +445,8 @@ def test_no_judgments_is_an_error_and_an_empty_run_a_warning(spark, tmp_path):
                                         complete=True)
     messages = [str(w.message) for w in caught if issubclass(w.category, PrfevalWarning)]
     assert messages == [
-        "the run run table is empty: every measure is 0",
-        "the run run DataFrame is empty: every measure is 0",
+        "the run 'run table' is empty: every measure is 0",
+        "the run 'run DataFrame' is empty: every measure is 0",
     ]
     assert result.settings["empty_run"] is True
     assert_same(result, local)

@@ -130,7 +130,7 @@ def load_judgments(qrels: Any, options: EvalOptions | None = None) -> Qrels:
 
 def warn_empty_run(name: str) -> None:
     """Say that a run has no rows: every measure is then 0, which is rarely what was meant."""
-    warnings.warn(f"the run {name} is empty: every measure is 0", PrfevalWarning, stacklevel=2)
+    warnings.warn(f"the run {name!r} is empty: every measure is 0", PrfevalWarning, stacklevel=2)
 
 
 class WholeSource:

@@ -13,11 +13,15 @@ that matplotlib can be imported, before a command does any work.
 from __future__ import annotations
 
 import os
+import re
 import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from prfeval._core.errors import UsageError
+from prfeval._core.errors import PrfevalWarning, UsageError
 from prfeval._io.atomic import open_output
 
 if TYPE_CHECKING:
@@ -150,12 +154,40 @@ def save_figure(
         metadata = {"Date": None} if fmt == "svg" else None
         # Through the one writer: a failure leaves no half-written figure, a link is
         # followed, a device or a pipe is written into, never replaced.
-        with open_output(out) as handle:
+        with open_output(out) as handle, _missing_glyphs_noted():
             # A tight box keeps legends placed outside the axes from being cut at the edge.
             fig.savefig(handle, format=fmt, dpi=dpi, metadata=metadata, bbox_inches="tight")
     if close:
         plt.close(fig)
     return out
+
+
+#: matplotlib's warning for a character its font cannot draw (one per character and draw).
+_MISSING_GLYPH = r"Glyph (\d+) .*missing from"
+
+
+@contextmanager
+def _missing_glyphs_noted() -> Iterator[None]:
+    """matplotlib's warnings of characters its font cannot draw, one per character and per
+    drawing with the source line of matplotlib's call, as one :class:`PrfevalWarning` that
+    names the characters; any other warning passes on as it came."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    missing: list[str] = []
+    for w in caught:
+        found = re.match(_MISSING_GLYPH, str(w.message))
+        if found and issubclass(w.category, UserWarning):
+            char = chr(int(found.group(1)))
+            if char not in missing:
+                missing.append(char)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if missing:
+        warnings.warn(
+            f"the figure's font has no glyph for {''.join(missing)!r}: those characters of "
+            "the names show as empty boxes in the image (an SVG figure keeps them as text)",
+            PrfevalWarning, stacklevel=4)
 
 
 def f_label(beta: float) -> str:
@@ -224,7 +256,13 @@ def svg_text(fig: Figure, *, salt: str, close: bool = True) -> str:
     import matplotlib
 
     buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"prfeval-{salt}"}):
+    with (
+        matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": f"prfeval-{salt}"}),
+        warnings.catch_warnings(),
+    ):
+        # The text stays text, drawn by the browser's fonts: a glyph matplotlib's font lacks
+        # costs only its measure of the text's width, so its warning says nothing to a user.
+        warnings.filterwarnings("ignore", _MISSING_GLYPH, UserWarning)
         fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight")
     if close:
         plt.close(fig)

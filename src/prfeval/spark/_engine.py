@@ -220,6 +220,6 @@ def evaluate(
             raise InputFormatError("no judgments", path=judgments.name)
     if empty_run:
         warnings.warn(
-            f"the run {ranking.name} is empty: every measure is 0", PrfevalWarning, stacklevel=2
+            f"the run {ranking.name!r} is empty: every measure is 0", PrfevalWarning, stacklevel=2
         )
     return result_of(plan, layout, totals, rows, n, empty_run, ranking.default_order)
