@@ -195,9 +195,22 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # the installed metadata's, read only when asked
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            value: Any = version("prfeval")
+        except PackageNotFoundError:  # a source tree on sys.path, not installed
+            value = "0+unknown"
+        globals()[name] = value
+        return value
     module = _LAZY.get(name)
     if module is None:
-        raise AttributeError(f"module 'prfeval' has no attribute {name!r}")
+        import difflib
+
+        close = difflib.get_close_matches(name, list(_LAZY), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise AttributeError(f"module 'prfeval' has no attribute {name!r}{hint}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # later lookups skip this function
     return value

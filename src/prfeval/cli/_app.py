@@ -51,8 +51,24 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
+def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``prfeval --version``: the version, and whether the compiled pass is in use and why
+    not, the one thing that changes how fast a large run is read."""
+    if not value or ctx.resilient_parsing:
+        return
+    import prfeval
+    from prfeval._io.native_lib import unavailable
+
+    why_not = unavailable()
+    click.echo(f"prfeval {prfeval.__version__}")
+    click.echo("compiled pass: yes" if why_not is None else f"compiled pass: no ({why_not})")
+    ctx.exit()
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="prfeval")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=_show_version, help="Show the version and whether the compiled pass "
+              "is in use, and exit.")
 def cli() -> None:
     """prfeval: precision, recall and the F measure, exact and labelled.
 
