@@ -200,7 +200,7 @@ def test_spark_evaluate_refuses_a_format_before_reading(tmp_path):
 
 
 def test_the_command_line_refuses_a_format_for_spark_before_a_jvm(tmp_path, capsys):
-    from cli_helpers import run_cli
+    from support.cli import run_cli
 
     qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
     qrels.write_text("q 0 a 1\n")
