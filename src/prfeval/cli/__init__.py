@@ -16,7 +16,12 @@ import sys
 from prfeval._core.option_table import flags_not_taken
 from prfeval._core.options import EVAL_OPTIONS
 from prfeval.cli._commands import COMMANDS
-from prfeval.cli._process import guarded, prepare_streams, whole_stdout
+from prfeval.cli._process import (
+    guarded,
+    prepare_streams,
+    readable_on_any_terminal,
+    whole_stdout,
+)
 
 __all__ = ["AHEAD_COMMANDS", "AHEAD_NEVER", "COMMANDS", "main", "parse_judgments_ahead",
            "trec_eval_main"]
@@ -32,6 +37,8 @@ def main(argv: list[str] | None = None) -> None:
     # the variable keeps theirs).
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] != ["trec_eval"]:  # trec_eval's output stays its bytes, as trec_eval's
+        readable_on_any_terminal()
     parse_judgments_ahead(args)
     with whole_stdout():
         if args[:1] == ["trec_eval"]:

@@ -8,6 +8,7 @@ click's import is a fifth of its start-up); every other command adds click on to
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
 import signal
@@ -80,6 +81,46 @@ def prepare_streams() -> None:
             os.open(os.devnull, os.O_RDWR)  # takes the lowest free number: ``fd``
         if fd == 2:
             sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115 (the process's stderr)
+
+
+#: What a character shows as where the output's encoding (ascii, cp1252, ...) has none for
+#: it: the rules and symbols of prfeval's tables and notes, in ASCII; anything else is "?".
+_FALLBACKS = {
+    "─": "-", "━": "-", "│": "|", "…": "...", "≥": ">=", "≤": "<=", "≠": "!=", "→": "->",
+    "←": "<-", "×": "x", "±": "+/-", "≈": "~", "√": "sqrt", "∞": "inf", "—": "-", "–": "-",
+    "‘": "'", "’": "'", "“": '"', "”": '"', "·": ".", "•": "*", "α": "alpha", "β": "beta",
+    "Δ": "delta", "σ": "sigma", "μ": "mu", "✓": "ok", "✗": "x", "−": "-", "†": "+",
+    "‡": "++", "§": "S", "∩": "&", "∪": "|", "├": "|", "└": "`",
+    **{chr(0x2080 + d): str(d) for d in range(10)},  # subscript digits: F₁ is F1
+}  # fmt: skip
+
+
+def _ascii_fallback(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    text = error.object[error.start : error.end]
+    return "".join(_FALLBACKS.get(ch, "?") for ch in text), error.end
+
+
+codecs.register_error("prfeval-ascii-fallback", _ascii_fallback)
+
+
+def readable_on_any_terminal() -> None:
+    """Where stdout or stderr is not UTF-8 (a Windows console's cp1252, a CI runner's
+    ascii), write what its encoding lacks as ASCII (rules as ``-``, ``≥`` as ``>=``, F₁ as
+    F1) instead of failing with UnicodeEncodeError: the same numbers, and the same exit
+    status, on every terminal."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None)
+        if not encoding or not hasattr(stream, "reconfigure"):
+            continue
+        try:
+            utf = codecs.lookup(encoding).name.startswith("utf")
+        except LookupError:
+            continue
+        if not utf:
+            with suppress(ValueError, OSError):
+                stream.reconfigure(errors="prfeval-ascii-fallback")
 
 
 def _quiet_broken_pipe() -> None:
