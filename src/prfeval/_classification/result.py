@@ -30,6 +30,7 @@ from prfeval._core.checks import integer as check_integer
 from prfeval._core.counts import Counts, safe_divide, warn_undefined
 from prfeval._core.display import Table, classification_report_text, number, plural, table
 from prfeval._core.errors import UsageError
+from prfeval._core.extras import require
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -256,7 +257,7 @@ class ClassificationResult:
         the counts, the measures, ``prevalence``, ``ppcr``, and the no-skill ``no_skill_*``
         precision, recall and F. Averages have the total support and no counts.
         """
-        import pandas as pd
+        pd = require("pandas", "frames", "to_frame()")
 
         columns = ["row", *COUNT_FIELDS, *MEASURES, "prevalence", "ppcr",
                    "no_skill_precision", "no_skill_recall", "no_skill_f"]

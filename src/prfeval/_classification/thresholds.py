@@ -23,6 +23,7 @@ from prfeval._core.checks import sample_weight as check_sample_weight
 from prfeval._core.counts import Counts, f_beta, f_from_pr, ppcr, precision, recall
 from prfeval._core.display import Table, number, plural, table
 from prfeval._core.errors import UsageError
+from prfeval._core.extras import require
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -133,7 +134,7 @@ class ThresholdSweep:
 
     def to_frame(self) -> pd.DataFrame:
         """A pandas DataFrame, one row per threshold (descending)."""
-        import pandas as pd
+        pd = require("pandas", "frames", "to_frame()")
 
         return pd.DataFrame({
             "threshold": self.thresholds, "tp": self.counts.tp.astype(np.int64),

@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from prfeval._comparison.queries import QueryTreatment
 from prfeval._core.display import Table, number, plural, table
+from prfeval._core.extras import require
 from prfeval._measures import Measure
 from prfeval._retrieval.evaluate import Evaluation
 
@@ -285,7 +286,7 @@ class Comparison:
     def to_frame(self) -> Any:
         """A pandas DataFrame with one row per (measure, run) and every column of
         :class:`ComparisonRow` except the top movers."""
-        import pandas as pd
+        pd = require("pandas", "frames", "to_frame()")
 
         records = [r.to_dict() for r in self.rows]
         for record in records:
@@ -298,7 +299,7 @@ class Comparison:
     def per_query_frame(self) -> Any:
         """A long pandas DataFrame: ``query_id, measure, run, value, difference`` (from the
         baseline)."""
-        import pandas as pd
+        pd = require("pandas", "frames", "per_query_frame()")
 
         n_runs, n_measures, n_q = self.values.shape
         base = self.values[self.runs.index(self.baseline)]

@@ -43,6 +43,7 @@ import numpy.typing as npt
 
 from prfeval._comparison import draws as compiled
 from prfeval._core.errors import UsageError
+from prfeval._core.extras import require
 
 __all__ = [
     "CORRECTIONS",
@@ -347,14 +348,7 @@ def _numpy_resample_means(d: FloatArray, n_boot: int, rng: np.random.Generator) 
 
 
 def _scipy_stats():  # type: ignore[no-untyped-def]
-    try:
-        import scipy.stats
-    except ImportError:
-        raise UsageError(
-            "the t-test, the Wilcoxon test and Tukey's HSD need scipy: "
-            "pip install 'prfeval[stats]'"
-        ) from None
-    return scipy.stats
+    return require("scipy.stats", "stats", "each of the t-test, the Wilcoxon test and Tukey's HSD")
 
 
 def ttest(differences: npt.ArrayLike) -> FloatArray:

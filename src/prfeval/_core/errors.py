@@ -16,6 +16,7 @@ from __future__ import annotations
 __all__ = [
     "InputFormatError",
     "MeasureError",
+    "MissingExtra",
     "OutputError",
     "PrfevalError",
     "PrfevalWarning",
@@ -82,6 +83,11 @@ class OutputError(PrfevalError):
 
 class UsageError(PrfevalError, ValueError):
     """Options or arguments that are individually valid but do not fit together."""
+
+
+class MissingExtra(UsageError, ImportError):
+    """An optional dependency is not installed: the message names the extra that brings it
+    (``pip install 'prfeval[frames]'``). An ImportError too, for code that catches those."""
 
 
 class PrfevalWarning(UserWarning):

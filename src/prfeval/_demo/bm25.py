@@ -39,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.errors import InputFormatError
+from prfeval._core.extras import require
 from prfeval._io.atomic import write_atomic
 
 if TYPE_CHECKING:
@@ -100,18 +101,10 @@ LUCENE_ENGLISH_STOPWORDS: frozenset[str] = frozenset(
 
 _WORD = re.compile(r"[a-z0-9]+")
 
-_MISSING_EXTRA = (
-    "prfeval._demo.bm25 needs the optional 'demo' dependencies (bm25s, PyStemmer): "
-    "pip install 'prfeval[demo]'"
-)
-
 
 def _stemmer() -> Any:
-    try:
-        import Stemmer  # PyStemmer
-    except ImportError as exc:
-        raise ImportError(_MISSING_EXTRA) from exc
-    return Stemmer.Stemmer("porter")
+    stemmer = require("Stemmer", "demo", "the demo's BM25 (PyStemmer)")
+    return stemmer.Stemmer("porter")
 
 
 def tokenize(text: str, *, stemmer: Any = None) -> list[str]:
@@ -190,10 +183,7 @@ class Bm25Index:
     """
 
     def __init__(self, documents: Sequence[Document], *, k1: float = 1.2, b: float = 0.75):
-        try:
-            import bm25s
-        except ImportError as exc:
-            raise ImportError(_MISSING_EXTRA) from exc
+        bm25s = require("bm25s", "demo", "the demo's BM25")
         if not (math.isfinite(k1) and k1 >= 0):
             raise ValueError(f"k1 must be a finite number >= 0, got {k1}")
         if not 0 <= b <= 1:

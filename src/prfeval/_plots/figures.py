@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prfeval._core.errors import PrfevalWarning, UsageError
+from prfeval._core.extras import require
 from prfeval._io.atomic import open_output
 
 if TYPE_CHECKING:
@@ -58,10 +59,7 @@ def _headless() -> bool:
 
 def _matplotlib() -> Any:
     """``import matplotlib``, or :class:`UsageError` with the install hint."""
-    try:
-        import matplotlib
-    except ImportError:
-        raise UsageError("plotting needs matplotlib: pip install 'prfeval[plot]'") from None
+    matplotlib = require("matplotlib", "plot", "plotting")
     return matplotlib
 
 

@@ -17,6 +17,7 @@ import numpy.typing as npt
 from prfeval._core.counts import safe_divide
 from prfeval._core.display import Table, number, plural, skipped, table
 from prfeval._core.errors import UsageError
+from prfeval._core.extras import require
 from prfeval._core.ranking import QueryAccounting
 from prfeval._measures.interpolated import STANDARD_RECALL_LEVELS, level_key
 
@@ -312,7 +313,7 @@ class Curves:
     def to_frame(self) -> pd.DataFrame:
         """A pandas DataFrame in long format, one row per query and k: ``query_id, k, tp,
         precision, recall, f, interpolated_precision`` (the queries whose curves were kept)."""
-        import pandas as pd
+        pd = require("pandas", "frames", "to_frame()")
 
         kept = [q for q in self.query_ids if q in self.queries]
         curves = [self.queries[q] for q in kept]
@@ -337,7 +338,7 @@ class Curves:
     def averages_frame(self) -> pd.DataFrame:
         """A pandas DataFrame with one row per k: ``k, macro_precision, macro_recall, macro_f,
         micro_precision, micro_recall, micro_f``."""
-        import pandas as pd
+        pd = require("pandas", "frames", "averages_frame()")
 
         m, u = self.macro, self.micro
         return pd.DataFrame(

@@ -13,6 +13,7 @@ from prfeval._core import aggregate
 from prfeval._core.checks import MAX_INTEGER, flag, function
 from prfeval._core.display import Table, number, plural, skipped, table
 from prfeval._core.errors import UsageError
+from prfeval._core.extras import require
 from prfeval._core.options import EvalOptions, OptionValues
 from prfeval._core.partials import Partial
 from prfeval._core.ranking import QueryAccounting, RankingNeeds
@@ -232,7 +233,7 @@ class Evaluation:
 
     def to_frame(self) -> Any:
         """A pandas DataFrame in long format: ``query_id, measure, value``."""
-        import pandas as pd
+        pd = require("pandas", "frames", "to_frame()")
 
         n_q = len(self.query_ids)
         return pd.DataFrame(
@@ -245,7 +246,7 @@ class Evaluation:
 
     def summary_frame(self) -> Any:
         """A pandas DataFrame with one row per measure and macro, micro, f_of_means columns."""
-        import pandas as pd
+        pd = require("pandas", "frames", "summary_frame()")
 
         labels = self.labels
         return pd.DataFrame(

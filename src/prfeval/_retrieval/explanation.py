@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from prfeval._core.display import Table, number, plural, table
+from prfeval._core.extras import require
 
 __all__ = ["RECALL_LEVELS", "CutTie", "Explanation", "RankedDocument"]
 
@@ -140,7 +141,7 @@ class Explanation:
 
     def to_frame(self) -> Any:
         """The ranking as a pandas DataFrame: one row per place shown."""
-        import pandas as pd
+        pd = require("pandas", "frames", "to_frame()")
 
         columns = ("rank", "doc_id", "score", "grade", "relevant", "repeat", "precision", "recall")
         return pd.DataFrame(

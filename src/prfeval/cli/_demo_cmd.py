@@ -46,9 +46,15 @@ def _steps() -> Iterator[object]:
 def command(out_dir: str, no_plots: bool, force: bool) -> None:
     """Rank Cranfield with BM25, evaluate it and show the precision-recall trade-off on
     Cranfield query 2, as Manning, Raghavan and Schütze (2008, §8.3) describe it."""
+    from prfeval._core.extras import require
     from prfeval._demo.run import run_demo
     from prfeval._report.demo import format_demo
 
+    # What the demo needs beyond the core, asked before any work: one line if it is missing.
+    require("bm25s", "demo", "the demo's BM25")
+    require("Stemmer", "demo", "the demo's BM25 (PyStemmer)")
+    if not no_plots:
+        require("matplotlib", "demo", "the demo's figures (or --no-plots)")
     with _steps() as step:
         report = run_demo(
             out_dir,

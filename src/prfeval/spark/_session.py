@@ -21,7 +21,8 @@ from contextlib import contextmanager
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from prfeval._core.errors import InputFormatError, PrfevalError, UsageError
+from prfeval._core.errors import InputFormatError, PrfevalError
+from prfeval._core.extras import require
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -51,13 +52,7 @@ LOG4J_QUIET = "log4j2-quiet.properties"
 def require_pyspark() -> None:
     """Raise a :class:`~prfeval._core.errors.UsageError` saying how to install pyspark when it
     is missing (it is an optional extra)."""
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        raise UsageError(
-            "the Spark engine needs pyspark (and Java 17 or newer): "
-            "pip install 'prfeval[spark]'"
-        ) from None
+    require("pyspark", "spark", "the Spark engine (with Java 17 or newer)")
 
 
 @contextmanager
