@@ -9,18 +9,21 @@ TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: install native demo test quick lint bench clean
 
+# The editable installs leave the compiled pass to `make native` (PRFEVAL_BUILD_NATIVE=0), which
+# builds it once, in place; `pip install .` and `python -m build` build it into the wheel
+# (setup.py), with cargo on the PATH.
 # No `pip install --upgrade pip`: Python >= 3.11 ships a pip (>= 22.3) that does editable
 # installs from pyproject.toml, and the upgrade cost a download on every fresh clone.
-$(DEMO_STAMP): pyproject.toml
+$(DEMO_STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -e '.[all]'
+	PRFEVAL_BUILD_NATIVE=0 $(BIN)/python -m pip install --quiet -e '.[all]'
 	$(MAKE) --no-print-directory native
 	# An editable install writes no bytecode; compile it once, as a wheel install does.
 	$(BIN)/python -m compileall -q src/prfeval
 	touch $(DEMO_STAMP)
 
 $(TEST_STAMP): $(DEMO_STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	PRFEVAL_BUILD_NATIVE=0 $(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(TEST_STAMP)
 
 install: $(DEMO_STAMP)
@@ -58,21 +61,21 @@ PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/.pytest_c
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 test: $(TEST_STAMP) $(NATIVE_STAMP)
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench setup.py
 	$(PYTEST)
 
 # Everything but the tests that start Spark or a browser, read the demo's output, run
 # processes under load, read large files or need a process of their own (CI and `make test`
 # run those too).
 quick: $(TEST_STAMP) $(NATIVE_STAMP)
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench setup.py
 	$(PYTEST) -m "not slow"
 
 lint: $(TEST_STAMP)
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench setup.py
 
 bench: $(TEST_STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	PRFEVAL_BUILD_NATIVE=0 $(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/run.py
 
 clean:

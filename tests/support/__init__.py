@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 #: The folder of the tests, the repository's root, and the recorded outputs of other tools.
-TESTS = Path(__file__).resolve().parents[2]
+TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
 DATA = TESTS / "data"
 

@@ -28,12 +28,27 @@ __all__ = [
     "large_enough",
     "library",
     "parse_judgments_ahead",
+    "required_but_unavailable",
     "unavailable",
     "waiting",
 ]
 
-#: Where ``make install`` puts the built library.
-LIBRARY = Path(__file__).resolve().parents[1] / "_native" / "libprfeval_pass.so"
+
+
+def _library_path() -> Path:
+    """The built library: ``libprfeval_pass.so`` where ``make`` copies it, else the one a
+    wheel holds, which setuptools-rust names as an extension module
+    (``libprfeval_pass.abi3.so``, ``libprfeval_pass.cpython-311-x86_64-linux-gnu.so``)."""
+    folder = Path(__file__).resolve().parents[1] / "_native"
+    plain = folder / "libprfeval_pass.so"
+    if plain.is_file():
+        return plain
+    tagged = sorted(folder.glob("libprfeval_pass.*.so"))
+    return tagged[0] if tagged else plain
+
+
+#: The compiled pass's library (it may be missing: prfeval then reads with Arrow alone).
+LIBRARY = _library_path()
 
 #: ``PRFEVAL_NATIVE=0`` reads every run with Arrow, as without the library; ``=1`` uses the
 #: pass for every run it takes, whatever its size.
@@ -90,14 +105,14 @@ class _Library:
 
 def _load() -> tuple[ctypes.CDLL | None, str | None]:
     if not LIBRARY.is_file():
-        return None, f"the compiled pass is not built ({LIBRARY} is missing)"
+        return None, f"it is not built: no {LIBRARY.name} in {LIBRARY.parent}"
     try:
         lib = ctypes.CDLL(str(LIBRARY))  # a CDLL call releases the GIL
         for name, (result, arguments) in _SIGNATURES.items():
             function = getattr(lib, name)
             function.restype, function.argtypes = result, arguments
     except (OSError, AttributeError) as exc:
-        return None, f"the compiled pass cannot be loaded: {exc}"
+        return None, f"it cannot be loaded: {exc}"
     return lib, None
 
 
@@ -117,6 +132,16 @@ def unavailable() -> str | None:
     if _Library.get() is None:
         return _Library.why_not
     return None
+
+
+def required_but_unavailable() -> str | None:
+    """With ``PRFEVAL_NATIVE=1`` the user asked for the pass: why it cannot be had, or
+    ``None`` (asked and available, or not asked). A silent fallback would hide a build
+    that went wrong."""
+    if os.environ.get(ENV, "").strip() != "1":
+        return None
+    why_not = unavailable()
+    return None if why_not is None else f"{ENV}=1 asks for the compiled pass: {why_not}"
 
 
 def library() -> ctypes.CDLL:

@@ -39,6 +39,7 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] != ["trec_eval"]:  # trec_eval's output stays its bytes, as trec_eval's
         readable_on_any_terminal()
+    _refuse_a_missing_pass_asked_for(args)
     parse_judgments_ahead(args)
     with whole_stdout():
         if args[:1] == ["trec_eval"]:
@@ -54,6 +55,21 @@ def main(argv: list[str] | None = None) -> None:
             from prfeval.cli._app import run
 
             run(argv)
+
+
+def _refuse_a_missing_pass_asked_for(args: list[str]) -> None:
+    """``PRFEVAL_NATIVE=1`` with no usable compiled pass: one line and exit 2 before any
+    work, not a silent fallback to Arrow (``--version`` and ``--help`` still answer)."""
+    if os.environ.get("PRFEVAL_NATIVE", "").strip() != "1" or not args:
+        return
+    if {"--version", "--help", "-h"} & set(args):
+        return
+    from prfeval._io.native_lib import required_but_unavailable
+
+    why = required_but_unavailable()
+    if why is not None:
+        sys.stderr.write(f"prfeval: {why}\n")
+        sys.exit(2)
 
 
 #: The commands whose QRELS and first RUN come first, and which read a large TREC run with
