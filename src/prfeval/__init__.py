@@ -20,6 +20,7 @@ from prfeval._core.errors import (
 )
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
+    __version__: str
     from prfeval._classification.classify import classification_report, classify
     from prfeval._classification.continuous import ContinuousPRF, continuous_prf
     from prfeval._classification.conversions import (
@@ -194,26 +195,28 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "__version__":  # the installed metadata's, read only when asked
-        from importlib.metadata import PackageNotFoundError, version
+if not TYPE_CHECKING:  # type checkers see only the names imported above: a typo is an error
 
-        try:
-            value: Any = version("prfeval")
-        except PackageNotFoundError:  # a source tree on sys.path, not installed
-            value = "0+unknown"
-        globals()[name] = value
+    def __getattr__(name: str) -> Any:
+        if name == "__version__":  # the installed metadata's, read only when asked
+            from importlib.metadata import PackageNotFoundError, version
+
+            try:
+                value: Any = version("prfeval")
+            except PackageNotFoundError:  # a source tree on sys.path, not installed
+                value = "0+unknown"
+            globals()[name] = value
+            return value
+        module = _LAZY.get(name)
+        if module is None:
+            import difflib
+
+            close = difflib.get_close_matches(name, list(_LAZY), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise AttributeError(f"module 'prfeval' has no attribute {name!r}{hint}")
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value  # later lookups skip this function
         return value
-    module = _LAZY.get(name)
-    if module is None:
-        import difflib
-
-        close = difflib.get_close_matches(name, list(_LAZY), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise AttributeError(f"module 'prfeval' has no attribute {name!r}{hint}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
 
 
 def __dir__() -> list[str]:
