@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: install native demo test quick lint bench clean
+.PHONY: install native demo test quick lint bench docs clean
 
 # The editable installs leave the compiled pass to `make native` (PRFEVAL_BUILD_NATIVE=0), which
 # builds it once, in place; `pip install .` and `python -m build` build it into the wheel
@@ -74,10 +74,14 @@ quick: $(TEST_STAMP) $(NATIVE_STAMP)
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench setup.py
 
+# The documentation site, into site/ (strict: a broken link or docstring fails the build).
+docs: $(TEST_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 bench: $(TEST_STAMP)
 	PRFEVAL_BUILD_NATIVE=0 $(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .ruff_cache prfeval-demo \
+	rm -rf $(VENV) build dist site src/*.egg-info .pytest_cache .ruff_cache prfeval-demo \
 		native/pass/target src/prfeval/_native
