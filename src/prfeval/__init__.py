@@ -20,6 +20,8 @@ from prfeval._core.errors import (
 )
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
+    from prfeval import plot as plot
+
     __version__: str
     from prfeval._classification.classify import classification_report, classify
     from prfeval._classification.continuous import ContinuousPRF, continuous_prf
@@ -198,11 +200,15 @@ __all__ = [
 if not TYPE_CHECKING:  # type checkers see only the names imported above: a typo is an error
 
     def __getattr__(name: str) -> Any:
+        if name == "plot":  # the public package of figures, imported when first used
+            value: Any = importlib.import_module("prfeval.plot")
+            globals()[name] = value
+            return value
         if name == "__version__":  # the installed metadata's, read only when asked
             from importlib.metadata import PackageNotFoundError, version
 
             try:
-                value: Any = version("prfeval")
+                value = version("prfeval")
             except PackageNotFoundError:  # a source tree on sys.path, not installed
                 value = "0+unknown"
             globals()[name] = value

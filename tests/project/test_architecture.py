@@ -37,12 +37,13 @@ LAYERS = {
     "spark": 3,
     "plots": 4,
     "demo": 5,
+    "plot": 5,
     "report": 6,
     "trec_eval": 7,
     "cli": 8,
 }
 #: The subpackages users import (besides ``prfeval`` itself): each declares ``__all__``.
-PUBLIC_PACKAGES = ("cli", "spark")
+PUBLIC_PACKAGES = ("cli", "plot", "spark")
 #: Whether the internal packages carry their leading underscore yet (issue 25, item 4: the
 #: privatize migration gives each internal package's folder one).
 MIGRATED = (PACKAGE / "_core").is_dir()
