@@ -49,6 +49,10 @@ class ComparisonRow:
         ``macro - macro of the baseline`` and the same for micro.
     ci_low, ci_high
         Paired bootstrap confidence interval of ``delta`` (NaN for the baseline and counts).
+    effect_size
+        Cohen's d_z of the per-query differences ``run - baseline``: their mean over their
+        standard deviation (``n - 1``), signed; NaN for the baseline and counts, and where
+        the differences do not vary or there are fewer than two queries.
     p_value, p_adjusted
         The paired test's p-value and the p-value adjusted for every test in the comparison.
     significant
@@ -71,6 +75,7 @@ class ComparisonRow:
     micro_delta: float
     ci_low: float = float("nan")
     ci_high: float = float("nan")
+    effect_size: float = float("nan")
     p_value: float = float("nan")
     p_adjusted: float = float("nan")
     significant: bool = False
@@ -108,6 +113,9 @@ class PairRow:
         ``macro_b - macro_a``, the mean of the per-query differences ``b_q - a_q``.
     ci_low, ci_high
         Paired bootstrap confidence interval of ``delta``.
+    effect_size
+        Cohen's d_z of the per-query differences ``b_q - a_q`` (mean over standard
+        deviation, signed; NaN where the differences do not vary).
     p_value, p_adjusted
         The paired test's p-value, and the same adjusted over every (pair, measure) tested.
     significant
@@ -136,6 +144,7 @@ class PairRow:
     wins: int
     ties: int
     losses: int
+    effect_size: float = float("nan")
     tukey_p: float = float("nan")
     tukey_low: float = float("nan")
     tukey_high: float = float("nan")
@@ -373,6 +382,7 @@ _FLOAT_COLUMNS = (
     "micro_delta",
     "ci_low",
     "ci_high",
+    "effect_size",
     "p_value",
     "p_adjusted",
 )
