@@ -34,7 +34,9 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from prfeval._classification.thresholds import ThresholdSweep, threshold_sweep
     from prfeval._comparison.compare import compare
     from prfeval._comparison.gate import gate
+    from prfeval._comparison.power import detectable_diff, queries_needed
     from prfeval._comparison.results import Comparison
+    from prfeval._comparison.sizing import MeasurePower, PowerAnalysis, power
     from prfeval._comparison.split import split_queries
     from prfeval._core.counts import (
         Counts,
@@ -96,7 +98,8 @@ _LAZY: dict[str, str] = {
             "f_beta",
             "f_from_pr",
             "fallout",
-            "ppcr",
+            "power",
+    "ppcr",
             "precision",
             "prevalence",
             "recall",
@@ -124,6 +127,8 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(["ThresholdSweep", "threshold_sweep"], "prfeval._classification.thresholds"),
     **dict.fromkeys(["f_at_k", "precision_at_k", "recall_at_k"], "prfeval._retrieval.topk"),
     "gate": "prfeval._comparison.gate",
+    **dict.fromkeys(["detectable_diff", "queries_needed"], "prfeval._comparison.power"),
+    **dict.fromkeys(["MeasurePower", "PowerAnalysis", "power"], "prfeval._comparison.sizing"),
     "load_subtopic_qrels": "prfeval._io.subtopics",
 }
 
@@ -140,7 +145,9 @@ __all__ = [
     "InputFormatError",
     "Measure",
     "MeasureError",
+    "MeasurePower",
     "OutputError",
+    "PowerAnalysis",
     "Preferences",
     "PrefsResult",
     "PrfevalError",
@@ -159,6 +166,7 @@ __all__ = [
     "compare",
     "continuous_prf",
     "curve",
+    "detectable_diff",
     "e_measure",
     "evaluate",
     "evaluate_judgment_groups",
@@ -176,11 +184,13 @@ __all__ = [
     "log_loss",
     "min_precision",
     "parse_measures",
+    "power",
     "ppcr",
     "precision",
     "precision_at_k",
     "precision_from_rates",
     "prevalence",
+    "queries_needed",
     "read_preferences",
     "recall",
     "recall_at_k",

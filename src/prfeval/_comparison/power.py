@@ -28,6 +28,7 @@ import numpy.typing as npt
 from prfeval._core.errors import UsageError
 
 __all__ = [
+    "check_levels",
     "detectable_diff",
     "effect_size",
     "power_at",
@@ -52,7 +53,7 @@ def _level(name: str, value: Any) -> float:
     return float(value)
 
 
-def _levels(alpha: Any, power: Any) -> tuple[float, float]:
+def check_levels(alpha: Any, power: Any) -> tuple[float, float]:
     a, p = _level("alpha", alpha), _level("power", power)
     if p <= a:
         raise UsageError(
@@ -182,7 +183,7 @@ def detectable_diff(
     """
     sd = _sd(sd_diff)
     n = _queries(n)
-    a, p = _levels(alpha, power)
+    a, p = check_levels(alpha, power)
     if sd == 0.0:
         return 0.0
     scipy = _scipy()
@@ -233,7 +234,7 @@ def queries_needed(
         math.isfinite(delta) and delta > 0
     ):
         raise UsageError(f"delta must be a finite number > 0, got {delta!r}")
-    a, p = _levels(alpha, power)
+    a, p = check_levels(alpha, power)
     if sd == 0.0:
         return 2
     d = float(delta) / sd
