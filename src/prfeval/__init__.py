@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from prfeval._io import load_qrels, load_run
     from prfeval._io.subtopics import load_subtopic_qrels
     from prfeval._measures import Measure, parse_measures
+    from prfeval._measures.user import QueryRanking, measure
     from prfeval._report.comparison import format_comparison
     from prfeval._retrieval.curve_result import Curves
     from prfeval._retrieval.curves import curve
@@ -122,6 +123,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(["PrefsResult", "evaluate_preferences"], "prfeval._retrieval.prefs"),
     "evaluate_judgment_groups": "prfeval._trec_eval.judgment_groups",
     **dict.fromkeys(["Measure", "parse_measures"], "prfeval._measures"),
+    **dict.fromkeys(["QueryRanking", "measure"], "prfeval._measures.user"),
     **dict.fromkeys(["ScoreMeasures", "score_measures"], "prfeval._classification.scores"),
     "split_queries": "prfeval._comparison.split",
     **dict.fromkeys(["ThresholdSweep", "threshold_sweep"], "prfeval._classification.thresholds"),
@@ -152,6 +154,7 @@ __all__ = [
     "PrefsResult",
     "PrfevalError",
     "PrfevalWarning",
+    "QueryRanking",
     "ScoreMeasures",
     "ThresholdSweep",
     "UndefinedMetricWarning",
@@ -182,6 +185,7 @@ __all__ = [
     "load_run",
     "load_subtopic_qrels",
     "log_loss",
+    "measure",
     "min_precision",
     "parse_measures",
     "power",

@@ -26,7 +26,13 @@ from prfeval._report.curves import FORMATS, CurveCsvWriter, format_json, format_
 from prfeval._retrieval.curve_options import CurveOptions
 from prfeval._retrieval.curve_result import Curves
 from prfeval._retrieval.curves import curve
-from prfeval.cli._options import curve_flags, evaluation_options, files, output_option
+from prfeval.cli._options import (
+    curve_flags,
+    evaluation_options,
+    files,
+    measures_from_option,
+    output_option,
+)
 from prfeval.cli._output import emit, note, notes_from_warnings, output_file, progress_bar
 from prfeval.cli._shared import run_names
 
@@ -81,6 +87,7 @@ _SPOOL_BYTES = 16 * 2**20
     "tradeoff: only P, R, F against k (log axis); pr: only the precision-recall curve.",
 )
 @output_option
+@measures_from_option
 def command(
     qrels: str,
     runs: tuple[str, ...],

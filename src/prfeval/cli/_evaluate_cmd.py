@@ -12,7 +12,7 @@ from prfeval._core.errors import UsageError
 from prfeval._core.options import EvalOptions
 from prfeval._report.evaluation import FORMATS, format_evaluation, notes
 from prfeval._retrieval.evaluate import Evaluation, evaluate
-from prfeval.cli._options import evaluation_options, files, output_option
+from prfeval.cli._options import evaluation_options, files, measures_from_option, output_option
 from prfeval.cli._output import emit, note, notes_from_warnings, progress_bar
 
 ENGINES = ("local", "spark")
@@ -64,6 +64,7 @@ ENGINES = ("local", "spark")
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @output_option
+@measures_from_option
 def command(
     qrels: str,
     run: str,

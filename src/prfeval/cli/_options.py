@@ -26,6 +26,7 @@ __all__ = [
     "declared_flags",
     "evaluation_options",
     "files",
+    "measures_from_option",
     "option_values",
     "output_option",
 ]
@@ -163,6 +164,26 @@ output_option = click.option(
     metavar="FILE",
     help="Write the result here instead of stdout (a file is replaced only once the "
     "result is complete).",
+)
+
+
+def _load_measures(_ctx: click.Context, _param: click.Parameter, sources: tuple[str, ...]) -> None:
+    from prfeval._measures.user import load_measures
+
+    for source in sources:
+        load_measures(source)
+
+
+#: --measures-from FILE.py|MODULE: run the file (import the module) whose
+#: ``@prfeval.measure`` declarations add measures, before -m is read.
+measures_from_option = click.option(
+    "--measures-from",
+    multiple=True,
+    metavar="FILE.py|MODULE",
+    expose_value=False,
+    callback=_load_measures,
+    help="A Python file (or module) whose @prfeval.measure functions define measures of "
+    "your own, usable in -m. Repeatable.",
 )
 
 

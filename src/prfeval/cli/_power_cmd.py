@@ -10,7 +10,13 @@ from prfeval._comparison.sizing import power
 from prfeval._core.errors import UsageError
 from prfeval._core.options import EvalOptions
 from prfeval._report.power import FORMATS, format_power
-from prfeval.cli._options import comparison_flags, evaluation_options, files, output_option
+from prfeval.cli._options import (
+    comparison_flags,
+    evaluation_options,
+    files,
+    measures_from_option,
+    output_option,
+)
 from prfeval.cli._output import emit
 from prfeval.cli._shared import named_runs
 
@@ -47,6 +53,7 @@ def _level(_ctx: click.Context, _param: click.Parameter, value: float) -> float:
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @output_option
+@measures_from_option
 def command(
     qrels: str,
     runs: tuple[str, ...],
