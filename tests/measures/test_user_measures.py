@@ -7,11 +7,11 @@ import pickle
 
 import numpy as np
 import pytest
-from support.user_measures import LIN_DCG_2, write
 
 import prfeval
 from prfeval import MeasureError
 from prfeval._measures import REGISTRY, forget_user_measure
+from support.user_measures import LIN_DCG_2, write
 
 
 @pytest.fixture
@@ -128,7 +128,7 @@ def test_nan_is_not_a_value(declared) -> None:
     def nan(r, k):
         return float("nan")
 
-    with pytest.raises(MeasureError, match="'Nan' .* returned nan .* expected a finite number"):
+    with pytest.raises(MeasureError, match=r"'Nan' .* returned nan .* expected a finite number"):
         prfeval.evaluate({"q": {"a": 1}}, {"q": ["a"]}, "Nan")
 
 
