@@ -59,7 +59,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from prfeval._io import load_qrels, load_run
     from prfeval._io.subtopics import load_subtopic_qrels
     from prfeval._measures import Measure, parse_measures
-    from prfeval._measures.user import QueryRanking, measure
+    from prfeval._measures.declare import measure
+    from prfeval._measures.user import QueryRanking
     from prfeval._report.comparison import format_comparison
     from prfeval._retrieval.curve_result import Curves
     from prfeval._retrieval.curves import curve
@@ -123,7 +124,8 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(["PrefsResult", "evaluate_preferences"], "prfeval._retrieval.prefs"),
     "evaluate_judgment_groups": "prfeval._trec_eval.judgment_groups",
     **dict.fromkeys(["Measure", "parse_measures"], "prfeval._measures"),
-    **dict.fromkeys(["QueryRanking", "measure"], "prfeval._measures.user"),
+    "QueryRanking": "prfeval._measures.user",
+    "measure": "prfeval._measures.declare",
     **dict.fromkeys(["ScoreMeasures", "score_measures"], "prfeval._classification.scores"),
     "split_queries": "prfeval._comparison.split",
     **dict.fromkeys(["ThresholdSweep", "threshold_sweep"], "prfeval._classification.thresholds"),

@@ -26,7 +26,7 @@ def declared():
 @pytest.fixture
 def files(tmp_path, declared):
     paths = write(tmp_path)
-    from prfeval._measures.user import load_measures
+    from prfeval._measures.declare import load_measures
 
     load_measures(paths["measures.py"])
     return paths
@@ -147,7 +147,7 @@ def test_redefining_replaces_and_a_measure_pickles_with_its_function(files) -> N
     m = prfeval.parse_measures("LinDCG@2")[0]
     assert pickle.loads(pickle.dumps(m)) == m
     write_again = files  # the same file run again: the same names, replaced, no error
-    from prfeval._measures.user import load_measures
+    from prfeval._measures.declare import load_measures
 
     load_measures(write_again["measures.py"])
     assert prfeval.evaluate(files["qrels"], files["a.run"], "LinDCG@2").macro[

@@ -94,7 +94,7 @@ def effect_size(differences: npt.ArrayLike) -> float:
 
     Examples
     --------
-    >>> effect_size([0.1, 0.2, 0.3])  # mean 0.2, sd 0.1
+    >>> round(effect_size([0.1, 0.2, 0.3]), 12)  # mean 0.2, sd 0.1
     2.0
     """
     d = np.asarray(differences, dtype=np.float64)
@@ -179,7 +179,7 @@ def detectable_diff(
     Examples
     --------
     >>> round(detectable_diff(0.2, 50), 4)  # 50 queries, sd 0.2: about 0.08 at power 0.8
-    0.0809
+    0.0808
     """
     sd = _sd(sd_diff)
     n = _queries(n)

@@ -1,10 +1,10 @@
-"""Measures users define: ``@prfeval.measure("LinDCG", cutoff=True)`` on ``def f(r, k)``.
+"""Measures users define (``@prfeval.measure``, :mod:`prfeval._measures.declare`): what the
+kernel calls, and the registry entry of one.
 
-The decorator declares a :class:`~prfeval._core.measure_def.MeasureDef` like any built-in
-one and adds it to the registry, so the measure is parsed, evaluated, compared, gated,
-sized, reported and run on Spark as a built-in one is. Its function is called once per
-query with a :class:`QueryRanking` (``r``) and the cutoff (``k``: an int with
-``cutoff=True``, else ``None``), and returns a number.
+A user's measure is a :class:`~prfeval._core.measure_def.MeasureDef` like any built-in
+one, so it is parsed, evaluated, compared, gated, sized, reported and run on Spark as a
+built-in one is. Its function is called once per query with a :class:`QueryRanking` (``r``)
+and the cutoff (``k``: an int with ``cutoff=True``, else ``None``), and returns a number.
 
 A user's function is Python called per query, not a vectorised kernel: it costs about a
 microsecond per query plus the function's own work.
@@ -12,11 +12,8 @@ microsecond per query plus the function's own work.
 
 from __future__ import annotations
 
-import importlib.util
-import inspect
 import math
 import numbers
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,13 +22,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from prfeval._core.errors import MeasureError, UsageError
+from prfeval._core.errors import MeasureError
 from prfeval._core.measure_def import Measure, MeasureDef
 
 if TYPE_CHECKING:
     from prfeval._core.ranking import JudgedRanking
 
-__all__ = ["QueryRanking", "UserMeasure", "is_user_measure", "load_measures", "measure"]
+__all__ = ["QueryRanking", "UserMeasure", "definition_of", "is_user_measure", "where"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -127,25 +124,25 @@ class UserMeasure:
             value = self.function(r, m.k)
         except Exception as error:  # the user's code: any failure is theirs, named as such
             raise MeasureError(
-                f"measure {label!r} (defined by {_where(self.function)}) raised "
+                f"measure {label!r} (defined by {where(self.function)}) raised "
                 f"{type(error).__name__} on query {r.query_id!r}: {error}"
             ) from error
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise MeasureError(
-                f"measure {label!r} (defined by {_where(self.function)}) returned "
+                f"measure {label!r} (defined by {where(self.function)}) returned "
                 f"{value!r} ({type(value).__name__}) for query {r.query_id!r}: expected a "
                 "number"
             )
         number = float(value)
         if not math.isfinite(number):
             raise MeasureError(
-                f"measure {label!r} (defined by {_where(self.function)}) returned {number} "
+                f"measure {label!r} (defined by {where(self.function)}) returned {number} "
                 f"for query {r.query_id!r}: expected a finite number"
             )
         return number
 
 
-def _where(function: Callable[..., Any]) -> str:
+def where(function: Callable[..., Any]) -> str:
     """``lindcg, measures.py:12``: the function and where it is written."""
     name = getattr(function, "__qualname__", repr(function))
     code = getattr(function, "__code__", None)
@@ -164,7 +161,7 @@ def definition_of(user: UserMeasure) -> MeasureDef:
     return MeasureDef(
         name=user.name,
         summary=user.summary,
-        formula=f"defined by {_where(user.function)}",
+        formula=f"defined by {where(user.function)}",
         ranked=user,
         cutoff="required" if user.cutoff else "none",
         reads="ranks",
@@ -172,97 +169,3 @@ def definition_of(user: UserMeasure) -> MeasureDef:
         higher_is_better=user.higher_is_better,
         conventions="a measure of your own: its conventions are its function's",
     )
-
-
-def measure(
-    name: str, *, cutoff: bool = False, higher_is_better: bool = True
-) -> Callable[[Callable[[QueryRanking, int | None], float]], Callable[..., float]]:
-    """Declare a per-query measure of your own: a decorator on ``def f(r, k) -> float``.
-
-    Parameters
-    ----------
-    name
-        The measure's name, as typed in ``-m`` (letters, digits, ``_`` and ``-``, starting
-        with a letter); it may not be a built-in measure's name or alias.
-    cutoff
-        Whether the name takes a cutoff: ``LinDCG@10``; ``k`` is then that int (``None``
-        without one).
-    higher_is_better
-        The direction compare and gate read the sign of a difference from.
-
-    Returns
-    -------
-    callable
-        The decorator; it returns the function unchanged, registered.
-
-    Notes
-    -----
-    ``f(r, k)`` gets a :class:`QueryRanking` per query and returns a number (a NaN, an
-    infinity, a non-number or an exception is a :class:`~prfeval.MeasureError` naming the
-    measure and the query). The values are averaged over queries by their mean, like
-    P@k's; the measure also takes ``(rel=N)``, the relevance level its ``r.gains`` and
-    ``r.num_rel`` use. Defining a name again (running a file twice) replaces it.
-
-    Examples
-    --------
-    >>> import prfeval
-    >>> @prfeval.measure("FirstGain", cutoff=True)
-    ... def first_gain(r, k):
-    ...     top = r.gains[:k]
-    ...     return float(top[0]) if top.size else 0.0
-    >>> prfeval.evaluate({"q": {"a": 2}}, {"q": ["a", "b"]}, "FirstGain@5").macro["FirstGain@5"]
-    2.0
-    """
-    from prfeval._measures import register_user_definition
-
-    if not isinstance(name, str) or not name[:1].isalpha() or not all(
-        ch.isalnum() or ch in "_-" for ch in name
-    ):
-        raise MeasureError(
-            f"a measure's name must start with a letter and hold letters, digits, _ and -: "
-            f"got {name!r}"
-        )
-
-    def register(function: Callable[[QueryRanking, int | None], float]) -> Callable[..., float]:
-        if not callable(function):
-            raise UsageError(f"@prfeval.measure({name!r}) decorates a function f(r, k)")
-        doc = inspect.getdoc(function) or ""
-        summary = doc.splitlines()[0] if doc else f"your own measure, {_where(function)}"
-        user = UserMeasure(name, function, bool(cutoff), bool(higher_is_better), summary)
-        register_user_definition(definition_of(user))
-        return function
-
-    return register
-
-
-def load_measures(source: str) -> None:
-    """Run a Python file (``measures.py``) or import a module (``mypkg.measures``) whose
-    ``@prfeval.measure`` declarations register measures: what ``--measures-from`` does."""
-    path = Path(source)
-    if source.endswith(".py") or path.is_file():
-        if not path.is_file():
-            raise UsageError(f"--measures-from {source}: no such file")
-        module_name = f"prfeval_user_measures_{abs(hash(str(path.resolve())))}"
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        if spec is None or spec.loader is None:
-            raise UsageError(f"--measures-from {source}: not a Python file")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module  # so that its dataclasses and pickles find it
-        try:
-            spec.loader.exec_module(module)
-        except MeasureError:
-            raise
-        except Exception as error:
-            del sys.modules[module_name]
-            raise UsageError(
-                f"--measures-from {source}: {type(error).__name__}: {error}"
-            ) from error
-        return
-    try:
-        importlib.import_module(source)
-    except MeasureError:
-        raise
-    except Exception as error:
-        raise UsageError(
-            f"--measures-from {source}: cannot import it ({type(error).__name__}: {error})"
-        ) from error

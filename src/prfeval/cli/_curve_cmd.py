@@ -30,7 +30,6 @@ from prfeval.cli._options import (
     curve_flags,
     evaluation_options,
     files,
-    measures_from_option,
     output_option,
 )
 from prfeval.cli._output import emit, note, notes_from_warnings, output_file, progress_bar
@@ -87,7 +86,6 @@ _SPOOL_BYTES = 16 * 2**20
     "tradeoff: only P, R, F against k (log axis); pr: only the precision-recall curve.",
 )
 @output_option
-@measures_from_option
 def command(
     qrels: str,
     runs: tuple[str, ...],

@@ -168,7 +168,7 @@ output_option = click.option(
 
 
 def _load_measures(_ctx: click.Context, _param: click.Parameter, sources: tuple[str, ...]) -> None:
-    from prfeval._measures.user import load_measures
+    from prfeval._measures.declare import load_measures
 
     for source in sources:
         load_measures(source)
