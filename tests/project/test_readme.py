@@ -653,7 +653,8 @@ def _table_argv(template: str, folder: Path) -> list[str]:
     fill = {
         "QRELS": ["prfeval-demo/qrels.trec"], "RUN": ["prfeval-demo/run.trec"],
         "RUN...": ["prfeval-demo/run.trec"], "RUN_A": ["prfeval-demo/run.trec"],
-        "RUN_B...": ["prfeval-demo/run2.trec"], "Q": ["2"], "FILE": ["labels.csv"],
+        "RUN_B...": ["prfeval-demo/run2.trec"], "RUN_B": ["prfeval-demo/run2.trec"],
+        "Q": ["2"], "FILE": ["labels.csv"],
         "N": ["1"], "DIR": ["split"],
         # gate: run2.trec, BM25 at k1 = 0.9, b = 0.4, is the baseline run.trec beats on both
         # measures (counted by hand in the check below), so the gate passes and exits 0.
