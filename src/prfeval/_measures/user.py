@@ -6,8 +6,8 @@ one, so it is parsed, evaluated, compared, gated, sized, reported and run on Spa
 built-in one is. Its function is called once per query with a :class:`QueryRanking` (``r``)
 and the cutoff (``k``: an int with ``cutoff=True``, else ``None``), and returns a number.
 
-A user's function is Python called per query, not a vectorised kernel: it costs about a
-microsecond per query plus the function's own work.
+A user's function is Python called once per query, not a vectorised kernel over every
+query at once as the built-in measures are.
 """
 
 from __future__ import annotations
