@@ -341,7 +341,8 @@ class Comparison:
 
     def _table(self) -> Table:
         """The short table ``print(c)`` shows: per measure and run, the mean over queries,
-        the difference from the baseline, the adjusted p-value and † where significant."""
+        the difference from the baseline, its effect size d_z, the adjusted p-value and †
+        where significant."""
         s = self.settings
         test = {"ttest": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test"}.get(
             s.get("test", ""), f"paired {s.get('test', '')} test"
@@ -362,10 +363,11 @@ class Comparison:
                 r.run + (" (baseline)" if r.is_baseline else ""),
                 number(r.macro, integer=integer),
                 "" if r.is_baseline else f"{r.delta:+.{0 if integer else 4}f}",
+                f"{r.effect_size:+.2f}" if tested and not np.isnan(r.effect_size) else "",
                 ("<0.0001" if r.p_adjusted < 1e-4 else number(r.p_adjusted)) if tested else "",
                 "†" if r.significant else "",
             ])
-        columns = ["measure", "run", "mean", "Δ mean", "p adj.", "sig."]
+        columns = ["measure", "run", "mean", "Δ mean", "d_z", "p adj.", "sig."]
         return table(title, columns, rows, left=2)
 
     def __repr__(self) -> str:
