@@ -39,3 +39,20 @@ def test_a_users_measure_gives_the_hand_values_on_the_executors(spark, files) ->
 def test_a_failing_measure_is_named_from_the_executors(spark, files) -> None:
     with pytest.raises(MeasureError, match=r"measure 'Raises'.*ZeroDivisionError.*'q2'"):
         prfeval.spark.evaluate(files["qrels"], files["a.run"], "Raises", spark=spark)
+
+
+def test_the_command_line_with_measures_from_prints_what_the_local_engine_prints(
+    spark, files, capsys
+) -> None:
+    from support.cli import run_cli
+
+    argv = ["evaluate", files["qrels"], files["b.run"], "-m", "LinDCG@2 P@2",
+            "--measures-from", files["measures.py"], "--format", "json", "-q"]
+    local = run_cli(capsys, *argv)
+    on_spark = run_cli(capsys, *argv, "--engine", "spark")
+    assert on_spark == local and local[0] == 0
+    import json
+
+    per_query = json.loads(on_spark[1])["per_query"]
+    for q, value in LIN_DCG_2["B"].items():
+        assert per_query[q]["LinDCG@2"] == pytest.approx(value, rel=1e-12)

@@ -54,10 +54,14 @@ __all__ = [
 BLOCK_ROWS = 1 << 20
 
 
-@lru_cache(maxsize=16)
-def _measures(specs: tuple[tuple[str, str], ...]) -> tuple[Measure, ...]:
+def _parsed(specs: tuple[tuple[str, str], ...]) -> tuple[Measure, ...]:
     """The measures of ``(name, label)`` pairs, parsed from the registry."""
     return tuple(replace(parse_measures(name)[0], label=label) for name, label in specs)
+
+
+# The built-in measures never change: their parse is kept per executor process. A user's
+# measure may be defined again (a file loaded twice), so a plan with one parses afresh.
+_measures = lru_cache(maxsize=16)(_parsed)
 
 
 def user_measures_of(measures: Iterable[Measure]) -> tuple[UserMeasure, ...]:
@@ -86,7 +90,7 @@ def portable(measures: Iterable[Measure]) -> tuple[tuple[str, str], ...]:
         for name in (m.name, str(m)):
             spec = (name, str(m))
             try:
-                if _measures((spec,))[0] == m:
+                if _parsed((spec,))[0] == m:
                     specs.append(spec)
                     break
             except PrfevalError:
@@ -134,8 +138,8 @@ class Plan:
     def measures(self) -> tuple[Measure, ...]:
         """Every measure, asked and hidden."""
         for declared in self.user_measures:
-            user_definition(declared)  # registered once per executor process
-        return _measures(self.specs)
+            user_definition(declared)  # registered in the executor's process
+        return _parsed(self.specs) if self.user_measures else _measures(self.specs)
 
     @property
     def layout(self) -> Layout:
