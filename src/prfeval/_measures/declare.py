@@ -55,6 +55,8 @@ def measure(
     ...     return float(top[0]) if top.size else 0.0
     >>> prfeval.evaluate({"q": {"a": 2}}, {"q": ["a", "b"]}, "FirstGain@5").macro["FirstGain@5"]
     2.0
+    >>> from prfeval._measures import forget_user_measure
+    >>> forget_user_measure("FirstGain")  # the registry as it was
     """
     if not isinstance(name, str) or not name[:1].isalpha() or not all(
         ch.isalnum() or ch in "_-" for ch in name

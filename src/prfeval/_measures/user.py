@@ -165,6 +165,9 @@ def definition_of(user: UserMeasure) -> MeasureDef:
         ranked=user,
         cutoff="required" if user.cutoff else "none",
         reads="ranks",
+        # It may read r.judged: tied documents are put in trec_eval's order, as for the
+        # measures that tell unjudged documents apart.
+        tells_unjudged=True,
         params=("rel",),
         higher_is_better=user.higher_is_better,
         conventions="a measure of your own: its conventions are its function's",
