@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -122,3 +123,12 @@ def test_a_file_that_fails_to_run_exits_2(files, capsys, tmp_path) -> None:
     code, _, err = run_cli(capsys, "evaluate", files["qrels"], files["a.run"],
                            "--measures-from", str(broken))
     assert code == 2 and "RuntimeError: half-written" in err and "Traceback" not in err
+
+
+def test_the_measures_file_is_an_input_never_overwritten(files, capsys) -> None:
+    before = Path(files["measures.py"]).read_text()
+    code, _, err = run_cli(capsys, "evaluate", files["qrels"], files["a.run"], "-m",
+                           "LinDCG@2", "--measures-from", files["measures.py"], "-o",
+                           files["measures.py"])
+    assert code == 2 and "measures.py" in err
+    assert Path(files["measures.py"]).read_text() == before

@@ -167,11 +167,16 @@ output_option = click.option(
 )
 
 
-def _load_measures(_ctx: click.Context, _param: click.Parameter, sources: tuple[str, ...]) -> None:
+def _load_measures(ctx: click.Context, _param: click.Parameter, sources: tuple[str, ...]) -> None:
     from prfeval._measures.declare import load_measures
 
     for source in sources:
         load_measures(source)
+    # Files the command reads, as its own inputs are (:func:`files`): never an output.
+    ctx.meta[_MEASURES_FROM] = tuple(s for s in sources if os.path.isfile(s))
+
+
+_MEASURES_FROM = "prfeval.measures_from"
 
 
 #: --measures-from FILE.py|MODULE: run the file (import the module) whose
@@ -262,6 +267,8 @@ def files(
                 run_path(n) if p in named else n for p in inputs for n in _names(params.get(p))
             ]
             written = [n for p in outputs for n in _names(params.get(p))]
+            context = click.get_current_context(silent=True)
+            read += context.meta.get(_MEASURES_FROM, ()) if context is not None else ()
             check_one_stdin(read)
             _check_read_once(read)
             for name in written:
