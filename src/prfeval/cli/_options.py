@@ -27,6 +27,7 @@ __all__ = [
     "evaluation_options",
     "files",
     "measures_from_option",
+    "measures_option",
     "option_values",
     "output_option",
 ]
@@ -43,6 +44,13 @@ def _stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
     return apply
 
 
+def measures_option(help: str, *, required: bool = False) -> Callable[[F], F]:
+    """``-m/--measure M``, repeatable, handed to the command as ``measures``."""
+    return click.option(
+        "-m", "--measure", "measures", multiple=True, required=required, metavar="M", help=help
+    )
+
+
 def comparison_options(*names: str) -> Callable[[F], F]:
     """The options of a comparison of runs, as compare and report take them: the measures,
     the baseline, and the flags of :data:`~prfeval._comparison.options.COMPARISON_OPTIONS`
@@ -51,13 +59,8 @@ def comparison_options(*names: str) -> Callable[[F], F]:
     from prfeval._comparison.compare import COMPARE_MEASURES
 
     return _stack(
-        click.option(
-            "-m",
-            "--measure",
-            "measures",
-            multiple=True,
-            metavar="M",
-            help=f'Measures, e.g. -m "P@10 R@100". Repeatable.  [default: {COMPARE_MEASURES}]',
+        measures_option(
+            f'Measures, e.g. -m "P@10 R@100". Repeatable.  [default: {COMPARE_MEASURES}]'
         ),
         click.option(
             "--baseline",

@@ -15,6 +15,7 @@ from prfeval.cli._options import (
     evaluation_options,
     files,
     measures_from_option,
+    measures_option,
     output_option,
 )
 from prfeval.cli._output import emit
@@ -32,13 +33,8 @@ def _level(_ctx: click.Context, _param: click.Parameter, value: float) -> float:
        named=("runs",))
 @click.argument("qrels", metavar="QRELS")
 @click.argument("runs", nargs=-1, required=True, metavar="[NAME=]RUN_A [NAME=]RUN_B")
-@click.option(
-    "-m",
-    "--measure",
-    "measures",
-    multiple=True,
-    metavar="M",
-    help='Measures, e.g. -m "nDCG@10 P@10". Repeatable.  [default: nDCG@10 P@10]',
+@measures_option(
+    'Measures, e.g. -m "nDCG@10 P@10". Repeatable.  [default: nDCG@10 P@10]'
 )
 @comparison_flags("alpha", "missing", help={
     "alpha": "The paired t-test's level (two-sided).",
