@@ -37,7 +37,9 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from prfeval._classification.thresholds import ThresholdSweep, threshold_sweep
     from prfeval._comparison.compare import compare
     from prfeval._comparison.gate import gate
+    from prfeval._comparison.power import detectable_diff, queries_needed
     from prfeval._comparison.results import Comparison
+    from prfeval._comparison.sizing import MeasurePower, PowerAnalysis, power
     from prfeval._comparison.split import split_queries
     from prfeval._core.counts import (
         Counts,
@@ -60,6 +62,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from prfeval._io import load_qrels, load_run
     from prfeval._io.subtopics import load_subtopic_qrels
     from prfeval._measures import Measure, parse_measures
+    from prfeval._measures.declare import measure
+    from prfeval._measures.user import QueryRanking
     from prfeval._report.comparison import format_comparison
     from prfeval._retrieval.curve_result import Curves
     from prfeval._retrieval.curves import curve
@@ -99,7 +103,8 @@ _LAZY: dict[str, str] = {
             "f_beta",
             "f_from_pr",
             "fallout",
-            "ppcr",
+            "power",
+    "ppcr",
             "precision",
             "prevalence",
             "recall",
@@ -122,11 +127,15 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(["PrefsResult", "evaluate_preferences"], "prfeval._retrieval.prefs"),
     "evaluate_judgment_groups": "prfeval._trec_eval.judgment_groups",
     **dict.fromkeys(["Measure", "parse_measures"], "prfeval._measures"),
+    "QueryRanking": "prfeval._measures.user",
+    "measure": "prfeval._measures.declare",
     **dict.fromkeys(["ScoreMeasures", "score_measures"], "prfeval._classification.scores"),
     "split_queries": "prfeval._comparison.split",
     **dict.fromkeys(["ThresholdSweep", "threshold_sweep"], "prfeval._classification.thresholds"),
     **dict.fromkeys(["f_at_k", "precision_at_k", "recall_at_k"], "prfeval._retrieval.topk"),
     "gate": "prfeval._comparison.gate",
+    **dict.fromkeys(["detectable_diff", "queries_needed"], "prfeval._comparison.power"),
+    **dict.fromkeys(["MeasurePower", "PowerAnalysis", "power"], "prfeval._comparison.sizing"),
     "load_subtopic_qrels": "prfeval._io.subtopics",
 }
 
@@ -143,11 +152,14 @@ __all__ = [
     "InputFormatError",
     "Measure",
     "MeasureError",
+    "MeasurePower",
     "OutputError",
+    "PowerAnalysis",
     "Preferences",
     "PrefsResult",
     "PrfevalError",
     "PrfevalWarning",
+    "QueryRanking",
     "ScoreMeasures",
     "ThresholdSweep",
     "UndefinedMetricWarning",
@@ -162,6 +174,7 @@ __all__ = [
     "compare",
     "continuous_prf",
     "curve",
+    "detectable_diff",
     "e_measure",
     "evaluate",
     "evaluate_judgment_groups",
@@ -177,13 +190,16 @@ __all__ = [
     "load_run",
     "load_subtopic_qrels",
     "log_loss",
+    "measure",
     "min_precision",
     "parse_measures",
+    "power",
     "ppcr",
     "precision",
     "precision_at_k",
     "precision_from_rates",
     "prevalence",
+    "queries_needed",
     "read_preferences",
     "recall",
     "recall_at_k",

@@ -46,7 +46,8 @@ def test_table_names_runs_and_marks_significance(
     assert run(argv) == 0
     out = capsys.readouterr().out
     (line,) = [ln for ln in out.splitlines() if ln.strip().startswith("good.run")]
-    # macro 1, micro 1, delta +1, CI [+1, +1], p = 1/500 (all 12 differences +1), 12 wins.
+    # macro 1, micro 1, delta +1, CI [+1, +1], p = 1/500 (all 12 differences +1), 12 wins;
+    # the effect size is undefined (n/a): the differences do not vary.
     assert line.split() == [
         "good.run",
         "1.0000",
@@ -54,6 +55,7 @@ def test_table_names_runs_and_marks_significance(
         "+1.0000",
         "[+1.0000,",
         "+1.0000]",
+        "n/a",
         "0.0020",
         "0.0020",
         "†",

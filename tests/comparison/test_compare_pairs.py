@@ -187,14 +187,17 @@ def test_markdown_and_latex_carry_the_intervals_and_the_query_set():
     c = compare(qrels, {k: runs[k] for k in ("A", "D")}, "P@5 RR", n_permutations=199,
                 n_bootstrap=199)
     r = c.row("RR", "D")
-    cell = f"{r.delta:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}]" + ("†" if r.significant else "")
+    interval = f"{r.delta:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}]"
+    d = c.differences("RR", "D")
+    cell = f"{interval} d_z {d.mean() / d.std(ddof=1):+.2f}" + ("†" if r.significant else "")
     md = markdown(c)
     assert "query set all" not in md
     assert "Macro averages over 30 queries, the judged queries any run answered." in md
     assert f"| D | {c.row('P@5', 'D').delta:+.4f} [" in md and cell in md
     tex = latex(c)
     assert "query set all" not in tex
-    tex_cell = cell.replace("[", "{[}").replace("]", "{]}").replace("†", r"$^{\dagger}$")
+    tex_cell = (cell.replace("[", "{[}").replace("]", "{]}").replace("†", r"$^{\dagger}$")
+                .replace("d_z", "$d_z$"))
     assert tex_cell in tex and tex.count(r"\begin{table}") == 2
     assert "95\\% paired bootstrap confidence intervals" in tex
 
@@ -210,9 +213,12 @@ def test_all_pairs_tables_have_a_row_per_pair_and_tukey_marks():
     md = markdown(c)
     for p in c.pairs:
         mark = ("†" if p.significant else "") + ("‡" if p.tukey_significant else "")
+        k = c.runs.index
+        d = c.values[k(p.run_b), 0] - c.values[k(p.run_a), 0]
+        assert p.effect_size == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
         assert (
-            f"| {p.run_b} − {p.run_a} | {p.delta:+.4f} [{p.ci_low:+.4f}, {p.ci_high:+.4f}]{mark} |"
-            in md
+            f"| {p.run_b} − {p.run_a} | {p.delta:+.4f} [{p.ci_low:+.4f}, {p.ci_high:+.4f}] "
+            f"d_z {p.effect_size:+.2f}{mark} |" in md
         )
     assert "Tukey's HSD over all 4 runs" in md
     tex = latex(c)

@@ -481,7 +481,7 @@ def test_python_block(in_demo_folder, capsys) -> None:
     k, f1 = number(rf"best mean F1 over queries: k = (\d+), mean F1 = {NUM}")
     assert (best_all.k, f"{best_all.f:.3f}") == (int(k), f1)
     # The comparison's Markdown: "deltas, CIs, p-values, marks".
-    assert "| Δ macro | CI | p | p adj. | sig." in printed and "†" in printed
+    assert "| Δ macro | CI | d_z | p | p adj. | sig." in printed and "†" in printed
     # "like scikit-learn" and "scikit-learn's", with the README's own inputs.
     calls = {
         n.value.func.attr: [ast.literal_eval(a) for a in n.value.args]
@@ -653,7 +653,8 @@ def _table_argv(template: str, folder: Path) -> list[str]:
     fill = {
         "QRELS": ["prfeval-demo/qrels.trec"], "RUN": ["prfeval-demo/run.trec"],
         "RUN...": ["prfeval-demo/run.trec"], "RUN_A": ["prfeval-demo/run.trec"],
-        "RUN_B...": ["prfeval-demo/run2.trec"], "Q": ["2"], "FILE": ["labels.csv"],
+        "RUN_B...": ["prfeval-demo/run2.trec"], "RUN_B": ["prfeval-demo/run2.trec"],
+        "Q": ["2"], "FILE": ["labels.csv"],
         "N": ["1"], "DIR": ["split"],
         # gate: run2.trec, BM25 at k1 = 0.9, b = 0.4, is the baseline run.trec beats on both
         # measures (counted by hand in the check below), so the gate passes and exits 0.

@@ -116,10 +116,24 @@ def test_comparison_matches_compare(page):
                 n_bootstrap=500)
     table = _tables(text)["table1"]
     delta_rows = [r for r in table[1:] if r[1][0] == "b.run"]
+    checked = 0
     for r, label in zip(delta_rows, c.labels, strict=True):
         row = c.row(label, "b.run")
         assert float(r[4][1]) == pytest.approx(row.delta, abs=1e-12)
-        assert r[9][0] == f"{row.wins}/{row.ties}/{row.losses}"
+        d = c.differences(label, "b.run")
+        if d.std() == 0:  # no spread: no effect size, any difference detected
+            assert (r[6][0], float(r[8][1])) == ("n/a", 0.0)
+            continue
+        assert float(r[6][1]) == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-9)
+        # power and the detectable difference: statsmodels' noncentral t, and its root.
+        stats_power = pytest.importorskip("statsmodels.stats.power").TTestPower().power
+        effect, n = abs(d.mean() / d.std(ddof=1)), len(d)
+        assert float(r[7][1]) == pytest.approx(stats_power(effect, n, 0.05), abs=1e-6)
+        assert stats_power(float(r[8][1]) / d.std(ddof=1), n, 0.05) == pytest.approx(
+            0.8, abs=1e-6)
+        checked += 1
+        assert r[12][0] == f"{row.wins}/{row.ties}/{row.losses}"
+    assert checked
 
 
 def test_drilldown_data_is_explain_for_each_query(page):
@@ -304,7 +318,7 @@ def test_a_significantly_worse_run_is_marked_worse_and_a_better_one_better(place
     for (label, run), (way, sign) in expected.items():
         other = "worse" if way == "better" else "better"
         assert s.comparison.row(label, run).significant
-        delta, sig = rows[(label, run)][4], rows[(label, run)][8]
+        delta, sig = rows[(label, run)][4], rows[(label, run)][11]
         assert np.sign(float(delta[1])) == sign  # SetE: lower is better
         assert way in delta[2].split() and other not in delta[2].split()
         assert arrows[way] in delta[0] and arrows[other] not in delta[0]

@@ -31,6 +31,8 @@ their comparability :mod:`prfeval._comparison.gate_sides`.
 
 from __future__ import annotations
 
+import importlib.util
+import math
 from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
@@ -46,6 +48,7 @@ from prfeval._comparison.gate_sides import (
 from prfeval._comparison.gate_verdicts import (
     DEFAULT_MAX_DROP,
     GateResult,
+    MeasureVerdict,
     budgets_of,
     floors_of,
     gated_measures,
@@ -53,6 +56,7 @@ from prfeval._comparison.gate_verdicts import (
 )
 from prfeval._comparison.options import ComparisonOptions, split_options
 from prfeval._comparison.paired import paired_tests
+from prfeval._comparison.sizing import size_differences
 from prfeval._core.checks import flag, probability
 from prfeval._core.errors import UsageError
 from prfeval._core.ids import counted, id_list, ordered_ids
@@ -236,9 +240,37 @@ def gate(
         candidate_values=c_values,
         inputs=(qrels_input, base_input, cand_input),
         settings=settings,
-        notes=tuple(_query_notes(base, cand, query_ids, opts, qrels_input.name)),
+        notes=(
+            *_query_notes(base, cand, query_ids, opts, qrels_input.name),
+            *_power_notes(verdicts, c_values - b_values, alpha),
+        ),
         version=_version(),
     )
+
+
+def _power_notes(verdicts: list[MeasureVerdict], diffs: Any, alpha: float | None) -> list[str]:
+    """Where a budget is under the smallest drop the query set detects (the paired t-test at
+    the gate's alpha, 0.05 without one, and power 0.8): a note saying so, with the queries
+    a drop of the budget would need. A zero budget ("any drop fails") is no size to plan
+    for, and without scipy there is no note: the note advises, the verdict does not read it."""
+    if importlib.util.find_spec("scipy") is None:
+        return []
+    level = 0.05 if alpha is None else alpha
+    lines = []
+    for k, v in enumerate(verdicts):
+        d = diffs[k]
+        if v.allowed <= 0 or len(d) < 2 or not math.isfinite(v.allowed):
+            continue
+        sized = size_differences(v.measure, d, alpha=level, power=0.8, delta=v.allowed)
+        if not sized.min_detectable_diff > v.allowed:
+            continue
+        lines.append(
+            f"{v.measure}: {len(d)} queries are too few to detect a drop of {v.allowed:.4g} "
+            f"(the budget): the smallest difference they detect with power 0.8 at alpha "
+            f"{level:g} is {sized.min_detectable_diff:.4f}; a drop of {v.allowed:.4g} needs "
+            f"{sized.queries_needed:,} queries (prfeval power)."
+        )
+    return lines
 
 
 def _version() -> str:

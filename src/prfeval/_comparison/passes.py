@@ -15,7 +15,8 @@ import numpy.typing as npt
 
 from prfeval._comparison.options import ComparisonOptions
 from prfeval._comparison.paired import PairedTests, paired_tests
-from prfeval._comparison.queries import choose_queries
+from prfeval._comparison.power import effect_size
+from prfeval._comparison.queries import Missing, QueryTreatment, choose_queries
 from prfeval._comparison.results import Comparison, ComparisonRow, Disagreement, PairRow
 from prfeval._comparison.stats import tukey_hsd
 from prfeval._core.errors import UsageError
@@ -24,14 +25,16 @@ from prfeval._core.ranking import RankingNeeds
 from prfeval._io.blocks import SharedJudgments, load_judgments
 from prfeval._io.source import check_one_stdin
 from prfeval._measures import Measure, ranking_needs
-from prfeval._retrieval.evaluate import summarise
+from prfeval._retrieval.evaluate import Evaluation, summarise
 from prfeval._retrieval.kernel import MeasuredQueries
 from prfeval._retrieval.pipeline import MeasureSink, PipelineRun, Sink, TeeSink, run_pipeline
 
 __all__ = [
+    "PairedValues",
     "RunPass",
     "compare_passes",
     "measure_runs",
+    "pair_passes",
     "run_pairs",
 ]
 
@@ -167,26 +170,31 @@ def measure_runs(
     return out
 
 
-def compare_passes(
+@dataclass(frozen=True)
+class PairedValues:
+    """Every run's per-query values on the compared queries, paired by query id.
+
+    ``values`` has shape (n_runs, n_measures, n_queries), queries in ``query_ids`` order;
+    ``macro`` and ``micro`` (NaN for counts) have shape (n_runs, n_measures)."""
+
+    treatment: QueryTreatment
+    evaluations: dict[str, Evaluation]
+    query_ids: tuple[str, ...]
+    values: FloatArray
+    macro: FloatArray
+    micro: FloatArray
+
+
+def pair_passes(
     passes: Sequence[RunPass],
     parsed: Sequence[Measure],
     opts: EvalOptions,
-    comparison: ComparisonOptions,
     *,
-    baseline: str,
-    intervals: bool = False,
-) -> Comparison:
-    """The comparison of runs already measured by :func:`measure_runs`, as ``comparison``
-    says; with its ``all_pairs`` every pair of runs is tested too (the correction's family
-    is then every pair and measure) and Tukey's HSD is run per measure over all the runs.
-
-    With ``intervals``, also each run's bootstrap interval of each macro average that is a
-    mean (``Comparison.intervals``), from the tests' resamples: the runs share their
-    queries, so one set of draws serves every column, and each column's interval is what a
-    bootstrap of that column alone gives (the draws depend on the number of queries and
-    the seed only)."""
-    how = comparison  # `c` names a test's column below
-    alpha, all_pairs = how.alpha, how.all_pairs
+    missing: Missing,
+) -> PairedValues:
+    """The runs measured by :func:`measure_runs` on the one query set compare uses (chosen
+    by ``missing`` and the options' query set), paired by query id: what compare tests and
+    power sizes."""
     parsed = tuple(parsed)
     names = [p.name for p in passes]
     measured = {p.name: p.measured for p in passes}
@@ -202,7 +210,7 @@ def compare_passes(
         judged,
         answered,
         runs_all,
-        missing=how.missing,
+        missing=missing,
         complete=opts.complete,
         include=None if opts.queries is None else set(opts.queries),
         exclude=set(opts.exclude_queries or ()),
@@ -250,6 +258,37 @@ def compare_passes(
             macro[i, k] = e.macro[str(m)]
             if m.definition.direction != 0:
                 micro[i, k] = e.micro.get(str(m), np.nan)
+
+    return PairedValues(treatment, evaluations, query_ids, values, macro, micro)
+
+
+def compare_passes(
+    passes: Sequence[RunPass],
+    parsed: Sequence[Measure],
+    opts: EvalOptions,
+    comparison: ComparisonOptions,
+    *,
+    baseline: str,
+    intervals: bool = False,
+) -> Comparison:
+    """The comparison of runs already measured by :func:`measure_runs`, as ``comparison``
+    says; with its ``all_pairs`` every pair of runs is tested too (the correction's family
+    is then every pair and measure) and Tukey's HSD is run per measure over all the runs.
+
+    With ``intervals``, also each run's bootstrap interval of each macro average that is a
+    mean (``Comparison.intervals``), from the tests' resamples: the runs share their
+    queries, so one set of draws serves every column, and each column's interval is what a
+    bootstrap of that column alone gives (the draws depend on the number of queries and
+    the seed only)."""
+    how = comparison  # `c` names a test's column below
+    alpha, all_pairs = how.alpha, how.all_pairs
+    parsed = tuple(parsed)
+    names = [p.name for p in passes]
+    paired = pair_passes(passes, parsed, opts, missing=how.missing)
+    treatment, evaluations, query_ids = paired.treatment, paired.evaluations, paired.query_ids
+    values, macro, micro = paired.values, paired.macro, paired.micro
+    by_name = {p.name: p.done for p in passes}
+    n_runs, n_q = len(names), len(query_ids)
 
     base = names.index(baseline)
     testable = [k for k, m in enumerate(parsed) if m.definition.direction != 0]
@@ -310,6 +349,7 @@ def compare_passes(
                     row,
                     ci_low=float(ci_low[c]),
                     ci_high=float(ci_high[c]),
+                    effect_size=effect_size(d),
                     p_value=float(p[c]),
                     p_adjusted=float(p_adj[c]),
                     significant=bool(p_adj[c] <= alpha),
@@ -380,6 +420,7 @@ def _pair_rows(
                     delta=float(macro[b, k] - macro[a, k]),
                     ci_low=float(tests.ci_low[c]),
                     ci_high=float(tests.ci_high[c]),
+                    effect_size=effect_size(diffs[:, c]),
                     p_value=float(tests.p_value[c]),
                     p_adjusted=float(tests.p_adjusted[c]),
                     significant=bool(tests.p_adjusted[c] <= alpha),

@@ -50,6 +50,10 @@ class ComparisonRow:
         ``macro - macro of the baseline`` and the same for micro.
     ci_low, ci_high
         Paired bootstrap confidence interval of ``delta`` (NaN for the baseline and counts).
+    effect_size
+        Cohen's d_z of the per-query differences ``run - baseline``: their mean over their
+        standard deviation (``n - 1``), signed; NaN for the baseline and counts, and where
+        the differences do not vary or there are fewer than two queries.
     p_value, p_adjusted
         The paired test's p-value and the p-value adjusted for every test in the comparison.
     significant
@@ -72,6 +76,7 @@ class ComparisonRow:
     micro_delta: float
     ci_low: float = float("nan")
     ci_high: float = float("nan")
+    effect_size: float = float("nan")
     p_value: float = float("nan")
     p_adjusted: float = float("nan")
     significant: bool = False
@@ -109,6 +114,9 @@ class PairRow:
         ``macro_b - macro_a``, the mean of the per-query differences ``b_q - a_q``.
     ci_low, ci_high
         Paired bootstrap confidence interval of ``delta``.
+    effect_size
+        Cohen's d_z of the per-query differences ``b_q - a_q`` (mean over standard
+        deviation, signed; NaN where the differences do not vary).
     p_value, p_adjusted
         The paired test's p-value, and the same adjusted over every (pair, measure) tested.
     significant
@@ -137,6 +145,7 @@ class PairRow:
     wins: int
     ties: int
     losses: int
+    effect_size: float = float("nan")
     tukey_p: float = float("nan")
     tukey_low: float = float("nan")
     tukey_high: float = float("nan")
@@ -333,7 +342,8 @@ class Comparison:
 
     def _table(self) -> Table:
         """The short table ``print(c)`` shows: per measure and run, the mean over queries,
-        the difference from the baseline, the adjusted p-value and † where significant."""
+        the difference from the baseline, its effect size d_z, the adjusted p-value and †
+        where significant."""
         s = self.settings
         test = {"ttest": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test"}.get(
             s.get("test", ""), f"paired {s.get('test', '')} test"
@@ -354,10 +364,11 @@ class Comparison:
                 r.run + (" (baseline)" if r.is_baseline else ""),
                 number(r.macro, integer=integer),
                 "" if r.is_baseline else f"{r.delta:+.{0 if integer else 4}f}",
+                f"{r.effect_size:+.2f}" if tested and not np.isnan(r.effect_size) else "",
                 ("<0.0001" if r.p_adjusted < 1e-4 else number(r.p_adjusted)) if tested else "",
                 "†" if r.significant else "",
             ])
-        columns = ["measure", "run", "mean", "Δ mean", "p adj.", "sig."]
+        columns = ["measure", "run", "mean", "Δ mean", "d_z", "p adj.", "sig."]
         return table(title, columns, rows, left=2)
 
     def __repr__(self) -> str:
@@ -374,6 +385,7 @@ _FLOAT_COLUMNS = (
     "micro_delta",
     "ci_low",
     "ci_high",
+    "effect_size",
     "p_value",
     "p_adjusted",
 )

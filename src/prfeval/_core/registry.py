@@ -113,6 +113,38 @@ class Registry:
         self.trec_table, self.trec_sets = self.trec.table, self.trec.sets
         self.trec_table_10, self.trec_sets_10 = self.trec.table_10, self.trec.sets_10
 
+    def add(self, definition: MeasureDef, *, replaces: Callable[[MeasureDef], bool]) -> None:
+        """Register ``definition`` after the registry was built (a user's own measure).
+
+        A name or alias already taken is refused with a MeasureError, unless the measure
+        holding it is one ``replaces`` accepts (the same user's measure, defined again).
+        """
+        d = definition
+        unknown = set(d.params) - set(self.params)
+        if unknown:
+            raise MeasureError(f"{d.name}: unknown parameters {sorted(unknown)}")
+        taken = [self._by_lower.get(n.lower()) for n in (d.name, *d.aliases)]
+        taken += [self.trec.named(d.name)[1]] if self.trec.named(d.name) else []
+        for other in taken:
+            if other is not None and not replaces(other):
+                raise MeasureError(
+                    f"measure {d.name!r}: the name is the built-in measure {other.name}'s; "
+                    "choose another"
+                )
+        for other in taken:
+            if other is not None:
+                self.remove(other.name)
+        self.definitions[d.name] = d
+        for n in (d.name, *d.aliases):
+            self._by_lower[n.lower()] = d
+
+    def remove(self, name: str) -> None:
+        """Forget the measure ``name`` and its aliases (a user's measure, redefined)."""
+        d = self.definitions.pop(name)
+        for n in (d.name, *d.aliases):
+            if self._by_lower.get(n.lower()) is d:
+                del self._by_lower[n.lower()]
+
     # ------------------------------------------------------------------ lookup and hints
 
     def lookup(self, name: str) -> MeasureDef:

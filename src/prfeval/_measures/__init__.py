@@ -28,6 +28,7 @@ from typing import Any
 
 from prfeval._core import counts as C
 from prfeval._core.checks import MAX_BETA
+from prfeval._core.errors import MeasureError
 from prfeval._core.measure_def import Measure, MeasureDef, Param
 from prfeval._core.ranking import RankingNeeds
 from prfeval._core.registry import Registry
@@ -44,6 +45,7 @@ from prfeval._measures import (
     rbp_trec,
     text,
     trec_table,
+    user,
     user_models,
 )
 
@@ -58,9 +60,12 @@ __all__ = [
     "MeasureDef",
     "RankingNeeds",
     "definition_named",
+    "forget_user_measure",
     "lookup",
     "parse_measures",
     "ranking_needs",
+    "register_user_definition",
+    "user_definition",
 ]
 
 #: Every parameter a measure may take, declared once: those every family shares here, and
@@ -156,7 +161,32 @@ def definition_named(name: str) -> MeasureDef:
     return REGISTRY[name]
 
 
+def register_user_definition(d: MeasureDef) -> None:
+    """Add a user's measure (:func:`prfeval._measures.user.measure`) to the registry; a
+    built-in name is refused, a user's measure of the same name replaced."""
+    _REGISTRY.add(d, replaces=user.is_user_measure)
+
+
+def forget_user_measure(name: str) -> None:
+    """Remove the user's measure ``name`` from the registry (tests, a redefinition)."""
+    d = REGISTRY.get(name)
+    if d is None or not user.is_user_measure(d):
+        raise MeasureError(f"{name!r} is not a measure of your own")
+    _REGISTRY.remove(name)
+
+
+def user_definition(declared: user.UserMeasure) -> MeasureDef:
+    """The registry's definition of a user's measure unpickled in another process (a Spark
+    executor): registered there on first sight, so it travels with its function."""
+    d = REGISTRY.get(declared.name)
+    if d is None or d.ranked != declared:
+        register_user_definition(user.definition_of(declared))
+    return REGISTRY[declared.name]
+
+
 def _reduce_definition(d: MeasureDef) -> str | tuple[Any, ...]:
+    if user.is_user_measure(d):
+        return (user_definition, (d.ranked,))
     if REGISTRY.get(d.name) is not d:
         raise pickle.PicklingError(f"measure definition {d.name!r} is not the registry's")
     return (definition_named, (d.name,))

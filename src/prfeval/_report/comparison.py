@@ -18,6 +18,7 @@ from prfeval._report.comparison_tables import (
     PAIR_HEADERS,
     describe_test,
     disagreement_lines,
+    effect_text,
     latex,
     markdown,
     pair_rows,
@@ -38,6 +39,7 @@ def format_table(c: Comparison) -> str:
         "micro",
         "Δ macro",
         confidence,
+        "d_z",
         "p",
         "p adj.",
         "sig.",
@@ -57,6 +59,7 @@ def format_table(c: Comparison) -> str:
                     "" if integer else fmt_value(r.micro),
                     "" if r.is_baseline else fmt_signed(r.delta, 0 if integer else 4),
                     f"[{fmt_signed(r.ci_low)}, {fmt_signed(r.ci_high)}]" if tested else "",
+                    effect_text(r.effect_size) if tested else "",
                     fmt_p(r.p_value) if tested else "",
                     fmt_p(r.p_adjusted) if tested else "",
                     "†" if r.significant else "",
@@ -67,7 +70,8 @@ def format_table(c: Comparison) -> str:
     notes = [
         f"macro: the mean over queries, so for an F it is the mean F; micro: the measure of "
         f"the pooled counts. Δ: run − {c.baseline}, paired by query; {confidence}: paired "
-        f"bootstrap, {s['n_bootstrap']:,} resamples.",
+        f"bootstrap, {s['n_bootstrap']:,} resamples. d_z: the effect size, mean Δ over "
+        f"its standard deviation across queries.",
         f"p: {describe_test(c)}; †: p adj. <= {s['alpha']:g}. W/T/L: queries won, tied, lost.",
         *disagreement_lines(c),
         *c.queries.describe(),

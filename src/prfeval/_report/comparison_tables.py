@@ -29,6 +29,7 @@ __all__ = [
     "detail_rows",
     "difference_rows",
     "disagreement_lines",
+    "effect_text",
     "latex",
     "legend",
     "markdown",
@@ -111,7 +112,8 @@ def _difference_legend(c: Comparison) -> str:
     text = (
         f"Differences of the macro averages, {against}, paired by query, with their "
         f"{s['confidence']:.0%} paired bootstrap confidence intervals "
-        f"({s['n_bootstrap']:,} resamples from random seed {s['seed']}). "
+        f"({s['n_bootstrap']:,} resamples from random seed {s['seed']}), and the effect "
+        f"size d_z (the mean difference over its standard deviation across queries). "
         f"†: significant by the paired test after the correction (p adj. <= {s['alpha']:g}"
         f", {s['n_tests']} tests)."
     )
@@ -162,6 +164,11 @@ def _signed(value: float, digits: int = 4) -> str:
     return "n/a" if math.isnan(value) else f"{value:+.{digits}f}"
 
 
+def effect_text(value: float) -> str:
+    """An effect size d_z in a table: two decimals, signed; ``n/a`` where undefined."""
+    return _signed(value, 2)
+
+
 def _interval(low: float, high: float, digits: int) -> str:
     return f"[{_signed(low, digits)}, {_signed(high, digits)}]"
 
@@ -179,6 +186,7 @@ def detail_rows(c: Comparison, digits: int = 4) -> list[list[str]]:
                 r.run,
                 _signed(r.delta, 0 if r.aggregation == "sum" else digits),
                 _interval(r.ci_low, r.ci_high, digits) if tested else "",
+                effect_text(r.effect_size) if tested else "",
                 _fmt_p(r.p_value) if tested else "",
                 _fmt_p(r.p_adjusted) if tested else "",
                 "†" if r.significant else "",
@@ -194,6 +202,7 @@ DETAIL_HEADERS = [
     "run",
     "Δ macro",
     "CI",
+    "d_z",
     "p",
     "p adj.",
     "sig.",
@@ -207,6 +216,7 @@ PAIR_HEADERS = [
     "run B",
     "Δ (B − A)",
     "CI",
+    "d_z",
     "p",
     "p adj.",
     "sig.",
@@ -227,6 +237,7 @@ def pair_rows(c: Comparison, digits: int = 4) -> list[list[str]]:
             p.run_b,
             _signed(p.delta, digits),
             _interval(p.ci_low, p.ci_high, digits),
+            effect_text(p.effect_size),
             _fmt_p(p.p_value),
             _fmt_p(p.p_adjusted),
             "†" if p.significant else "",
@@ -244,9 +255,15 @@ def _tested_labels(c: Comparison) -> list[str]:
 
 
 def _difference_cell(
-    delta: float, low: float, high: float, dagger: bool, ddagger: bool, digits: int, *, tex: bool
+    row: ComparisonRow | PairRow, ddagger: bool, digits: int, *, tex: bool
 ) -> str:
-    text = f"{_signed(delta, digits)} {_interval(low, high, digits)}"
+    text = (
+        f"{_signed(row.delta, digits)} {_interval(row.ci_low, row.ci_high, digits)} "
+        f"d_z {effect_text(row.effect_size)}"
+    )
+    if tex:
+        text = text.replace("d_z", r"$d_z$")
+    dagger = row.significant
     if tex:
         text = text.replace("[", "{[}").replace("]", "{]}")
     marks = ("†" if dagger else "") + ("‡" if ddagger else "")
@@ -274,12 +291,7 @@ def difference_rows(c: Comparison, digits: int = 4, *, tex: bool = False) -> lis
             cells = []
             for label in labels:
                 q: PairRow = by[(label, a, b)]
-                cells.append(
-                    _difference_cell(
-                        q.delta, q.ci_low, q.ci_high, q.significant, q.tukey_significant,
-                        digits, tex=tex,
-                    )
-                )
+                cells.append(_difference_cell(q, q.tukey_significant, digits, tex=tex))
             out.append([name(b) + minus + name(a), *cells])
         return out
     for run in c.runs:
@@ -288,10 +300,7 @@ def difference_rows(c: Comparison, digits: int = 4, *, tex: bool = False) -> lis
         cells = []
         for label in labels:
             r = c.row(label, run)
-            cells.append(
-                _difference_cell(r.delta, r.ci_low, r.ci_high, r.significant, False, digits,
-                                 tex=tex)
-            )
+            cells.append(_difference_cell(r, False, digits, tex=tex))
         out.append([name(run), *cells])
     return out
 

@@ -15,6 +15,7 @@ queries a fraction of the size.
 from __future__ import annotations
 
 import html
+import importlib.util
 import json
 import math
 from collections.abc import Callable, Iterable, Sequence
@@ -23,10 +24,12 @@ from typing import Any
 
 from prfeval._classification.result import ClassificationResult
 from prfeval._classification.thresholds import ThresholdSweep
+from prfeval._comparison.results import Comparison
+from prfeval._comparison.sizing import MeasurePower, size_differences
 from prfeval._comparison.study import Study
 from prfeval._plots.figures import run_color
 from prfeval._report._text import fmt_p, fmt_signed
-from prfeval._report.comparison_tables import describe_test, disagreement_lines
+from prfeval._report.comparison_tables import describe_test, disagreement_lines, effect_text
 from prfeval._report.drilldown import drilldown_data
 from prfeval._report.figures import FigureDrawer, figure_html, study_figures
 
@@ -301,9 +304,25 @@ def _p(value: float) -> str:
     return _e(fmt_p(value))
 
 
+def _sizes(c: Comparison) -> dict[tuple[str, str], MeasurePower] | None:
+    """Each tested (measure, run)'s power and detectable difference at the comparison's
+    alpha and power 0.8; ``None`` without scipy (the report is whole without them)."""
+    if importlib.util.find_spec("scipy") is None:
+        return None
+    alpha = c.settings["alpha"]
+    return {
+        (r.measure, r.run): size_differences(
+            r.measure, c.differences(r.measure, r.run), alpha=alpha, power=0.8
+        )
+        for r in c.rows
+        if r.wins is not None
+    }
+
+
 def _comparison(s: Study) -> str:
     c = s.comparison
     confidence = f"{c.settings['confidence']:.0%} interval"
+    sizes = _sizes(c)
     rows = []
     for label, m in zip(c.labels, c.measures, strict=True):
         sign = m.definition.direction
@@ -327,6 +346,9 @@ def _comparison(s: Study) -> str:
                 + _td("" if r.is_baseline else fmt_signed(r.delta, 0 if total else 4) + _arrow(way),
                       None if r.is_baseline else r.delta, f"delta {way}".strip())
                 + _td(f"[{fmt_signed(r.ci_low)}, {fmt_signed(r.ci_high)}]" if tested else "")
+                + _td(_e(effect_text(r.effect_size)) if tested else "",
+                      r.effect_size if tested and math.isfinite(r.effect_size) else None)
+                + _power_cells(sizes, r.measure, r.run)
                 + _td(_p(r.p_value) if tested else "", r.p_value if tested else None)
                 + _td(_p(r.p_adjusted) if tested else "", r.p_adjusted if tested else None)
                 + _td(sig, None, f"sig {way}".strip() if r.significant else "sig")
@@ -340,7 +362,15 @@ def _comparison(s: Study) -> str:
         f"{confidence}: a paired bootstrap of the differences, {c.settings['n_bootstrap']:,} "
         f"resamples. p: {describe_test(c)}; \u2020: p adj. \u2264 {c.settings['alpha']:g}, a "
         "significant difference, better or worse as it says. "
-        "W/T/L: queries won, tied and lost.",
+        "W/T/L: queries won, tied and lost. d_z: the effect size, mean \u0394 over its "
+        "standard deviation across queries"
+        + (
+            f"; power: the paired t-test's power (alpha {c.settings['alpha']:g}) to detect "
+            "the observed \u0394; detectable: the smallest difference these queries detect "
+            "with power 0.8 (prfeval power)."
+            if sizes is not None
+            else "."
+        ),
         *disagreement_lines(c),
         *c.queries.describe(),
     ]
@@ -348,12 +378,27 @@ def _comparison(s: Study) -> str:
         '<section id="comparison"><h2>Comparison with the baseline</h2>'
         '<div class="scroll"><table class="comparison"><thead><tr>'
         '<th class="text">measure</th><th class="text">run</th><th>macro</th><th>micro</th>'
-        f"<th>\u0394 macro</th><th>{confidence}</th><th>p</th><th>p adj.</th><th>sig.</th>"
+        f"<th>\u0394 macro</th><th>{confidence}</th><th>d_z</th>"
+        + ("<th>power</th><th>detectable \u0394</th>" if sizes is not None else "")
+        + "<th>p</th><th>p adj.</th><th>sig.</th>"
         "<th>W/T/L</th></tr></thead><tbody>"
         + "".join(rows)
         + "</tbody></table></div>"
         + "".join(f'<p class="legend">{_e(n)}</p>' for n in notes)
         + "</section>"
+    )
+
+
+def _power_cells(
+    sizes: dict[tuple[str, str], MeasurePower] | None, measure: str, run: str
+) -> str:
+    if sizes is None:
+        return ""
+    sized = sizes.get((measure, run))
+    if sized is None:
+        return _td("") + _td("")
+    return _td(_num(sized.power, 3), sized.power) + _td(
+        _num(sized.min_detectable_diff), sized.min_detectable_diff
     )
 
 

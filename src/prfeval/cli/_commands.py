@@ -17,6 +17,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "curve": ("prfeval.cli._curve_cmd", "P, R and F_beta at every cutoff; best k; PR curves."),
     "compare": ("prfeval.cli._compare_cmd", "Compare runs: differences, intervals, paired tests."),
     "gate": ("prfeval.cli._gate_cmd", "Fail CI (exit 1) when a run regressed from its baseline."),
+    "power": (
+        "prfeval.cli._power_cmd",
+        "How big a difference a query set detects; queries a difference needs.",
+    ),
     "report": ("prfeval.cli._report_cmd", "One self-contained HTML page of runs, to share."),
     "run-retriever": (
         "prfeval.cli._run_retriever_cmd",

@@ -10,7 +10,13 @@ from prfeval._comparison.options import ComparisonOptions
 from prfeval._core.errors import UsageError
 from prfeval._core.options import EvalOptions
 from prfeval._report.comparison import FORMATS, format_comparison, notes
-from prfeval.cli._options import comparison_options, evaluation_options, files, output_option
+from prfeval.cli._options import (
+    comparison_options,
+    evaluation_options,
+    files,
+    measures_from_option,
+    output_option,
+)
 from prfeval.cli._output import emit, note, progress_bar
 from prfeval.cli._shared import named_runs, resolve_baseline
 
@@ -43,6 +49,7 @@ from prfeval.cli._shared import named_runs, resolve_baseline
     help="The measure to plot. Default: the first that is not a count.",
 )
 @output_option
+@measures_from_option
 def command(
     qrels: str,
     runs: tuple[str, ...],

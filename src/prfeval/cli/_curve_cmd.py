@@ -26,7 +26,12 @@ from prfeval._report.curves import FORMATS, CurveCsvWriter, format_json, format_
 from prfeval._retrieval.curve_options import CurveOptions
 from prfeval._retrieval.curve_result import Curves
 from prfeval._retrieval.curves import curve
-from prfeval.cli._options import curve_flags, evaluation_options, files, output_option
+from prfeval.cli._options import (
+    curve_flags,
+    evaluation_options,
+    files,
+    output_option,
+)
 from prfeval.cli._output import emit, note, notes_from_warnings, output_file, progress_bar
 from prfeval.cli._shared import run_names
 

@@ -12,7 +12,13 @@ from prfeval._core.errors import UsageError
 from prfeval._core.options import EvalOptions
 from prfeval._report.evaluation import FORMATS, format_evaluation, notes
 from prfeval._retrieval.evaluate import Evaluation, evaluate
-from prfeval.cli._options import evaluation_options, files, output_option
+from prfeval.cli._options import (
+    evaluation_options,
+    files,
+    measures_from_option,
+    measures_option,
+    output_option,
+)
 from prfeval.cli._output import emit, note, notes_from_warnings, progress_bar
 
 ENGINES = ("local", "spark")
@@ -22,14 +28,9 @@ ENGINES = ("local", "spark")
 @files(inputs=("qrels", "run", "queries_file", "exclude_file"), outputs=("output",))
 @click.argument("qrels", metavar="QRELS")
 @click.argument("run", metavar="RUN")
-@click.option(
-    "-m",
-    "--measure",
-    "measures",
-    multiple=True,
-    metavar="M",
-    help='Measures, e.g. -m "P@10 R@100 SetF(beta=2)" or trec_eval names (P_10, '
-    "set_F). Repeatable. Default: a standard set.",
+@measures_option(
+    'Measures, e.g. -m "P@10 R@100 SetF(beta=2)" or trec_eval names (P_10, '
+    "set_F). Repeatable. Default: a standard set."
 )
 @click.option("-q", "--per-query", is_flag=True, help="Also report each query's values.")
 @evaluation_options(
@@ -64,6 +65,7 @@ ENGINES = ("local", "spark")
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @output_option
+@measures_from_option
 def command(
     qrels: str,
     run: str,

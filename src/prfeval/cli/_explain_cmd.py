@@ -10,7 +10,13 @@ from prfeval._core.errors import UsageError
 from prfeval._core.options import EvalOptions
 from prfeval._report.explain import FORMATS, format_explanations
 from prfeval._retrieval.explain import explain_queries, explain_worst
-from prfeval.cli._options import curve_flags, evaluation_options, files, output_option
+from prfeval.cli._options import (
+    curve_flags,
+    evaluation_options,
+    files,
+    measures_option,
+    output_option,
+)
 from prfeval.cli._output import emit, notes_from_warnings, progress_bar
 
 if TYPE_CHECKING:
@@ -35,14 +41,9 @@ if TYPE_CHECKING:
     metavar="M",
     help="Explain the M queries with the lowest value of the first measure.",
 )
-@click.option(
-    "-m",
-    "--measure",
-    "measures",
-    multiple=True,
-    metavar="M",
-    help='Measures to give the query\'s value of, e.g. -m "P@10 R@100"; their cutoffs say '
-    "which ties to name.  [default: P@10 R@100 SetF]",
+@measures_option(
+    'Measures to give the query\'s value of, e.g. -m "P@10 R@100"; their cutoffs say '
+    "which ties to name.  [default: P@10 R@100 SetF]"
 )
 @click.option(
     "--depth",

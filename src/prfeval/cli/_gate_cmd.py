@@ -17,7 +17,13 @@ from prfeval._comparison.options import ComparisonOptions
 from prfeval._core.errors import UsageError
 from prfeval._core.options import EvalOptions
 from prfeval._report.gate import FORMATS, format_gate, notes
-from prfeval.cli._options import comparison_flags, evaluation_options, files, output_option
+from prfeval.cli._options import (
+    comparison_flags,
+    evaluation_options,
+    files,
+    measures_from_option,
+    output_option,
+)
 from prfeval.cli._output import emit, note, notes_from_warnings
 from prfeval.cli._shared import named_runs
 
@@ -99,6 +105,7 @@ def _sides(baseline: str, candidate: str) -> tuple[tuple[str, str], tuple[str, s
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @output_option
+@measures_from_option
 def command(
     qrels: str,
     baseline: str,

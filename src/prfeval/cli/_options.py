@@ -26,6 +26,8 @@ __all__ = [
     "declared_flags",
     "evaluation_options",
     "files",
+    "measures_from_option",
+    "measures_option",
     "option_values",
     "output_option",
 ]
@@ -42,6 +44,13 @@ def _stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
     return apply
 
 
+def measures_option(help: str, *, required: bool = False) -> Callable[[F], F]:
+    """``-m/--measure M``, repeatable, handed to the command as ``measures``."""
+    return click.option(
+        "-m", "--measure", "measures", multiple=True, required=required, metavar="M", help=help
+    )
+
+
 def comparison_options(*names: str) -> Callable[[F], F]:
     """The options of a comparison of runs, as compare and report take them: the measures,
     the baseline, and the flags of :data:`~prfeval._comparison.options.COMPARISON_OPTIONS`
@@ -50,13 +59,8 @@ def comparison_options(*names: str) -> Callable[[F], F]:
     from prfeval._comparison.compare import COMPARE_MEASURES
 
     return _stack(
-        click.option(
-            "-m",
-            "--measure",
-            "measures",
-            multiple=True,
-            metavar="M",
-            help=f'Measures, e.g. -m "P@10 R@100". Repeatable.  [default: {COMPARE_MEASURES}]',
+        measures_option(
+            f'Measures, e.g. -m "P@10 R@100". Repeatable.  [default: {COMPARE_MEASURES}]'
         ),
         click.option(
             "--baseline",
@@ -166,6 +170,31 @@ output_option = click.option(
 )
 
 
+def _load_measures(ctx: click.Context, _param: click.Parameter, sources: tuple[str, ...]) -> None:
+    from prfeval._measures.declare import load_measures
+
+    for source in sources:
+        load_measures(source)
+    # Files the command reads, as its own inputs are (:func:`files`): never an output.
+    ctx.meta[_MEASURES_FROM] = tuple(s for s in sources if os.path.isfile(s))
+
+
+_MEASURES_FROM = "prfeval.measures_from"
+
+
+#: --measures-from FILE.py|MODULE: run the file (import the module) whose
+#: ``@prfeval.measure`` declarations add measures, before -m is read.
+measures_from_option = click.option(
+    "--measures-from",
+    multiple=True,
+    metavar="FILE.py|MODULE",
+    expose_value=False,
+    callback=_load_measures,
+    help="A Python file (or module) whose @prfeval.measure functions define measures of "
+    "your own, usable in -m. Repeatable.",
+)
+
+
 def _names(value: Any) -> Iterator[str]:
     if isinstance(value, str):
         yield value
@@ -241,6 +270,8 @@ def files(
                 run_path(n) if p in named else n for p in inputs for n in _names(params.get(p))
             ]
             written = [n for p in outputs for n in _names(params.get(p))]
+            context = click.get_current_context(silent=True)
+            read += context.meta.get(_MEASURES_FROM, ()) if context is not None else ()
             check_one_stdin(read)
             _check_read_once(read)
             for name in written:

@@ -17,6 +17,7 @@ from prfeval.cli._options import (
     curve_flags,
     evaluation_options,
     files,
+    measures_from_option,
     output_option,
 )
 from prfeval.cli._output import emit, note, notes_from_warnings, progress_bar
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
     complete_help="Compare on every judged query, even those no run answered (all score 0)."
 )
 @output_option
+@measures_from_option
 def command(
     files: tuple[str, ...],
     measures: tuple[str, ...],

@@ -41,7 +41,7 @@ from prfeval._core.option_table import refuse_unhonoured
 from prfeval._core.options import EVAL_OPTIONS, EvalOptions, OptionValues
 from prfeval._retrieval.evaluate import plan_evaluation
 from prfeval.spark._blocks import BlockFrame
-from prfeval.spark._partition import BLOCK_ROWS, Plan, portable
+from prfeval.spark._partition import BLOCK_ROWS, Plan, portable, user_measures_of
 from prfeval.spark._read import check_paths, local_file, read_qrels, read_run
 from prfeval.spark._result import SparkEvaluation, result_of
 from prfeval.spark._routes import BROADCAST_BYTES, check_order, in_place, shuffled
@@ -200,7 +200,7 @@ def evaluate(
         run_text=ranking.lines is not None,
     )
     plan = Plan(portable([*parsed, *hidden]), len(parsed), tuple(cutoffs), opts, frame, bounds,
-                block_rows)
+                block_rows, user_measures_of(parsed))
     layout = plan.layout
 
     with spark_errors(files):

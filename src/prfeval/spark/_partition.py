@@ -21,6 +21,7 @@ by its number when it can read the file (:func:`~prfeval.spark._failures.located
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -30,7 +31,8 @@ import pyarrow as pa
 from prfeval._core.errors import InputFormatError, MeasureError, PrfevalError, UsageError
 from prfeval._core.options import EvalOptions
 from prfeval._io.blocks import Block
-from prfeval._measures import Measure, parse_measures, ranking_needs
+from prfeval._measures import Measure, parse_measures, ranking_needs, user_definition
+from prfeval._measures.user import UserMeasure
 from prfeval._retrieval.evaluate import coverage_of
 from prfeval._retrieval.pipeline import MeasureSink, align_block
 from prfeval.spark._blocks import BlockFrame, block_of, whole_queries
@@ -44,6 +46,7 @@ __all__ = [
     "measure_batches",
     "measured_rows",
     "reduce_batches",
+    "user_measures_of",
 ]
 
 #: Rows gathered into one block before the kernel runs (whole queries; a larger query makes a
@@ -51,10 +54,31 @@ __all__ = [
 BLOCK_ROWS = 1 << 20
 
 
-@lru_cache(maxsize=16)
-def _measures(specs: tuple[tuple[str, str], ...]) -> tuple[Measure, ...]:
+def _parsed(specs: tuple[tuple[str, str], ...]) -> tuple[Measure, ...]:
     """The measures of ``(name, label)`` pairs, parsed from the registry."""
     return tuple(replace(parse_measures(name)[0], label=label) for name, label in specs)
+
+
+# The built-in measures never change: their parse is kept per executor process. A user's
+# measure may be defined again (a file loaded twice), so a plan with one parses afresh.
+_measures = lru_cache(maxsize=16)(_parsed)
+
+
+def user_measures_of(measures: Iterable[Measure]) -> tuple[UserMeasure, ...]:
+    """The declarations of the users' measures among ``measures``, their functions made to
+    travel by value: pyspark's cloudpickle pickles a function of an importable module by
+    reference, and the executors cannot import a user's file of measures."""
+    from pyspark import cloudpickle
+
+    found: dict[str, UserMeasure] = {}
+    for m in measures:
+        declared = m.definition.ranked
+        if isinstance(declared, UserMeasure) and declared.name not in found:
+            found[declared.name] = declared
+            module = sys.modules.get(getattr(declared.function, "__module__", "") or "")
+            if module is not None and module.__name__ != "__main__":
+                cloudpickle.register_pickle_by_value(module)
+    return tuple(found.values())
 
 
 def portable(measures: Iterable[Measure]) -> tuple[tuple[str, str], ...]:
@@ -66,7 +90,7 @@ def portable(measures: Iterable[Measure]) -> tuple[tuple[str, str], ...]:
         for name in (m.name, str(m)):
             spec = (name, str(m))
             try:
-                if _measures((spec,))[0] == m:
+                if _parsed((spec,))[0] == m:
                     specs.append(spec)
                     break
             except PrfevalError:
@@ -96,6 +120,9 @@ class Plan:
         Whether to measure the ``--bounds`` view too.
     block_rows
         Rows gathered per kernel call (whole queries).
+    user_measures
+        The declarations of the measures users defined (``@prfeval.measure``) among them,
+        with their functions: an executor registers them before it parses ``specs``.
     """
 
     specs: tuple[tuple[str, str], ...]
@@ -105,11 +132,14 @@ class Plan:
     frame: BlockFrame
     bounds: bool = False
     block_rows: int = BLOCK_ROWS
+    user_measures: tuple[UserMeasure, ...] = ()
 
     @property
     def measures(self) -> tuple[Measure, ...]:
         """Every measure, asked and hidden."""
-        return _measures(self.specs)
+        for declared in self.user_measures:
+            user_definition(declared)  # registered in the executor's process
+        return _parsed(self.specs) if self.user_measures else _measures(self.specs)
 
     @property
     def layout(self) -> Layout:
