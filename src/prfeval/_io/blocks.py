@@ -152,12 +152,22 @@ class WholeSource:
             self.qrels_name, self.run_name = "qrels dict", getattr(run, "run_name", "run")
             self._empty = not any(run.values())
             return
-        check_one_stdin([qrels, run])
-        qrels_table = load_judgments(qrels, options)
-        from prfeval._io.load import load_run
+        from prfeval._io.arrays import array_block, array_tables, is_array
 
-        run_table = load_run(run, ranks=options.order == "rank", format=options.run_format,
-                             run_columns=options.run_columns)
+        if is_array(run):  # a 2-D array (FAISS ids, a score matrix): joined as integers
+            self.qrels_name, self.run_name = "gold", "run"
+            if use_dicts:
+                self._block = Block(None, None, encoded=array_block(qrels, run, options))
+                self._empty = False
+                return
+            qrels_table, run_table = array_tables(qrels, run, options)
+        else:
+            check_one_stdin([qrels, run])
+            qrels_table = load_judgments(qrels, options)
+            from prfeval._io.load import load_run
+
+            run_table = load_run(run, ranks=options.order == "rank", format=options.run_format,
+                                 run_columns=options.run_columns)
         self._empty = len(run_table) == 0
         self.qrels_name, self.run_name = qrels_table.source.path, run_table.name
         include, exclude = options.queries, options.exclude_queries
