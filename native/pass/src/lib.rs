@@ -1618,3 +1618,6 @@ pub unsafe extern "C" fn prf_free_judged(j: *mut Judged) {
         drop(Box::from_raw(j));
     }
 }
+
+#[cfg(test)]
+mod tests;
