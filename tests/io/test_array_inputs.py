@@ -43,7 +43,8 @@ def random_case(seed: int, n: int = 80, k: int = 25, n_docs: int = 60):
             continue
         docs = rng.choice(n_docs, size=int(rng.integers(1, 12)), replace=False)
         # Grades 0 to 3; some of the judged documents are retrieved, some not.
-        gold.append({int(d): int(g) for d, g in zip(docs, rng.integers(0, 4, docs.size))})
+        grades = rng.integers(0, 4, docs.size)
+        gold.append({int(d): int(g) for d, g in zip(docs, grades, strict=True)})
     return ids, gold
 
 

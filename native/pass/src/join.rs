@@ -5,7 +5,7 @@
 //! its row's slot, its doc int, its grade (`UNJUDGED` when the row's judgments do not hold
 //! it), whether it is judged, and whether its doc int appears again in its row. A row's
 //! judgments are its slice of `gold_docs` (ascending, distinct): a cell costs a binary search
-//! there; a row's repeats are found by sorting a copy of its ids. Rows are shared among the
+//! there, and a lookup in a small table of the row's ids for its repeats. Rows are shared among the
 //! threads in contiguous runs; a first pass counts each run's kept cells, so that every thread
 //! writes straight into its part of the caller's arrays.
 
@@ -68,7 +68,7 @@ pub fn count(input: &Input, a: usize, b: usize) -> usize {
 /// Join rows `a..b` into `out` (exactly their kept cells).
 pub fn fill(input: &Input, a: usize, b: usize, out: Output) {
     let mut at = 0;
-    let mut scratch: Vec<(i64, u32)> = Vec::with_capacity(input.n_cols);
+    let mut seen = Seen::new(input.n_cols);
     for r in a..b {
         let slot = input.row_slot[r];
         if slot < 0 {
@@ -77,8 +77,7 @@ pub fn fill(input: &Input, a: usize, b: usize, out: Output) {
         let row = &input.ids[r * input.n_cols..(r + 1) * input.n_cols];
         let (ga, gb) = (input.gold_offsets[r] as usize, input.gold_offsets[r + 1] as usize);
         let docs = &input.gold_docs[ga..gb];
-        let start = at;
-        scratch.clear();
+        seen.begin();
         for &d in row {
             if d < 0 {
                 continue;
@@ -96,20 +95,56 @@ pub fn fill(input: &Input, a: usize, b: usize, out: Output) {
                 }
             }
             out.repeated[at] = 0;
-            scratch.push((d, (at - start) as u32));
+            if let Some(first) = seen.insert(d, at) {
+                out.repeated[first] = 1;
+                out.repeated[at] = 1;
+            }
             at += 1;
         }
-        mark_repeats(&mut scratch, &mut out.repeated[start..at]);
     }
 }
 
-/// Mark every place of a doc that occurs more than once in `cells` (doc, place).
-pub fn mark_repeats(cells: &mut [(i64, u32)], repeated: &mut [u8]) {
-    cells.sort_unstable();
-    for w in 0..cells.len().saturating_sub(1) {
-        if cells[w].0 == cells[w + 1].0 {
-            repeated[cells[w].1 as usize] = 1;
-            repeated[cells[w + 1].1 as usize] = 1;
+/// The ids met so far in the current row, by hash (linear probing), with the place of each
+/// one's first cell: a repeat costs one lookup, not a sort of the row. An entry belongs to
+/// the current row when its `gen` is the table's, so nothing is cleared between rows.
+pub struct Seen {
+    keys: Vec<i64>,
+    places: Vec<usize>,
+    gens: Vec<u32>,
+    gen: u32,
+    mask: usize,
+}
+
+impl Seen {
+    pub fn new(n_cols: usize) -> Seen {
+        let cap = (2 * n_cols).next_power_of_two().max(16);
+        Seen { keys: vec![0; cap], places: vec![0; cap], gens: vec![0; cap], gen: 0, mask: cap - 1 }
+    }
+
+    /// Start a new row.
+    pub fn begin(&mut self) {
+        self.gen = self.gen.wrapping_add(1);
+        if self.gen == 0 {
+            self.gens.iter_mut().for_each(|g| *g = 0);
+            self.gen = 1;
+        }
+    }
+
+    /// Add `key`, met at `place`; if the row met it before, the place where it first did.
+    #[inline(always)]
+    pub fn insert(&mut self, key: i64, place: usize) -> Option<usize> {
+        let mut at = ((key as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & self.mask;
+        loop {
+            if self.gens[at] != self.gen {
+                self.gens[at] = self.gen;
+                self.keys[at] = key;
+                self.places[at] = place;
+                return None;
+            }
+            if self.keys[at] == key {
+                return Some(self.places[at]);
+            }
+            at = (at + 1) & self.mask;
         }
     }
 }

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
@@ -265,9 +265,13 @@ def _per_row(entries: Sequence[Any], rows: IntArray) -> tuple[IntArray, IntArray
                 f"grade; got {entry!r:.60}", path=GOLD)
     lengths = np.fromiter(map(len, entries), np.int64, count=len(entries))
     docs = _int_ids(list(chain.from_iterable(entries)), GOLD)
-    grades_of = [e.values() if isinstance(e, Mapping) else np.ones(len(e), np.int64)
-                 for e in entries]
-    grades = _grades(list(chain.from_iterable(grades_of)), GOLD)
+    graded = [isinstance(e, Mapping) for e in entries]
+    if not any(graded):  # lists and sets of relevant docs: grade 1 each
+        grades = np.ones(docs.size, dtype=np.int64)
+    else:
+        grades = _grades(list(chain.from_iterable(
+            e.values() if g else repeat(1, len(e)) for e, g in zip(entries, graded, strict=True)
+        )), GOLD)
     return np.repeat(rows, lengths), docs, grades
 
 
@@ -429,7 +433,7 @@ def array_block(gold: Any, run: Any, options: EvalOptions) -> dict[str, Any]:
     """The fields of the :class:`~prfeval._retrieval.encode.EncodedBlock` of a run array and
     its gold, joined by the compiled pass (or numpy), restricted to the query set."""
     arun = array_run(run)
-    n, n_cols = arun.shape
+    n = arun.shape[0]
     g = _gold(gold, arun, options)
     n_docs = max(_known_docs(arun, g.doc), 1)
     n_other = len(g.other_names)

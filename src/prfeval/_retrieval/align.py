@@ -60,18 +60,24 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         )
     else:
         ranked, valid = _ranked(enc, order, options, needs, has_ids)
-    pos_q = enc.slot[ranked]
-    if enc.unevaluated_rows:  # some of the run's queries are not evaluated: drop them
-        kept = pos_q >= 0
-        ranked, pos_q = ranked[kept], pos_q[kept]
-    pos_d = enc.doc[ranked]
-    found = enc.found[ranked]
-    grades = enc.grade[ranked]
+    in_order = order == "file" and not enc.unevaluated_rows and _grouped(enc.slot)
+    if in_order:
+        # Rows already in rank order, query after query (a run array): taken as they are,
+        # without a copy of each column (``ranked`` is then every row in order).
+        pos_q, pos_d, found, grades = enc.slot, enc.doc, enc.found, enc.grade
+    else:
+        pos_q = enc.slot[ranked]
+        if enc.unevaluated_rows:  # some of the run's queries are not evaluated: drop them
+            kept = pos_q >= 0
+            ranked, pos_q = ranked[kept], pos_q[kept]
+        pos_d = enc.doc[ranked]
+        found = enc.found[ranked]
+        grades = enc.grade[ranked]
     n_out = enc.n_slots
 
     # A repeated document counts at its best-ranked place: the later places are repeats.
     repeat = np.zeros(pos_q.size, dtype=bool)
-    candidates = np.flatnonzero(enc.repeated[ranked])
+    candidates = np.flatnonzero(enc.repeated if in_order else enc.repeated[ranked])
     if candidates.size:
         rows = ranked[candidates]
         keys = enc.query_code[rows] * np.int64(enc.n_docs) + enc.doc[rows]
@@ -140,7 +146,7 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
     ranking = JudgedRanking(
         query_ids=enc.query_ids,
         offsets=offsets,
-        grades=grades.astype(np.int64),
+        grades=grades.astype(np.int64, copy=False),
         first=~repeat,
         doc_codes=pos_d,
         scores=None if enc.scores is None else enc.scores[ranked],
@@ -160,6 +166,12 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
     if options.unjudged == "relevant":
         return ranking.assuming_relevant(options.assumed_grade)
     return ranking
+
+
+def _grouped(slot: IntArray) -> bool:
+    """Whether ``slot`` never decreases: a stable sort by query then keeps every row where
+    it is."""
+    return bool(slot.size < 2 or (slot[1:] >= slot[:-1]).all())
 
 
 def _ranked(
