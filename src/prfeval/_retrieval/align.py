@@ -94,8 +94,15 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
             raise enc.row_error(int(ranked[at[0]]), "document {doc} repeated for query {query}")
     keep = ~repeat if options.duplicates == "first" else np.ones(pos_q.size, dtype=bool)
 
+    # Counts per query from a running count over the rows (each query's are together): no
+    # copy of the rows a mask picks; 32 bits while they cannot overflow.
+    bounds = offsets.copy()
+    wide = np.int64 if pos_q.size >= 2**31 else np.int32
+
     def per_query(mask: npt.NDArray[np.bool_]) -> IntArray:
-        return np.bincount(pos_q[mask], minlength=n_out).astype(np.int64)
+        running = np.zeros(mask.size + 1, dtype=wide)
+        np.cumsum(mask, dtype=wide, out=running[1:])
+        return np.diff(running[bounds]).astype(np.int64)
 
     zeros = np.zeros(n_out, dtype=np.int64)
     counts = {"duplicates": per_query(repeat) if n_duplicates else zeros}
