@@ -258,14 +258,16 @@ def _grades(values: Any, what: str) -> IntArray:
 
 def _per_row(entries: Sequence[Any], rows: IntArray) -> tuple[IntArray, IntArray, IntArray]:
     """Flatten one gold entry per row (a list or set of doc ints, or ``{doc: grade}``)."""
-    for row, entry in zip(rows.tolist(), entries, strict=True):
+    kinds = set(map(type, entries))
+    plain = kinds <= {list, tuple, set, frozenset, dict}  # checked by type, not per entry
+    for row, entry in zip(rows.tolist(), [] if plain else entries, strict=not plain):
         if isinstance(entry, str | bytes) or not isinstance(entry, Collection | np.ndarray):
             raise InputFormatError(
                 f"row {row}: expected a list or set of relevant doc ints, or a dict doc -> "
                 f"grade; got {entry!r:.60}", path=GOLD)
     lengths = np.fromiter(map(len, entries), np.int64, count=len(entries))
     docs = _int_ids(list(chain.from_iterable(entries)), GOLD)
-    graded = [isinstance(e, Mapping) for e in entries]
+    graded = [isinstance(e, Mapping) for e in entries] if not plain or dict in kinds else []
     if not any(graded):  # lists and sets of relevant docs: grade 1 each
         grades = np.ones(docs.size, dtype=np.int64)
     else:

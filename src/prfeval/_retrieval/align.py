@@ -94,15 +94,17 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
             raise enc.row_error(int(ranked[at[0]]), "document {doc} repeated for query {query}")
     keep = ~repeat if options.duplicates == "first" else np.ones(pos_q.size, dtype=bool)
 
-    # Counts per query from a running count over the rows (each query's are together): no
-    # copy of the rows a mask picks; 32 bits while they cannot overflow.
+    # Counts per query from where the rows of the rarer side of a mask fall among the
+    # queries' bounds (each query's rows are together): no copy of the rows it picks.
     bounds = offsets.copy()
-    wide = np.int64 if pos_q.size >= 2**31 else np.int32
+
+    def count_in(mask: npt.NDArray[np.bool_]) -> IntArray:
+        return np.diff(np.searchsorted(np.flatnonzero(mask), bounds)).astype(np.int64)
 
     def per_query(mask: npt.NDArray[np.bool_]) -> IntArray:
-        running = np.zeros(mask.size + 1, dtype=wide)
-        np.cumsum(mask, dtype=wide, out=running[1:])
-        return np.diff(running[bounds]).astype(np.int64)
+        if 2 * np.count_nonzero(mask) > mask.size:
+            return np.diff(bounds) - count_in(~mask)
+        return count_in(mask)
 
     zeros = np.zeros(n_out, dtype=np.int64)
     counts = {"duplicates": per_query(repeat) if n_duplicates else zeros}
@@ -201,7 +203,8 @@ def _ranked(
         and options.unjudged != "relevant"
         and not (options.unjudged == "drop" and options.max_results is not None)
     )
-    tie_grades = np.maximum(enc.grade, 0) if alike else enc.grade
+    # (Ties exist only in score order: no other order reads the classes.)
+    tie_grades = np.maximum(enc.grade, 0) if alike and order == "score" else enc.grade
     # The exact documents of the top ranks: the tie groups beginning there are all sorted;
     # every group when rows are then removed (-J, duplicates=first), which moves ranks up.
     exact_depth = 0 if exact_docs else needs.exact_depth
