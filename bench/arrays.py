@@ -18,9 +18,11 @@ retrieved; every 50th row empty). Then it times:
   arrays (padding skipped, a repeat an unjudged place of its own, as prfeval counts it), then
   ``RelevanceEvaluator(...).evaluate`` and the means.
 
-Peak RSS rise is the child's peak resident set after the call (``ru_maxrss``) minus its
-resident set just before it (``/proc/self/statm``), beside the id array's own bytes. The
-means of every job are compared before anything is reported; a disagreement exits 1.
+CPU time is the child's user + system time during the call (every thread's), which the
+load of the machine skews less than wall time. Peak RSS rise is the child's peak resident
+set after the call (``ru_maxrss``) minus its resident set just before it
+(``/proc/self/statm``), beside the id array's own bytes. The means of every job are
+compared before anything is reported; a disagreement exits 1.
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ def child(job: str, n: int, k: int, n_docs: int) -> None:
         prfeval.evaluate([[1]], np.array([[1]]), "P@10")  # imports, before the clock
     gc.collect()
     before = _rss_bytes()
+    cpu = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
     if job == "pytrec_eval":
         qrels = {str(i): {str(d): 1 for d in row} for i, row in enumerate(gold) if row}
@@ -101,9 +104,11 @@ def child(job: str, n: int, k: int, n_docs: int) -> None:
         result = prfeval.evaluate(gold, ids, list(MEASURES))
         means = {m: result.macro[m] for m in MEASURES}
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"seconds": seconds, "rise": max(peak - before, 0), "means": means,
-                      "id_bytes": ids.nbytes}))
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    used = (after.ru_utime - cpu.ru_utime) + (after.ru_stime - cpu.ru_stime)
+    peak = after.ru_maxrss * 1024
+    print(json.dumps({"seconds": seconds, "cpu": used, "rise": max(peak - before, 0),
+                      "means": means, "id_bytes": ids.nbytes}))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,14 +152,18 @@ def main(argv: list[str] | None = None) -> int:
         f"in process; medians of {args.reps}, round robin; load "
         f"{load_before[0]:.2f} before, {load_after[0]:.2f} after; means agree to 1e-9.",
         "",
-        "| job | seconds | vs dicts + pytrec_eval | peak RSS rise | rise / id bytes |",
-        "| --- | ---: | ---: | ---: | ---: |",
+        "| job | wall (s) | vs dicts + pytrec_eval | CPU (s) | vs its CPU | peak RSS rise "
+        "| rise / id bytes |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
+    base_cpu = statistics.median(s["cpu"] for s in samples["pytrec_eval"])
     for job in JOBS:
         seconds = statistics.median(s["seconds"] for s in samples[job])
+        cpu = statistics.median(s["cpu"] for s in samples[job])
         rise = statistics.median(s["rise"] for s in samples[job])
-        lines.append(f"| {job} | {seconds:.2f} | {base / seconds:.1f}x faster | "
-                     f"{rise / 2**20:.0f} MiB | {rise / id_bytes:.1f}x |")
+        lines.append(f"| {job} | {seconds:.2f} | {base / seconds:.1f}x faster | {cpu:.2f} | "
+                     f"{base_cpu / cpu:.1f}x less | {rise / 2**20:.0f} MiB | "
+                     f"{rise / id_bytes:.1f}x |")
     report = "\n".join(lines)
     print(report)
     if args.output:
