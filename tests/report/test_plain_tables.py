@@ -8,7 +8,7 @@ import string
 
 import pytest
 
-from prfeval._report._text import plain_table, rich_table
+from prfeval._report.table_layout import plain_table, rich_table
 
 
 def random_cell(rng: random.Random) -> str:

@@ -399,9 +399,12 @@ def _gold(gold: Any, arun: ArrayRun, options: EvalOptions) -> _Gold:
         else:
             judged = _judged(rows, n)
         return _Gold(rows, np.full(rows.size, -1, np.int64), docs, grades, [], None, judged)
-    from prfeval._io.blocks import load_judgments
+    from prfeval._io.load import load_qrels
 
-    return _string_gold(load_judgments(gold, options), arun, n)
+    qrels = load_qrels(gold, format=options.qrels_format, qrels_columns=options.qrels_columns)
+    if len(qrels) == 0:
+        raise InputFormatError("no judgments", path=qrels.source.path)
+    return _string_gold(qrels, arun, n)
 
 
 # --------------------------------------------------------------------------------------------
