@@ -236,3 +236,34 @@ def test_bad_input_is_a_clear_error(gold, run, kwargs, error, words):
     with pytest.raises(error, match=words) as caught:
         prfeval.evaluate(gold, run, "P@1", **kwargs)
     assert isinstance(caught.value, PrfevalError)
+
+
+def test_tables_of_a_run_array_equal_pytrec_eval():
+    """The same input as tables (for the readers of document ids: curves, explain)."""
+    from prfeval._core.options import EvalOptions
+    from prfeval._measures import parse_measures
+    from prfeval._retrieval.kernel import measure_queries
+    from prfeval._retrieval.pipeline import align
+
+    ids, gold = random_case(6)
+    qrels = {str(i): {str(d): g for d, g in row.items()} for i, row in enumerate(gold) if row}
+    expected = pytrec_values(qrels, oracle_run(ids, str, str))
+    ranking = align(gold, ids, EvalOptions.build())
+    assert ranking.doc_vocab is not None  # document ids, as curves and explain read them
+    measures = parse_measures(list(MEASURES.values()))
+    measured = measure_queries(ranking, measures, level=1, collection_size=None)
+    values = dict(zip(map(str, measured.query_ids), measured.values.T.tolist(), strict=True))
+    assert set(values) == set(expected)
+    for q, row in values.items():
+        for (trec, _), value in zip(MEASURES.items(), row, strict=True):
+            assert value == pytest.approx(expected[q][trec], abs=1e-12), (q, trec)
+
+
+def test_query_ids_name_the_rows_of_gold_per_row():
+    ids = np.array([[0, 1, -1], [2, 2, 1]])
+    result = prfeval.evaluate([[1], {2: 3}], ids, "P@2 RR", query_ids=["b", "a"])
+    assert result.query_ids == ("a", "b")
+    # Hand count: "a" ranks 2 (relevant), 2 (a repeat), 1: P@2 = 1/2, RR = 1;
+    # "b" ranks 0, 1 (relevant): P@2 = 1/2, RR = 1/2.
+    assert result.per_query["a"] == {"P@2": 0.5, "RR": 1.0}
+    assert result.per_query["b"] == {"P@2": 0.5, "RR": 0.5}
