@@ -230,6 +230,7 @@ def test_numpy_and_compiled_joins_agree(monkeypatch):
         ({7: [1]}, np.array([[1, 2]]), {}, InputFormatError, "row 7 is not a row"),
         ([[1, 1]], np.array([[1, 2]]), {}, InputFormatError, "judged twice"),
         ({"a": {"b": 1}}, {"a": {"b": 1.0}}, {"query_ids": ["a"]}, UsageError, "run array"),
+        ([[1]], np.array([[2**61, 1]]), {}, UsageError, "number the documents 0, 1"),
     ],
 )
 def test_bad_input_is_a_clear_error(gold, run, kwargs, error, words):

@@ -61,9 +61,6 @@ IntArray = npt.NDArray[np.int64]
 RUN = "run array"
 GOLD = "gold"
 
-#: Doc ints up to this many are codes as they are; past it they are renumbered (the join's
-#: (row, doc) keys must fit 63 bits).
-_DIRECT_DOCS = 1 << 40
 
 
 def is_array(obj: Any) -> bool:
@@ -442,6 +439,10 @@ def array_block(gold: Any, run: Any, options: EvalOptions) -> dict[str, Any]:
     g = _gold(gold, arun, options)
     n_docs = max(_known_docs(arun, g.doc), 1)
     n_other = len(g.other_names)
+    if (n + n_other + 1) * n_docs >= 2**62:  # (query, doc) keys must fit 63 bits
+        raise UsageError(
+            f"doc ints up to {n_docs - 1:,} with {n:,} rows are beyond what the join keys "
+            "hold; number the documents 0, 1, ... and pass their ids as doc_ids=")
 
     # Query codes: rows, then the judged queries that are not rows.
     code = np.where(g.row >= 0, g.row, n + g.other)
