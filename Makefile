@@ -62,6 +62,8 @@ PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/.pytest_c
 
 test: $(TEST_STAMP) $(NATIVE_STAMP)
 	$(BIN)/ruff check src tests bench setup.py
+	@if command -v cargo >/dev/null 2>&1; then \
+	  cargo test --offline --quiet --manifest-path native/pass/Cargo.toml; fi
 	$(PYTEST)
 
 # Everything but the tests that start Spark or a browser, read the demo's output, run

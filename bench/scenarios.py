@@ -158,6 +158,37 @@ SET_MEASURES = "P@10 R@100 SetF"
 RANK_MEASURES = "AP nDCG@10"
 
 SCENARIOS: dict[str, Scenario] = {
+    "per_query": Scenario(
+        "per_query",
+        "`prfeval evaluate -q`: every query's values printed as a table, beside the summary",
+        (
+            Contender(
+                f"prfeval {SET_MEASURES} (summary)",
+                _prfeval(
+                    "evaluate", "{qrels}", "{run}", "-m", SET_MEASURES,
+                    "-o", "{scratch}/summary.txt",
+                ),
+                note="the yardstick: the summary table alone",
+            ),
+            Contender(
+                f"prfeval {SET_MEASURES} -q",
+                _prfeval(
+                    "evaluate", "{qrels}", "{run}", "-m", SET_MEASURES, "-q",
+                    "-o", "{scratch}/per_query.txt",
+                ),
+                note="the summary and a table of every query",
+            ),
+        ),
+        (
+            Target(
+                "-q wall <= 1.25x the summary alone",
+                f"prfeval {SET_MEASURES} -q",
+                1.25,
+                per="ratio",
+                against=f"prfeval {SET_MEASURES} (summary)",
+            ),
+        ),
+    ),
     "ranked": Scenario(
         "ranked",
         f'`prfeval evaluate -m "{RANK_MEASURES}"`: rank measures in the same pass as P@k',

@@ -277,6 +277,8 @@ unsafe fn slice_mut<'a, T>(p: *mut T, len: usize) -> &'a mut [T] {
 /// `skip` steps past that state (numpy's `advance(skip)`; `skip` is 128-bit: `skip_hi`,
 /// `skip_lo`). A check of the generator and its jump ahead against numpy's.
 ///
+/// Returns 0, or -1 after a panic (caught).
+///
 /// # Safety
 /// `out` must be writable for `len` values.
 #[no_mangle]
@@ -289,12 +291,15 @@ pub unsafe extern "C" fn prf_pcg64_raw(
     skip_lo: u64,
     out: *mut u64,
     len: usize,
-) {
-    let skip = (u128::from(skip_hi) << 64) | u128::from(skip_lo);
-    let mut rng = Pcg64::from_halves(state_hi, state_lo, inc_hi, inc_lo).advanced(skip);
-    for value in slice_mut(out, len) {
-        *value = rng.next();
-    }
+) -> i64 {
+    crate::guarded(|| -1, || {
+        let skip = (u128::from(skip_hi) << 64) | u128::from(skip_lo);
+        let mut rng = Pcg64::from_halves(state_hi, state_lo, inc_hi, inc_lo).advanced(skip);
+        for value in slice_mut(out, len) {
+            *value = rng.next();
+        }
+        0
+    })
 }
 
 /// The randomization test's statistics: `out[b * m + j] = totals[j] - 2 * sum_i f_bi d_ij`
@@ -319,23 +324,26 @@ pub unsafe extern "C" fn prf_sign_flip_stats(
     n_perm: usize,
     threads: usize,
     out: *mut f64,
-) {
-    if n == 0 || m == 0 || n_perm == 0 {
-        return;
-    }
-    let rng = Pcg64::from_halves(state_hi, state_lo, inc_hi, inc_lo);
-    let kernel = Flips {
-        totals: slice(totals, m),
-    };
-    run(
-        &kernel,
-        rng,
-        slice(columns, n * m),
-        n,
-        m,
-        threads,
-        slice_mut(out, n_perm * m),
-    );
+) -> i64 {
+    crate::guarded(|| -1, || {
+        if n == 0 || m == 0 || n_perm == 0 {
+            return 0;
+        }
+        let rng = Pcg64::from_halves(state_hi, state_lo, inc_hi, inc_lo);
+        let kernel = Flips {
+            totals: slice(totals, m),
+        };
+        run(
+            &kernel,
+            rng,
+            slice(columns, n * m),
+            n,
+            m,
+            threads,
+            slice_mut(out, n_perm * m),
+        );
+        0
+    })
 }
 
 /// The paired bootstrap's resample means: `out[b * m + j] = (sum_i d_{p_bi, j}) / n` for
@@ -358,19 +366,22 @@ pub unsafe extern "C" fn prf_resample_means(
     n_boot: usize,
     threads: usize,
     out: *mut f64,
-) {
-    if n == 0 || m == 0 || n_boot == 0 || n > u32::MAX as usize + 1 {
-        return;
-    }
-    let rng = Pcg64::from_halves(state_hi, state_lo, inc_hi, inc_lo);
-    let kernel = Resamples::new(n);
-    run(
-        &kernel,
-        rng,
-        slice(columns, n * m),
-        n,
-        m,
-        threads,
-        slice_mut(out, n_boot * m),
-    );
+) -> i64 {
+    crate::guarded(|| -1, || {
+        if n == 0 || m == 0 || n_boot == 0 || n > u32::MAX as usize + 1 {
+            return 0;
+        }
+        let rng = Pcg64::from_halves(state_hi, state_lo, inc_hi, inc_lo);
+        let kernel = Resamples::new(n);
+        run(
+            &kernel,
+            rng,
+            slice(columns, n * m),
+            n,
+            m,
+            threads,
+            slice_mut(out, n_boot * m),
+        );
+        0
+    })
 }

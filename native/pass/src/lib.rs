@@ -32,9 +32,16 @@
 //! 10^±22, is `m * 10^k` or `m / 10^k` of two exact doubles, which IEEE arithmetic rounds correctly (the
 //! result is bit for bit what `f64::from_str` gives); other numbers go to `f64::from_str`.
 
-use std::os::raw::c_int;
+use std::os::raw::{c_char, c_int};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 mod draws;
+mod join;
+
+/// The version of this library's C ABI: `prfeval._io.native_lib` refuses a library whose
+/// `prf_abi_version()` is not the one it was written for (and reads runs without it).
+/// Raise it whenever a signature, a struct or the meaning of a field changes.
+pub const ABI_VERSION: u32 = 2;
 
 const BLOCK: usize = 16 << 20;
 /// A run line's grade when its document is not judged for its query.
@@ -49,6 +56,20 @@ const NOT_GROUPED: i64 = 3;
 const REPEATED_JUDGMENT: i64 = 4;
 const TOO_MANY_RESULTS: i64 = 5;
 const TOO_LARGE: i64 = 6;
+/// The pass panicked (a bug): caught at the C boundary, reported as a refusal.
+const FAILED: i64 = 7;
+
+/// Each reason's words, for Python's messages (`prf_reason`).
+const REASONS: [&str; 8] = [
+    "\0",
+    "the qrels are not in the plain layout\0",
+    "the run is not in the plain layout\0",
+    "the run is not grouped by query\0",
+    "a judgment is repeated\0",
+    "a query has more results than one query may have\0",
+    "the input is too large for the pass\0",
+    "the compiled pass failed (a bug: please report it)\0",
+];
 
 extern "C" {
     fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: c_int) -> c_int;
@@ -1326,16 +1347,45 @@ unsafe fn bytes<'a>(p: *const u8, n: usize) -> &'a [u8] {
     }
 }
 
+/// Run `f`, turning a panic into `fallback`: no panic crosses the C boundary (which would
+/// abort the Python process).
+pub(crate) fn guarded<T>(fallback: impl FnOnce() -> T, f: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| fallback())
+}
+
+/// The version of the C ABI (`ABI_VERSION`), checked by Python on load.
+#[no_mangle]
+pub extern "C" fn prf_abi_version() -> u32 {
+    ABI_VERSION
+}
+
+/// The words of reason `code` (a NUL-terminated string; empty for 0 and unknown codes).
+#[no_mangle]
+pub extern "C" fn prf_reason(code: i64) -> *const c_char {
+    let text = usize::try_from(code).ok().and_then(|c| REASONS.get(c)).unwrap_or(&REASONS[0]);
+    text.as_ptr() as *const c_char
+}
+
 /// Parse the judgments `qrels[..qrels_len]` on `threads` threads; free with `prf_free_judged`.
+/// A panic gives judgments refused with `FAILED`.
 ///
 /// # Safety
 /// `qrels` must be valid for `qrels_len` bytes for the duration of the call.
 #[no_mangle]
 pub unsafe extern "C" fn prf_judge(qrels: *const u8, qrels_len: usize, threads: usize) -> *mut Judged {
-    Box::into_raw(Box::new(judge(bytes(qrels, qrels_len), threads)))
+    let failed = || Judged {
+        status: vec![FAILED, 0],
+        queries: Table::new(16),
+        j_start: Vec::new(),
+        j_hash: Vec::new(),
+        j_off: vec![0],
+        j_arena: Vec::new(),
+        j_grade: Vec::new(),
+    };
+    Box::into_raw(Box::new(guarded(failed, || judge(bytes(qrels, qrels_len), threads))))
 }
 
-/// Why the judgments were refused (`status[0]`, 0: they were not) and the line.
+/// Why the judgments were refused (0: they were not) and the line, in `line`.
 ///
 /// # Safety
 /// `j` must come from `prf_judge` and not be freed; `line` must be writable.
@@ -1351,43 +1401,51 @@ pub unsafe extern "C" fn prf_judged_status(j: *const Judged, line: *mut i64) -> 
 /// the judgments' parse need not be the run's). The run only reads the judgments:
 /// they may serve any number of runs, one after the other or at once. With `order` 1 each
 /// segment also gives its rows in rank order (by score, then doc id; see `rank_order`), with
-/// 2 by the scores as single precision floats.
+/// 2 by the scores as single precision floats. Null if it panicked.
 ///
 /// # Safety
 /// `j` must come from `prf_judge`, with status 0, and outlive the run; `run` must stay valid
 /// for `run_len` bytes until the run is freed with `prf_free_run`.
 #[no_mangle]
 pub unsafe extern "C" fn prf_run(j: *const Judged, run: *const u8, run_len: usize, max_results: usize, threads: usize, order: u8) -> *mut RunPass {
-    let judged = &*j;
-    let threads = threads.clamp(1, 64);
-    let n_judged_q = judged.j_start.len().saturating_sub(1);
-    Box::into_raw(Box::new(RunPass {
-        threads,
-        max_results,
-        order: order.min(2),
-        run,
-        run_len,
-        judged: j,
-        queries: judged.queries.clone(),
-        n_judged_q,
-        local: (0..threads).map(|_| Codes::default()).collect(),
-        probes: (0..threads).map(|_| Probe::default()).collect(),
-        pos: 0,
-        row0: 0,
-        in_run: vec![false; n_judged_q],
-        failed: None,
-        refs: Vec::new(),
-        no_grades: Vec::new(),
-    }))
+    guarded(std::ptr::null_mut, || {
+        let judged = &*j;
+        let threads = threads.clamp(1, 64);
+        let n_judged_q = judged.j_start.len().saturating_sub(1);
+        Box::into_raw(Box::new(RunPass {
+            threads,
+            max_results,
+            order: order.min(2),
+            run,
+            run_len,
+            judged: j,
+            queries: judged.queries.clone(),
+            n_judged_q,
+            local: (0..threads).map(|_| Codes::default()).collect(),
+            probes: (0..threads).map(|_| Probe::default()).collect(),
+            pos: 0,
+            row0: 0,
+            in_run: vec![false; n_judged_q],
+            failed: None,
+            refs: Vec::new(),
+            no_grades: Vec::new(),
+        }))
+    })
 }
 
-/// The run's next segment (`status[8]` is 1 when none is left; then call `prf_missing`).
+/// A segment refused with `FAILED` after a panic; the run then gives only such segments.
+unsafe fn panicked(r: *mut RunPass) -> Segment {
+    (*r).failed = Some((FAILED, 0));
+    Segment { status: vec![FAILED, 0, 0, 0, 0, 0, (*r).pos as i64, (*r).row0 as i64, 0], ..Segment::default() }
+}
+
+/// The run's next segment (`done` is 1 when none is left; then call `prf_missing`).
 ///
 /// # Safety
 /// `r` must come from `prf_run` and not be freed, and not be in use on another thread.
 #[no_mangle]
 pub unsafe extern "C" fn prf_next(r: *mut RunPass) -> *mut Segment {
-    Box::into_raw(Box::new((*r).next()))
+    Box::into_raw(Box::new(guarded(|| panicked(r), || (*r).next())))
 }
 
 /// The judged queries the run never named, as a segment without lines (after the last).
@@ -1396,46 +1454,136 @@ pub unsafe extern "C" fn prf_next(r: *mut RunPass) -> *mut Segment {
 /// As `prf_next`.
 #[no_mangle]
 pub unsafe extern "C" fn prf_missing(r: *mut RunPass) -> *mut Segment {
-    Box::into_raw(Box::new((*r).missing()))
+    Box::into_raw(Box::new(guarded(|| panicked(r), || (*r).missing())))
 }
 
-/// Array `which` of a segment: its address, and its length in `len` (0 status i64,
-/// 1 scores f64, 2 run_doc u32, 3 run_grade i16, 4 repeated u8, 5 run_start i64,
-/// 6 judged u8, 7 q_off i64, 8 q_arena u8, 9 d_off i32, 10 d_arena u8, 11 j_start i64,
-/// 12 j_doc u32, 13 j_grade i32, 14 order u32).
+/// One array of a segment, in the pass's memory.
+#[repr(C)]
+pub struct ArrayView {
+    pub data: *const u8,
+    pub len: usize,
+}
+
+impl ArrayView {
+    fn of<T>(v: &[T]) -> ArrayView {
+        ArrayView { data: v.as_ptr() as *const u8, len: v.len() }
+    }
+}
+
+/// A segment as Python reads it, field by field (`prfeval._io.native_segments.SegmentView`
+/// mirrors it; `ABI_VERSION` changes with it). See `Segment` for each array.
+#[repr(C)]
+pub struct SegmentView {
+    /// Why the pass stopped (0: it did not; `prf_reason` gives the words) and the line.
+    pub reason: i64,
+    pub line: i64,
+    pub rows: i64,
+    pub queries: i64,
+    pub docs: i64,
+    pub repeated_rows: i64,
+    /// The byte after the segment, its first row (of the run), and 1 when none is left.
+    pub end: i64,
+    pub first_row: i64,
+    pub done: i64,
+    pub scores: ArrayView,
+    pub run_doc: ArrayView,
+    pub run_grade: ArrayView,
+    pub repeated: ArrayView,
+    pub run_start: ArrayView,
+    pub judged: ArrayView,
+    pub q_off: ArrayView,
+    pub q_arena: ArrayView,
+    pub d_off: ArrayView,
+    pub d_arena: ArrayView,
+    pub j_start: ArrayView,
+    pub j_doc: ArrayView,
+    pub j_grade: ArrayView,
+    pub order: ArrayView,
+}
+
+/// Fill `out` with the segment `s`'s fields and arrays (valid until the segment is freed).
 ///
 /// # Safety
-/// `s` must come from `prf_next` or `prf_missing` and not be freed; `len` must be writable.
+/// `s` must come from `prf_next` or `prf_missing` and not be freed; `out` must be writable.
 #[no_mangle]
-pub unsafe extern "C" fn prf_array(s: *const Segment, which: c_int, len: *mut usize) -> *const u8 {
+pub unsafe extern "C" fn prf_segment_view(s: *const Segment, out: *mut SegmentView) {
     let s = &*s;
-    macro_rules! out {
-        ($v:expr) => {{
-            *len = $v.len();
-            $v.as_ptr() as *const u8
-        }};
+    let st = |i: usize| s.status.get(i).copied().unwrap_or(0);
+    *out = SegmentView {
+        reason: st(0),
+        line: st(1),
+        rows: st(2),
+        queries: st(3),
+        docs: st(4),
+        repeated_rows: st(5),
+        end: st(6),
+        first_row: st(7),
+        done: st(S_DONE),
+        scores: ArrayView::of(&s.scores),
+        run_doc: ArrayView::of(&s.run_doc),
+        run_grade: ArrayView::of(&s.run_grade),
+        repeated: ArrayView::of(&s.repeated),
+        run_start: ArrayView::of(&s.run_start),
+        judged: ArrayView::of(&s.judged),
+        q_off: ArrayView::of(&s.q_off),
+        q_arena: ArrayView::of(&s.q_arena),
+        d_off: ArrayView::of(&s.d_off),
+        d_arena: ArrayView::of(&s.d_arena),
+        j_start: ArrayView::of(&s.j_start),
+        j_doc: ArrayView::of(&s.j_doc),
+        j_grade: ArrayView::of(&s.j_grade),
+        order: ArrayView::of(&s.order),
+    };
+}
+
+unsafe fn join_input<'a>(a: &join::JoinRows) -> join::Input<'a> {
+    join::Input {
+        ids: std::slice::from_raw_parts(nonnull(a.ids), a.n_rows * a.n_cols),
+        n_cols: a.n_cols,
+        row_slot: std::slice::from_raw_parts(nonnull(a.row_slot), a.n_rows),
+        gold_offsets: std::slice::from_raw_parts(nonnull(a.gold_offsets), a.n_rows + 1),
+        gold_docs: std::slice::from_raw_parts(nonnull(a.gold_docs), *a.gold_offsets.add(a.n_rows) as usize),
+        gold_grades: std::slice::from_raw_parts(nonnull(a.gold_grades), *a.gold_offsets.add(a.n_rows) as usize),
     }
-    match which {
-        0 => out!(s.status),
-        1 => out!(s.scores),
-        2 => out!(s.run_doc),
-        3 => out!(s.run_grade),
-        4 => out!(s.repeated),
-        5 => out!(s.run_start),
-        6 => out!(s.judged),
-        7 => out!(s.q_off),
-        8 => out!(s.q_arena),
-        9 => out!(s.d_off),
-        10 => out!(s.d_arena),
-        11 => out!(s.j_start),
-        12 => out!(s.j_doc),
-        13 => out!(s.j_grade),
-        14 => out!(s.order),
-        _ => {
-            *len = 0;
-            std::ptr::null()
-        }
-    }
+}
+
+fn nonnull<T>(p: *const T) -> *const T {
+    if p.is_null() { std::ptr::NonNull::dangling().as_ptr() } else { p }
+}
+
+/// How many cells `prf_join_rows` keeps of `args`' ids (its outputs' length); -1 on a panic.
+///
+/// # Safety
+/// `args` must be valid, its input arrays of the lengths `JoinRows` gives.
+#[no_mangle]
+pub unsafe extern "C" fn prf_join_count(args: *const join::JoinRows) -> i64 {
+    guarded(|| -1, || {
+        let a = &*args;
+        join::count(&join_input(a), 0, a.n_rows) as i64
+    })
+}
+
+/// Join a run array's cells to their judgments into `args`' outputs (see `join.rs`): the
+/// number of cells written, or -1 (a panic, or outputs shorter than the cells).
+///
+/// # Safety
+/// `args` must be valid: input arrays of the lengths `JoinRows` gives, outputs writable for
+/// `capacity` entries.
+#[no_mangle]
+pub unsafe extern "C" fn prf_join_rows(args: *const join::JoinRows) -> i64 {
+    guarded(|| -1, || {
+        let a = &*args;
+        let cap = a.capacity;
+        let mut_slice = |p: *mut i64| std::slice::from_raw_parts_mut(nonnull(p) as *mut i64, cap);
+        let out = join::Output {
+            slot: mut_slice(a.out_slot),
+            doc: mut_slice(a.out_doc),
+            grade: mut_slice(a.out_grade),
+            found: std::slice::from_raw_parts_mut(nonnull(a.out_found) as *mut u8, cap),
+            repeated: std::slice::from_raw_parts_mut(nonnull(a.out_repeated) as *mut u8, cap),
+        };
+        join::join(&join_input(a), a.n_rows, a.threads, out).map_or(-1, |n| n as i64)
+    })
 }
 
 /// Free a segment.
@@ -1470,3 +1618,6 @@ pub unsafe extern "C" fn prf_free_judged(j: *mut Judged) {
         drop(Box::from_raw(j));
     }
 }
+
+#[cfg(test)]
+mod tests;

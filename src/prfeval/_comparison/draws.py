@@ -98,10 +98,10 @@ def sign_flip_stats(
     if m:
         columns = _columns(d)
         totals = np.ascontiguousarray(totals, dtype=np.float64)
-        native_lib.library().prf_sign_flip_stats(
+        _checked(native_lib.library().prf_sign_flip_stats(
             *_halves(rng), _address(columns), n, m, _address(totals), n_permutations,
             native_lib.default_threads() if threads is None else threads, _address(out),
-        )  # fmt: skip
+        ))  # fmt: skip
     _advance(rng, n_permutations * n)
     return out
 
@@ -122,10 +122,10 @@ def resample_means(
     out = np.empty((n_resamples, m), dtype=np.float64)
     if m:
         columns = _columns(d)
-        native_lib.library().prf_resample_means(
+        _checked(native_lib.library().prf_resample_means(
             *_halves(rng), _address(columns), n, m, n_resamples,
             native_lib.default_threads() if threads is None else threads, _address(out),
-        )  # fmt: skip
+        ))  # fmt: skip
     _advance(rng, n_resamples * n)
     return out
 
@@ -135,7 +135,14 @@ def raw_draws(rng: np.random.Generator, count: int, *, skip: int = 0) -> npt.NDA
     past its state, leaving ``rng`` as it is: what ``rng.bit_generator.advance(skip)`` then
     ``random_raw(count)`` give, if the library's generator is numpy's."""
     out = np.empty(count, dtype=np.uint64)
-    native_lib.library().prf_pcg64_raw(
+    _checked(native_lib.library().prf_pcg64_raw(
         *_halves(rng), skip >> 64, skip & _HALF, _address(out), count
-    )
+    ))
     return out
+
+
+def _checked(status: int) -> None:
+    """A draw the library gave up (it caught a panic: a bug) is an error, not numbers."""
+    if status != 0:
+        raise RuntimeError(f"the compiled draws failed ({native_lib.PANIC}); "
+                           f"{native_lib.ENV}=0 draws with numpy")

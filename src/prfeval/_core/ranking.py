@@ -407,7 +407,9 @@ class JudgedRanking:
     @cached_property
     def rank0(self) -> IntArray:
         """0-based rank of every position within its query."""
-        return np.arange(self.grades.size, dtype=np.int64) - self.offsets[self.query_index]
+        rank0 = np.arange(self.grades.size, dtype=np.int64)
+        rank0 -= np.repeat(self.offsets[:-1], self.n_retrieved)  # in place: one array less
+        return rank0
 
     @cached_property
     def judged_query_index(self) -> IntArray:

@@ -146,18 +146,31 @@ class WholeSource:
         self, qrels: Any, run: Any, options: EvalOptions, *, use_dicts: bool = False
     ) -> None:
         self._options = options
+        self._arrays: tuple[Any, Any] | None = None
         if use_dicts and plain_dicts(qrels, run) and any(qrels.values()):
             self._block = Block(qrels, run, dicts=True)
             # A dict run may carry its name (trec_eval's run id, read with it).
             self.qrels_name, self.run_name = "qrels dict", getattr(run, "run_name", "run")
             self._empty = not any(run.values())
             return
-        check_one_stdin([qrels, run])
-        qrels_table = load_judgments(qrels, options)
-        from prfeval._io.load import load_run
+        from prfeval._io.arrays import array_tables, is_array
 
-        run_table = load_run(run, ranks=options.order == "rank", format=options.run_format,
-                             run_columns=options.run_columns)
+        if is_array(run):  # a 2-D array (FAISS ids, a score matrix): joined as integers
+            self.qrels_name, self.run_name = "gold", "run"
+            if use_dicts:
+                # Encoded when the block is read, and not kept: its columns (a row per
+                # place) are freed once aligned.
+                self._arrays = (qrels, run)
+                self._empty = False
+                return
+            qrels_table, run_table = array_tables(qrels, run, options)
+        else:
+            check_one_stdin([qrels, run])
+            qrels_table = load_judgments(qrels, options)
+            from prfeval._io.load import load_run
+
+            run_table = load_run(run, ranks=options.order == "rank", format=options.run_format,
+                                 run_columns=options.run_columns)
         self._empty = len(run_table) == 0
         self.qrels_name, self.run_name = qrels_table.source.path, run_table.name
         include, exclude = options.queries, options.exclude_queries
@@ -173,6 +186,11 @@ class WholeSource:
 
     def blocks(self) -> Iterator[Block]:
         """The one block."""
+        if self._arrays is not None:
+            from prfeval._io.arrays import array_block
+
+            yield Block(None, None, encoded=array_block(*self._arrays, self._options))
+            return
         if self._empty:
             warn_empty_run(self.run_name)
         yield self._block

@@ -51,9 +51,10 @@ from prfeval._io.native_lib import (
     large_enough,
     library,
     parse_judgments,
+    reason,
     unavailable,
 )
-from prfeval._io.native_segments import REASONS, Freed, MappedFile, Segment
+from prfeval._io.native_segments import Freed, MappedFile, Segment
 from prfeval._io.source import display_name
 from prfeval._io.stream import BLOCK_BYTES, StreamedRun
 
@@ -85,7 +86,7 @@ class NativeJudgments:
         self._owner = Freed(self._lib.prf_free_judged, pointer)
         line = ctypes.c_int64()
         why = int(self._lib.prf_judged_status(pointer, ctypes.byref(line)))
-        self.refused: str | None = REASONS.get(why, f"refused ({why})") if why else None
+        self.refused: str | None = reason(why)
 
     def segments(
         self,
@@ -118,9 +119,13 @@ class NativeJudgments:
             raise ValueError(f"bytes {start} to {stop} are not in {run_path}")
         # The run's threads, whatever the judgments' parse had (one, when it ran beside
         # Python's imports).
-        run = Freed(lib.prf_free_run, lib.prf_run(self._owner.pointer, mapped.address + start,
-                                                  stop - start, max_results(),
-                                                  threads or default_threads(), order))
+        pointer = lib.prf_run(self._owner.pointer, mapped.address + start, stop - start,
+                              max_results(), threads or default_threads(), order)
+        if not pointer:  # the pass caught a panic: refused, read the usual way
+            mapped.close()
+            yield Segment(lib, None)
+            return
+        run = Freed(lib.prf_free_run, pointer)
         try:
             # One segment read ahead on the pool's thread (ctypes releases the GIL); the
             # pool is shut down, waiting for it, before the run is freed.

@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "ABI_VERSION",
     "ENV",
     "LIBRARY",
     "MIN_BYTES",
+    "PANIC",
     "claim_parsed",
     "default_threads",
     "discard_parsed",
@@ -28,6 +30,7 @@ __all__ = [
     "large_enough",
     "library",
     "parse_judgments_ahead",
+    "reason",
     "required_but_unavailable",
     "unavailable",
     "waiting",
@@ -61,26 +64,40 @@ ENV = "PRFEVAL_NATIVE"
 #: 143 to 158 MiB; at 40 MiB, 0.41 s and 169 MiB against 0.70 s and 191 MiB.
 MIN_BYTES = 8 << 20
 
+#: The C ABI this module is written for: the library's ``prf_abi_version()`` must say the
+#: same (``ABI_VERSION`` in native/pass/src/lib.rs), else it is not used.
+ABI_VERSION = 2
+
+#: What a caught panic of the library is called in messages.
+PANIC = "a panic inside the compiled pass, caught at its boundary"
+
 _P = ctypes.c_void_p
 _N = ctypes.c_size_t
 _U64 = ctypes.c_uint64
+_I64 = ctypes.c_int64
 
 # Each function of the library: (result type, argument types).
 _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
+    "prf_abi_version": (ctypes.c_uint32, []),
+    "prf_reason": (ctypes.c_char_p, [_I64]),
     "prf_judge": (_P, [_P, _N, _N]),
-    "prf_judged_status": (ctypes.c_int64, [_P, ctypes.POINTER(ctypes.c_int64)]),
+    "prf_judged_status": (_I64, [_P, ctypes.POINTER(_I64)]),
     "prf_run": (_P, [_P, _P, _N, _N, _N, ctypes.c_uint8]),
     "prf_next": (_P, [_P]),
     "prf_missing": (_P, [_P]),
-    "prf_array": (_P, [_P, ctypes.c_int, ctypes.POINTER(_N)]),
+    # The segment's fields and arrays by name (native_segments.SegmentView).
+    "prf_segment_view": (None, [_P, _P]),
     "prf_free_segment": (None, [_P]),
+    # A run array's join (native/pass/src/join.rs; prfeval._io.native_join): JoinRows.
+    "prf_join_count": (_I64, [_P]),
+    "prf_join_rows": (_I64, [_P]),
     "prf_free_run": (None, [_P]),
     "prf_free_judged": (None, [_P]),
     # The paired tests' draws (native/pass/src/draws.rs; prfeval._comparison.draws): a
-    # PCG64 state and increment as four 64-bit halves, then the arrays.
-    "prf_pcg64_raw": (None, [_U64, _U64, _U64, _U64, _U64, _U64, _P, _N]),
-    "prf_sign_flip_stats": (None, [_U64, _U64, _U64, _U64, _P, _N, _N, _P, _N, _N, _P]),
-    "prf_resample_means": (None, [_U64, _U64, _U64, _U64, _P, _N, _N, _N, _N, _P]),
+    # PCG64 state and increment as four 64-bit halves, then the arrays; 0, or -1 (a panic).
+    "prf_pcg64_raw": (_I64, [_U64, _U64, _U64, _U64, _U64, _U64, _P, _N]),
+    "prf_sign_flip_stats": (_I64, [_U64, _U64, _U64, _U64, _P, _N, _N, _P, _N, _N, _P]),
+    "prf_resample_means": (_I64, [_U64, _U64, _U64, _U64, _P, _N, _N, _N, _N, _P]),
 }
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -108,12 +125,39 @@ def _load() -> tuple[ctypes.CDLL | None, str | None]:
         return None, f"it is not built: no {LIBRARY.name} in {LIBRARY.parent}"
     try:
         lib = ctypes.CDLL(str(LIBRARY))  # a CDLL call releases the GIL
+        version = getattr(lib, "prf_abi_version", None)
+        if version is None:
+            return _mismatch("a version before versions were numbered")
+        version.restype, version.argtypes = ctypes.c_uint32, []
+        if version() != ABI_VERSION:
+            return _mismatch(f"ABI version {version()}")
         for name, (result, arguments) in _SIGNATURES.items():
             function = getattr(lib, name)
             function.restype, function.argtypes = result, arguments
     except (OSError, AttributeError) as exc:
         return None, f"it cannot be loaded: {exc}"
     return lib, None
+
+
+def _mismatch(found: str) -> tuple[None, str]:
+    """Refuse a library of another ABI, saying so once: runs are then read without it."""
+    import warnings
+
+    from prfeval._core.errors import PrfevalWarning
+
+    why = (f"the compiled pass at {LIBRARY} is {found}, this prfeval needs ABI version "
+           f"{ABI_VERSION}: rebuild it (make native); reading without it")
+    warnings.warn(why, PrfevalWarning, stacklevel=4)
+    return None, why
+
+
+def reason(code: int) -> str | None:
+    """The words of the pass's reason ``code`` for leaving an input to the usual reader
+    (``None`` for 0: it did not)."""
+    if not code:
+        return None
+    words = library().prf_reason(code)
+    return words.decode() if words else f"refused ({code})"
 
 
 def default_threads() -> int:

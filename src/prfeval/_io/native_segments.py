@@ -15,39 +15,53 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["NO_GRADE", "REASONS", "Freed", "MappedFile", "Segment"]
+from prfeval._io.native_lib import reason
+
+__all__ = ["NO_GRADE", "Freed", "MappedFile", "Segment", "SegmentView"]
 
 #: A run line's grade in the pass when its document is not judged for its query.
 NO_GRADE = np.iinfo(np.int16).min
 
-#: The pass's reasons for leaving a file to the usual reader (``status[0]``).
-REASONS = {
-    1: "the qrels are not in the plain layout",
-    2: "the run is not in the plain layout",
-    3: "the run is not grouped by query",
-    4: "a judgment is repeated",
-    5: "a query has more results than one query may have",
-    6: "the input is too large for the pass",
+
+class ArrayView(ctypes.Structure):
+    """One array of a segment in the pass's memory (``ArrayView`` in lib.rs)."""
+
+    _fields_ = [("data", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+
+
+#: A segment's arrays, by name, with their element types (``SegmentView`` in lib.rs).
+ARRAYS = {
+    "scores": np.float64,
+    "run_doc": np.uint32,
+    "run_grade": np.int16,
+    "repeated": np.bool_,
+    "run_start": np.int64,
+    "judged": np.bool_,
+    "q_off": np.int64,
+    "q_arena": np.uint8,
+    "d_off": np.int32,
+    "d_arena": np.uint8,
+    "j_start": np.int64,
+    "j_doc": np.uint32,
+    "j_grade": np.int32,
+    "order": np.uint32,
 }
 
-# A segment's arrays, by index (see prf_array in native/pass/src/lib.rs).
-_ARRAYS = (
-    ("status", np.int64),
-    ("scores", np.float64),
-    ("run_doc", np.uint32),
-    ("run_grade", np.int16),
-    ("repeated", np.bool_),
-    ("run_start", np.int64),
-    ("judged", np.bool_),
-    ("q_off", np.int64),
-    ("q_arena", np.uint8),
-    ("d_off", np.int32),
-    ("d_arena", np.uint8),
-    ("j_start", np.int64),
-    ("j_doc", np.uint32),
-    ("j_grade", np.int32),
-    ("order", np.uint32),
-)
+#: The reason the pass gives after a panic it caught (``FAILED`` in lib.rs).
+_FAILED = 7
+
+#: A segment's counts, by name (``SegmentView`` in lib.rs).
+COUNTS = ("reason", "line", "rows", "queries", "docs", "repeated_rows", "end", "first_row",
+          "done")
+
+
+class SegmentView(ctypes.Structure):
+    """A segment as ``prf_segment_view`` fills it in: its counts, then its arrays, by name
+    (``#[repr(C)] SegmentView`` in native/pass/src/lib.rs, whose ``ABI_VERSION`` changes
+    with it)."""
+
+    _fields_ = [*((name, ctypes.c_int64) for name in COUNTS),
+                *((name, ArrayView) for name in ARRAYS)]
 
 
 class MappedFile:
@@ -94,27 +108,31 @@ class Segment:
     read-only views of the pass's memory.
     """
 
-    def __init__(self, lib: ctypes.CDLL, pointer: int) -> None:
-        owner = Freed(lib.prf_free_segment, pointer)
+    def __init__(self, lib: ctypes.CDLL, pointer: int | None) -> None:
         self.arrays: dict[str, np.ndarray] = {}
-        for i, (name, dtype) in enumerate(_ARRAYS):
-            n = ctypes.c_size_t()
-            address = lib.prf_array(pointer, i, ctypes.byref(n))
-            if not n.value:
+        view = SegmentView()
+        if pointer:
+            owner = Freed(lib.prf_free_segment, pointer)
+            lib.prf_segment_view(pointer, ctypes.byref(view))
+        else:  # the pass caught a panic before it had a run: refused, as after one
+            view.reason = _FAILED
+        for name, dtype in ARRAYS.items():
+            array_view = getattr(view, name)
+            if not array_view.len:
                 self.arrays[name] = np.zeros(0, dtype=dtype)
                 continue
-            raw = (ctypes.c_ubyte * (n.value * np.dtype(dtype).itemsize)).from_address(address)
+            size = array_view.len * np.dtype(dtype).itemsize
+            raw = (ctypes.c_ubyte * size).from_address(array_view.data)
             raw._owner = owner  # type: ignore[attr-defined]  # the memory lives as the view
             array = np.frombuffer(raw, dtype=dtype)
             array.flags.writeable = False
             self.arrays[name] = array
-        status = self.arrays["status"].tolist()
-        why = int(status[0])
         #: Why the pass left the run to Arrow here (``None``: it did not).
-        self.refused = REASONS.get(why, f"refused ({why})") if why else None
-        self.rows, self.n_queries, self.n_docs, self.n_repeated = status[2:6]
+        self.refused = reason(view.reason) if view.reason else None
+        self.rows, self.n_queries, self.n_docs = view.rows, view.queries, view.docs
+        self.n_repeated = view.repeated_rows
         #: The byte after the segment, its first row (of the run), whether none is left.
-        self.end, self.first_row, self.done = status[6], status[7], bool(status[8])
+        self.end, self.first_row, self.done = view.end, view.first_row, bool(view.done)
 
     def __getattr__(self, name: str) -> np.ndarray:
         try:

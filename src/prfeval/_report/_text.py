@@ -7,7 +7,16 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["fmt_p", "fmt_signed", "fmt_value", "render_rich", "render_table", "wrap_lines"]
+from prfeval._report.table_layout import plain_table, rich_table
+
+__all__ = [
+    "fmt_p",
+    "fmt_signed",
+    "fmt_value",
+    "render_rich",
+    "render_table",
+    "wrap_lines",
+]
 
 
 def fmt_value(value: float, *, integer: bool = False, digits: int = 4) -> str:
@@ -51,29 +60,17 @@ def render_table(
     right_align_from: int = 1,
     width: int | None = None,
 ) -> str:
-    """A table rendered by rich as plain text, with ``notes`` as lines below it.
+    """A table as plain text, in rich's ``SIMPLE_HEAD`` layout, with ``notes`` as lines below.
 
     With ``width``, the table fits that many columns and the notes are wrapped to it. Every
-    cell, header and the title are text: an id such as ``[b]x`` is shown as it is, where rich
-    would read it as markup and drop it.
+    cell, header and the title are text: an id such as ``[b]x`` is shown as it is. A table
+    of plain ASCII cells that fits the width is laid out directly, line for line as rich lays
+    it out and many times faster; any other by rich, which wraps and measures wide
+    characters (:mod:`prfeval._report.table_layout`).
     """
-    from rich import box
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
-    table = Table(
-        title=None if title is None else escape(title), title_justify="left", box=box.SIMPLE_HEAD
-    )
-    for i, header in enumerate(headers):
-        table.add_column(escape(header), justify="right" if i >= right_align_from else "left")
-    for row in rows:
-        table.add_row(*(escape(cell) for cell in row))
-    with open(os.devnull, "w") as sink:
-        console = Console(width=width or 200, record=True, file=sink, color_system=None)
-        console.print(table)
-        text = console.export_text()
-    lines = [line.rstrip() for line in text.splitlines()]
+    lines = plain_table(title, headers, rows, right_align_from, width or 200)
+    if lines is None:
+        lines = rich_table(title, headers, rows, right_align_from, width or 200)
     shown = list(notes or [])
     if width is not None:
         import textwrap

@@ -58,22 +58,33 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
             if enc.tie_ranks is None and has_ids
             else RankingNeeds(None, doc_ids=has_ids, exact_depth=needs.exact_depth, subtopics=True)
         )
-    else:
+    in_order = (
+        order == "file" and enc.rank_rows is None and not enc.unevaluated_rows
+        and _grouped(enc.slot)
+    )
+    if not in_order and not (order == "score" and enc.rank_rows is not None):
         ranked, valid = _ranked(enc, order, options, needs, has_ids)
-    pos_q = enc.slot[ranked]
-    if enc.unevaluated_rows:  # some of the run's queries are not evaluated: drop them
-        kept = pos_q >= 0
-        ranked, pos_q = ranked[kept], pos_q[kept]
-    pos_d = enc.doc[ranked]
-    found = enc.found[ranked]
-    grades = enc.grade[ranked]
+    if in_order:
+        # Rows already in rank order, query after query (a run array): taken as they are,
+        # without a copy of each column, nor of the row numbers (``ranked`` is ``None``:
+        # every row, in order).
+        ranked, valid = None, _ranked(enc, order, options, needs, has_ids, rows=False)[1]
+        pos_q, pos_d, found, grades = enc.slot, enc.doc, enc.found, enc.grade
+    else:
+        pos_q = enc.slot[ranked]
+        if enc.unevaluated_rows:  # some of the run's queries are not evaluated: drop them
+            kept = pos_q >= 0
+            ranked, pos_q = ranked[kept], pos_q[kept]
+        pos_d = enc.doc[ranked]
+        found = enc.found[ranked]
+        grades = enc.grade[ranked]
     n_out = enc.n_slots
 
     # A repeated document counts at its best-ranked place: the later places are repeats.
     repeat = np.zeros(pos_q.size, dtype=bool)
-    candidates = np.flatnonzero(enc.repeated[ranked])
+    candidates = np.flatnonzero(enc.repeated if in_order else enc.repeated[ranked])
     if candidates.size:
-        rows = ranked[candidates]
+        rows = candidates if ranked is None else ranked[candidates]
         keys = enc.query_code[rows] * np.int64(enc.n_docs) + enc.doc[rows]
         by_key_then_rank = np.lexsort((candidates, keys))
         later = np.flatnonzero(np.diff(keys[by_key_then_rank]) == 0) + 1
@@ -85,11 +96,21 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         if options.max_results is not None:  # as trec_eval: only within the top -M
             at = at[at - offsets[pos_q[at]] < options.max_results]
         if at.size:
-            raise enc.row_error(int(ranked[at[0]]), "document {doc} repeated for query {query}")
+            row = int(at[0] if ranked is None else ranked[at[0]])
+            raise enc.row_error(row, "document {doc} repeated for query {query}")
     keep = ~repeat if options.duplicates == "first" else np.ones(pos_q.size, dtype=bool)
 
+    # Counts per query from where the rows of the rarer side of a mask fall among the
+    # queries' bounds (each query's rows are together): no copy of the rows it picks.
+    bounds = offsets.copy()
+
+    def count_in(mask: npt.NDArray[np.bool_]) -> IntArray:
+        return np.diff(np.searchsorted(np.flatnonzero(mask), bounds)).astype(np.int64)
+
     def per_query(mask: npt.NDArray[np.bool_]) -> IntArray:
-        return np.bincount(pos_q[mask], minlength=n_out).astype(np.int64)
+        if 2 * np.count_nonzero(mask) > mask.size:
+            return np.diff(bounds) - count_in(~mask)
+        return count_in(mask)
 
     zeros = np.zeros(n_out, dtype=np.int64)
     counts = {"duplicates": per_query(repeat) if n_duplicates else zeros}
@@ -119,7 +140,7 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
             pos_q[keep],
             pos_d[keep],
             grades[keep],
-            ranked[keep],
+            np.flatnonzero(keep) if ranked is None else ranked[keep],
             repeat[keep],
         )
         offsets = offsets_of(pos_q, n_out)
@@ -136,14 +157,16 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
     # The per-subtopic view is built when a diversity measure first reads it; judgments
     # without subtopics are one subtopic per query.
     join = enc.subtopics
+    if join is not None and ranked is None:
+        ranked = np.arange(pos_q.size, dtype=np.int64)
     view = single_subtopic_view if join is None else partial(subtopic_view, join, ranked)
     ranking = JudgedRanking(
         query_ids=enc.query_ids,
         offsets=offsets,
-        grades=grades.astype(np.int64),
+        grades=grades.astype(np.int64, copy=False),
         first=~repeat,
         doc_codes=pos_d,
-        scores=None if enc.scores is None else enc.scores[ranked],
+        scores=None if enc.scores is None else enc.scores if ranked is None else enc.scores[ranked],
         judged_offsets=enc.judged_offsets,
         judged_grades=enc.judged_grades,
         judged_doc_codes=enc.judged_docs,
@@ -162,11 +185,19 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
     return ranking
 
 
+def _grouped(slot: IntArray) -> bool:
+    """Whether ``slot`` never decreases: a stable sort by query then keeps every row where
+    it is."""
+    return bool(slot.size < 2 or (slot[1:] >= slot[:-1]).all())
+
+
 def _ranked(
-    enc: EncodedBlock, order: str, options: EvalOptions, needs: RankingNeeds, has_ids: bool
-) -> tuple[IntArray, RankingNeeds]:
+    enc: EncodedBlock, order: str, options: EvalOptions, needs: RankingNeeds, has_ids: bool,
+    *, rows: bool = True,
+) -> tuple[IntArray | None, RankingNeeds]:
     """The rows in rank order (see :func:`~prfeval._retrieval.ordering.rank_order`), tied
-    documents ordered only where ``needs`` can tell, and what the order is valid for."""
+    documents ordered only where ``needs`` can tell, and what the order is valid for
+    (``rows=False``: only what it would be valid for, the rows being in order already)."""
     # Ties need ordering only at the cutoffs read, unless rows move up the ranking (-J,
     # duplicates=first), which shifts every later cutoff.
     cutoffs: set[int] | None = None
@@ -182,7 +213,8 @@ def _ranked(
         and options.unjudged != "relevant"
         and not (options.unjudged == "drop" and options.max_results is not None)
     )
-    tie_grades = np.maximum(enc.grade, 0) if alike else enc.grade
+    # (Ties exist only in score order: no other order reads the classes.)
+    tie_grades = np.maximum(enc.grade, 0) if alike and order == "score" else enc.grade
     # The exact documents of the top ranks: the tie groups beginning there are all sorted;
     # every group when rows are then removed (-J, duplicates=first), which moves ranks up.
     exact_depth = 0 if exact_docs else needs.exact_depth
@@ -192,12 +224,12 @@ def _ranked(
         # Documents of one grade may differ in their subtopics: every tie in id order.
         exact_depth = -1
     scores = enc.scores
-    if scores is not None and options.trec_eval_version == 9:
+    if rows and scores is not None and options.trec_eval_version == 9:
         # trec_eval 9 keeps scores as C floats: scores equal in single precision tie (and
         # scores beyond its range are infinite, as there).
         with np.errstate(over="ignore"):
             scores = scores.astype(np.float32)
-    ranked = rank_order(
+    ranked = None if not rows else rank_order(
         order,
         enc.slot,
         enc.doc,

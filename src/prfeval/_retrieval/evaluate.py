@@ -17,6 +17,7 @@ from prfeval._core.extras import require
 from prfeval._core.options import EvalOptions, OptionValues
 from prfeval._core.partials import Partial
 from prfeval._core.ranking import QueryAccounting, RankingNeeds
+from prfeval._io.arrays import array_run, is_array
 from prfeval._io.prefs import Preferences
 from prfeval._measures import Measure, parse_measures, ranking_needs
 from prfeval._retrieval.kernel import MeasuredQueries, check_measures
@@ -348,6 +349,8 @@ def evaluate(
     bounds: bool = False,
     stream: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
+    query_ids: Any = None,
+    doc_ids: Any = None,
     options: EvalOptions | None = None,
     **option_values: Unpack[OptionValues],
 ) -> Evaluation:
@@ -363,7 +366,13 @@ def evaluate(
         and ``complete`` the only options).
     run
         A TREC run path (``-`` for stdin), a tabular path, a DataFrame, an Arrow table,
-        ``{qid: {docid: score}}`` or ranked lists ``{qid: [docid, ...]}``.
+        ``{qid: {docid: score}}`` or ranked lists ``{qid: [docid, ...]}``; or a 2-D array
+        (numpy, or anything with ``__array__`` or ``__dlpack__``): integer doc ids of shape
+        (n_queries, k) as FAISS's ``index.search`` returns them (row ``i`` is query ``i``'s
+        ranking, best first; -1 is padding), or float scores of shape (n_queries, n_docs)
+        as scikit-learn's ``ndcg_score`` takes them. Its ``qrels`` may then also be a list
+        with one entry per row (a list or set of relevant doc ints, or ``{doc: grade}``),
+        ``{row: ...}``, or a matrix of grades (``y_true``); see docs/inputs.md.
     measures
         Names such as ``"P@10 R@100 SetF(beta=2)"`` or trec_eval's (``P_10``, ``set_F``), a list
         of them, or ``None`` for the default set
@@ -379,6 +388,11 @@ def evaluate(
         numbers are the same either way, to the last digit.
     progress
         Called as ``progress(bytes_done, bytes_total)`` while a run is streamed.
+    query_ids, doc_ids
+        For a run array: the query id of each row (one str per row) and the doc id of each
+        doc int (doc int ``j`` is ``doc_ids[j]``), so that the run joins judgments with
+        string ids such as BEIR's ``{qid: {docid: grade}}``. Without them, row ``i`` is the
+        query ``"i"`` and doc int ``j`` the document ``"j"``.
     options, **option_values
         The evaluation options, as one :class:`~prfeval._core.options.EvalOptions` and/or by
         name: ``level`` (minimum relevant grade, trec_eval ``-l``), ``complete`` (``-c``),
@@ -407,6 +421,11 @@ def evaluate(
     if isinstance(qrels, Preferences):
         return _evaluate_preferences(qrels, run, measures, opts, bounds=bounds)
     plan = plan_evaluation(measures, opts, bounds=bounds)
+    if is_array(run):
+        run = array_run(run, query_ids=query_ids, doc_ids=doc_ids)
+    elif query_ids is not None or doc_ids is not None:
+        raise UsageError("query_ids and doc_ids name the rows and doc ints of a run array "
+                         f"(FAISS ids, a score matrix), not of a {type(run).__name__}")
     sink, done = run_pipeline(
         qrels, run, opts, plan.needs, plan.new_sink, stream=stream, progress=progress
     )

@@ -298,6 +298,7 @@ def drain(
         elif not block.dicts:
             default_order = block.run.default_order  # type: ignore[union-attr]
         ranking = align_block(block, options, needs)
+        del block  # its columns, a row per place, are not needed once aligned
         parts.append(ranking.accounting)
         if options.queries is not None:
             a = ranking.accounting

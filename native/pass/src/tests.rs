@@ -1,0 +1,101 @@
+//! Units of the pass: its number parsers, its layout checks, its tie rule and its boundary.
+
+use super::*;
+
+#[test]
+fn scores_parse_as_rust_parses_them() {
+    for text in ["0", "12.5", "-3e-2", "1e22", "0.1", "123456789012345678901234", "-0",
+                 "1E5", "9007199254740993", "2.2250738585072014e-308"] {
+        let ours = parse_score(text.as_bytes());
+        let std: Option<f64> = text.parse().ok();
+        assert_eq!(ours.map(f64::to_bits), std.map(f64::to_bits), "{text}");
+    }
+    // Rarer spellings may be left to Arrow (None), never read otherwise.
+    for text in ["5.", ".5", "-.5e1", "1e400"] {
+        if let Some(ours) = parse_score(text.as_bytes()) {
+            assert_eq!(ours.to_bits(), text.parse::<f64>().unwrap().to_bits(), "{text}");
+        }
+    }
+    for text in ["", "-", "abc", "1.2.3", "nan", "inf", "1e", "0x10"] {
+        assert_eq!(parse_score(text.as_bytes()), None, "{text}");
+    }
+}
+
+#[test]
+fn grades_are_integers_of_at_most_four_digits() {
+    assert_eq!(parse_grade(b"3"), Some(3));
+    assert_eq!(parse_grade(b"-1"), Some(-1));
+    assert_eq!(parse_grade(b"9999"), Some(9999));
+    for text in ["", "-", "12345", "1.0", "a", "+1"] {
+        assert_eq!(parse_grade(text.as_bytes()), None, "{text}");
+    }
+}
+
+/// Read `run` against `qrels` with rank order asked: the first segment.
+fn first_segment(qrels: &[u8], run: &[u8]) -> (Box<Segment>, *mut Judged, *mut RunPass) {
+    unsafe {
+        let j = prf_judge(qrels.as_ptr(), qrels.len(), 2);
+        assert_eq!((&*j).status[0], OK);
+        let r = prf_run(j, run.as_ptr(), run.len(), 1000, 2, 1);
+        (Box::from_raw(prf_next(r)), j, r)
+    }
+}
+
+fn free(j: *mut Judged, r: *mut RunPass) {
+    unsafe {
+        prf_free_run(r);
+        prf_free_judged(j);
+    }
+}
+
+#[test]
+fn ties_rank_by_doc_id_descending_in_bytes() {
+    let qrels = b"q 0 d9 1\n";
+    // Scores: d2 highest; d10, d9 and d1 tied: "d9" > "d10" > "d1" in bytes.
+    let run = b"q Q0 d10 1 1 r\nq Q0 d2 2 2.5 r\nq Q0 d9 3 1 r\nq Q0 d1 4 1.0 r\n";
+    let (segment, j, r) = first_segment(qrels, run);
+    assert_eq!(segment.status[0], OK);
+    assert_eq!(segment.order, vec![1, 2, 0, 3]);
+    // The line of d9 is judged grade 1; the others are not.
+    assert_eq!(segment.run_grade, vec![NO_GRADE, NO_GRADE, 1, NO_GRADE]);
+    drop(segment);
+    free(j, r);
+}
+
+#[test]
+fn a_run_line_of_five_fields_is_refused_at_its_line() {
+    let (segment, j, r) = first_segment(b"q 0 d 1\n", b"q Q0 d 1 1 r\nq Q0 e 2 1\n");
+    assert_eq!(segment.status[0], RUN_LAYOUT);
+    assert_eq!(segment.status[1], 2);
+    drop(segment);
+    free(j, r);
+}
+
+#[test]
+fn a_repeated_judgment_refuses_the_qrels() {
+    let qrels = b"q 0 d 1\nq 0 d 2\n";
+    unsafe {
+        let j = prf_judge(qrels.as_ptr(), qrels.len(), 1);
+        assert_eq!((&*j).status[0], REPEATED_JUDGMENT);
+        prf_free_judged(j);
+    }
+}
+
+#[test]
+fn a_panic_is_caught_at_the_boundary() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let caught = guarded(|| -1, || -> i64 { panic!("a bug") });
+    std::panic::set_hook(previous);
+    assert_eq!(caught, -1);
+}
+
+#[test]
+fn reasons_are_words_ending_in_nul() {
+    for code in 1..REASONS.len() {
+        let text = REASONS[code];
+        assert!(text.ends_with('\0') && text.len() > 1, "{code}");
+    }
+    assert_eq!(unsafe { *prf_reason(99) }, 0);
+    assert_eq!(prf_abi_version(), ABI_VERSION);
+}

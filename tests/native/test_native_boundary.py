@@ -1,0 +1,69 @@
+"""The compiled pass's boundary: its ABI version checked on load, its reasons in its own
+words, a refused segment after a caught panic, and the run array's join equal to numpy's."""
+
+from __future__ import annotations
+
+import ctypes
+import warnings
+
+import numpy as np
+import pytest
+
+from prfeval._core.errors import PrfevalWarning
+from prfeval._io import native_lib
+from prfeval._io.native_segments import COUNTS, SegmentView
+
+pytestmark = pytest.mark.skipif(
+    native_lib.unavailable() is not None,
+    reason=f"the compiled pass is not available: {native_lib.unavailable()}",
+)
+
+
+def test_a_library_of_another_abi_is_refused_in_one_line(monkeypatch):
+    monkeypatch.setattr(native_lib, "ABI_VERSION", native_lib.ABI_VERSION + 1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lib, why = native_lib._load()
+    assert lib is None
+    assert f"needs ABI version {native_lib.ABI_VERSION}" in why
+    assert "make native" in why
+    assert [w.category for w in caught] == [PrfevalWarning]
+    assert "\n" not in str(caught[0].message)
+
+
+def test_reasons_come_from_the_library():
+    assert native_lib.reason(0) is None
+    assert native_lib.reason(3) == "the run is not grouped by query"
+    assert native_lib.reason(7).startswith("the compiled pass failed")
+
+
+def test_segment_view_fields_are_named_as_the_struct():
+    names = [name for name, _ in SegmentView._fields_]
+    assert names[: len(COUNTS)] == list(COUNTS)
+    # Nine counts of 8 bytes, then fourteen (pointer, length) pairs.
+    assert ctypes.sizeof(SegmentView) == 9 * 8 + 14 * 16
+
+
+def test_a_segment_without_a_pass_is_refused_not_a_crash():
+    from prfeval._io.native_segments import Segment
+
+    segment = Segment(native_lib.library(), None)
+    assert segment.refused is not None and "failed" in segment.refused
+    assert segment.rows == 0 and segment.scores.size == 0
+
+
+def test_the_compiled_join_equals_numpy(monkeypatch):
+    from prfeval._io.array_join import join_rows
+
+    rng = np.random.default_rng(3)
+    ids = rng.integers(-1, 30, size=(50, 12))
+    row_slot = np.where(rng.random(50) < 0.2, -1, np.arange(50))
+    per_row = [np.sort(rng.choice(30, int(rng.integers(0, 6)), replace=False)) for _ in range(50)]
+    offsets = np.concatenate(([0], np.cumsum([r.size for r in per_row]))).astype(np.int64)
+    docs = np.concatenate(per_row).astype(np.int64)
+    grades = rng.integers(-1, 4, size=docs.size)
+    compiled = join_rows(ids, None, row_slot, offsets, docs, grades)
+    monkeypatch.setenv("PRFEVAL_NATIVE", "0")
+    plain = join_rows(ids, None, row_slot, offsets, docs, grades)
+    for field in ("slot", "doc", "grade", "found", "repeated"):
+        np.testing.assert_array_equal(getattr(compiled, field), getattr(plain, field), field)
