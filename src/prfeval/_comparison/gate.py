@@ -39,6 +39,7 @@ from typing import Any
 from prfeval._comparison.gate_sides import (
     Side,
     check_finite,
+    check_judgments,
     compared_options,
     measure_sides,
     take_input,
@@ -57,8 +58,11 @@ from prfeval._core.checks import flag, probability
 from prfeval._core.errors import UsageError
 from prfeval._core.ids import counted, id_list, ordered_ids
 from prfeval._core.options import EvalOptions
+from prfeval._core.tables import Qrels
 from prfeval._io.blocks import load_judgments
+from prfeval._io.judgments_digest import judgments_digest
 from prfeval._io.saved import SavedEvaluation
+from prfeval._io.select import restrict_queries
 from prfeval._io.source import check_one_stdin, display_name
 from prfeval._retrieval.kernel import check_measures
 
@@ -181,6 +185,8 @@ def gate(
     base, cand = measure_sides(
         judgments, (base_source, cand_source), (base_name, cand_name), gated, opts, stream
     )
+    judgment_notes = _check_judgments((base_source, cand_source), judgments, opts,
+                                      qrels_input.name)  # fmt: skip
     judged = base.judged
     chosen = judged if opts.complete else (base.answered | cand.answered)
     query_ids = ordered_ids(chosen)
@@ -236,7 +242,7 @@ def gate(
         candidate_values=c_values,
         inputs=(qrels_input, base_input, cand_input),
         settings=settings,
-        notes=tuple(_query_notes(base, cand, query_ids, opts, qrels_input.name)),
+        notes=(*_query_notes(base, cand, query_ids, opts), *judgment_notes),
         version=_version(),
     )
 
@@ -272,8 +278,22 @@ def _default_name(source: Any, role: str) -> str:
     return role
 
 
+def _check_judgments(
+    sources: tuple[Any, Any], judgments: Qrels, opts: EvalOptions, qrels: str
+) -> list[str]:
+    """Check each saved side's judgments against the gate's, by their digests (a side
+    measured here used the gate's own); the notes for sides saved without one."""
+    saved = [(s, role) for s, role in zip(sources, ("baseline", "candidate"), strict=True)
+             if isinstance(s, SavedEvaluation)]  # fmt: skip
+    if not saved:
+        return []
+    here = judgments_digest(restrict_queries(judgments, opts.queries, opts.exclude_queries))
+    notes = [check_judgments(s, role, here, Path(qrels).name or qrels) for s, role in saved]
+    return [n for n in notes if n is not None]
+
+
 def _query_notes(
-    base: Side, cand: Side, query_ids: tuple[str, ...], opts: EvalOptions, qrels: str
+    base: Side, cand: Side, query_ids: tuple[str, ...], opts: EvalOptions
 ) -> list[str]:
     """The query treatment in words: what was compared, scored as empty, left out."""
     over = (
@@ -299,11 +319,4 @@ def _query_notes(
             f"{counted(len(left_out), 'judged query', 'judged queries')} neither side answered, "
             f"left out (-c scores them): {id_list(left_out)}."
         )
-    for side in (base, cand):
-        measured_with = side.settings.get("qrels")
-        if side.saved and measured_with and Path(str(measured_with)).name != Path(qrels).name:
-            lines.append(
-                f"{side.name} was measured with the judgments {measured_with}; this gate "
-                f"reads {qrels}."
-            )
     return lines

@@ -27,6 +27,7 @@ from prfeval._core.ids import counted, id_list, ordered_ids
 from prfeval._core.option_table import Option, setting_words
 from prfeval._core.options import EVAL_OPTIONS, EvalOptions
 from prfeval._io.digest import digested
+from prfeval._io.judgments_digest import JudgmentsDigest
 from prfeval._io.saved import (
     SavedEvaluation,
     looks_saved,
@@ -42,6 +43,7 @@ __all__ = [
     "Side",
     "check_comparable",
     "check_finite",
+    "check_judgments",
     "compared_options",
     "measure_sides",
     "take_input",
@@ -275,6 +277,32 @@ def check_comparable(
             f"{a.settings.get('query_set', 'all')}), {where_b} on {len(b.judged)} (query set: "
             f"{query_set_b}): {'; '.join(parts)}; give both the same judgments and --queries"
         )
+
+
+def check_judgments(
+    saved: SavedEvaluation, role: str, here: JudgmentsDigest, qrels: str
+) -> str | None:
+    """Refuse a saved side measured with judgments that say something else than the gate's
+    (by content: the file's name and format do not matter), naming both digests and the
+    first query whose judgments differ. Returns the note for a side saved before digests
+    were recorded, whose judgments cannot be checked (``None`` otherwise)."""
+    name = Path(saved.name).name or saved.name
+    there = saved.digests
+    if there is None:
+        return (
+            f"{name} records no digest of its judgments (saved by an older prfeval): they "
+            f"could not be checked against {qrels}."
+        )
+    if there.judgments == here.judgments:
+        return None
+    first = there.first_difference(here)
+    where = f"; the first query whose judgments differ is {first!r}" if first else ""
+    raise UsageError(
+        f"not comparable: the {role} {name} was measured with other judgments than {qrels} "
+        f"(judgments digest {there.judgments[:12]} there, {here.judgments[:12]} here){where}: "
+        f"the judgments changed, not the system; measure the {role} again with {qrels}, or "
+        "gate with the judgments it was measured with"
+    )
 
 
 def check_finite(

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from prfeval._core.errors import InputFormatError, PrfevalError, PrfevalWarning
 from prfeval._core.options import EvalOptions
 from prfeval._core.tables import Qrels, Run
+from prfeval._io.judgments_digest import LazyDigest
 from prfeval._io.mapping import plain_dicts
 from prfeval._io.select import restrict_queries
 from prfeval._io.source import check_one_stdin
@@ -151,6 +152,8 @@ class WholeSource:
             # A dict run may carry its name (trec_eval's run id, read with it).
             self.qrels_name, self.run_name = "qrels dict", getattr(run, "run_name", "run")
             self._empty = not any(run.values())
+            self.judgments = LazyDigest(lambda: restrict_queries(
+                load_judgments(qrels), options.queries, options.exclude_queries))
             return
         check_one_stdin([qrels, run])
         qrels_table = load_judgments(qrels, options)
@@ -165,6 +168,9 @@ class WholeSource:
             restrict_queries(qrels_table, include, exclude),
             restrict_queries(run_table, include, exclude),
         )
+        judged = self._block.qrels
+        #: The digest of the judgments of the query set, made when first asked for.
+        self.judgments = LazyDigest(lambda: judged)
 
     @property
     def empty_run(self) -> bool:

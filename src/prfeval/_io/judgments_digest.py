@@ -1,0 +1,185 @@
+"""A digest of what judgments mean, so that a saved evaluation says which judgments it used.
+
+Two judgment files that mean the same (the same judged query, document and grade triples,
+whatever their format, column names, row order or file name) get the same digest; any change
+in a grade, a judged document or a judged query changes it. A saved baseline records it
+(``digests`` in ``prfeval evaluate --format json``), and ``prfeval gate`` refuses a baseline
+whose judgments differ in content from its own, naming the first query whose judgments
+differ: an identical run would otherwise "regress" because the judgments changed.
+
+The digest is computed over the judgments of the query set (``--queries``,
+``--exclude-queries``), as the numbers were:
+
+``judgments``
+    SHA-256 of the triples sorted by (query, document, grade), each written
+    ``query NUL document NUL grade NUL``;
+``queries``
+    SHA-256 of the sorted judged query ids, each followed by NUL;
+``per_query``
+    query id -> a 64-bit digest (16 hex digits) of that query's triples, so that a difference
+    can be located to a query. It is computed for every query at once over the sorted rows
+    (a polynomial hash of each row's bytes, mixed, summed per query): no Python loop per row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from prfeval._core.ids import ordered_ids
+from prfeval._core.tables import Qrels
+
+__all__ = ["JudgmentsDigest", "LazyDigest", "digest_from_dict", "judgments_digest"]
+
+_P = np.uint64(0x100000001B3)  # FNV's 64-bit prime: the polynomial's base
+_M1 = np.uint64(0xBF58476D1CE4E5B9)  # splitmix64's finaliser constants
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+@dataclass(frozen=True)
+class JudgmentsDigest:
+    """The digests of a set of judgments (see the module's docstring).
+
+    Attributes
+    ----------
+    judgments
+        Hex SHA-256 of every (query, document, grade) triple.
+    queries
+        Hex SHA-256 of the judged query ids.
+    per_query
+        Query id -> 16 hex digits, or ``None`` when not kept.
+    """
+
+    judgments: str
+    queries: str
+    per_query: dict[str, str] | None = None
+
+    def to_dict(self, *, per_query: bool = False) -> dict[str, Any]:
+        """The JSON form saved with an evaluation (per query only with ``per_query``)."""
+        out: dict[str, Any] = {"judgments": self.judgments, "queries": self.queries}
+        if per_query and self.per_query is not None:
+            out["per_query"] = dict(self.per_query)
+        return out
+
+    def first_difference(self, other: JudgmentsDigest) -> str | None:
+        """The first query (in output order) whose judgments differ between the two, or
+        ``None`` when either lacks per-query digests or none differs."""
+        if self.per_query is None or other.per_query is None:
+            return None
+        a, b = self.per_query, other.per_query
+        for q in ordered_ids(set(a) | set(b)):
+            if a.get(q) != b.get(q):
+                return q
+        return None
+
+
+class LazyDigest:
+    """A digest made on first use, from judgments kept until then (a JSON output asks for
+    it; a table does not, and pays nothing)."""
+
+    def __init__(self, make: Callable[[], Qrels]) -> None:
+        self._make: Callable[[], Qrels] | None = make
+        self._digest: JudgmentsDigest | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LazyDigest) and self.get() == other.get()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def get(self) -> JudgmentsDigest:
+        """The digest (computed once)."""
+        if self._digest is None and self._make is not None:
+            self._digest = judgments_digest(self._make())
+            self._make = None  # the judgments are no longer needed
+        if self._digest is None:
+            raise RuntimeError("a LazyDigest is made with its judgments")
+        return self._digest
+
+
+def judgments_digest(table: Qrels) -> JudgmentsDigest:
+    """The :class:`JudgmentsDigest` of judgments read as a table (every reader's output)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    sorted_rows = pa.table(
+        {
+            "q": _strings(table.query_ids),
+            "d": _strings(table.doc_ids),
+            "g": pa.array(np.asarray(table.grades, dtype=np.int64)),
+        }
+    ).sort_by([("q", "ascending"), ("d", "ascending"), ("g", "ascending")])
+    qids = sorted_rows["q"].combine_chunks()
+    lines = pc.binary_join_element_wise(
+        qids, sorted_rows["d"].combine_chunks(),
+        pc.cast(sorted_rows["g"], pa.string()).combine_chunks(), "", "\x00",
+    ).cast(pa.large_string())  # fmt: skip
+    data, offsets = _bytes_and_offsets(lines)
+    n = len(lines)
+    if n:
+        starts = np.flatnonzero(
+            np.r_[True, ~np.asarray(pc.equal(qids[1:], qids[:-1]), dtype=bool)]
+        )
+    else:
+        starts = np.zeros(0, dtype=np.int64)
+    query_ids = [str(q) for q in qids.take(pa.array(starts, type=pa.int64())).to_pylist()]
+    per_row = _row_hashes(data, offsets)
+    per_query = _mix(np.add.reduceat(per_row, starts)) if n else per_row
+    return JudgmentsDigest(
+        judgments=hashlib.sha256(data.tobytes()).hexdigest(),
+        queries=hashlib.sha256("".join(q + "\x00" for q in query_ids).encode()).hexdigest(),
+        per_query=dict(zip(query_ids, (f"{int(h):016x}" for h in per_query), strict=True)),
+    )
+
+
+def digest_from_dict(value: Mapping[str, Any]) -> JudgmentsDigest:
+    """A :class:`JudgmentsDigest` from its JSON form (fields checked by the caller)."""
+    return JudgmentsDigest(value["judgments"], value["queries"], value.get("per_query"))
+
+
+def _strings(values: Any) -> Any:
+    import pyarrow as pa
+
+    if isinstance(values, pa.ChunkedArray | pa.Array):
+        return values.cast(pa.string())
+    return pa.array([str(v) for v in values], type=pa.string())
+
+
+def _bytes_and_offsets(lines: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The bytes of a large-string array, one row after another, and each row's offset."""
+    n = len(lines)
+    _, offset_buffer, data_buffer = lines.buffers()
+    offsets = np.frombuffer(offset_buffer, dtype=np.int64)[lines.offset : lines.offset + n + 1]
+    if data_buffer is None or n == 0:
+        return np.zeros(0, dtype=np.uint8), np.zeros(n + 1, dtype=np.int64)
+    data = np.frombuffer(data_buffer, dtype=np.uint8)[offsets[0] : offsets[-1]]
+    return data, offsets - offsets[0]
+
+
+def _row_hashes(data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Each row's polynomial hash of its bytes (wrapping mod 2**64), with its length,
+    mixed: every row at once."""
+    lengths = np.diff(offsets)
+    if len(lengths) == 0:
+        return np.zeros(0, dtype=np.uint64)
+    position = np.arange(len(data), dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+    powers = np.cumprod(np.full(int(lengths.max()), _P, dtype=np.uint64), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        terms = (data.astype(np.uint64) + np.uint64(1)) * powers[position]
+        sums = np.add.reduceat(terms, offsets[:-1]) ^ (lengths.astype(np.uint64) * _M2)
+    return _mix(sums)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, element-wise (wrapping)."""
+    x = x.astype(np.uint64, copy=True)
+    with np.errstate(over="ignore"):
+        x ^= x >> np.uint64(30)
+        x *= _M1
+        x ^= x >> np.uint64(27)
+        x *= _M2
+        x ^= x >> np.uint64(31)
+    return x
