@@ -42,6 +42,8 @@ __all__ = ["Flattened", "flatten", "is_nested"]
 
 #: The names of an item's id field, in a list of objects.
 ITEM_ID_NAMES = ("id", "_id", *DOC_NAMES, "pid", "passage_id", "corpus_id")
+#: An item's id fields as DPR's layout names them: an object with two of them is ambiguous.
+DPR_ITEM_ID_NAMES = ("id", "doc_id", "docid", "passage_id")
 #: The names of an item's value field, by role (a grade may be called a score, as BEIR does).
 ITEM_VALUE_NAMES = {
     "score": SCORE_NAMES,
@@ -149,6 +151,8 @@ def _list_items(
     if pa.types.is_struct(kind):
         map_entries = [kind.field(i).name for i in range(kind.num_fields)] == ["key", "value"]
         id_field = "key" if map_entries else _field(kind, ITEM_ID_NAMES)
+        if not map_entries:
+            _one_id_field(kind, column, source, int(parents[0]) if parents.size else 0)
         if id_field is None:
             fields = ", ".join(kind.field(i).name for i in range(kind.num_fields))
             raise source.error(
@@ -180,6 +184,19 @@ def _list_items(
             "or integers",
         )
     return _Items(ids, parents, lengths, carried, label)
+
+
+def _one_id_field(kind: pa.DataType, column: str, source: SourceLines, row: int) -> None:
+    """Refuse objects with two fields that could each be the id (``id`` and
+    ``passage_id``): which one ranks is not for prfeval to guess."""
+    fields = [kind.field(i).name for i in range(kind.num_fields)]
+    ids = [f for f in fields if f.lower() in DPR_ITEM_ID_NAMES]
+    if len(ids) > 1:
+        raise source.error(
+            row,
+            f"ambiguous: the objects of column {column!r} have both {ids[0]!r} and "
+            f"{ids[1]!r}, either of which could be the passage id; keep one of them",
+        )
 
 
 def _kind_words(kind: pa.DataType) -> str:
