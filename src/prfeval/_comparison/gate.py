@@ -36,6 +36,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from prfeval._comparison.gate_sides import (
     Side,
     check_finite,
@@ -45,6 +47,7 @@ from prfeval._comparison.gate_sides import (
     take_input,
 )
 from prfeval._comparison.gate_verdicts import (
+    CONFIDENCE,
     DEFAULT_MAX_DROP,
     GateResult,
     budgets_of,
@@ -54,6 +57,7 @@ from prfeval._comparison.gate_verdicts import (
 )
 from prfeval._comparison.options import ComparisonOptions, split_options
 from prfeval._comparison.paired import paired_tests
+from prfeval._comparison.stats import adjust
 from prfeval._core.checks import flag, probability
 from prfeval._core.errors import UsageError
 from prfeval._core.ids import counted, id_list, ordered_ids
@@ -173,6 +177,12 @@ def gate(
     check_measures(gated, opts.collection_size)
     budgets = budgets_of(gated, max_drop)
     floors = floors_of(gated, minimum)
+    for m, budget, floor in zip(gated, budgets, floors, strict=True):
+        if budget.off and floor is not None:
+            raise UsageError(
+                f"{m} is shown only (max-drop {budget.given_as}=off), so its floor {floor:g} "
+                "could never fail: drop one of the two"
+            )
     check_one_stdin([qrels, baseline, candidate])
     base_name, cand_name = _names(baseline, candidate, names)
 
@@ -207,12 +217,20 @@ def gate(
         n_permutations=c.n_permutations,
         n_bootstrap=c.n_bootstrap,
         seed=c.seed,
+        confidence=CONFIDENCE,
     )
-    p, p_adj = tests.p_value, tests.p_adjusted
+    p, p_adj = tests.p_value, tests.p_adjusted.copy()
+    # A measure only shown is outside the correction's family (its p adj. is its p): a
+    # column's p-value does not depend on its neighbours, only the adjustment does.
+    gating = np.array([not b.off for b in budgets])
+    if not gating.all():
+        p_adj[~gating] = p[~gating]
+        p_adj[gating] = adjust(p[gating], c.correction)
 
     verdicts = [
         measure_verdict(m, query_ids, b_values[k], c_values[k], budgets[k], floors[k],
-                 float(p[k]), float(p_adj[k]), alpha, top)
+                        float(p[k]), float(p_adj[k]), alpha, top,
+                        (float(tests.ci_low[k]), float(tests.ci_high[k])))
         for k, m in enumerate(gated)
     ]  # fmt: skip
 
@@ -227,7 +245,9 @@ def gate(
         "alpha": alpha,
         "test": c.test,
         "correction": c.correction,
-        "n_tests": len(gated),
+        "n_tests": int(gating.sum()),
+        "report_only": [str(m) for m, b in zip(gated, budgets, strict=True) if b.off],
+        "confidence": CONFIDENCE,
         "n_permutations": c.n_permutations,
         "n_bootstrap": c.n_bootstrap,
         "seed": c.seed,
