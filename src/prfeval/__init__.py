@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from prfeval._core.options import EvalOptions
     from prfeval._io import load_qrels, load_run
     from prfeval._io.subtopics import load_subtopic_qrels
+    from prfeval._leakage.overlap import Overlap, find_overlap
     from prfeval._measures import Measure, parse_measures
     from prfeval._report.comparison import format_comparison
     from prfeval._retrieval.curve_result import Curves
@@ -114,6 +115,7 @@ _LAZY: dict[str, str] = {
     "Evaluator": "prfeval._retrieval.incremental",
     "Explanation": "prfeval._retrieval.explanation",
     "explain": "prfeval._retrieval.explain",
+    **dict.fromkeys(["Overlap", "find_overlap"], "prfeval._leakage.overlap"),
     **dict.fromkeys(["load_qrels", "load_run"], "prfeval._io"),
     **dict.fromkeys(["Preferences", "read_preferences"], "prfeval._io.prefs"),
     **dict.fromkeys(["PrefsResult", "evaluate_preferences"], "prfeval._retrieval.prefs"),
@@ -141,6 +143,7 @@ __all__ = [
     "Measure",
     "MeasureError",
     "OutputError",
+    "Overlap",
     "Preferences",
     "PrefsResult",
     "PrfevalError",
@@ -168,6 +171,7 @@ __all__ = [
     "f_beta",
     "f_from_pr",
     "fallout",
+    "find_overlap",
     "format_comparison",
     "gate",
     "load_qrels",
