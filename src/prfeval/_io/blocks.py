@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from prfeval._core.errors import InputFormatError, PrfevalError, PrfevalWarning
 from prfeval._core.options import EvalOptions
 from prfeval._core.tables import Qrels, Run
-from prfeval._io.judgments_digest import LazyDigest
+from prfeval._io.judgments_digest import LazyDigest, dict_judgments
 from prfeval._io.mapping import plain_dicts
 from prfeval._io.select import restrict_queries
 from prfeval._io.source import check_one_stdin
@@ -153,7 +153,7 @@ class WholeSource:
             self.qrels_name, self.run_name = "qrels dict", getattr(run, "run_name", "run")
             self._empty = not any(run.values())
             self.judgments = LazyDigest(lambda: restrict_queries(
-                load_judgments(qrels), options.queries, options.exclude_queries))
+                dict_judgments(qrels), options.queries, options.exclude_queries))
             return
         check_one_stdin([qrels, run])
         qrels_table = load_judgments(qrels, options)

@@ -30,10 +30,12 @@ from typing import Any
 
 import numpy as np
 
+from prfeval._core.arrow import arrow_ints, arrow_strings, bools_of
 from prfeval._core.ids import ordered_ids
 from prfeval._core.tables import Qrels
 
-__all__ = ["JudgmentsDigest", "LazyDigest", "digest_from_dict", "judgments_digest"]
+__all__ = ["JudgmentsDigest", "LazyDigest", "dict_judgments", "digest_from_dict",
+           "judgments_digest"]
 
 _P = np.uint64(0x100000001B3)  # FNV's 64-bit prime: the polynomial's base
 _M1 = np.uint64(0xBF58476D1CE4E5B9)  # splitmix64's finaliser constants
@@ -105,27 +107,27 @@ def judgments_digest(table: Qrels) -> JudgmentsDigest:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    sorted_rows = pa.table(
-        {
-            "q": _strings(table.query_ids),
-            "d": _strings(table.doc_ids),
-            "g": pa.array(np.asarray(table.grades, dtype=np.int64)),
-        }
-    ).sort_by([("q", "ascending"), ("d", "ascending"), ("g", "ascending")])
+    sorted_rows = pa.Table.from_arrays(
+        [_strings(table.query_ids), _strings(table.doc_ids),
+         arrow_ints(np.ascontiguousarray(table.grades, dtype=np.int64))],
+        names=["q", "d", "g"],
+    ).sort_by([("q", "ascending"), ("d", "ascending"), ("g", "ascending")])  # fmt: skip
     qids = sorted_rows["q"].combine_chunks()
+    n = len(qids)
+    # Separators as arrays: a Python string here would make pyarrow import pandas.
     lines = pc.binary_join_element_wise(
         qids, sorted_rows["d"].combine_chunks(),
-        pc.cast(sorted_rows["g"], pa.string()).combine_chunks(), "", "\x00",
+        pc.cast(sorted_rows["g"], pa.string()).combine_chunks(), arrow_strings([""] * n),
+        arrow_strings(["\x00"] * n),
     ).cast(pa.large_string())  # fmt: skip
     data, offsets = _bytes_and_offsets(lines)
-    n = len(lines)
     if n:
         starts = np.flatnonzero(
-            np.r_[True, ~np.asarray(pc.equal(qids[1:], qids[:-1]), dtype=bool)]
+            np.r_[True, ~bools_of(pc.equal(qids[1:], qids[:-1]))]
         )
     else:
         starts = np.zeros(0, dtype=np.int64)
-    query_ids = [str(q) for q in qids.take(pa.array(starts, type=pa.int64())).to_pylist()]
+    query_ids = [str(q) for q in qids.take(arrow_ints(starts)).to_pylist()]
     per_row = _row_hashes(data, offsets)
     per_query = _mix(np.add.reduceat(per_row, starts)) if n else per_row
     return JudgmentsDigest(
@@ -143,9 +145,19 @@ def digest_from_dict(value: Mapping[str, Any]) -> JudgmentsDigest:
 def _strings(values: Any) -> Any:
     import pyarrow as pa
 
-    if isinstance(values, pa.ChunkedArray | pa.Array):
+    if isinstance(values, pa.ChunkedArray):
+        return values.cast(pa.string()).combine_chunks()
+    if isinstance(values, pa.Array):
         return values.cast(pa.string())
-    return pa.array([str(v) for v in values], type=pa.string())
+    return arrow_strings([str(v) for v in values])
+
+
+def dict_judgments(qrels: Mapping[Any, Mapping[Any, Any]]) -> Qrels:
+    """Judgments given as ``{qid: {docid: grade}}`` as a table, for their digest (the dict
+    encoder keeps no table of them): ids as text, as every reader gives them."""
+    pairs = [(str(q), str(d), int(g)) for q, docs in qrels.items() for d, g in docs.items()]
+    q, d, g = zip(*pairs, strict=True) if pairs else ((), (), ())
+    return Qrels(arrow_strings(list(q)), arrow_strings(list(d)), np.array(g, dtype=np.int64))
 
 
 def _bytes_and_offsets(lines: Any) -> tuple[np.ndarray, np.ndarray]:
