@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from prfeval._core.arrays import mix64
 from prfeval._core.arrow import arrow_ints, arrow_strings, bools_of
 from prfeval._core.ids import ordered_ids
 from prfeval._core.tables import Qrels
@@ -38,8 +39,7 @@ __all__ = ["JudgmentsDigest", "LazyDigest", "dict_judgments", "digest_from_dict"
            "judgments_digest"]
 
 _P = np.uint64(0x100000001B3)  # FNV's 64-bit prime: the polynomial's base
-_M1 = np.uint64(0xBF58476D1CE4E5B9)  # splitmix64's finaliser constants
-_M2 = np.uint64(0x94D049BB133111EB)
+_M2 = np.uint64(0x94D049BB133111EB)  # an odd constant: each row's length, spread
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ def judgments_digest(table: Qrels) -> JudgmentsDigest:
         starts = np.zeros(0, dtype=np.int64)
     query_ids = [str(q) for q in qids.take(arrow_ints(starts)).to_pylist()]
     per_row = _row_hashes(data, offsets)
-    per_query = _mix(np.add.reduceat(per_row, starts)) if n else per_row
+    per_query = mix64(np.add.reduceat(per_row, starts)) if n else per_row
     return JudgmentsDigest(
         judgments=hashlib.sha256(data.tobytes()).hexdigest(),
         queries=hashlib.sha256("".join(q + "\x00" for q in query_ids).encode()).hexdigest(),
@@ -182,16 +182,4 @@ def _row_hashes(data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
         terms = (data.astype(np.uint64) + np.uint64(1)) * powers[position]
         sums = np.add.reduceat(terms, offsets[:-1]) ^ (lengths.astype(np.uint64) * _M2)
-    return _mix(sums)
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser, element-wise (wrapping)."""
-    x = x.astype(np.uint64, copy=True)
-    with np.errstate(over="ignore"):
-        x ^= x >> np.uint64(30)
-        x *= _M1
-        x ^= x >> np.uint64(27)
-        x *= _M2
-        x ^= x >> np.uint64(31)
-    return x
+    return mix64(sums)

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from prfeval._core.arrays import ranges
+from prfeval._core.arrays import mix64, ranges
 
 __all__ = ["BINS", "BUCKET_PAIRS", "RECALL", "Candidates", "bands_for", "candidates",
-           "mix", "signatures"]  # fmt: skip
+           "signatures"]  # fmt: skip
 
 IntArray = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
@@ -47,21 +47,7 @@ BUCKET_PAIRS = 64
 _BIN_BITS = 7
 _LOW = np.uint64((1 << (64 - _BIN_BITS)) - 1)
 _EMPTY = np.uint64(2**64 - 1)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-def mix(x: U64) -> U64:
-    """splitmix64's finaliser, element-wise (wrapping): a bijection of 64-bit values."""
-    x = np.asarray(x, dtype=np.uint64).copy()
-    with np.errstate(over="ignore"):
-        x ^= x >> np.uint64(30)
-        x *= _M1
-        x ^= x >> np.uint64(27)
-        x *= _M2
-        x ^= x >> np.uint64(31)
-    return x
 
 
 def bands_for(threshold: float) -> tuple[int, int]:
@@ -81,7 +67,7 @@ def signatures(doc_of: IntArray, keys: U64, n_docs: int, seed: int = 0) -> U64:
     ``keys`` (64-bit, any order; ``doc_of`` says whose each is). A document with no shingle
     has an all-empty row (never a candidate)."""
     with np.errstate(over="ignore"):
-        h = mix(keys ^ (np.uint64(seed) * _GOLDEN))
+        h = mix64(keys ^ (np.uint64(seed) * _GOLDEN))
     flat = doc_of.astype(np.int64) * BINS + (h >> np.uint64(64 - _BIN_BITS)).astype(np.int64)
     sig = np.full(n_docs * BINS, _EMPTY, dtype=np.uint64)
     np.minimum.at(sig, flat, h & _LOW)
@@ -137,7 +123,7 @@ def candidates(
         with np.errstate(over="ignore"):
             key = np.zeros(live.size, dtype=np.uint64)
             for column in range(rows):
-                key = mix(key * _GOLDEN + block[:, column])
+                key = mix64(key * _GOLDEN + block[:, column])
         order = np.argsort(key, kind="stable")
         docs, sorted_key = live[order], key[order]
         starts = np.flatnonzero(np.r_[True, sorted_key[1:] != sorted_key[:-1]])

@@ -43,9 +43,9 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core import checks
-from prfeval._core.arrays import ranges
+from prfeval._core.arrays import mix64, ranges
 from prfeval._io.source import Source, display_name
-from prfeval._leakage.minhash import candidates, mix, signatures
+from prfeval._leakage.minhash import candidates, signatures
 from prfeval._leakage.records import ID_FIELDS, read_records
 from prfeval._leakage.words import GRAM, gram_starts, tokenise
 
@@ -227,12 +227,12 @@ def _exact_groups(codes: IntArray, starts: IntArray, counts: IntArray) -> IntArr
     doc = np.repeat(np.arange(n), counts)
     position = np.arange(codes.size) - np.repeat(starts, counts)
     with np.errstate(over="ignore"):
-        terms = mix(codes.astype(np.uint64) * np.uint64(0x100000001B3)
+        terms = mix64(codes.astype(np.uint64) * np.uint64(0x100000001B3)
                     + position.astype(np.uint64))  # fmt: skip
         h1 = np.zeros(n, dtype=np.uint64)
         h2 = np.zeros(n, dtype=np.uint64)
         np.add.at(h1, doc, terms)
-        np.add.at(h2, doc, mix(terms ^ np.uint64(0x5EED)))
+        np.add.at(h2, doc, mix64(terms ^ np.uint64(0x5EED)))
     order = np.lexsort((np.arange(n), h2, h1, counts))
     new = np.r_[True, (np.diff(counts[order]) != 0) | (h1[order][1:] != h1[order][:-1])
                 | (h2[order][1:] != h2[order][:-1])]  # fmt: skip
@@ -301,7 +301,7 @@ def _shingles(codes: IntArray, starts: IntArray, counts: IntArray, reps: IntArra
         if vocabulary < 1 << 21:  # three numbers of 21 bits: one exact 63-bit key
             key = (w1 << np.uint64(42)) | (w2 << np.uint64(21)) | w3
         else:
-            key = mix(mix(mix(w1) ^ w2) ^ w3)
+            key = mix64(mix64(mix64(w1) ^ w2) ^ w3)
     return owner, key
 
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 
 from prfeval._core.ids import counted, id_list
 from prfeval._leakage.overlap import Overlap
 from prfeval._leakage.words import GRAM
 from prfeval._report._text import render_table, wrap_lines
+from prfeval._report.leakage import markdown_text
 
 __all__ = ["FORMATS", "format_overlap", "summary_lines"]
 
@@ -72,10 +72,6 @@ def format_text(result: Overlap, width: int = 80) -> str:
     return "\n".join([title, table.rstrip("\n"), "", *notes]) + "\n"
 
 
-def _markdown_text(text: str) -> str:
-    return re.sub(r"([\\`*_\[\]<>|~])", r"\\\1", text)
-
-
 def format_markdown(result: Overlap) -> str:
     """A summary for a pull request."""
     lines = [f"**Documents of A found in B** (exact, or word {GRAM}-gram Jaccard "
@@ -84,12 +80,12 @@ def format_markdown(result: Overlap) -> str:
         lines += [
             "| " + " | ".join(_HEADERS) + " |",
             "| --- | --- | --- | ---: | ---: |",
-            *("| " + " | ".join(row) + " |" for row in _rows(result, _markdown_text)),
+            *("| " + " | ".join(row) + " |" for row in _rows(result, markdown_text)),
             "",
         ]
     else:
         lines += ["No pair found.", ""]
-    lines += [_markdown_text(line) for line in summary_lines(result)]
+    lines += [markdown_text(line) for line in summary_lines(result)]
     return "\n".join(lines) + "\n"
 
 
