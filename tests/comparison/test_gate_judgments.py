@@ -126,3 +126,20 @@ def test_a_tampered_digest_is_refused_naming_the_field(capsys, tmp_path) -> None
                            _write(tmp_path, "c.run", RUN), "-m", "P@1")  # fmt: skip
     assert code == 2
     assert "base.json" in err and "digests.judgments" in err
+
+
+def test_the_dict_digest_equals_the_table_digest() -> None:
+    """Judgments read as dicts (a small TREC file, a Python dict) and as a table have one
+    digest: ids in other scripts (sorted by code point, as UTF-8 by byte), negative grades."""
+    from prfeval._io.judgments_digest import dict_digest
+
+    text = "q2 0 é 1\nq10 0 z -1\nq10 0 a 2\nq2 0 e 0\nq2 0 日本 3\nα 0 b 1\n"
+    table = judgments_digest(load_qrels(text.encode()))
+    by_hand: dict[str, dict[str, int]] = {}
+    for line in text.splitlines():
+        q, _, d, g = line.split()
+        by_hand.setdefault(q, {})[d] = int(g)
+    assert dict_digest(by_hand) == table
+    rows = sorted((q, d, g) for q, docs in by_hand.items() for d, g in docs.items())
+    canonical = "".join(f"{q}\0{d}\0{g}\0" for q, d, g in rows).encode()
+    assert table.judgments == hashlib.sha256(canonical).hexdigest()

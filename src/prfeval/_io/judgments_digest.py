@@ -35,7 +35,7 @@ from prfeval._core.arrow import arrow_ints, arrow_strings, bools_of
 from prfeval._core.ids import ordered_ids
 from prfeval._core.tables import Qrels
 
-__all__ = ["JudgmentsDigest", "LazyDigest", "dict_judgments", "digest_from_dict",
+__all__ = ["JudgmentsDigest", "LazyDigest", "dict_digest", "digest_from_dict",
            "judgments_digest"]
 
 _P = np.uint64(0x100000001B3)  # FNV's 64-bit prime: the polynomial's base
@@ -81,10 +81,11 @@ class JudgmentsDigest:
 
 class LazyDigest:
     """A digest made on first use, from judgments kept until then (a JSON output asks for
-    it; a table does not, and pays nothing)."""
+    it; a table does not, and pays nothing): ``make()`` gives them as a table, or as
+    ``{qid: {docid: grade}}``."""
 
-    def __init__(self, make: Callable[[], Qrels]) -> None:
-        self._make: Callable[[], Qrels] | None = make
+    def __init__(self, make: Callable[[], Qrels | Mapping[Any, Mapping[Any, Any]]]) -> None:
+        self._make: Callable[[], Any] | None = make
         self._digest: JudgmentsDigest | None = None
 
     def __eq__(self, other: object) -> bool:
@@ -95,7 +96,9 @@ class LazyDigest:
     def get(self) -> JudgmentsDigest:
         """The digest (computed once)."""
         if self._digest is None and self._make is not None:
-            self._digest = judgments_digest(self._make())
+            judged = self._make()
+            self._digest = (dict_digest(judged) if isinstance(judged, Mapping)
+                            else judgments_digest(judged))  # fmt: skip
             self._make = None  # the judgments are no longer needed
         if self._digest is None:
             raise RuntimeError("a LazyDigest is made with its judgments")
@@ -128,6 +131,28 @@ def judgments_digest(table: Qrels) -> JudgmentsDigest:
     else:
         starts = np.zeros(0, dtype=np.int64)
     query_ids = [str(q) for q in qids.take(arrow_ints(starts)).to_pylist()]
+    return _digest(data, offsets, starts, query_ids)
+
+
+def dict_digest(qrels: Mapping[Any, Mapping[Any, Any]]) -> JudgmentsDigest:
+    """The :class:`JudgmentsDigest` of judgments given as ``{qid: {docid: grade}}``, equal
+    to :func:`judgments_digest` of the same judgments read as a table, without Arrow (a
+    small evaluation read as dicts imports none): the triples sorted in Python, which orders
+    text by code point as Arrow orders UTF-8 by byte."""
+    rows = sorted((str(q), str(d), int(g)) for q, docs in qrels.items() for d, g in docs.items())
+    lines = [f"{q}\x00{d}\x00{g}\x00".encode() for q, d, g in rows]
+    data = np.frombuffer(b"".join(lines), dtype=np.uint8)
+    offsets = np.concatenate(([0], np.cumsum([len(x) for x in lines], dtype=np.int64)))
+    qids = [q for q, _, _ in rows]
+    starts = np.flatnonzero([i == 0 or qids[i] != qids[i - 1] for i in range(len(qids))])
+    return _digest(data, offsets.astype(np.int64), starts, [qids[i] for i in starts.tolist()])
+
+
+def _digest(data: np.ndarray, offsets: np.ndarray, starts: np.ndarray, query_ids: list[str]
+            ) -> JudgmentsDigest:
+    """The digests of the sorted rows' bytes ``data`` (row ``i`` at ``offsets[i]``), each
+    query's rows starting at ``starts``."""
+    n = len(offsets) - 1
     per_row = _row_hashes(data, offsets)
     per_query = mix64(np.add.reduceat(per_row, starts)) if n else per_row
     return JudgmentsDigest(
@@ -150,14 +175,6 @@ def _strings(values: Any) -> Any:
     if isinstance(values, pa.Array):
         return values.cast(pa.string())
     return arrow_strings([str(v) for v in values])
-
-
-def dict_judgments(qrels: Mapping[Any, Mapping[Any, Any]]) -> Qrels:
-    """Judgments given as ``{qid: {docid: grade}}`` as a table, for their digest (the dict
-    encoder keeps no table of them): ids as text, as every reader gives them."""
-    pairs = [(str(q), str(d), int(g)) for q, docs in qrels.items() for d, g in docs.items()]
-    q, d, g = zip(*pairs, strict=True) if pairs else ((), (), ())
-    return Qrels(arrow_strings(list(q)), arrow_strings(list(d)), np.array(g, dtype=np.int64))
 
 
 def _bytes_and_offsets(lines: Any) -> tuple[np.ndarray, np.ndarray]:
