@@ -10,8 +10,9 @@ path, importing no Arrow. Clean means, for every line that holds something:
 - ASCII text, whitespace-separated fields: 4 for judgments (``qid iter docid grade``), 6 for a
   run (``qid Q0 docid rank score tag``);
 - a grade of decimal digits (a sign allowed), a score in plain decimal notation;
-- no document twice for one query (the duplicates rules need the table path), and the same
-  tag on every run line (trec_eval's runid).
+- no document twice for one query (the duplicates rules need the table path), the same tag
+  on every run line (trec_eval's runid), and no query past the limit of results
+  (``PRFEVAL_MAX_QUERY_RESULTS``, which the readers refuse naming the line).
 
 Anything else (a malformed line, a repeat, a larger file, options that read the rank column
 or another format) returns ``None``, and the regular readers read the files, with their own
@@ -25,6 +26,7 @@ import os
 import re
 from typing import Any
 
+from prfeval._core.checks import max_results
 from prfeval._core.options import EvalOptions
 
 __all__ = ["SMALL_BYTES", "NamedRun", "small_trec"]
@@ -64,8 +66,8 @@ def small_trec(qrels: Any, run: Any, options: EvalOptions) -> tuple[dict, NamedR
         paths.append(path)
     judged = _judgments(_read(paths[0]))
     ranked = _run(_read(paths[1])) if judged else None
-    if not judged or not ranked:
-        return None
+    if not judged or not ranked or max(map(len, ranked.values())) > max_results():
+        return None  # a query past the limit: the readers refuse it, naming its line
     return judged, ranked
 
 

@@ -31,8 +31,9 @@ __all__ = ["command"]
 @click.option("--threshold", type=float, default=DEFAULT_THRESHOLD, show_default=True,
               help="Near-duplicates: the Jaccard similarity of word 3-grams, in (0, 1], at "
               "or above which a pair is reported.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-              help="The MinHash seed.")
+@click.option("--minhash-seed", "seed", type=click.IntRange(min=0), default=0,
+              show_default=True, help="The seed of the MinHash hashing (the same seed, the "
+              "same candidates).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text",
               show_default=True, help="text: a table and a summary; markdown: for a pull "
               "request; json: every id of every pair.")
