@@ -7,9 +7,11 @@ and a run that are both small (:data:`SMALL_BYTES` at most) and clean are read h
 (:func:`prfeval._retrieval.encode.encode_dicts`) joins with the same numbers as the table
 path, importing no Arrow. Clean means, for every line that holds something:
 
-- ASCII text, whitespace-separated fields: 4 for judgments (``qid iter docid grade``), 6 for a
+- printable ASCII text (no tab, carriage return or NUL), fields separated by spaces: 4 for
+  judgments (``qid iter docid grade``), 6 for a
   run (``qid Q0 docid rank score tag``);
-- a grade of decimal digits (a sign allowed), a score in plain decimal notation;
+- a grade of decimal digits (a sign allowed), a score in plain decimal notation within a
+  double's range;
 - no document twice for one query (the duplicates rules need the table path), the same tag
   on every run line (trec_eval's runid), and no query past the limit of results
   (``PRFEVAL_MAX_QUERY_RESULTS``, which the readers refuse naming the line).
@@ -22,6 +24,7 @@ costs a few milliseconds where the import it avoids costs a hundred.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from typing import Any
@@ -35,6 +38,7 @@ __all__ = ["SMALL_BYTES", "NamedRun", "small_trec"]
 SMALL_BYTES = 1 << 16
 
 _GRADE = re.compile(rb"[+-]?\d+", re.ASCII)
+_UNUSUAL = re.compile(rb"[^\x20-\x7e\n]")
 _SCORE = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 
 
@@ -77,8 +81,8 @@ def _read(path: str) -> list[list[bytes]] | None:
             data = handle.read(SMALL_BYTES + 1)
     except OSError:
         return None
-    if len(data) > SMALL_BYTES or not data.isascii():
-        return None
+    if len(data) > SMALL_BYTES or _UNUSUAL.search(data):
+        return None  # past printable ASCII (a NUL, a tab, a CR): the readers decide
     return [line.split() for line in data.split(b"\n") if line.strip()]
 
 
@@ -106,7 +110,10 @@ def _run(lines: list[list[bytes]] | None) -> NamedRun | None:
     for fields in lines:
         if len(fields) != 6 or fields[5] != tag or not _SCORE.fullmatch(fields[4]):
             return None
-        out.setdefault(fields[0].decode(), {})[fields[2].decode()] = float(fields[4])
+        score = float(fields[4])
+        if not math.isfinite(score):
+            return None  # past a double's range: the readers refuse it, naming the line
+        out.setdefault(fields[0].decode(), {})[fields[2].decode()] = score
         n += 1
     if sum(map(len, out.values())) != n:
         return None  # a document retrieved twice: the duplicates rule, on the table path
