@@ -23,7 +23,6 @@ The digest is computed over the judgments of the query set (``--queries``,
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -152,6 +151,8 @@ def _digest(data: np.ndarray, offsets: np.ndarray, starts: np.ndarray, query_ids
             ) -> JudgmentsDigest:
     """The digests of the sorted rows' bytes ``data`` (row ``i`` at ``offsets[i]``), each
     query's rows starting at ``starts``."""
+    import hashlib  # only when a digest is asked for (a JSON output)
+
     n = len(offsets) - 1
     per_row = _row_hashes(data, offsets)
     per_query = mix64(np.add.reduceat(per_row, starts)) if n else per_row

@@ -21,7 +21,6 @@ from prfeval._io.prefs import Preferences
 from prfeval._measures import Measure, parse_measures, ranking_needs
 from prfeval._retrieval.kernel import MeasuredQueries, check_measures
 from prfeval._retrieval.pipeline import MeasureSink, PipelineRun, run_pipeline
-from prfeval._retrieval.prefs import preference_counts
 
 __all__ = [
     "Coverage",
@@ -538,6 +537,8 @@ def _evaluate_preferences(
         raise UsageError(
             "with preference judgments, max_results and complete are the only options taken"
         )
+    from prfeval._retrieval.prefs import preference_counts  # only for preference judgments
+
     counts = preference_counts(prefs, run, max_results=options.max_results)
     rows = []
     for m in parsed:
