@@ -61,6 +61,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from prfeval._core.options import EvalOptions
     from prfeval._io import load_qrels, load_run
     from prfeval._io.subtopics import load_subtopic_qrels
+    from prfeval._leakage.overlap import Overlap, find_overlap
     from prfeval._measures import Measure, parse_measures
     from prfeval._measures.declare import measure
     from prfeval._measures.user import QueryRanking
@@ -122,6 +123,7 @@ _LAZY: dict[str, str] = {
     "Evaluator": "prfeval._retrieval.incremental",
     "Explanation": "prfeval._retrieval.explanation",
     "explain": "prfeval._retrieval.explain",
+    **dict.fromkeys(["Overlap", "find_overlap"], "prfeval._leakage.overlap"),
     **dict.fromkeys(["load_qrels", "load_run"], "prfeval._io"),
     **dict.fromkeys(["Preferences", "read_preferences"], "prfeval._io.prefs"),
     **dict.fromkeys(["PrefsResult", "evaluate_preferences"], "prfeval._retrieval.prefs"),
@@ -154,6 +156,7 @@ __all__ = [
     "MeasureError",
     "MeasurePower",
     "OutputError",
+    "Overlap",
     "PowerAnalysis",
     "Preferences",
     "PrefsResult",
@@ -184,6 +187,7 @@ __all__ = [
     "f_beta",
     "f_from_pr",
     "fallout",
+    "find_overlap",
     "format_comparison",
     "gate",
     "load_qrels",

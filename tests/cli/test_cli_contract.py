@@ -40,6 +40,7 @@ INVOCATIONS = {
     "gate": ["gate", "{d}/qrels.txt", "{d}/run.txt", "{d}/run2.txt", "-m", "P@1"],
     "power": ["power", "{d}/qrels.txt", "{d}/run.txt", "{d}/run2.txt", "-m", "P@1"],
     "leakage": ["leakage", "--corpus", "{d}/corpus.jsonl", "--items", "{d}/items.jsonl"],
+    "overlap": ["overlap", "{d}/corpus.jsonl", "{d}/items.jsonl"],
     "run-retriever": ["run-retriever", "--retriever", "builtins:str.split", "--queries",
                       "{d}/queries.tsv"],
 }  # fmt: skip
@@ -47,7 +48,8 @@ INVOCATIONS = {
 INPUT_ARGUMENT = {
     "classify": 1, "compare": 1, "curve": 2, "evaluate": 2, "explain": 2, "report": 2,
     "split": 1, "trec_eval": 1, "contours": None, "demo": None, "means": None,
-    "measures": None, "gate": 1, "power": 1, "leakage": 2, "run-retriever": 4,
+    "measures": None, "gate": 1, "power": 1, "leakage": 2, "overlap": 1,
+    "run-retriever": 4,
 }  # fmt: skip
 
 

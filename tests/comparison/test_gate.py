@@ -196,8 +196,10 @@ def test_a_measure_budget_overrides_all(data, capsys) -> None:
                                 "--max-drop", "AP=0", *FAST)  # fmt: skip
     assert code == 1 and report["failed"] == ["AP"]
     v = verdicts(report)
-    assert v["P@10"]["budget"] == {"amount": 1.0, "relative": False, "given_as": "ALL"}
-    assert v["AP"]["budget"] == {"amount": 0.0, "relative": False, "given_as": "AP"}
+    assert v["P@10"]["budget"] == {"amount": 1.0, "relative": False, "given_as": "ALL",
+                                   "off": False}  # fmt: skip
+    assert v["AP"]["budget"] == {"amount": 0.0, "relative": False, "given_as": "AP",
+                                 "off": False}  # fmt: skip
 
 
 def test_a_relative_budget_is_a_share_of_the_baseline_mean(data, capsys) -> None:
@@ -539,13 +541,16 @@ def test_the_markdown_summary(data, capsys) -> None:
     assert out.startswith("### prfeval gate: FAIL\n")
     assert err.startswith("prfeval: gate: FAIL: AP regressed")  # for the job's log
     _, report, _ = gate_json(capsys, *argv)
-    rows = _markdown_rows(out, "| measure | baseline | candidate | Δ | budget | p | p adj. |")
+    rows = _markdown_rows(out, "| measure | baseline | candidate | Δ [95% CI] | worse/better/tied "
+                               "| budget | p | p adj. |")  # fmt: skip
     assert [r[0] for r in rows] == ["`P@10`", "`AP`"]
     for row in rows:
         v = verdicts(report)[row[0].strip("`")]
-        assert row[1:4] == [f"{v['baseline']:.4f}", f"{v['candidate']:.4f}", f"{v['delta']:+.4f}"]
-        assert row[5] == f"{v['p_value']:.4f}"
-        assert row[7].startswith("**fail**" if v["failed"] else "pass")
+        assert row[1:3] == [f"{v['baseline']:.4f}", f"{v['candidate']:.4f}"]
+        assert row[3].startswith(f"{v['delta']:+.4f} \\[")
+        assert row[4] == f"{v['queries_worse']}/{v['queries_better']}/{v['queries_same']}"
+        assert row[6] == f"{v['p_value']:.4f}"
+        assert row[8].startswith("**fail**" if v["failed"] else "pass")
     queries = _markdown_rows(out, "| measure | query |")
     regressed = verdicts(report)["AP"]["regressed"]
     assert [r[1].strip("`") for r in queries] == [c["query_id"] for c in regressed]

@@ -692,6 +692,7 @@ def test_any_nested_json_is_read_or_refused_with_its_line(tmp_path) -> None:
     value = st.one_of(st.sampled_from(_VALUES), st.lists(st.sampled_from(_ITEMS), max_size=3))
     rows = st.lists(st.dictionaries(keys, value, max_size=5), max_size=4)
     whole_file = re.compile(r"^(no (query id|doc id|relevance|score|rank) column|no column |"
+                            r"ambiguous: |"
                             r"no relevance column, and a rank|no judgments|empty file|"
                             r"expected a JSON object|query '|a query id is|mixes ranked|"
                             r"column '.*' (must be numeric|holds|maps doc ids))")  # fmt: skip

@@ -802,7 +802,9 @@ def test_commands_table_runs_on_the_demo_data(row: list[str], in_demo_folder, ca
         shown = {w[0]: w[1:] for w in map(str.split, out.splitlines()) if w and w[0] in GATED}
         assert list(shown) == GATED.split()
         for measure, b, c in zip(GATED.split(), base, cand, strict=True):
-            baseline, candidate, delta, budget, *_, verdict = shown[measure]
+            # measure, baseline, candidate, delta [low, high], worse/better/tied, budget, ...
+            baseline, candidate, delta, _low, _high, _counts, budget, *_, verdict = (
+                shown[measure])
             assert (baseline, candidate) == (f"{b:.4f}", f"{c:.4f}"), measure
             assert float(delta) == pytest.approx(c - b, abs=1e-4) and c > b, measure
             assert (budget, verdict) == ("0", "pass"), measure  # the default budget: 0

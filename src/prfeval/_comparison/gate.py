@@ -38,14 +38,18 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from prfeval._comparison.gate_sides import (
     Side,
     check_finite,
+    check_judgments,
     compared_options,
     measure_sides,
     take_input,
 )
 from prfeval._comparison.gate_verdicts import (
+    CONFIDENCE,
     DEFAULT_MAX_DROP,
     GateResult,
     MeasureVerdict,
@@ -57,12 +61,16 @@ from prfeval._comparison.gate_verdicts import (
 from prfeval._comparison.options import ComparisonOptions, split_options
 from prfeval._comparison.paired import paired_tests
 from prfeval._comparison.sizing import size_differences
+from prfeval._comparison.stats import adjust
 from prfeval._core.checks import flag, probability
 from prfeval._core.errors import UsageError
 from prfeval._core.ids import counted, id_list, ordered_ids
 from prfeval._core.options import EvalOptions
+from prfeval._core.tables import Qrels
 from prfeval._io.blocks import load_judgments
+from prfeval._io.judgments_digest import judgments_digest
 from prfeval._io.saved import SavedEvaluation
+from prfeval._io.select import restrict_queries
 from prfeval._io.source import check_one_stdin, display_name
 from prfeval._retrieval.kernel import check_measures
 
@@ -173,6 +181,12 @@ def gate(
     check_measures(gated, opts.collection_size)
     budgets = budgets_of(gated, max_drop)
     floors = floors_of(gated, minimum)
+    for m, budget, floor in zip(gated, budgets, floors, strict=True):
+        if budget.off and floor is not None:
+            raise UsageError(
+                f"{m} is shown only (max-drop {budget.given_as}=off), so its floor {floor:g} "
+                "could never fail: drop one of the two"
+            )
     check_one_stdin([qrels, baseline, candidate])
     base_name, cand_name = _names(baseline, candidate, names)
 
@@ -185,6 +199,8 @@ def gate(
     base, cand = measure_sides(
         judgments, (base_source, cand_source), (base_name, cand_name), gated, opts, stream
     )
+    judgment_notes = _check_judgments((base_source, cand_source), judgments, opts,
+                                      qrels_input.name)  # fmt: skip
     judged = base.judged
     chosen = judged if opts.complete else (base.answered | cand.answered)
     query_ids = ordered_ids(chosen)
@@ -205,12 +221,20 @@ def gate(
         n_permutations=c.n_permutations,
         n_bootstrap=c.n_bootstrap,
         seed=c.seed,
+        confidence=CONFIDENCE,
     )
-    p, p_adj = tests.p_value, tests.p_adjusted
+    p, p_adj = tests.p_value, tests.p_adjusted.copy()
+    # A measure only shown is outside the correction's family (its p adj. is its p): a
+    # column's p-value does not depend on its neighbours, only the adjustment does.
+    gating = np.array([not b.off for b in budgets])
+    if not gating.all():
+        p_adj[~gating] = p[~gating]
+        p_adj[gating] = adjust(p[gating], c.correction)
 
     verdicts = [
         measure_verdict(m, query_ids, b_values[k], c_values[k], budgets[k], floors[k],
-                 float(p[k]), float(p_adj[k]), alpha, top)
+                        float(p[k]), float(p_adj[k]), alpha, top,
+                        (float(tests.ci_low[k]), float(tests.ci_high[k])))
         for k, m in enumerate(gated)
     ]  # fmt: skip
 
@@ -225,7 +249,9 @@ def gate(
         "alpha": alpha,
         "test": c.test,
         "correction": c.correction,
-        "n_tests": len(gated),
+        "n_tests": int(gating.sum()),
+        "report_only": [str(m) for m, b in zip(gated, budgets, strict=True) if b.off],
+        "confidence": CONFIDENCE,
         "n_permutations": c.n_permutations,
         "n_bootstrap": c.n_bootstrap,
         "seed": c.seed,
@@ -241,7 +267,8 @@ def gate(
         inputs=(qrels_input, base_input, cand_input),
         settings=settings,
         notes=(
-            *_query_notes(base, cand, query_ids, opts, qrels_input.name),
+            *_query_notes(base, cand, query_ids, opts),
+            *judgment_notes,
             *_power_notes(verdicts, c_values - b_values, alpha),
         ),
         version=_version(),
@@ -304,8 +331,22 @@ def _default_name(source: Any, role: str) -> str:
     return role
 
 
+def _check_judgments(
+    sources: tuple[Any, Any], judgments: Qrels, opts: EvalOptions, qrels: str
+) -> list[str]:
+    """Check each saved side's judgments against the gate's, by their digests (a side
+    measured here used the gate's own); the notes for sides saved without one."""
+    saved = [(s, role) for s, role in zip(sources, ("baseline", "candidate"), strict=True)
+             if isinstance(s, SavedEvaluation)]  # fmt: skip
+    if not saved:
+        return []
+    here = judgments_digest(restrict_queries(judgments, opts.queries, opts.exclude_queries))
+    notes = [check_judgments(s, role, here, Path(qrels).name or qrels) for s, role in saved]
+    return [n for n in notes if n is not None]
+
+
 def _query_notes(
-    base: Side, cand: Side, query_ids: tuple[str, ...], opts: EvalOptions, qrels: str
+    base: Side, cand: Side, query_ids: tuple[str, ...], opts: EvalOptions
 ) -> list[str]:
     """The query treatment in words: what was compared, scored as empty, left out."""
     over = (
@@ -331,11 +372,4 @@ def _query_notes(
             f"{counted(len(left_out), 'judged query', 'judged queries')} neither side answered, "
             f"left out (-c scores them): {id_list(left_out)}."
         )
-    for side in (base, cand):
-        measured_with = side.settings.get("qrels")
-        if side.saved and measured_with and Path(str(measured_with)).name != Path(qrels).name:
-            lines.append(
-                f"{side.name} was measured with the judgments {measured_with}; this gate "
-                f"reads {qrels}."
-            )
     return lines

@@ -12,6 +12,8 @@ than the gate measures.
 
 from __future__ import annotations
 
+import json
+import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -22,11 +24,14 @@ import numpy as np
 
 from prfeval._comparison.gate_verdicts import FloatArray, GateInput
 from prfeval._comparison.passes import measure_runs
-from prfeval._core.errors import MeasureError, PrfevalWarning, UsageError
+from prfeval._core.aggregate import assemble
+from prfeval._core.errors import InputFormatError, MeasureError, PrfevalWarning, UsageError
 from prfeval._core.ids import counted, id_list, ordered_ids
 from prfeval._core.option_table import Option, setting_words
 from prfeval._core.options import EVAL_OPTIONS, EvalOptions
+from prfeval._core.partials import Partial
 from prfeval._io.digest import digested
+from prfeval._io.judgments_digest import JudgmentsDigest
 from prfeval._io.saved import (
     SavedEvaluation,
     looks_saved,
@@ -42,6 +47,7 @@ __all__ = [
     "Side",
     "check_comparable",
     "check_finite",
+    "check_judgments",
     "compared_options",
     "measure_sides",
     "take_input",
@@ -131,7 +137,10 @@ def measure_sides(
         sides.append(Side(roles[i], p.name, False, p.done.settings(opts), judged, answered,
                            query_ids, p.measured.values))  # fmt: skip
     base, cand = sides
-    check_comparable(base, cand)
+    # Without --order, each side is ranked as its layout says (scores for a scored run, the
+    # list order of a JSON Lines list, MS MARCO's ranks): what the rankings mean, not how
+    # they were written, so the effective orders need not agree.
+    check_comparable(base, cand, order=opts.order is not None)
     if empty is not None:  # the gate's own options and judgments, against the saved sides
         here = Side("gate", "", False, empty.settings, empty.judged, frozenset(), (),
                      np.empty((len(gated), 0)))  # fmt: skip
@@ -214,6 +223,7 @@ def _saved_side(
                 "too, or gate the measures it has"
             )
         labels.append(by_name[m.name])
+    _check_macro(saved, gated, labels)
     judged = saved.judged_queries
     query_ids = ordered_ids(judged)
     values = np.empty((len(gated), len(query_ids)))
@@ -237,6 +247,45 @@ def _saved_side(
         query_ids,
         values,
     )
+
+
+#: No measure's values, summed over queries, come near this (counts of documents
+#: included); beyond it the paired tests' sums of squares overflow or lose every digit.
+MAX_VALUE = 1e15
+
+
+def _check_macro(saved: SavedEvaluation, gated: Sequence[Measure], labels: list[str]) -> None:
+    """Refuse a saved evaluation whose macro value of a gated measure is not the average
+    of its own per-query values (as the measure averages), or whose values cannot be
+    averaged (too large for a float): the file was edited, or is not what it says."""
+    per_query = saved.per_query or {}
+    if not per_query:
+        return
+    for m, label in zip(gated, labels, strict=True):
+        column = np.array([row[label] for row in per_query.values()], dtype=np.float64)
+        with np.errstate(all="ignore"):
+            mean = float(assemble(Partial.of((m,), column[None, :]))[0].macro)
+            total = float(np.sum(np.abs(column)))
+        saved_mean = saved.macro[label]
+        field = f"macro.{json.dumps(label)}"
+        if not math.isfinite(total) or total > MAX_VALUE:
+            at = int(np.nanargmax(np.abs(column)))
+            qid = list(per_query)[at]
+            raise InputFormatError(
+                f"per_query.{json.dumps(qid)}.{json.dumps(label)}: {float(column[at])!r} is "
+                f"no value a measure gives (beyond {MAX_VALUE:g}); the file was edited or is "
+                "damaged",
+                path=saved.name,
+            )
+        if math.isnan(mean) and math.isnan(saved_mean):
+            continue
+        if not math.isclose(mean, saved_mean, rel_tol=1e-9, abs_tol=1e-12):
+            raise InputFormatError(
+                f"{field}: {saved_mean!r} is not the average of its {len(column)} per-query "
+                f"values ({mean!r}): the file was edited or is damaged; save it again with "
+                "prfeval evaluate --format json -q",
+                path=saved.name,
+            )
 
 
 def check_comparable(
@@ -275,6 +324,32 @@ def check_comparable(
             f"{a.settings.get('query_set', 'all')}), {where_b} on {len(b.judged)} (query set: "
             f"{query_set_b}): {'; '.join(parts)}; give both the same judgments and --queries"
         )
+
+
+def check_judgments(
+    saved: SavedEvaluation, role: str, here: JudgmentsDigest, qrels: str
+) -> str | None:
+    """Refuse a saved side measured with judgments that say something else than the gate's
+    (by content: the file's name and format do not matter), naming both digests and the
+    first query whose judgments differ. Returns the note for a side saved before digests
+    were recorded, whose judgments cannot be checked (``None`` otherwise)."""
+    name = Path(saved.name).name or saved.name
+    there = saved.digests
+    if there is None:
+        return (
+            f"{name} records no digest of its judgments (saved by an older prfeval): they "
+            f"could not be checked against {qrels}."
+        )
+    if there.judgments == here.judgments:
+        return None
+    first = there.first_difference(here)
+    where = f"; the first query whose judgments differ is {first!r}" if first else ""
+    raise UsageError(
+        f"not comparable: the {role} {name} was measured with other judgments than {qrels} "
+        f"(judgments digest {there.judgments[:12]} there, {here.judgments[:12]} here){where}: "
+        f"the judgments changed, not the system; measure the {role} again with {qrels}, or "
+        "gate with the judgments it was measured with"
+    )
 
 
 def check_finite(

@@ -13,6 +13,7 @@ the budgets and floors it is given through :func:`budgets_of` and :func:`floors_
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,7 @@ from prfeval._core.partials import Partial
 from prfeval._measures import Measure, parse_measures
 
 __all__ = [
+    "CONFIDENCE",
     "DEFAULT_MAX_DROP",
     "ROUNDING",
     "Budget",
@@ -39,9 +41,13 @@ __all__ = [
     "gated_measures",
     "measure_verdict",
     "parse_budget",
+    "plain_number",
 ]
 
 FloatArray = npt.NDArray[np.float64]
+
+#: The confidence of the interval of each measure's difference that the gate reports.
+CONFIDENCE = 0.95
 
 #: The budget of a measure no ``max_drop`` names: 0, any drop fails.
 DEFAULT_MAX_DROP = 0.0
@@ -49,6 +55,24 @@ DEFAULT_MAX_DROP = 0.0
 #: Differences of means this small are rounding, not a drop (per-query values are ratios of
 #: small counts; a genuine change of one query's value moves a mean far more).
 ROUNDING = 1e-12
+
+#: A budget's or a floor's text: ASCII decimal digits, one point, an optional exponent. Python's
+#: float() would also read "0_02" (as 2), "1_0" (as 10), Arabic-Indic digits and "inf".
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+#: The budget of a measure that is shown but never fails the gate (``--max-drop M=off``).
+OFF = "off"
+
+
+def plain_number(text: str, name: str, example: str) -> float:
+    """``text`` as a number, written in ASCII decimal (``0.02``, ``2e-2``, ``-1``); anything
+    else (``0_02``, non-ASCII digits, ``inf``, ``nan``) is a
+    :class:`~prfeval._core.errors.UsageError` naming ``name``."""
+    if not _PLAIN_NUMBER.fullmatch(text):
+        raise UsageError(
+            f"{name} {text!r} is not a number: write it in decimal digits, such as {example}"
+        )
+    return float(text)
 
 
 @dataclass(frozen=True)
@@ -63,29 +87,40 @@ class Budget:
         Whether ``amount`` is a percentage (``"2%"``).
     given_as
         Where it came from: ``"default"``, ``"ALL"`` or the measure as named.
+    off
+        Whether the measure is only shown (``--max-drop M=off``): measured, tested and
+        reported, but it never fails the gate, whatever it drops.
     """
 
     amount: float = DEFAULT_MAX_DROP
     relative: bool = False
     given_as: str = "default"
+    off: bool = False
 
     def allowed(self, baseline: float) -> float:
         """The largest drop allowed from the baseline's mean ``baseline``: ``amount``, or
-        ``amount / 100 * |baseline|`` for a percentage."""
+        ``amount / 100 * |baseline|`` for a percentage (infinite when ``off``)."""
+        if self.off:
+            return math.inf
         return self.amount / 100.0 * abs(baseline) if self.relative else self.amount
 
     def describe(self) -> str:
-        """``0.02`` or ``2%``, as given."""
+        """``0.02`` or ``2%``, as given; ``off`` for a measure only shown."""
+        if self.off:
+            return OFF
         return f"{self.amount:g}%" if self.relative else f"{self.amount:g}"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form."""
-        return {"amount": self.amount, "relative": self.relative, "given_as": self.given_as}
+        return {"amount": None if self.off else self.amount, "relative": self.relative,
+                "given_as": self.given_as, "off": self.off}  # fmt: skip
 
 
 def parse_budget(value: Any, name: str = "max_drop") -> tuple[float, bool]:
     """A budget as ``(amount, relative)``: a number >= 0 (``0.02``, or the text ``"0.02"``)
-    is an absolute drop; the text ``"N%"`` (N >= 0) a share of the baseline's mean.
+    is an absolute drop; the text ``"N%"`` (N >= 0) a share of the baseline's mean. Text is
+    read in ASCII decimal only (:func:`plain_number`): ``"0_02"`` is refused, not read as 2.
+    (``"off"`` is read by :func:`budgets_of`.)
 
     >>> parse_budget("2%"), parse_budget(0.02), parse_budget("0")
     ((2.0, True), (0.02, False), (0.0, False))
@@ -95,13 +130,13 @@ def parse_budget(value: Any, name: str = "max_drop") -> tuple[float, bool]:
         text = value.strip()
         relative = text.endswith("%")
         digits = text.removesuffix("%").strip()
-        try:
-            value = float(digits)
-        except ValueError:
+        if not _PLAIN_NUMBER.fullmatch(digits):
             raise UsageError(
-                f"{name} {text!r} is not an amount: give a drop such as 0.02, or a share of "
-                "the baseline's mean such as 2%"
-            ) from None
+                f"{name} {text!r} is not an amount: give a drop in decimal digits such as "
+                f"0.02, a share of the baseline's mean such as 2%, or {OFF} (shown, never "
+                "failing)"
+            )
+        value = float(digits)
     return number(name, value, minimum=0.0), relative
 
 
@@ -150,6 +185,10 @@ class MeasureVerdict:
         Queries where the candidate is worse than, better than, equal to the baseline.
     regressed
         The queries that got worse by the most, most first (at most ``top``).
+    ci_low, ci_high
+        The percentile bootstrap interval (:data:`CONFIDENCE`) of the mean per-query
+        difference ``candidate - baseline`` (for a measure averaged arithmetically, of
+        ``delta``); NaN when not computed.
     """
 
     measure: str
@@ -168,10 +207,18 @@ class MeasureVerdict:
     better: int
     same: int
     regressed: tuple[QueryChange, ...] = ()
+    ci_low: float = math.nan
+    ci_high: float = math.nan
+
+    @property
+    def report_only(self) -> bool:
+        """Shown but never failing (``--max-drop M=off``)."""
+        return self.budget.off
 
     @property
     def over_budget(self) -> bool:
-        """The drop exceeds the budget (beyond :data:`ROUNDING`)."""
+        """The drop exceeds the budget (beyond :data:`ROUNDING`); never for a measure only
+        shown."""
         return self.drop > self.allowed + ROUNDING
 
     @property
@@ -192,8 +239,10 @@ class MeasureVerdict:
 
     @property
     def verdict(self) -> str:
-        """``"fail"``, ``"pass"``, or ``"not significant"`` (over budget, and p adj. above
-        alpha: it passes)."""
+        """``"fail"``, ``"pass"``, ``"not significant"`` (over budget, and p adj. above
+        alpha: it passes), or ``"report only"`` (``--max-drop M=off``: never fails)."""
+        if self.report_only:
+            return "report only"
         if self.failed:
             return "fail"
         return "not significant" if self.over_budget else "pass"
@@ -206,6 +255,10 @@ class MeasureVerdict:
             return f"{value:.{digits}f}"
 
         words = []
+        if self.report_only:
+            moved = "no change" if abs(self.drop) <= ROUNDING else (
+                f"{'rose' if self.delta > 0 else 'fell'} {f(abs(self.delta))}")
+            return f"{moved}; never fails (--max-drop {self.measure}=off)"
         if self.drop > ROUNDING:
             limit = f(self.allowed)
             if self.budget.relative:
@@ -245,10 +298,15 @@ class MeasureVerdict:
             "queries_worse": self.worse,
             "queries_better": self.better,
             "queries_same": self.same,
+            "confidence": CONFIDENCE,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "report_only": self.report_only,
             "regressed": [c.to_dict() for c in self.regressed],
             "reason": self.describe(),
         }
-        return {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in out.items()}
+        return {k: None if isinstance(v, float) and not math.isfinite(v) else v
+                for k, v in out.items()}  # fmt: skip
 
 
 def _p(p: float) -> str:
@@ -361,6 +419,7 @@ def measure_verdict(
     p_adjusted: float,
     alpha: float | None,
     top: int,
+    interval: tuple[float, float] = (math.nan, math.nan),
 ) -> MeasureVerdict:
     """One measure's verdict from its per-query values on each side (``base``, ``cand``)."""
     b_mean, c_mean = (assemble(Partial.of((m,), side))[0].macro for side in (base, cand))
@@ -389,6 +448,8 @@ def measure_verdict(
             for i in order
             if worse[i] > ROUNDING
         ),
+        ci_low=float(interval[0]),
+        ci_high=float(interval[1]),
     )
 
 
@@ -440,16 +501,17 @@ def budgets_of(gated: Sequence[Measure], given: Mapping[str, Any] | None) -> lis
     own: dict[int, Budget] = {}
     for key, value in given.items():
         name = f"max-drop {key}"
-        amount, relative = parse_budget(value, name)
+        off = isinstance(value, str) and value.strip().lower() == OFF
+        amount, relative = (0.0, False) if off else parse_budget(value, name)
         if str(key).upper() == "ALL":
-            everything = Budget(amount, relative, "ALL")
+            everything = Budget(amount, relative, "ALL", off)
             continue
         for i in _named(str(key), gated, "max-drop"):
             if i in own:
                 raise UsageError(
                     f"max-drop: {gated[i]} has two budgets ({own[i].given_as} and {key})"
                 )
-            own[i] = Budget(amount, relative, str(key))
+            own[i] = Budget(amount, relative, str(key), off)
     return [own.get(i, everything) for i in range(len(gated))]
 
 
@@ -462,10 +524,7 @@ def floors_of(gated: Sequence[Measure], given: Mapping[str, Any] | None) -> list
     floors: list[float | None] = [None] * len(gated)
     for key, value in given.items():
         if isinstance(value, str):
-            try:
-                value = float(value)
-            except ValueError:
-                raise UsageError(f"min {key}={value!r}: expected a number") from None
+            value = plain_number(value.strip(), f"min {key}", "0.5")
         floor = number(f"min {key}", value)
         for i in _named(str(key), gated, "min"):
             if gated[i].definition.direction < 0:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["offsets_of", "ranges"]
+__all__ = ["mix64", "offsets_of", "ranges"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -21,3 +21,20 @@ def offsets_of(sorted_slots: IntArray, n: int) -> IntArray:
     """CSR offsets from the (sorted) slot of every row: where each of the ``n`` slots' rows
     begin, and the end."""
     return np.searchsorted(sorted_slots, np.arange(n + 1), side="left").astype(np.int64)
+
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)  # splitmix64's finaliser constants (Steele et al. 2014)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+def mix64(x: npt.ArrayLike) -> npt.NDArray[np.uint64]:
+    """splitmix64's finaliser, element-wise and wrapping: a bijection of 64-bit values that
+    spreads every input bit over the output (a copy; ``x`` is left alone)."""
+    x = np.array(x, dtype=np.uint64, copy=True)
+    with np.errstate(over="ignore"):
+        x ^= x >> np.uint64(30)
+        x *= _M1
+        x ^= x >> np.uint64(27)
+        x *= _M2
+        x ^= x >> np.uint64(31)
+    return x

@@ -26,9 +26,11 @@ from typing import Any, Protocol
 from prfeval._core.errors import InputFormatError, PrfevalError, PrfevalWarning
 from prfeval._core.options import EvalOptions
 from prfeval._core.tables import Qrels, Run
+from prfeval._io.judgments_digest import LazyDigest
 from prfeval._io.mapping import plain_dicts
 from prfeval._io.select import restrict_queries
-from prfeval._io.source import check_one_stdin
+from prfeval._io.small_trec import small_trec
+from prfeval._io.source import check_one_stdin, display_name
 
 __all__ = ["Block", "BlockSource", "LineTooLong", "NotStreamable", "WholeSource", "load_judgments"]
 
@@ -133,6 +135,13 @@ def warn_empty_run(name: str) -> None:
     warnings.warn(f"the run {name!r} is empty: every measure is 0", PrfevalWarning, stacklevel=2)
 
 
+def _wanted(qrels: Mapping[Any, Any], options: EvalOptions) -> dict[Any, Any]:
+    """The judgments of the query set, of judgments given as dicts."""
+    if not options.restricts_queries:
+        return dict(qrels)
+    return {q: docs for q, docs in qrels.items() if options.wants(str(q))}
+
+
 class WholeSource:
     """The whole run and its judgments as one block, restricted to the query set.
 
@@ -152,6 +161,15 @@ class WholeSource:
             # A dict run may carry its name (trec_eval's run id, read with it).
             self.qrels_name, self.run_name = "qrels dict", getattr(run, "run_name", "run")
             self._empty = not any(run.values())
+            self.judgments = LazyDigest(lambda: _wanted(qrels, options))
+            return
+        small = small_trec(qrels, run, options) if use_dicts else None
+        if small is not None:  # read without Arrow: a small evaluation starts fast
+            judged, ranked = small
+            self._block = Block(judged, ranked, dicts=True)
+            self.qrels_name, self.run_name = display_name(qrels), display_name(run)
+            self._empty = False
+            self.judgments = LazyDigest(lambda: _wanted(judged, options))
             return
         from prfeval._io.arrays import array_tables, is_array
 
@@ -178,6 +196,9 @@ class WholeSource:
             restrict_queries(qrels_table, include, exclude),
             restrict_queries(run_table, include, exclude),
         )
+        judged = self._block.qrels
+        #: The digest of the judgments of the query set, made when first asked for.
+        self.judgments = LazyDigest(lambda: judged)
 
     @property
     def empty_run(self) -> bool:

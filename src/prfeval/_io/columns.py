@@ -5,7 +5,11 @@ A role is found in this order:
 1. the column map the caller gave (``run_columns={"doc_id": "ctxs"}``, ``--run-columns
    doc_id=ctxs``), by the exact name, else by the name in any case when only one column
    matches;
-2. the names prfeval knows (:data:`COLUMN_ALIASES`, case-insensitive, first match wins),
+2. a RAG run's layout, as DPR writes it (:data:`RAG_RUN_NAMES`): a column of passages
+   (``ctxs``, ``passages``, ``contexts``, ``docs``) holding lists, beside a query id named
+   ``question_id``, ``qid``, ``query_id`` or ``id``. Two columns that could each be the
+   passages (or the query id) are refused as ambiguous, naming both;
+3. the names prfeval knows (:data:`COLUMN_ALIASES`, case-insensitive, first match wins),
    which include BEIR's ``query-id`` and ``corpus-id``.
 
 Judgments without a relevance column take their grade from a ``score`` column (BEIR's qrels
@@ -30,6 +34,7 @@ __all__ = [
     "DOC_NAMES",
     "GRADE_NAMES",
     "QUERY_NAMES",
+    "RAG_RUN_NAMES",
     "RANK_NAMES",
     "SCORE_NAMES",
     "QrelsColumns",
@@ -52,6 +57,17 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
     "relevance": GRADE_NAMES,
     "score": SCORE_NAMES,
     "rank": RANK_NAMES,
+}
+
+
+#: A RAG run's columns as DPR (and prfeval's own demo) write them, one row per question:
+#: role -> the names it may have (any case). The passages column holds a list of ids or of
+#: objects (their id and score fields: :data:`prfeval._io.lists.ITEM_ID_NAMES`); other
+#: fields (``question``, ``answers``, ``title``, ``text``, ``has_answer``) are not read.
+#: More than one column of a role is ambiguous, and refused.
+RAG_RUN_NAMES: dict[str, tuple[str, ...]] = {
+    "query_id": ("question_id", "qid", "query_id", "id"),
+    "doc_id": ("ctxs", "passages", "contexts", "docs"),
 }
 
 
@@ -155,8 +171,67 @@ def qrels_columns(table: pa.Table, columns: ColumnMap | None, path: str) -> Qrel
     return QrelsColumns(str(query), str(doc), grade)
 
 
+def _candidates(table: pa.Table, role: str, path: str) -> str | None:
+    """The one column of ``table`` named for ``role`` in :data:`RAG_RUN_NAMES`, ``None``
+    when there is none; two are refused as ambiguous, naming both."""
+    names = RAG_RUN_NAMES[role]
+    found = [c for c in table.column_names if c.lower() in names]
+    if role == "doc_id":  # the passages hold lists (or objects); a column of ids is not one
+        found = [c for c in found if _holds_items(table.schema.field(c).type)]
+    if len(found) > 1:
+        what = "passages" if role == "doc_id" else "query id"
+        raise InputFormatError(
+            f"ambiguous: both {found[0]!r} and {found[1]!r} could be the {what} column; "
+            f"say which with --run-columns {role}=NAME (run_columns={{{role!r}: NAME}})",
+            path=path,
+        )
+    return found[0] if found else None
+
+
+def _holds_items(kind: pa.DataType) -> bool:
+    """Whether a column of this type holds many items a row (a list, a map, an object)."""
+    import pyarrow as pa
+
+    return not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
+                or pa.types.is_integer(kind) or pa.types.is_floating(kind)
+                or pa.types.is_null(kind) or pa.types.is_boolean(kind))  # fmt: skip
+
+
+def _rag_layout(
+    table: pa.Table, columns: ColumnMap | None, path: str
+) -> tuple[str, str] | None:
+    """The query id and passages columns of a RAG run (:data:`RAG_RUN_NAMES`), when the
+    column map does not name the doc id and a passages column holds lists; else ``None``."""
+    given = dict(columns or ())
+    if "doc_id" in given:
+        return None
+    passages = _candidates(table, "doc_id", path)
+    if passages is None:
+        return None
+    if "query_id" in given:
+        return _mapped(table, "query_id", given["query_id"], path), passages
+    query = _candidates(table, "query_id", path)
+    if query is None:
+        query = _known(table, QUERY_NAMES, "query id", path, required=False)
+    if query is None:
+        raise InputFormatError(
+            f"no query id column beside the passages {passages!r}: expected one of "
+            f"{', '.join(RAG_RUN_NAMES['query_id'])}; found {', '.join(table.column_names)}",
+            path=path,
+        )
+    return query, passages
+
+
 def run_columns(table: pa.Table, columns: ColumnMap | None, path: str) -> RunColumns:
     """The query id, doc id, score and rank columns of a run (see the module's notes)."""
+    rag = _rag_layout(table, columns, path)
+    if rag is not None:
+        return RunColumns(
+            rag[0],
+            rag[1],
+            _find(table, columns, "score", SCORE_NAMES, "score", path, required=False),
+            _find(table, columns, "rank", RANK_NAMES, "rank", path, required=False),
+        )
     return RunColumns(
         str(_find(table, columns, "query_id", QUERY_NAMES, "query id", path, required=True)),
         str(_find(table, columns, "doc_id", DOC_NAMES, "doc id", path, required=True)),

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from prfeval._core.arrow import bools_of, numpy_of
+from prfeval._core.arrow import arrow_ints, arrow_strings, bools_of, ints_or, numpy_of
 from prfeval._core.errors import InputFormatError
 from prfeval._core.tables import SourceLines
 from prfeval._io.columns import DOC_NAMES, GRADE_NAMES, RANK_NAMES, SCORE_NAMES
@@ -42,6 +42,8 @@ __all__ = ["Flattened", "flatten", "is_nested"]
 
 #: The names of an item's id field, in a list of objects.
 ITEM_ID_NAMES = ("id", "_id", *DOC_NAMES, "pid", "passage_id", "corpus_id")
+#: An item's id fields as DPR's layout names them: an object with two of them is ambiguous.
+DPR_ITEM_ID_NAMES = ("id", "doc_id", "docid", "passage_id")
 #: The names of an item's value field, by role (a grade may be called a score, as BEIR does).
 ITEM_VALUE_NAMES = {
     "score": SCORE_NAMES,
@@ -149,6 +151,8 @@ def _list_items(
     if pa.types.is_struct(kind):
         map_entries = [kind.field(i).name for i in range(kind.num_fields)] == ["key", "value"]
         id_field = "key" if map_entries else _field(kind, ITEM_ID_NAMES)
+        if not map_entries:
+            _one_id_field(kind, column, source, int(parents[0]) if parents.size else 0)
         if id_field is None:
             fields = ", ".join(kind.field(i).name for i in range(kind.num_fields))
             raise source.error(
@@ -171,7 +175,7 @@ def _list_items(
     _no_null_items(ids, parents, lengths, label, source)
     kind = ids.type
     if pa.types.is_null(kind):  # every list empty (a null item was refused above)
-        ids = pa.array([], pa.string())
+        ids = arrow_strings([])
     elif not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
               or pa.types.is_integer(kind)):  # fmt: skip
         raise source.error(
@@ -180,6 +184,19 @@ def _list_items(
             "or integers",
         )
     return _Items(ids, parents, lengths, carried, label)
+
+
+def _one_id_field(kind: pa.DataType, column: str, source: SourceLines, row: int) -> None:
+    """Refuse objects with two fields that could each be the id (``id`` and
+    ``passage_id``): which one ranks is not for prfeval to guess."""
+    fields = [kind.field(i).name for i in range(kind.num_fields)]
+    ids = [f for f in fields if f.lower() in DPR_ITEM_ID_NAMES]
+    if len(ids) > 1:
+        raise source.error(
+            row,
+            f"ambiguous: the objects of column {column!r} have both {ids[0]!r} and "
+            f"{ids[1]!r}, either of which could be the passage id; keep one of them",
+        )
 
 
 def _kind_words(kind: pa.DataType) -> str:
@@ -228,12 +245,13 @@ def _struct_items(struct: Any, column: str, source: SourceLines) -> _Items:
         where = np.flatnonzero(present)
         rows.append(where)
         fields.append(np.full(where.size, i, dtype=np.int64))
-        values.append(child.filter(pa.array(present)))
+        values.append(child.take(arrow_ints(np.flatnonzero(present))))
     every_row = np.concatenate(rows) if rows else np.zeros(0, np.int64)
     order = np.argsort(every_row, kind="stable")  # row by row, fields in the struct's order
     parents = every_row[order]
-    names = pa.array([kind.field(i).name for i in range(kind.num_fields)], pa.string())
-    ids = names.take(pa.array(np.concatenate(fields)[order] if fields else [], pa.int64()))
+    names = arrow_strings([kind.field(i).name for i in range(kind.num_fields)])
+    ids = names.take(arrow_ints(np.concatenate(fields)[order] if fields
+                                else np.zeros(0, dtype=np.int64)))  # fmt: skip
     carried: dict[str, tuple[str, Any]] = {}
     if values:
         types = {v.type for v in values}
@@ -250,7 +268,7 @@ def _struct_items(struct: Any, column: str, source: SourceLines) -> _Items:
             raise InputFormatError(
                 f"column {column!r} maps doc ids to values that are not numbers", path=source.path
             ) from None
-        carried["map"] = (f"{column} (values)", joined.take(pa.array(order)))
+        carried["map"] = (f"{column} (values)", joined.take(arrow_ints(order)))
     lengths = np.bincount(parents, minlength=len(struct)).astype(np.int64)
     return _Items(ids, parents, lengths, carried, column)
 
@@ -261,20 +279,19 @@ def _parallel(
 ) -> Any:
     """A value column beside a list of doc ids: a list of the same length in every row,
     flattened; or, when ``broadcast``, one value a row for every item of the row."""
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     values = _plain(table.column(column))
     if not _list_like(values.type):
         if broadcast:
-            return values.take(pa.array(items.parents))
+            return values.take(arrow_ints(items.parents))
         row = int(items.parents[0]) if items.parents.size else 0
         raise source.error(
             row,
             f"column {column!r} holds one value a row, but {doc!r} holds lists: give "
             f"{column!r} as a list of the same length",
         )
-    lengths = numpy_of(pc.list_value_length(values).fill_null(-1)).astype(np.int64)
+    lengths = ints_or(pc.list_value_length(values), -1)  # not fill_null: it imports pandas
     missing = (lengths < 0) & (items.lengths > 0)
     if missing.any():
         row = _first(missing)
@@ -321,7 +338,7 @@ def flatten(
             items.carried[role] = items.carried.pop("map")
     else:
         items = _list_items(column, doc, source, tuple(values))
-    out: dict[str, Any] = {query: query_ids.take(pa.array(items.parents, pa.int64()))}
+    out: dict[str, Any] = {query: query_ids.take(arrow_ints(items.parents))}
     out[items.label] = items.ids
     found: dict[str, str] = {}
     for role, name in values.items():
@@ -347,13 +364,12 @@ def flatten(
 
 def _empty_queries(query_ids: Any, items: _Items) -> tuple[str, ...]:
     """The queries whose every row has an empty list, in their first row's order."""
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     empty = items.lengths == 0
     if not empty.any():
         return ()
-    listed = query_ids.filter(pa.array(empty))
-    with_items = query_ids.take(pa.array(items.parents, pa.int64()))
+    listed = query_ids.take(arrow_ints(np.flatnonzero(empty)))
+    with_items = query_ids.take(arrow_ints(items.parents))
     alone = ~bools_of(pc.is_in(listed, value_set=pc.unique(with_items)))
-    return tuple(dict.fromkeys(listed.filter(pa.array(alone)).to_pylist()))
+    return tuple(dict.fromkeys(listed.take(arrow_ints(np.flatnonzero(alone))).to_pylist()))

@@ -32,7 +32,8 @@ from typing import Any
 
 from prfeval._core.errors import InputFormatError
 from prfeval._core.option_table import number_settings
-from prfeval._core.options import EVAL_OPTIONS
+from prfeval._core.options import EVAL_OPTIONS, EvalOptions
+from prfeval._io.judgments_digest import JudgmentsDigest
 from prfeval._io.source import Input, Source, open_input
 
 __all__ = [
@@ -57,9 +58,11 @@ EVALUATION_KEYS = frozenset(
         "if_unjudged_relevant",
         "text",
         "per_query_text",
+        "digests",
     }
 )
 
+_HEX = re.compile(r"[0-9a-f]{16,64}")
 _FIRST_KEY = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"((?:[^"\\]|\\.)*)"')
 
 
@@ -91,6 +94,10 @@ class SavedEvaluation:
         Queries its run answered that have no judgments (always left out).
     complete
         Whether it was measured with ``-c`` (every judged query of the query set).
+    digests
+        The digest of the judgments it was measured with
+        (:mod:`prfeval._io.judgments_digest`); ``None`` for a file saved before prfeval
+        recorded it.
     """
 
     name: str
@@ -102,6 +109,7 @@ class SavedEvaluation:
     missing_from_run: tuple[str, ...]
     not_in_qrels: tuple[str, ...]
     complete: bool
+    digests: JudgmentsDigest | None = None
 
     @property
     def judged_queries(self) -> frozenset[str]:
@@ -176,6 +184,7 @@ def saved_from_dict(document: Any, name: str) -> SavedEvaluation:
     for key in number_settings(EVAL_OPTIONS):  # the options that change its numbers
         if key not in settings:
             raise fail(f"settings.{key}", "missing (saved by an older prfeval?)")
+    _check_settings(settings, fail)
     evaluated = queries.get("evaluated")
     if isinstance(evaluated, bool) or not isinstance(evaluated, int) or evaluated < 0:
         raise fail("queries.evaluated", f"expected a count, got {evaluated!r}")
@@ -201,6 +210,9 @@ def saved_from_dict(document: Any, name: str) -> SavedEvaluation:
                 "per_query",
                 f"{len(per_query)} queries, but queries.evaluated says {evaluated}",
             )
+    digests = None
+    if document.get("digests") is not None:
+        digests = _digests(document["digests"], fail)
     return SavedEvaluation(
         name=name,
         labels=tuple(macro),
@@ -211,7 +223,48 @@ def saved_from_dict(document: Any, name: str) -> SavedEvaluation:
         missing_from_run=missing,
         not_in_qrels=not_in_qrels,
         complete=complete,
+        digests=digests,
     )
+
+
+def _check_settings(settings: dict[str, Any], fail: Any) -> None:
+    """Each setting that changes the numbers of the JSON type an evaluation saves it as: a
+    level saved as ``"1"`` would otherwise read as a different level than 1."""
+    shown = EvalOptions().settings(order="score")
+    for key in number_settings(EVAL_OPTIONS):
+        value, usual = settings[key], shown.get(key)
+        if value is None or usual is None:
+            continue  # an option left unset: nothing to type
+        kinds: tuple[type, ...] = (int, float) if type(usual) in (int, float) else (type(usual),)
+        if isinstance(value, bool) != isinstance(usual, bool) or not isinstance(value, kinds):
+            raise fail(f"settings.{key}", f"expected {_json_kind(usual)}, got {value!r}")
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string" if isinstance(value, str) else f"a JSON {type(value).__name__}"
+
+
+def _digests(value: Any, fail: Any) -> JudgmentsDigest:
+    """The saved digests of the judgments, checked (hex strings; per query optional)."""
+    digests = _object(value, "digests", fail)
+    out = []
+    for key in ("judgments", "queries"):
+        text = digests.get(key)
+        if not isinstance(text, str) or not _HEX.fullmatch(text):
+            raise fail(f"digests.{key}", f"expected a hex SHA-256 digest, got {text!r}")
+        out.append(text)
+    per_query = digests.get("per_query")
+    if per_query is not None:
+        per_query = _object(per_query, "digests.per_query", fail)
+        for qid, text in per_query.items():
+            if not isinstance(text, str) or not _HEX.fullmatch(text):
+                raise fail(f"digests.per_query.{json.dumps(qid)}",
+                           f"expected a hex digest, got {text!r}")
+    return JudgmentsDigest(out[0], out[1], per_query)
 
 
 def _object(value: Any, field: str, fail: Any) -> dict[str, Any]:

@@ -92,8 +92,10 @@ def _is_text(value: str) -> bool:
     return True
 
 
-def _id_of(record: dict[str, object], path: str, number: int) -> str:
-    for name in ID_FIELDS:
+def _id_of(
+    record: dict[str, object], path: str, number: int, id_fields: Sequence[str] = ID_FIELDS
+) -> str:
+    for name in id_fields:
         if name in record:
             value = record[name]
             if isinstance(value, str) and value:
@@ -113,6 +115,12 @@ def _id_of(record: dict[str, object], path: str, number: int) -> str:
                 path=path,
                 line_number=number,
             )
+    if tuple(id_fields) != ID_FIELDS:
+        raise InputFormatError(
+            f"no {' or '.join(repr(n) for n in id_fields)} field: each line needs an id",
+            path=path,
+            line_number=number,
+        )
     raise InputFormatError(
         "no '_id' or 'id' field: each line needs an id (BEIR's files have '_id')",
         path=path,
@@ -120,7 +128,10 @@ def _id_of(record: dict[str, object], path: str, number: int) -> str:
     )
 
 
-def _parsed(text: str, path: str, number: int, fields: Sequence[str]) -> tuple[str, list]:
+def _parsed(
+    text: str, path: str, number: int, fields: Sequence[str],
+    id_fields: Sequence[str] = ID_FIELDS,
+) -> tuple[str, list]:
     """(id, the fields' texts) of one line."""
     try:
         record = json.loads(text)
@@ -136,7 +147,7 @@ def _parsed(text: str, path: str, number: int, fields: Sequence[str]) -> tuple[s
             path=path,
             line_number=number,
         )
-    found = _id_of(record, path, number)
+    found = _id_of(record, path, number, id_fields)
     texts: list[str | None] = []
     for field in fields:
         if field not in record:
@@ -158,10 +169,12 @@ def _parsed(text: str, path: str, number: int, fields: Sequence[str]) -> tuple[s
 
 
 def record_blocks(
-    source: Source, fields: Sequence[str], *, block_lines: int | None = None
+    source: Source, fields: Sequence[str], *, block_lines: int | None = None,
+    id_fields: Sequence[str] = ID_FIELDS,
 ) -> Iterator[RecordBlock]:
     """The records of a JSON Lines file, a block of lines at a time (see the module's notes):
     at most ``block_lines`` lines (default :data:`BLOCK_LINES`) or about :data:`BLOCK_CHARS`.
+    ``id_fields``: where a line's id is read from, the first present.
 
     Raises
     ------
@@ -189,7 +202,7 @@ def record_blocks(
         for number, line in enumerate(lines[begin:end], begin + 1):
             if not line.strip():
                 continue
-            found, values = _parsed(line, path, number, fields)
+            found, values = _parsed(line, path, number, fields, id_fields)
             earlier = seen.setdefault(found, number)
             if earlier != number:
                 raise InputFormatError(
@@ -209,13 +222,14 @@ def read_records(
     fields: Sequence[str],
     *,
     progress: Callable[[int, int], None] | None = None,
+    id_fields: Sequence[str] = ID_FIELDS,
 ) -> RecordBlock:
     """Every record of a JSON Lines file, as one block (see :func:`record_blocks`)."""
     ids: list[str] = []
     numbers: list[int] = []
     texts: list[str | None] = []
     done = total = 0
-    for block in record_blocks(source, fields):
+    for block in record_blocks(source, fields, id_fields=id_fields):
         ids += block.ids
         numbers += block.lines
         texts += block.texts

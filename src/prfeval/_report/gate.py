@@ -2,7 +2,8 @@
 
 ``text`` is a short table for a terminal or a CI log; ``markdown`` a summary for a pull
 request or a GitHub job's step summary (``>> "$GITHUB_STEP_SUMMARY"``): the verdict, one row
-per measure (baseline, candidate, delta, budget, p, verdict), the queries that regressed most,
+per measure (baseline, candidate, delta with its 95% interval, the queries worse/better/tied,
+budget, p and p adj., verdict), the queries that regressed most,
 and the settings in a footnote; ``json`` everything, for a machine: the status and exit
 status, each input's SHA-256 digest, the settings, prfeval's version and every measure's
 verdict.
@@ -34,11 +35,32 @@ def _budget(v: MeasureVerdict) -> str:
     return v.budget.describe()
 
 
+def _delta(v: MeasureVerdict) -> str:
+    """``-0.0500 [-0.0812, -0.0203]``: the difference and its bootstrap interval."""
+    if math.isnan(v.ci_low) or math.isnan(v.ci_high):
+        return fmt_signed(v.delta)
+    return f"{fmt_signed(v.delta)} [{fmt_signed(v.ci_low)}, {fmt_signed(v.ci_high)}]"
+
+
+def _counts(v: MeasureVerdict) -> str:
+    """``12/3/25``: the queries where the candidate is worse, better, tied."""
+    return f"{v.worse}/{v.better}/{v.same}"
+
+
+def _headers(r: GateResult, floors: bool) -> list[str]:
+    level = r.settings.get("confidence", 0.95)
+    return ["measure", "baseline", "candidate", f"Δ [{level:.0%} CI]", "worse/better/tied",
+            "budget", *(["floor"] if floors else []), "p", "p adj.", "verdict"]  # fmt: skip
+
+
 def summary_line(r: GateResult) -> str:
     """``FAIL: P@10 regressed (1 of 2 measures)``, ``pass: 2 measures, none regressed beyond
     its budget``, or ``pass: 2 measures; over budget but not significant: P@10``."""
     n = len(r.verdicts)
     measures = f"{n} measure{'s' if n != 1 else ''}"
+    shown_only = sum(v.report_only for v in r.verdicts)
+    if shown_only:
+        measures += f" ({shown_only} shown only)"
     if r.passed:
         shielded = [v.measure for v in r.verdicts if v.verdict == "not significant"]
         if shielded:
@@ -60,11 +82,17 @@ def describe_test(r: GateResult) -> str:
     return text + f". A drop over budget fails only where p adj. <= {s['alpha']:g} (--alpha)."
 
 
-def _budget_legend() -> str:
+def _budget_legend(r: GateResult) -> str:
+    s = r.settings
+    level = s.get("confidence", 0.95)
     return (
-        "Δ: candidate − baseline, the means over the compared queries. Budget: the drop "
-        "allowed (a rise, where lower is better), absolute or a share of the baseline's mean "
-        "(--max-drop); by default 0: any drop fails."
+        "Δ: candidate − baseline, the means over the compared queries; in brackets the "
+        f"{level:.0%} percentile bootstrap interval of the mean per-query difference "
+        f"({s.get('n_bootstrap', 0):,} resamples, seed {s.get('seed')}). worse/better/tied: "
+        "the queries where the candidate is worse than, better than, equal to the "
+        "baseline. Budget: the drop allowed (a rise, where lower is better), absolute or a "
+        "share of the baseline's mean (--max-drop); by default 0: any drop fails; off: "
+        "shown, never failing, and outside the correction's family."
     )
 
 
@@ -85,8 +113,7 @@ def format_text(r: GateResult) -> str:
     """The verdict, a table of the measures, why each failed, and the queries that regressed
     most."""
     floors = any(v.minimum is not None for v in r.verdicts)
-    headers = ["measure", "baseline", "candidate", "Δ", "budget",
-               *(["floor"] if floors else []), "p", "p adj.", "verdict"]  # fmt: skip
+    headers = _headers(r, floors)
     rows = []
     for v in r.verdicts:
         rows.append(
@@ -94,12 +121,14 @@ def format_text(r: GateResult) -> str:
                 v.measure,
                 _num(v.baseline),
                 _num(v.candidate),
-                fmt_signed(v.delta),
+                _delta(v),
+                _counts(v),
                 _budget(v),
                 *([f"{v.minimum:g}" if v.minimum is not None else ""] if floors else []),
                 fmt_p(v.p_value),
                 fmt_p(v.p_adjusted),
-                {"fail": "FAIL", "pass": "pass", "not significant": "pass (n.s.)"}[v.verdict],
+                {"fail": "FAIL", "pass": "pass", "not significant": "pass (n.s.)",
+                 "report only": "shown"}[v.verdict],
             ]
         )
     title = (
@@ -108,7 +137,7 @@ def format_text(r: GateResult) -> str:
         f"{len(r.query_ids)} quer{'y' if len(r.query_ids) == 1 else 'ies'}."
     )
     why = [f"{v.measure}: {v.describe()}." for v in r.verdicts if v.verdict != "pass"]
-    notes = wrap_lines([*why, _budget_legend(), describe_test(r), *r.notes])
+    notes = wrap_lines([*why, _budget_legend(r), describe_test(r), *r.notes])
     regressed = _regressed_lines(r)
     if regressed:
         notes += ["Queries that regressed most, baseline → candidate (Δ):", *regressed]
@@ -151,17 +180,18 @@ def format_markdown(r: GateResult) -> str:
         "",
     ]
     floors = any(v.minimum is not None for v in r.verdicts)
-    headers = ["measure", "baseline", "candidate", "Δ", "budget",
-               *(["floor"] if floors else []), "p", "p adj.", "verdict"]  # fmt: skip
+    headers = _headers(r, floors)
     rows = []
     for v in r.verdicts:
-        word = {"fail": "**fail**", "pass": "pass", "not significant": "pass (not significant)"}
+        word = {"fail": "**fail**", "pass": "pass", "not significant": "pass (not significant)",
+                "report only": "shown only"}  # fmt: skip
         rows.append(
             [
                 _code(v.measure),
                 _num(v.baseline),
                 _num(v.candidate),
-                fmt_signed(v.delta),
+                _md_escape(_delta(v)),
+                _counts(v),
                 _md_escape(_budget(v)),
                 *([f"{v.minimum:g}" if v.minimum is not None else ""] if floors else []),
                 _md_escape(fmt_p(v.p_value)),
@@ -186,7 +216,7 @@ def format_markdown(r: GateResult) -> str:
         f"Level {s['level']}; query set: {s['query_set']}; judgments {s['qrels']}; "
         f"prfeval {r.version}."
     )
-    footer = [_budget_legend(), describe_test(r), *r.notes, settings]
+    footer = [_budget_legend(r), describe_test(r), *r.notes, settings]
     lines += ["", *(f"<sub>{_md_escape(line)}</sub><br>" for line in footer)]
     return "\n".join(lines) + "\n"
 

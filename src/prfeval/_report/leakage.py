@@ -11,7 +11,7 @@ from prfeval._leakage.containment import Leakage
 from prfeval._leakage.words import GRAM
 from prfeval._report._text import render_table, wrap_lines
 
-__all__ = ["FORMATS", "format_leakage", "summary_lines"]
+__all__ = ["FORMATS", "format_leakage", "markdown_text", "summary_lines"]
 
 FORMATS = ("text", "json", "markdown")
 
@@ -72,7 +72,7 @@ def format_text(result: Leakage, width: int = 80) -> str:
     return "\n".join([title, table.rstrip("\n"), "", *notes]) + "\n"
 
 
-def _markdown_text(text: str) -> str:
+def markdown_text(text: str) -> str:
     """``text`` shown as it is in Markdown, inside a line: each mark that could format it
     there (or end a table cell) escaped with a backslash, as CommonMark allows."""
     return re.sub(r"([\\`*_\[\]<>|~])", r"\\\1", text)
@@ -88,14 +88,14 @@ def format_markdown(result: Leakage) -> str:
         lines += [
             "| " + " | ".join(_HEADERS) + " |",
             "| --- | --- | --- | ---: | ---: |",
-            *("| " + " | ".join(row) + " |" for row in _rows(result, _markdown_text)),
+            *("| " + " | ".join(row) + " |" for row in _rows(result, markdown_text)),
             "",
         ]
     else:
         lines += ["No leaking text.", ""]
     # The per-field lines, indented under the summary in text, are a list here.
     lines += [
-        f"- {_markdown_text(ln.strip())}" if ln.startswith("  ") else _markdown_text(ln)
+        f"- {markdown_text(ln.strip())}" if ln.startswith("  ") else markdown_text(ln)
         for ln in summary_lines(result)
     ]
     return "\n".join(lines) + "\n"

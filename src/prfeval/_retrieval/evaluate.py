@@ -18,11 +18,11 @@ from prfeval._core.options import EvalOptions, OptionValues
 from prfeval._core.partials import Partial
 from prfeval._core.ranking import QueryAccounting, RankingNeeds
 from prfeval._io.arrays import array_run, is_array
+from prfeval._io.judgments_digest import LazyDigest
 from prfeval._io.prefs import Preferences
 from prfeval._measures import Measure, parse_measures, ranking_needs
 from prfeval._retrieval.kernel import MeasuredQueries, check_measures
 from prfeval._retrieval.pipeline import MeasureSink, PipelineRun, run_pipeline
-from prfeval._retrieval.prefs import preference_counts
 
 __all__ = [
     "Coverage",
@@ -155,6 +155,10 @@ class Evaluation:
         Label -> each query's text, in ``query_ids`` order.
     text_summary
         Label -> the text for the whole run (runid); relstring has none.
+    judgments_digest
+        The digest of what the judgments of the query set say (made when first asked
+        for; saved as ``digests`` by :meth:`to_dict`), so that ``gate`` can tell a baseline
+        measured with other judgments (:mod:`prfeval._io.judgments_digest`).
     """
 
     measures: tuple[Measure, ...]
@@ -177,6 +181,7 @@ class Evaluation:
     text_measures: tuple[Measure, ...] = ()
     text: dict[str, tuple[str, ...]] = field(default_factory=dict)
     text_summary: dict[str, str] = field(default_factory=dict)
+    judgments_digest: LazyDigest | None = field(default=None, repr=False, compare=False)
 
     @property
     def labels(self) -> list[str]:
@@ -223,6 +228,8 @@ class Evaluation:
                 "f_of_means": dict(up.f_of_means),
                 "assumed_relevant": up.accounting.assumed_relevant,
             }
+        if self.judgments_digest is not None:
+            out["digests"] = self.judgments_digest.get().to_dict(per_query=per_query)
         if self.text_summary:
             out["text"] = dict(self.text_summary)
         if per_query and self.text:
@@ -499,6 +506,7 @@ class EvaluationPlan:
                       sink.partial().only(asked)),
             coverage=coverage_of(measured, self.cutoffs, n_numeric),
             upper=upper,
+            judgments_digest=done.judgments,
         )
 
 
@@ -556,6 +564,8 @@ def _evaluate_preferences(
         raise UsageError(
             "with preference judgments, max_results and complete are the only options taken"
         )
+    from prfeval._retrieval.prefs import preference_counts  # only for preference judgments
+
     counts = preference_counts(prefs, run, max_results=options.max_results)
     rows = []
     for m in parsed:

@@ -35,6 +35,7 @@ from prfeval._core.options import EvalOptions, OptionValues
 from prfeval._core.ranking import QueryAccounting
 from prfeval._core.tables import Run, SourceLines
 from prfeval._io.blocks import Block, load_judgments, warn_empty_run
+from prfeval._io.judgments_digest import LazyDigest
 from prfeval._io.select import restrict_queries
 from prfeval._retrieval.evaluate import Evaluation, plan_evaluation
 from prfeval._retrieval.pipeline import MeasureSink, PipelineRun, check_query_set, drain
@@ -449,6 +450,7 @@ class Evaluator:
                 unseen &= set(p.accounting.unmatched_queries)
             accounting = replace(accounting, unmatched_queries=ordered_ids(unseen))
         check_query_set(accounting, opts, self._all_qrels)
+        judged = self._qrels
         done = PipelineRun(
             accounting,
             self._qrels_name,
@@ -456,6 +458,7 @@ class Evaluator:
             self._rows == 0,
             False,
             "file" if self._scored is False else "score",
+            LazyDigest(lambda: judged),
         )
         return self._plan.evaluation(sink, done)
 

@@ -37,6 +37,7 @@ from prfeval._io.blocks import (
     WholeSource,
     load_judgments,
 )
+from prfeval._io.judgments_digest import LazyDigest
 from prfeval._io.select import restrict_queries
 from prfeval._io.source import check_one_stdin
 from prfeval._measures import Measure
@@ -199,6 +200,8 @@ class PipelineRun:
     empty_run: bool
     streamed: bool
     default_order: str
+    #: The digest of the judgments measured with (made when first asked), if known.
+    judgments: LazyDigest | None = None
 
     def settings(self, options: EvalOptions) -> dict[str, Any]:
         """The settings a result reports: the options, and the inputs as they were read."""
@@ -240,7 +243,7 @@ def run_pipeline(
     source = open_source(qrels, run, options, needs, stream=stream, progress=progress)
     while True:
         try:
-            result = drain(source, options, needs, make_sink())
+            result = _with_digest(drain(source, options, needs, make_sink()), qrels, options)
             check_query_set(result[1].accounting, options, qrels)
             if late_warning:  # only once the input was read: an error says enough alone
                 warnings.warn(late_warning, PrfevalWarning, stacklevel=2)
@@ -254,10 +257,25 @@ def run_pipeline(
             break
     result = drain(
         WholeSource(qrels, run, options, use_dicts=not needs.doc_ids), options, needs, make_sink()
-    )
+    )  # the whole source keeps its judgments' digest
     check_query_set(result[1].accounting, options, qrels)
     warnings.warn(f"{why}; reading it whole instead", PrfevalWarning, stacklevel=2)
     return result
+
+
+def _with_digest(result: tuple[S, PipelineRun], qrels: Any, options: EvalOptions
+                 ) -> tuple[S, PipelineRun]:
+    """``result`` with its judgments' digest: a streamed source keeps no judgments table, so
+    the digest reads the judgments again (a file, or objects) when it is asked for."""
+    sink, done = result
+    if done.judgments is not None or not _readable_again(qrels):
+        return result
+
+    def judgments() -> Any:
+        table = load_judgments(qrels, options)
+        return restrict_queries(table, options.queries, options.exclude_queries)
+
+    return sink, replace(done, judgments=LazyDigest(judgments))
 
 
 def check_query_set(accounting: QueryAccounting, options: EvalOptions, qrels: Any) -> None:
@@ -318,6 +336,7 @@ def drain(
         source.empty_run,
         source.streamed,
         default_order,
+        getattr(source, "judgments", None),
     )
 
 

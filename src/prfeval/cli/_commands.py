@@ -14,6 +14,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "contours": ("prfeval.cli._contours_cmd", "Plot F_beta contours over the P-R square."),
     "demo": ("prfeval.cli._demo_cmd", "Cranfield ranked by BM25, evaluated end to end."),
     "leakage": ("prfeval.cli._leakage_cmd", "Eval items a corpus contains (word 3-grams)."),
+    "overlap": ("prfeval.cli._overlap_cmd", "Documents of one corpus copied into another."),
     "curve": ("prfeval.cli._curve_cmd", "P, R and F_beta at every cutoff; best k; PR curves."),
     "compare": ("prfeval.cli._compare_cmd", "Compare runs: differences, intervals, paired tests."),
     "gate": ("prfeval.cli._gate_cmd", "Fail CI (exit 1) when a run regressed from its baseline."),

@@ -33,12 +33,17 @@ option the engine does not honour is refused (:func:`refuse_options`), never ign
 
 from __future__ import annotations
 
+import os
 import warnings
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Unpack
 
 from prfeval._core.errors import InputFormatError, PrfevalWarning, UsageError
 from prfeval._core.option_table import refuse_unhonoured
 from prfeval._core.options import EVAL_OPTIONS, EvalOptions, OptionValues
+from prfeval._io.blocks import load_judgments
+from prfeval._io.judgments_digest import LazyDigest
+from prfeval._io.select import restrict_queries
 from prfeval._retrieval.evaluate import plan_evaluation
 from prfeval.spark._blocks import BlockFrame
 from prfeval.spark._partition import BLOCK_ROWS, Plan, portable, user_measures_of
@@ -222,4 +227,19 @@ def evaluate(
         warnings.warn(
             f"the run {ranking.name!r} is empty: every measure is 0", PrfevalWarning, stacklevel=2
         )
-    return result_of(plan, layout, totals, rows, n, empty_run, ranking.default_order)
+    result = result_of(plan, layout, totals, rows, n, empty_run, ranking.default_order)
+    return replace(result, judgments_digest=_local_digest(qrels, opts))
+
+
+def _local_digest(qrels: Any, opts: EvalOptions) -> LazyDigest | None:
+    """The digest of a local judgments file, made when a saved evaluation asks for it (the
+    local engine's, so that gate can check a baseline Spark measured); ``None`` for
+    judgments Spark reads from elsewhere."""
+    if not isinstance(qrels, str | os.PathLike) or not os.path.isfile(qrels):
+        return None
+
+    def judged() -> Any:
+        table = load_judgments(os.fspath(qrels), opts)
+        return restrict_queries(table, opts.queries, opts.exclude_queries)
+
+    return LazyDigest(judged)

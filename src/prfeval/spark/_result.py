@@ -16,6 +16,7 @@ import numpy as np
 from prfeval._core.aggregate import assemble
 from prfeval._core.ids import ordered_ids, query_output_order
 from prfeval._core.ranking import QueryAccounting
+from prfeval._io.judgments_digest import LazyDigest
 from prfeval._measures import Measure
 from prfeval._retrieval.evaluate import (
     Coverage,
@@ -78,6 +79,8 @@ class SparkEvaluation:
     partitions: int = 0
     view: str = ""
     upper: SparkEvaluation | None = None
+    #: The digest of the judgments (a local judgments file's; ``None`` for a DataFrame).
+    judgments_digest: LazyDigest | None = field(default=None, repr=False, compare=False)
 
     @property
     def labels(self) -> list[str]:
@@ -142,6 +145,7 @@ class SparkEvaluation:
             settings=dict(self.settings),
             coverage=self.coverage,
             upper=upper,
+            judgments_digest=self.judgments_digest,
         )
 
     def _collected(self) -> Evaluation:
@@ -157,6 +161,7 @@ class SparkEvaluation:
         evaluation = replace(
             summarise(measured.only(asked), self.accounting, dict(self.settings)),
             coverage=coverage_of(measured, list(plan.cutoffs), plan.n_asked),
+            judgments_digest=self.judgments_digest,
         )
         if self.upper is None:
             return evaluation
