@@ -61,8 +61,15 @@ def test_note_names_the_queries_a_drop_of_the_budget_needs() -> None:
     assert result.exit_status == 1  # a drop of 0.25 over 0.1: fails, as without the note
 
 
-def test_no_note_for_a_zero_budget_or_a_relative_budget_above_it() -> None:
-    assert power_notes(gate(QRELS, BASE, CAND, "P@1", n_permutations=200)) == []
+def test_a_zero_budget_is_under_every_detectable_drop_and_says_which() -> None:
+    result = gate(QRELS, BASE, CAND, "P@1", n_permutations=200)  # the default budget, 0
+    (note,) = [n for n in result.notes if "a budget of 0" in n]
+    assert note.startswith("P@1: a budget of 0 fails on any drop, noise included")
+    assert f"is {detectable(0.05):.4f}" in note
+    assert result.exit_status == 1  # the verdict is the budget's, note or not
+
+
+def test_no_note_for_a_relative_budget_above_the_detectable_drop() -> None:
     # A percentage is converted with the baseline's mean (1.0 here): 99% is 0.99.
     assert power_notes(gate(QRELS, BASE, CAND, "P@1", max_drop={"P@1": "99%"},
                             n_permutations=200)) == []

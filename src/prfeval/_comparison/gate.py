@@ -278,18 +278,28 @@ def gate(
 def _power_notes(verdicts: list[MeasureVerdict], diffs: Any, alpha: float | None) -> list[str]:
     """Where a budget is under the smallest drop the query set detects (the paired t-test at
     the gate's alpha, 0.05 without one, and power 0.8): a note saying so, with the queries
-    a drop of the budget would need. A zero budget ("any drop fails") is no size to plan
-    for, and without scipy there is no note: the note advises, the verdict does not read it."""
+    a drop of the budget would need; for a budget of 0 ("any drop fails"), which every
+    detectable drop exceeds, the smallest drop the set detects. Without scipy there is no
+    note: the note advises, the verdict does not read it."""
     if importlib.util.find_spec("scipy") is None:
         return []
     level = 0.05 if alpha is None else alpha
     lines = []
     for k, v in enumerate(verdicts):
         d = diffs[k]
-        if v.allowed <= 0 or len(d) < 2 or not math.isfinite(v.allowed):
+        if v.allowed < 0 or len(d) < 2 or not math.isfinite(v.allowed):
             continue
-        sized = size_differences(v.measure, d, alpha=level, power=0.8, delta=v.allowed)
+        sized = size_differences(v.measure, d, alpha=level, power=0.8,
+                                 delta=v.allowed if v.allowed > 0 else None)
         if not sized.min_detectable_diff > v.allowed:
+            continue
+        if v.allowed == 0:
+            lines.append(
+                f"{v.measure}: a budget of 0 fails on any drop, noise included: the smallest "
+                f"drop {len(d)} queries detect with power 0.8 at alpha {level:g} is "
+                f"{sized.min_detectable_diff:.4f} (prfeval power sizes a set for a drop of "
+                "your choosing)."
+            )
             continue
         lines.append(
             f"{v.measure}: {len(d)} queries are too few to detect a drop of {v.allowed:.4g} "
