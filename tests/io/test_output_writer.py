@@ -16,7 +16,6 @@ import os
 import stat
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -89,14 +88,19 @@ def test_symlink_is_followed_and_stays_a_link(files, tmp_path, capsys) -> None:
 def test_fifo_is_written_into_not_replaced(files, tmp_path, capsys) -> None:
     fifo = tmp_path / "out.fifo"
     os.mkfifo(fifo)
-    got: list[bytes] = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
-    reader.start()
-    code, _, _ = evaluate_to(capsys, files, str(fifo))
-    reader.join(10)
+    # The reading end is open before prfeval runs, so that nothing depends on a thread
+    # opening it in time (a reader started on a thread lost that race on a busy machine).
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        code, _, _ = evaluate_to(capsys, files, str(fifo))
+        got = b""
+        while chunk := os.read(reader, 1 << 16):  # the writer has closed: read to the end
+            got += chunk
+    finally:
+        os.close(reader)
     assert code == 0
     assert stat.S_ISFIFO(fifo.lstat().st_mode)  # still a FIFO, not a regular file
-    assert got == [EXPECTED.encode()]
+    assert got == EXPECTED.encode()
 
 
 def test_terminal_is_written_into_not_replaced(files, tmp_path) -> None:
