@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import InitVar  # noqa: F401  (named by the annotations of the classes below)
+from typing import ForwardRef, TypedDict
 
 import pytest
 
@@ -21,7 +22,7 @@ import prfeval
 from prfeval import UsageError
 from prfeval._comparison import gate as gate_module
 from prfeval._comparison import gate_sides
-from prfeval._comparison.options import COMPARISON_OPTIONS, ComparisonOptions
+from prfeval._comparison.options import COMPARISON_OPTIONS, ComparisonOptions, ComparisonValues
 from prfeval._core import checks
 from prfeval._core.option_table import (
     DeclaredOptions,
@@ -29,6 +30,7 @@ from prfeval._core.option_table import (
     Limit,
     Option,
     check_fields,
+    check_values,
     flags_not_taken,
     number_settings,
     options_class,
@@ -37,7 +39,7 @@ from prfeval._core.option_table import (
     unhonoured,
     validate,
 )
-from prfeval._core.options import EVAL_OPTIONS, EvalOptions
+from prfeval._core.options import EVAL_OPTIONS, EvalOptions, OptionValues
 from prfeval._io import native, saved
 from prfeval._retrieval.curve_options import CURVE_OPTIONS, CurveOptions
 from prfeval.cli import AHEAD_NEVER
@@ -94,6 +96,38 @@ def test_a_class_that_differs_from_its_table_fails_on_import(body, message):
         _class({"depth": ("int", 3), "name": ("str | None", None)})
     )
     assert good.TABLE == SMALL and "depth\n        How deep." in good.__doc__
+
+
+@pytest.mark.parametrize(
+    ("typed", "table"), [(OptionValues, EVAL_OPTIONS), (ComparisonValues, COMPARISON_OPTIONS)]
+)
+def test_each_keywords_typeddict_writes_out_its_tables_options_in_order(typed, table):
+    """The keywords the API takes (``**option_values: Unpack[OptionValues]``): every option,
+    in order, typed as a caller may give it, none required."""
+    check_values(typed, table)  # what the module ran on import
+    assert list(typed.__annotations__) == [o.name for o in table]
+    assert typed.__required_keys__ == frozenset()
+    assert typed.__optional_keys__ == {o.name for o in table}
+
+
+def _typed(body: dict[str, str], total: bool = False) -> type:
+    """A TypedDict with ``body``'s keys annotated as written (as under postponed annotations)."""
+    return TypedDict("Small", {k: ForwardRef(v) for k, v in body.items()}, total=total)
+
+
+@pytest.mark.parametrize(
+    ("body", "total", "message"),
+    [
+        ({"depth": "int"}, False, r"keys \(depth\) are not its table's options"),
+        ({"name": "str | None", "depth": "int"}, False, "in order"),
+        ({"depth": "float", "name": "str | None"}, False, r"\['depth'\] is annotated float"),
+        ({"depth": "int", "name": "str | None"}, True, "must be total=False"),
+    ],
+)
+def test_a_keywords_typeddict_that_differs_from_its_table_fails_on_import(body, total, message):
+    with pytest.raises(TypeError, match=message):
+        check_values(_typed(body, total), SMALL)
+    check_values(_typed({"depth": "int", "name": "str | None"}), SMALL)
 
 
 def test_a_limit_must_take_the_default_and_a_number_changer_needs_a_setting():

@@ -14,13 +14,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from prfeval._comparison.paired import MAX_DRAWS
 from prfeval._comparison.stats import CORRECTIONS, TESTS, Correction, Test
 from prfeval._core import checks
 from prfeval._core.errors import UsageError
-from prfeval._core.option_table import DeclaredOptions, Flag, Option, options_class, values_type
+from prfeval._core.option_table import (
+    DeclaredOptions,
+    Flag,
+    Option,
+    check_values,
+    options_class,
+)
 from prfeval._core.options import EvalOptions
 
 __all__ = [
@@ -37,7 +43,7 @@ MISSING_RULES: tuple[str, ...] = ("zero", "drop")
 
 
 def _draws(name: str, value: Any) -> int:
-    return checks.integer(name, value, minimum=1, maximum=MAX_DRAWS)  # type: ignore[no-any-return]
+    return checks.integer(name, value, minimum=1, maximum=MAX_DRAWS)
 
 
 #: Every option of a comparison, declared once.
@@ -203,12 +209,22 @@ COMPARISON_OPTIONS: tuple[Option, ...] = (
     ),
 )
 
-#: The options of :class:`ComparisonOptions` by name, as keyword arguments.
-ComparisonValues = values_type(
-    "ComparisonValues",
-    COMPARISON_OPTIONS,
-    "The options of :class:`ComparisonOptions` by name, as keyword arguments.",
-)
+class ComparisonValues(TypedDict, total=False):
+    """The options of :class:`ComparisonOptions` by name, as keyword arguments: each key as
+    :data:`COMPARISON_OPTIONS` declares it, in its order (checked on import)."""
+
+    test: Test
+    alpha: float
+    correction: Correction
+    seed: int
+    n_permutations: int
+    n_bootstrap: int
+    missing: Missing
+    top: int
+    all_pairs: bool
+
+
+check_values(ComparisonValues, COMPARISON_OPTIONS)
 
 
 @dataclass(frozen=True)

@@ -74,16 +74,16 @@ def factorize(
             return list(np.split(codes, np.cumsum(lengths)[:-1])), dictionary
     run_lengths = None
     if runs:
-        firsts, run_lengths = [], []
+        firsts, lengths_of = [], []
         for c in chunks:
             starts = run_starts(c)
             if starts.size * 2 > len(c):  # not in runs after all: hash every id
                 firsts.append(c)
-                run_lengths.append(np.ones(len(c), dtype=np.int64))
+                lengths_of.append(np.ones(len(c), dtype=np.int64))
             else:
                 firsts.append(c.take(arrow_ints(starts)))
-                run_lengths.append(np.diff(np.append(starts, len(c))))
-        chunks, run_lengths = firsts, np.concatenate(run_lengths)
+                lengths_of.append(np.diff(np.append(starts, len(c))))
+        chunks, run_lengths = firsts, np.concatenate(lengths_of)
     encoded = pc.dictionary_encode(pa.chunked_array(chunks, type=pa.string()))
     dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
     if any(len(c.dictionary) != len(dictionary) for c in encoded.chunks):

@@ -12,7 +12,9 @@ macro averaging takes the mean of the per-unit values (see :mod:`prfeval._core.a
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -152,7 +154,9 @@ class Counts:
             np.array([self.tp.sum()]), np.array([self.fp.sum()]), np.array([self.fn.sum()]), tn
         )
 
-    def select(self, index: npt.ArrayLike) -> Counts:
+    def select(
+        self, index: Sequence[int] | npt.NDArray[np.integer[Any]] | npt.NDArray[np.bool_]
+    ) -> Counts:
         """The rows at ``index`` (a boolean mask or integer positions)."""
         tn = None if self.tn is None else self.tn[index]
         return Counts(self.tp[index], self.fp[index], self.fn[index], tn)

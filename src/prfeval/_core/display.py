@@ -250,7 +250,7 @@ def classification_report_text(
     width = max(max((len(n) for n in sized), default=0), len("weighted avg"), digits)
     out = [f"{'':>{width}s} " + "".join(f" {h:>9}" for h in headers), ""]
 
-    def values(p: float | None, r: float | None, f: float, s: int) -> str:
+    def values(p: float | None, r: float | None, f: float, s: float) -> str:
         pr = "".join(
             f" {'':>9}" if v is None else f" {float(v):>9.{digits}f}" for v in (p, r)
         )

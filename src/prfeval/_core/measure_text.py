@@ -42,7 +42,9 @@ def level_value(text: str, label: str, top: float | None = 1.0) -> float:
 
 def split_names(text: str) -> list[str]:
     """Split on whitespace outside parentheses (``SetF(beta=2, rel=2)`` stays whole)."""
-    tokens, depth, current = [], 0, []
+    tokens: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in text:
         depth += (ch == "(") - (ch == ")")
         if ch.isspace() and depth == 0:
@@ -58,7 +60,9 @@ def split_names(text: str) -> list[str]:
 
 def split_params(text: str) -> list[str]:
     """Split ``a=1, gains={0:0,1:1}, levels=[0.1,0.5]`` on the commas outside brackets."""
-    parts, depth, current, quote = [], 0, [], ""
+    parts: list[str] = []
+    current: list[str] = []
+    depth, quote = 0, ""
     for ch in text:
         if quote:
             quote = "" if ch == quote else quote

@@ -10,7 +10,8 @@ engines honour which of its values (``limits``, :class:`Limit`). From one table 
   (:func:`options_class` checks them against the table on import:
   :class:`~prfeval._core.options.EvalOptions`,
   :class:`~prfeval._comparison.options.ComparisonOptions`);
-* the keyword arguments the API functions take (:func:`values_type`, a ``TypedDict``);
+* the keyword arguments the API functions take (a ``TypedDict`` written out, checked by
+  :func:`check_values`);
 * the settings a result reports (:func:`settings_of`), and those a saved evaluation must
   record and the gate compares (:func:`number_settings`, worded by :func:`setting_words`);
 * the click options of the commands (``prfeval.cli._options`` reads the :class:`Flag` of each
@@ -30,7 +31,7 @@ import inspect
 import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Literal, Self, TypedDict, TypeVar
+from typing import Any, ClassVar, Literal, Self, TypeVar
 
 from prfeval._core.errors import UsageError
 
@@ -45,6 +46,7 @@ __all__ = [
     "build_options",
     "check_fields",
     "check_table",
+    "check_values",
     "flags_not_taken",
     "number_settings",
     "options_class",
@@ -53,7 +55,6 @@ __all__ = [
     "settings_of",
     "unhonoured",
     "validate",
-    "values_type",
 ]
 
 #: What a flag reads: a string, a number, one of ``choices``, an on/off flag, or the file of
@@ -315,12 +316,34 @@ def validate(obj: Any, table: tuple[Option, ...]) -> None:
             object.__setattr__(obj, o.name, o.check(o.name, getattr(obj, o.name)))
 
 
-def values_type(name: str, table: tuple[Option, ...], doc: str) -> Any:
-    """The ``TypedDict`` of the options by name, as the API functions take them as keywords
-    (``**option_values: Unpack[OptionValues]``)."""
-    typed = TypedDict(name, {o.name: o.given or o.annotation for o in table}, total=False)  # type: ignore[operator]
-    typed.__doc__ = doc
-    return typed
+def check_values(typed: type, table: tuple[Option, ...]) -> None:
+    """Refuse a ``TypedDict`` of keyword options whose written keys are not the table's: the
+    same names in the same order, each annotated as the option's ``given`` type (or its
+    ``annotation``). The API functions take them as ``**option_values: Unpack[...]``, so a
+    type checker sees each option's name and type; this keeps the written class and the table
+    one declaration.
+
+    Raises
+    ------
+    TypeError
+        Naming the class and the first key that differs, on import.
+    """
+    written = [
+        (name, getattr(annotation, "__forward_arg__", annotation))
+        for name, annotation in inspect.get_annotations(typed).items()
+    ]
+    declared = [(o.name, o.given or o.annotation) for o in table]
+    if [w[0] for w in written] != [d[0] for d in declared]:
+        raise TypeError(
+            f"{typed.__name__}'s keys ({', '.join(w[0] for w in written)}) are not its "
+            f"table's options, in order ({', '.join(d[0] for d in declared)})"
+        )
+    for (name, annotation), (_, wanted) in zip(written, declared, strict=True):
+        if annotation != wanted:
+            raise TypeError(f"{typed.__name__}[{name!r}] is annotated {annotation}; its option "
+                            f"says {wanted}")  # fmt: skip
+    if getattr(typed, "__required_keys__", None):
+        raise TypeError(f"{typed.__name__} must be total=False: every option has a default")
 
 
 def settings_of(obj: Any, table: tuple[Option, ...]) -> dict[str, Any]:

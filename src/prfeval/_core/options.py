@@ -9,9 +9,9 @@ value fails before any file is read, with the parameter's name and the values it
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping  # noqa: F401  (named in OptionValues)
+from collections.abc import Collection, Mapping
 from dataclasses import InitVar, dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypedDict, get_args
 
 from prfeval._core import checks
 from prfeval._core.checks import choice, id_collection, integer
@@ -22,9 +22,9 @@ from prfeval._core.option_table import (
     Flag,
     Limit,
     Option,
+    check_values,
     options_class,
     validate,
-    values_type,
 )
 
 __all__ = [
@@ -544,12 +544,32 @@ EVAL_OPTIONS: tuple[Option, ...] = (
     ),
 )
 
-#: The options of :class:`EvalOptions` by name, as the API functions take them.
-OptionValues = values_type(
-    "OptionValues",
-    EVAL_OPTIONS,
-    "The options of :class:`EvalOptions` by name, as the API functions take them.",
-)
+class OptionValues(TypedDict, total=False):
+    """The options of :class:`EvalOptions` by name, as the API functions take them
+    (``**option_values: Unpack[OptionValues]``): each key as :data:`EVAL_OPTIONS` declares
+    it, in its order, typed as a caller may pass it (checked on import)."""
+
+    level: int
+    max_results: int | None
+    judged_only: bool
+    order: Order | None
+    duplicates: Duplicates
+    unjudged: Unjudged
+    unjudged_grade: int | None
+    queries: Collection[Any] | None
+    exclude_queries: Collection[Any] | None
+    complete: bool
+    collection_size: int | None
+    qrels_format: InputFormat | None
+    run_format: InputFormat | None
+    qrels_columns: Mapping[str, str] | str | None
+    run_columns: Mapping[str, str] | str | None
+    qrels_duplicates: QrelsDuplicates
+    query_set: str | None
+    trec_eval_version: int
+
+
+check_values(OptionValues, EVAL_OPTIONS)
 
 
 @dataclass(frozen=True)

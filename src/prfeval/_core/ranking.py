@@ -441,7 +441,7 @@ class JudgedRanking:
         if k is None:
             chosen = rel_query
         else:
-            cutoff = k if np.isscalar(k) else np.asarray(k)[rel_query]
+            cutoff = k if isinstance(k, int | np.integer) else np.asarray(k)[rel_query]
             chosen = rel_query[rel_rank < cutoff]
         return np.bincount(chosen, minlength=self.n_queries).astype(np.int64)
 

@@ -124,7 +124,8 @@ class Registry:
         if unknown:
             raise MeasureError(f"{d.name}: unknown parameters {sorted(unknown)}")
         taken = [self._by_lower.get(n.lower()) for n in (d.name, *d.aliases)]
-        taken += [self.trec.named(d.name)[1]] if self.trec.named(d.name) else []
+        trec = self.trec.named(d.name)
+        taken += [trec[1]] if trec is not None else []
         for other in taken:
             if other is not None and not replaces(other):
                 raise MeasureError(

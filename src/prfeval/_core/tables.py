@@ -85,11 +85,9 @@ class SourceLines:
 
     def take(self, rows: npt.NDArray[np.integer[Any]]) -> SourceLines:
         """The source lines of the rows ``rows`` of this table (a subset, in any order)."""
-        rows = np.asarray(rows, dtype=np.int64)
+        at = np.asarray(rows, dtype=np.int64)
         lines = (
-            self.line_numbers[rows]
-            if self.line_numbers is not None
-            else rows + 1 + self.header_lines
+            self.line_numbers[at] if self.line_numbers is not None else at + 1 + self.header_lines
         )
         return SourceLines(self.path, lines, 0, self.locate, self.unit)
 

@@ -357,9 +357,9 @@ class TrecNames:
             printed = t.name if rest is None else f"{t.name}_{rest}"
             label = printed if printed_labels else token
             if rest is None:
-                values = [_fmt(v) for v in t.defaults] if t.param == "values" else []
+                given = [_fmt(v) for v in t.defaults] if t.param == "values" else []
                 params = (
-                    t.bind(values, token, as_trec_eval) if t.bind is not None and values else {}
+                    t.bind(given, token, as_trec_eval) if t.bind is not None and given else {}
                 )
                 return [self._build(d, label, _without_k(params), k=params.get("k"),
                                    printed=printed)]
@@ -385,19 +385,19 @@ class TrecNames:
                 float(v) if as_trec_eval else level_value(v, token, d.level_max) for v in values
             )
             _no_repeats(levels, token)
-            printed = [t.printed.format(printed_value(v, t)) for v in levels]
-            labels = [token] if len(levels) == 1 and not printed_labels else printed
+            names = [t.printed.format(printed_value(v, t)) for v in levels]
+            labels = [token] if len(levels) == 1 and not printed_labels else names
             return [
                 self._build(d, label, {}, level=v, printed=shown)
-                for v, label, shown in zip(levels, labels, printed, strict=True)
+                for v, label, shown in zip(levels, labels, names, strict=True)
             ]
         # trec_eval sorts cutoffs and refuses repeated ones.
         top = C_LONG_MAX if as_trec_eval else MAX_INTEGER
         ks = [cutoff_value(_integer_part(v), token, top) for v in values]
         ks = self._cutoff_order(ks) if as_trec_eval else sorted(ks)
         _no_repeats(ks, token)
-        printed = [t.printed.format(k) for k in ks]
-        labels = [token] if len(ks) == 1 and not printed_labels else printed
+        names = [t.printed.format(k) for k in ks]
+        labels = [token] if len(ks) == 1 and not printed_labels else names
         # A cutoff after a larger one in that order is never reached by trec_eval's walk
         # down the ranking: it is measured on the whole ranking, as at that larger cutoff;
         # the cutoff itself is kept (internal, as set_F's beta2) for P and relative_P,
@@ -405,7 +405,7 @@ class TrecNames:
         reach = [max(ks[: i + 1]) for i in range(len(ks))]
         return [
             self._build(d, label, {"unreached_k": k} if k != at else {}, k=at, printed=shown)
-            for at, k, label, shown in zip(reach, ks, labels, printed, strict=True)
+            for at, k, label, shown in zip(reach, ks, labels, names, strict=True)
         ]
 
 
@@ -420,7 +420,7 @@ def trec_gains(
     gain that is not finite, or a grade given two gains, is refused unless
     ``as_trec_eval``: trec_eval computes with them.
     """
-    pairs = []
+    pairs: list[tuple[int, float]] = []
     for item in filter(None, text.split(",")):
         grade, sep, gain = item.partition("=")
         try:

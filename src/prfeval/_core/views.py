@@ -245,7 +245,7 @@ class RankingViews:
         holds one type."""
         if key not in self._shared:
             self._shared[key] = build()
-        return self._shared[key]  # type: ignore[no-any-return]
+        return self._shared[key]
 
     def kept(self, key: Hashable) -> Any:
         """What :meth:`keep` or :meth:`shared` holds under ``key`` (``None``: nothing yet), for a
