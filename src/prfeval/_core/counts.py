@@ -61,7 +61,7 @@ def safe_divide(
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Counts:
     """The contingency table of one or more units, as parallel arrays.
 
@@ -88,12 +88,13 @@ class Counts:
     fn: FloatArray
     tn: FloatArray | None = None
 
-    def __post_init__(self) -> None:
-        for name in ("tp", "fp", "fn", "tn"):
-            value = getattr(self, name)
-            if value is None:
-                continue
-            array = np.atleast_1d(np.asarray(value, dtype=np.float64))
+    # Written out (``init=False``) so that a type checker sees what it takes: any counts,
+    # integers or floats, each kept as a float64 array of at least one dimension.
+    def __init__(
+        self, tp: ArrayLike, fp: ArrayLike, fn: ArrayLike, tn: ArrayLike | None = None
+    ) -> None:
+        for name, value in (("tp", tp), ("fp", fp), ("fn", fn), ("tn", tn)):
+            array = None if value is None else np.atleast_1d(np.asarray(value, dtype=np.float64))
             object.__setattr__(self, name, array)
         shapes = {a.shape for a in (self.tp, self.fp, self.fn, self.tn) if a is not None}
         if len(shapes) != 1:
