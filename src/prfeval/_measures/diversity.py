@@ -27,6 +27,8 @@ judged document of largest gain, ties to the larger doc id; Clarke et al. (2008)
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import numpy.typing as npt
 
@@ -63,8 +65,8 @@ def _alpha(m: Measure) -> float:
     # ``alpha`` is the parameter the F measures share (its Param's default, None, means
     # "use beta", and the registry turns a given one into beta, keeping it in ``explicit``);
     # this family's default is ndeval's, ALPHA.
-    explicit = m.explicit
-    return float(explicit["alpha"]) if "alpha" in explicit else ALPHA
+    explicit = m.explicit  # values as given; the parameter's check made alpha a number
+    return float(cast(float, explicit["alpha"])) if "alpha" in explicit else ALPHA
 
 
 def _discount(n: int) -> FloatArray:
@@ -109,7 +111,9 @@ def _gains(jr: JudgedRanking, alpha: float, level: int) -> FloatArray:
     def build() -> FloatArray:
         pos, _, seen = _entries(jr, level)
         weights = (1.0 - alpha) ** seen.astype(np.float64)
-        return np.bincount(pos, weights=weights, minlength=jr.grades.size)
+        return np.asarray(
+            np.bincount(pos, weights=weights, minlength=jr.grades.size), dtype=np.float64
+        )
 
     return jr.views.shared(("div_gains", alpha, level), build)
 
@@ -125,9 +129,9 @@ def _ideal(jr: JudgedRanking, alpha: float, level: int, depth: int | None) -> Fl
     cached = jr.views.kept(key)
     if cached is not None and (cached[1] is None or (depth is not None and depth <= cached[1])):
         if depth is None:
-            return cached[0]  # type: ignore[no-any-return]
+            return cached[0]
         table = cached[0][:, :depth]  # a whole ideal ranking may be shorter than depth
-        return np.pad(table, ((0, 0), (0, depth - table.shape[1])))  # type: ignore[no-any-return]
+        return np.pad(table, ((0, 0), (0, depth - table.shape[1])))
     v = _view(jr)
     judgment = np.repeat(
         np.arange(v.judged_offsets.size - 1, dtype=np.int64), np.diff(v.judged_offsets)

@@ -146,9 +146,9 @@ def _gain_setup(jr: JudgedRanking, pairs: tuple[tuple[int, float], ...], dcg: st
         # Gains are the grades: trec_eval's sort is a true order, and the ideal ranking is
         # every positive grade, highest first.
         ok = jr.judged_grades > 0
-        q, g = jr.judged_query_index[ok], jr.judged_grades[ok]
-        order = np.lexsort((-g, q))
-        ideal_query, ideal_gain = q[order], _transform(g[order].astype(np.float64), dcg)
+        q, judged = jr.judged_query_index[ok], jr.judged_grades[ok]
+        order = np.lexsort((-judged, q))
+        ideal_query, ideal_gain = q[order], _transform(judged[order].astype(np.float64), dcg)
     # Runs of one gain in each ideal ranking, and each position's rank.
     n = ideal_query.size
     new = np.ones(n, dtype=bool)

@@ -72,8 +72,8 @@ def recall_cutoffs(
     x = np.asarray(levels, dtype=np.float64)[None, :] * n_rel[:, None]
     if version >= 10:
         low = np.floor(x)
-        return np.where(x - low >= 0.5, low + 1, low).astype(np.int64)  # type: ignore[no-any-return]
-    return (x + 0.9).astype(np.int64)  # type: ignore[no-any-return]
+        return np.where(x - low >= 0.5, low + 1, low).astype(np.int64)
+    return (x + 0.9).astype(np.int64)
 
 
 def iprec_core(

@@ -134,12 +134,12 @@ def segment_suffix_max(values: FloatArray, segment: IntArray, n_segments: int) -
         grid[segment, column] = values
         reversed_rows = grid[:, ::-1]
         np.maximum.accumulate(reversed_rows, axis=1, out=reversed_rows)
-        return grid[segment, column]  # type: ignore[no-any-return]
+        return grid[segment, column]
     distinct, rank = np.unique(values, return_inverse=True)
     lift = (n_segments - 1 - segment) * np.int64(distinct.size)
     key = rank.reshape(-1).astype(np.int64) + lift
     running = np.maximum.accumulate(key[::-1])[::-1]
-    return distinct[running - lift]  # type: ignore[no-any-return]
+    return distinct[running - lift]
 
 
 # --------------------------------------------------------------------------------------------
@@ -179,7 +179,7 @@ def log2_of_int(n: IntArray) -> FloatArray:
         size = max(top, 2 * table.size, 1024)
         table = np.array([-math.inf] + [math.log2(i) for i in range(1, size)], dtype=np.float64)
         _LOG2[0] = table
-    return table[n]  # type: ignore[no-any-return]
+    return table[n]
 
 
 def log2_of(x: FloatArray) -> FloatArray:
@@ -189,7 +189,7 @@ def log2_of(x: FloatArray) -> FloatArray:
     out = np.log2(np.where(x > 0, x, np.nan))
     if whole.any():
         out[whole] = log2_of_int(x[whole].astype(np.int64))
-    return out  # type: ignore[no-any-return]
+    return out
 
 
 def _ranges(starts: IntArray, lengths: IntArray) -> IntArray:

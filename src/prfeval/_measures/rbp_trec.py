@@ -64,7 +64,7 @@ def rbp_graded(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
     gain = np.where(jr.grades > 0, jr.grades, 0).astype(np.float64)
     gain /= scale[jr.query_index]
     total = np.bincount(jr.query_index, weights=gain * _discounts(jr), minlength=jr.n_queries)
-    return (1.0 - P_TREC) * total
+    return np.asarray((1.0 - P_TREC) * total, dtype=np.float64)
 
 
 def rbp_residual(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:

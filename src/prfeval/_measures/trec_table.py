@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 
 from prfeval._core.errors import MeasureError
-from prfeval._core.trec_names import TrecEvalRefusal, TrecName
+from prfeval._core.trec_names import TrecEvalRefusal, TrecName, TrecSet
 from prfeval._measures.contingency import TREC_EVAL_CUTOFFS, UTILITY_DEFAULTS
 from prfeval._measures.interpolated import STANDARD_RECALL_LEVELS
 from prfeval._measures.ranked import RPREC_MULT_DEFAULTS, SUCCESS_CUTOFFS
@@ -30,8 +30,8 @@ from prfeval._measures.text import RELSTRING_DEFAULT
 __all__ = ["TREC_NAMES"]
 
 #: trec_eval's sets that hold the first six preference measures, and the others'.
-_PREFS = ("all_prefs", "prefs")  # trec_eval's prefs set: the first six and runid, num_q
-_ALL_PREFS = ("all_prefs",)
+_PREFS: tuple[TrecSet, ...] = ("all_prefs", "prefs")  # the prefs set: the first six, runid, num_q
+_ALL_PREFS: tuple[TrecSet, ...] = ("all_prefs",)
 
 
 def _cutoffs(name: str, place: int, defaults: tuple[int, ...] = TREC_EVAL_CUTOFFS) -> TrecName:
