@@ -317,28 +317,31 @@ def validate(obj: Any, table: tuple[Option, ...]) -> None:
 
 
 def check_values(typed: type, table: tuple[Option, ...]) -> None:
-    """Refuse a ``TypedDict`` of keyword options whose written keys are not the table's: the
-    same names in the same order, each annotated as the option's ``given`` type (or its
+    """Refuse a ``TypedDict`` of keyword options whose keys (its own and its bases') are not
+    the table's options, each annotated as the option's ``given`` type (or its
     ``annotation``). The API functions take them as ``**option_values: Unpack[...]``, so a
     type checker sees each option's name and type; this keeps the written class and the table
-    one declaration.
+    one declaration. (Keys have no order: a function that takes one option as a parameter of
+    its own takes a base class without it, such as ``queries`` for ``explain_queries``.)
 
     Raises
     ------
     TypeError
-        Naming the class and the first key that differs, on import.
+        Naming the class and a key that differs, on import.
     """
-    written = [
-        (name, getattr(annotation, "__forward_arg__", annotation))
-        for name, annotation in inspect.get_annotations(typed).items()
-    ]
-    declared = [(o.name, o.given or o.annotation) for o in table]
-    if [w[0] for w in written] != [d[0] for d in declared]:
+    written = {
+        name: getattr(annotation, "__forward_arg__", annotation)
+        for klass in reversed(typed.__mro__)
+        for name, annotation in inspect.get_annotations(klass).items()
+    }
+    declared = {o.name: o.given or o.annotation for o in table}
+    if set(written) != set(declared):
         raise TypeError(
-            f"{typed.__name__}'s keys ({', '.join(w[0] for w in written)}) are not its "
-            f"table's options, in order ({', '.join(d[0] for d in declared)})"
+            f"{typed.__name__}'s keys ({', '.join(sorted(written))}) are not its table's "
+            f"options ({', '.join(sorted(declared))})"
         )
-    for (name, annotation), (_, wanted) in zip(written, declared, strict=True):
+    for name, wanted in declared.items():
+        annotation = written[name]
         if annotation != wanted:
             raise TypeError(f"{typed.__name__}[{name!r}] is annotated {annotation}; its option "
                             f"says {wanted}")  # fmt: skip

@@ -45,6 +45,7 @@ __all__ = [
     "Order",
     "QrelsDuplicates",
     "Unjudged",
+    "ValuesBesideQueries",
     "column_map",
 ]
 
@@ -544,10 +545,10 @@ EVAL_OPTIONS: tuple[Option, ...] = (
     ),
 )
 
-class OptionValues(TypedDict, total=False):
-    """The options of :class:`EvalOptions` by name, as the API functions take them
-    (``**option_values: Unpack[OptionValues]``): each key as :data:`EVAL_OPTIONS` declares
-    it, in its order, typed as a caller may pass it (checked on import)."""
+class ValuesBesideQueries(TypedDict, total=False):
+    """:class:`OptionValues` but ``queries``: what the functions that take the queries as a
+    parameter of their own (``explain``, ``explain_queries``, ``explain_worst``) take as
+    keywords."""
 
     level: int
     max_results: int | None
@@ -556,7 +557,6 @@ class OptionValues(TypedDict, total=False):
     duplicates: Duplicates
     unjudged: Unjudged
     unjudged_grade: int | None
-    queries: Collection[Any] | None
     exclude_queries: Collection[Any] | None
     complete: bool
     collection_size: int | None
@@ -569,7 +569,16 @@ class OptionValues(TypedDict, total=False):
     trec_eval_version: int
 
 
+class OptionValues(ValuesBesideQueries, total=False):
+    """The options of :class:`EvalOptions` by name, as the API functions take them
+    (``**option_values: Unpack[OptionValues]``): each key as :data:`EVAL_OPTIONS` declares
+    it, typed as a caller may pass it (checked on import)."""
+
+    queries: Collection[Any] | None
+
+
 check_values(OptionValues, EVAL_OPTIONS)
+check_values(ValuesBesideQueries, tuple(o for o in EVAL_OPTIONS if o.name != "queries"))
 
 
 @dataclass(frozen=True)
