@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import replace
+from typing import overload
 
 import numpy as np
 
@@ -13,6 +14,14 @@ from prfeval._core.tables import Qrels, Run
 __all__ = ["restrict_queries"]
 
 
+@overload
+def restrict_queries(
+    table: Qrels, include: Collection[str] | None = None, exclude: Collection[str] | None = None
+) -> Qrels: ...
+@overload
+def restrict_queries(
+    table: Run, include: Collection[str] | None = None, exclude: Collection[str] | None = None
+) -> Run: ...
 def restrict_queries(
     table: Qrels | Run,
     include: Collection[str] | None = None,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import partial
+from typing import Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -49,21 +50,11 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
     """Rank, apply the duplicates, ``-M`` and ``-J`` policies, and build the CSR layout."""
     order = options.order or enc.default_order
     has_ids = enc.doc_vocab is not None
-    if order == "score" and enc.rank_rows is not None:
-        # The compiled pass ordered every query while it read the run (on its threads):
-        # every rank is exact, ties of one grade too.
-        ranked = ranked_in_query_order(enc.rank_rows, enc.slot, enc.query_code)
-        valid = (
-            RankingNeeds.everything()
-            if enc.tie_ranks is None and has_ids
-            else RankingNeeds(None, doc_ids=has_ids, exact_depth=needs.exact_depth, subtopics=True)
-        )
     in_order = (
         order == "file" and enc.rank_rows is None and not enc.unevaluated_rows
         and _grouped(enc.slot)
     )
-    if not in_order and not (order == "score" and enc.rank_rows is not None):
-        ranked, valid = _ranked(enc, order, options, needs, has_ids)
+    ranked: IntArray | None  # the rows in rank order; None: every row, as they are
     if in_order:
         # Rows already in rank order, query after query (a run array): taken as they are,
         # without a copy of each column, nor of the row numbers (``ranked`` is ``None``:
@@ -71,13 +62,27 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         ranked, valid = None, _ranked(enc, order, options, needs, has_ids, rows=False)[1]
         pos_q, pos_d, found, grades = enc.slot, enc.doc, enc.found, enc.grade
     else:
-        pos_q = enc.slot[ranked]
+        if order == "score" and enc.rank_rows is not None:
+            # The compiled pass ordered every query while it read the run (on its threads):
+            # every rank is exact, ties of one grade too.
+            rows = ranked_in_query_order(enc.rank_rows, enc.slot, enc.query_code)
+            valid = (
+                RankingNeeds.everything()
+                if enc.tie_ranks is None and has_ids
+                else RankingNeeds(
+                    None, doc_ids=has_ids, exact_depth=needs.exact_depth, subtopics=True
+                )
+            )
+        else:
+            rows, valid = _ranked(enc, order, options, needs, has_ids)
+        pos_q = enc.slot[rows]
         if enc.unevaluated_rows:  # some of the run's queries are not evaluated: drop them
             kept = pos_q >= 0
-            ranked, pos_q = ranked[kept], pos_q[kept]
-        pos_d = enc.doc[ranked]
-        found = enc.found[ranked]
-        grades = enc.grade[ranked]
+            rows, pos_q = rows[kept], pos_q[kept]
+        pos_d = enc.doc[rows]
+        found = enc.found[rows]
+        grades = enc.grade[rows]
+        ranked = rows
     n_out = enc.n_slots
 
     # A repeated document counts at its best-ranked place: the later places are repeats.
@@ -150,7 +155,12 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         missing_from_run=enc.missing_from_run,
         not_in_qrels=enc.not_in_qrels,
         complete=options.complete,
-        **{name: int(values.sum()) for name, values in counts.items()},
+        duplicates=int(counts["duplicates"].sum()),
+        unjudged_retrieved=int(counts["unjudged_retrieved"].sum()),
+        dropped_unjudged=int(counts["dropped_unjudged"].sum()),
+        truncated=int(counts["truncated"].sum()),
+        assumed_relevant=int(counts["assumed_relevant"].sum()),
+        repeated_judgments=int(counts["repeated_judgments"].sum()),
     )
     # Repeats among the judgments of queries not evaluated count too: they were read.
     accounting = replace(accounting, repeated_judgments=enc.repeated_judgments_total)
@@ -159,7 +169,11 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
     join = enc.subtopics
     if join is not None and ranked is None:
         ranked = np.arange(pos_q.size, dtype=np.int64)
-    view = single_subtopic_view if join is None else partial(subtopic_view, join, ranked)
+    view = (
+        single_subtopic_view
+        if join is None or ranked is None  # (ranked is set when join is)
+        else partial(subtopic_view, join, ranked)
+    )
     ranking = JudgedRanking(
         query_ids=enc.query_ids,
         offsets=offsets,
@@ -191,6 +205,16 @@ def _grouped(slot: IntArray) -> bool:
     return bool(slot.size < 2 or (slot[1:] >= slot[:-1]).all())
 
 
+@overload
+def _ranked(
+    enc: EncodedBlock, order: str, options: EvalOptions, needs: RankingNeeds, has_ids: bool,
+    *, rows: Literal[True] = True,
+) -> tuple[IntArray, RankingNeeds]: ...
+@overload
+def _ranked(
+    enc: EncodedBlock, order: str, options: EvalOptions, needs: RankingNeeds, has_ids: bool,
+    *, rows: Literal[False],
+) -> tuple[None, RankingNeeds]: ...
 def _ranked(
     enc: EncodedBlock, order: str, options: EvalOptions, needs: RankingNeeds, has_ids: bool,
     *, rows: bool = True,

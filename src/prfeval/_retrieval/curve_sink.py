@@ -9,7 +9,7 @@ keeps each query's summary and, for the averages, sums over queries at each k.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -232,7 +232,7 @@ class CurveSink:
     ) -> Curves:
         """The curves of every block added, queries in output order."""
         ids = list(self.summaries) if self.with_summaries else self._query_ids
-        order = query_output_order(ids) if ids else []
+        order: Sequence[int] | IntArray = query_output_order(ids) if ids else []
         query_ids = tuple(ids[i] for i in order)
         macro, micro = self._averages(len(query_ids))
         summaries = {q: self.summaries[q] for q in query_ids} if self.with_summaries else {}

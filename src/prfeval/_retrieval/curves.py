@@ -161,7 +161,8 @@ def curve(
     """
     opts = EvalOptions.build(options, **option_values)
     # Every argument checked before any file is read.
-    curve_options = CurveOptions(
+    # (build: the levels may be any sequence, as the options' table says they are given.)
+    curve_options = CurveOptions.build(
         beta=beta, max_k=max_k, recall_levels=recall_levels, iprec_levels=iprec_levels
     )
     keep = id_collection("keep", keep)

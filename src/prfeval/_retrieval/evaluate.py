@@ -77,7 +77,7 @@ class Coverage:
         by_k: dict[int, list[str]] = {}
         for m in measures:
             share = self.judged.get(m.k) if m.k is not None else None
-            if share is not None and share < THIN_JUDGMENTS:
+            if m.k is not None and share is not None and share < THIN_JUDGMENTS:
                 by_k.setdefault(m.k, []).append(str(m))
         if not by_k:
             return []

@@ -28,7 +28,7 @@ from prfeval._core.checks import beta as check_beta
 from prfeval._core.checks import integer
 from prfeval._core.errors import UsageError
 from prfeval._core.ids import close_ids, id_list, is_number, ordered_ids
-from prfeval._core.options import EvalOptions, OptionValues
+from prfeval._core.options import EvalOptions, ValuesBesideQueries
 from prfeval._core.ranking import JudgedRanking, RankingNeeds
 from prfeval._io.blocks import load_judgments
 from prfeval._measures import Measure, parse_measures
@@ -199,7 +199,7 @@ def explain(
     stream: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
     options: EvalOptions | None = None,
-    **option_values: Unpack[OptionValues],
+    **option_values: Unpack[ValuesBesideQueries],
 ) -> Explanation:
     """Explain one query of ``run``: its ranking, judgments, misses and values.
 
@@ -272,7 +272,7 @@ def explain_queries(
     stream: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
     options: EvalOptions | None = None,
-    **option_values: Unpack[OptionValues],
+    **option_values: Unpack[ValuesBesideQueries],
 ) -> tuple[Explanation, ...]:
     """Explain several queries of ``run`` in one pass (see :func:`explain`), in the order
     given."""
@@ -322,7 +322,7 @@ def explain_worst(
     stream: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
     options: EvalOptions | None = None,
-    **option_values: Unpack[OptionValues],
+    **option_values: Unpack[ValuesBesideQueries],
 ) -> tuple[Explanation, ...]:
     """Explain the ``worst`` queries of ``run`` by the first measure (lowest value first,
     ties in output order), after the ``queries`` asked, reading the run once.

@@ -97,15 +97,10 @@ def explain_block(
     shown_ends = np.cumsum(np.minimum(lengths, depth)).tolist()
     ids = _id_array(jr, jr.doc_codes[shown_rows])
     shown_grades = np.where(jr.is_judged[shown_rows], grades[top], UNJUDGED)
-    columns = (
-        ids,
-        None if jr.scores is None else jr.scores[shown_rows].astype(np.float64, copy=False),
-        shown_grades,
-        relevant[top],
-        ~first[top],
-        p[top],
-        r[top],
+    shown_scores = (
+        None if jr.scores is None else jr.scores[shown_rows].astype(np.float64, copy=False)
     )
+    shown_relevant, shown_repeat, shown_p, shown_r = relevant[top], ~first[top], p[top], r[top]
     missed = _missed_block(jr, chosen, level, jr.doc_codes[rows[relevant]], query[relevant])
     labels = [str(m) for m in measures]
     by_query = values[:, chosen].T.tolist()
@@ -116,8 +111,6 @@ def explain_block(
         if rows.size else [[0] * n_chosen] * 4  # (no query has a best place: none is read)
     cut_any = _may_cut(measures, jr.scores, lo, lengths, n_rel)
     query_ids, n_retrieved, n_relevant = jr.query_ids, lengths.tolist(), n_rel.tolist()
-    place_columns = [col for col in columns if col is not None]
-    no_scores = jr.scores is None
 
     explained = []
     begin = 0
@@ -138,13 +131,18 @@ def explain_block(
         best = None
         if n_retrieved[j]:
             best = (best_lists[0][j], best_lists[1][j], best_lists[2][j], best_lists[3][j])
-        shown = [col[begin:end] for col in place_columns]
-        if no_scores:
-            shown.insert(1, None)
         explained.append(
             Explanation(
                 query=str(query_ids[int(chosen[j])]),
-                ranking=Places(*shown),
+                ranking=Places(
+                    ids[begin:end],
+                    None if shown_scores is None else shown_scores[begin:end],
+                    shown_grades[begin:end],
+                    shown_relevant[begin:end],
+                    shown_repeat[begin:end],
+                    shown_p[begin:end],
+                    shown_r[begin:end],
+                ),
                 n_retrieved=n_retrieved[j],
                 n_relevant=n_relevant[j],
                 missed=missed[j],
@@ -196,7 +194,7 @@ def _may_cut(
         at = lo + np.where(inside, k, 1)  # place k + 1, 0-based; any place when outside
         at = np.minimum(at, scores.size - 1)
         cuts |= inside & (scores[at - 1] == scores[at])
-    return cuts.tolist()  # type: ignore[no-any-return]
+    return cuts.tolist()
 
 
 def _id_array(jr: JudgedRanking, codes: npt.NDArray[np.int64]) -> Any:
@@ -217,7 +215,7 @@ def _id_array(jr: JudgedRanking, codes: npt.NDArray[np.int64]) -> Any:
 
 def _ids(jr: JudgedRanking, codes: npt.NDArray[np.int64]) -> list[str]:
     """The ids of ``codes`` as Python strings (a tie group's: a few)."""
-    return _id_array(jr, codes).to_pylist()  # type: ignore[no-any-return]
+    return _id_array(jr, codes).to_pylist()
 
 
 def _tied_ids(jr: JudgedRanking, codes: npt.NDArray[np.int64], by_score: bool) -> tuple[str, ...]:

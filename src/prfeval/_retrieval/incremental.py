@@ -355,7 +355,7 @@ class Evaluator:
                 f"score, got {scores[i]!r}",
                 path=self._name,
             )
-        return values  # type: ignore[return-value]
+        return values
 
     # ----------------------------------------------------------------------------------------
     # Measuring

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -121,7 +122,7 @@ class MeasuredQueries:
             ),
         )
 
-    def take(self, order: npt.ArrayLike) -> MeasuredQueries:
+    def take(self, order: IntArray) -> MeasuredQueries:
         """The queries at positions ``order`` (to put joined parts in output order)."""
         return MeasuredQueries(
             self.measures,
@@ -158,13 +159,25 @@ class MeasuredQueries:
             ids=list(map(str, self.query_ids)) if ids else None,
         )
 
-    def accounted(self, **ids: tuple[str, ...]) -> QueryAccounting:
+    def accounted(
+        self,
+        *,
+        missing_from_run: tuple[str, ...] = (),
+        not_in_qrels: tuple[str, ...] = (),
+        complete: bool = False,
+    ) -> QueryAccounting:
         """The accounting of exactly these queries: their counts added up, and the id lists
-        given (``missing_from_run``, ``not_in_qrels``, ``complete``)."""
+        and the query set given."""
+        # The counts are QueryAccounting's integer fields, by name (a name it lacks fails).
+        counts: dict[str, Any] = {
+            name: int(values.sum()) for name, values in self.query_counts.items()
+        }
         return QueryAccounting(
             evaluated=len(self.query_ids),
-            **{name: int(values.sum()) for name, values in self.query_counts.items()},
-            **ids,  # type: ignore[arg-type]
+            missing_from_run=missing_from_run,
+            not_in_qrels=not_in_qrels,
+            complete=complete,
+            **counts,
         )
 
 
@@ -236,6 +249,7 @@ def measure_queries(
         depth = m.definition.depth
         key = (depth, m.k, rel)
         if key not in cache:
+            k: int | IntArray | None
             if depth == "set" or (depth == "k" and m.k is None):
                 k = None
             elif depth == "R":

@@ -178,7 +178,7 @@ def _ec_group(prefs: Preferences, rows: _I64, ranks: _I64, njr: int) -> _Group:
     return g
 
 
-def _rnonrel(g: _Group, njr: int, recount) -> None:  # type: ignore[no-untyped-def]
+def _rnonrel(g: _Group, njr: int, recount) -> None:
     ful_ret, poss_ret, ful_imp, poss_imp, notoccur = _categories(g.src, g.dst, njr)
     r, n = g.num_rel, g.num_nonrel
     if r >= n:

@@ -273,8 +273,10 @@ def _result(item: Any, query_id: str, position: int, name: str) -> tuple[str, fl
     try:
         score = float(raw_score)
     except OverflowError:  # an integer beyond any float
+        # (int(): a Real's trunc is an Integral, not necessarily an int)
+        bits = int(math.trunc(raw_score)).bit_length()  # noqa: RUF046
         raise InputFormatError(
-            f"{where}: the score, an integer of about {int(raw_score).bit_length() * 0.30103:.0f}"
+            f"{where}: the score, an integer of about {bits * 0.30103:.0f}"
             " digits, is too large for a floating-point number", path=name) from None
     if not math.isfinite(score):
         raise InputFormatError(f"{where}: the score {raw_score!r} is not finite", path=name)
