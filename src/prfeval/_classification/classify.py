@@ -205,7 +205,7 @@ def classify(
         accuracy = float(np.average(exact, weights=weights))
         base_accuracy, base_samples = no_skill_sets(enc, beta, zd, weights)
         mcc = None
-        kappa = None
+        kappa: dict[str, float] = {}
     else:
         assert enc.true_codes is not None and enc.pred_codes is not None
         if weights is not None:
@@ -315,7 +315,7 @@ def _held(enc: EncodedLabels, report: tuple[Label, ...]) -> tuple[Label, ...]:
     k = len(enc.classes)
     if enc.multilabel:
         assert enc.true_matrix is not None and enc.pred_matrix is not None
-        held = enc.true_matrix.any(axis=0) | enc.pred_matrix.any(axis=0)
+        held = np.asarray(enc.true_matrix.any(axis=0) | enc.pred_matrix.any(axis=0))
     else:
         assert enc.true_codes is not None and enc.pred_codes is not None
         held = (np.bincount(enc.true_codes, minlength=k)

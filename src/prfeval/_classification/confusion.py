@@ -34,6 +34,8 @@ __all__ = [
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
+#: Counts of items (integers), or sums of their weights (floats).
+Sums = IntArray | FloatArray
 
 #: The confusion matrix of every class is counted whole, by one bincount, up to this many
 #: cells (2,048 classes); past it, the sums per class are counted apart.
@@ -41,7 +43,7 @@ _MAX_MATRIX_CELLS = 1 << 22
 
 
 def table_counts(tp: npt.ArrayLike, true_sum: npt.ArrayLike, pred_sum: npt.ArrayLike,
-                 n: int | None = None) -> Counts:
+                 n: float | None = None) -> Counts:
     """One table per unit from its TP, true and predicted counts: ``FP = pred - TP``,
     ``FN = true - TP``, and ``TN = n - TP - FP - FN`` when ``n`` (the units' size) is given."""
     tp, t, p = (np.asarray(a, dtype=np.float64) for a in (tp, true_sum, pred_sum))
@@ -50,7 +52,7 @@ def table_counts(tp: npt.ArrayLike, true_sum: npt.ArrayLike, pred_sum: npt.Array
 
 
 def indicator_sums(t: BoolArray, p: BoolArray, axis: int, weights: FloatArray | None = None
-                   ) -> tuple[IntArray, IntArray, IntArray]:
+                   ) -> tuple[Sums, Sums, Sums]:
     """(TP, true, predicted) of two indicator matrices summed along ``axis``: 0 gives one
     value per class (column), 1 one per item (row). ``weights`` (one per item) weigh the
     rows of a sum over items (``axis=0``)."""
@@ -65,7 +67,8 @@ def _weighted_columns(m: BoolArray, weights: FloatArray) -> FloatArray:
     scikit-learn's ``count_nonzero(sample_weight=)`` adds them (a matrix product would
     round differently in the last bit)."""
     rows, cols = np.nonzero(m)
-    return np.bincount(cols, weights=weights[rows], minlength=m.shape[1])
+    return np.asarray(np.bincount(cols, weights=weights[rows], minlength=m.shape[1]),
+                      dtype=np.float64)
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ def native(value: Any) -> Label:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _arrow_types() -> tuple[type, ...]:
+def _arrow_types() -> tuple[type[Any], ...]:
     """pyarrow's array types, if pyarrow is loaded (an Arrow input means it is)."""
     pa = sys.modules.get("pyarrow")
     return () if pa is None else (pa.Array, pa.ChunkedArray)

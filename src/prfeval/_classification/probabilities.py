@@ -73,7 +73,7 @@ def _columns(y_true: Any, scores: FloatArray, labels: Sequence[Any] | None,
                                  f"{classes!r}")
         else:
             try:
-                positive = max(classes)
+                positive = max(classes)  # type: ignore[type-var]  # TypeError: no order
             except TypeError:
                 raise UsageError(f"the classes {classes!r} have no order: give pos_label= "
                                  "for one score column") from None

@@ -147,7 +147,9 @@ class ClassificationResult:
     kappa
         Single-label: Cohen's kappa over every class, ``{"unweighted", "linear",
         "quadratic"}`` (Cohen 1960, 1968; see
-        :func:`~prfeval._classification.agreement.cohen_kappa`); ``None`` for multi-label.
+        :func:`~prfeval._classification.agreement.cohen_kappa`); empty for multi-label
+        (``None`` in :meth:`to_dict`), so that ``r.kappa["quadratic"]`` needs no check of
+        ``None`` where the result is single-label.
     sample_weighted
         Whether the items were weighted (``sample_weight``): the counts are then sums of
         weights, and the confusion matrix is float.
@@ -163,7 +165,7 @@ class ClassificationResult:
     samples: dict[str, float] | None
     accuracy: float
     balanced_accuracy: float
-    confusion_matrix: IntArray
+    confusion_matrix: npt.NDArray[np.int64 | np.float64]  # float: weighted items
     multilabel: bool
     n_items: int
     no_skill: NoSkill
@@ -175,7 +177,7 @@ class ClassificationResult:
     labels_given: bool = False
     item_counts: Counts | None = field(default=None, repr=False, compare=False)
     mcc: float | None = None
-    kappa: dict[str, float] | None = None
+    kappa: dict[str, float] = field(default_factory=dict)
     sample_weighted: bool = False
     all_classes_reported: bool = True  # every class an item holds is among labels
     held: tuple[Label, ...] | None = field(default=None, repr=False, compare=False)
@@ -230,7 +232,7 @@ class ClassificationResult:
             "accuracy": self.accuracy,
             "balanced_accuracy": self.balanced_accuracy,
             "mcc": self.mcc,
-            "kappa": self.kappa,
+            "kappa": self.kappa or None,
             "confusion_matrix": matrix,
             "no_skill": self.no_skill.to_dict(),
             "average": self.average,
@@ -350,18 +352,19 @@ class ClassificationResult:
         seen = self._held()
         accuracy = not self.multilabel and (
             not given or (self._every_class_reported() and seen <= set(shown)))
-        micro = tuple(float(v[0]) for v in _prf1(c.pooled(), zd))
-        averages.append(("accuracy" if accuracy else "micro avg", *micro))
-        averages.append(("macro avg", *(_nanaverage(v) for v in (p, r, f))))
-        averages.append(("weighted avg", *(_nanaverage(v, support) for v in (p, r, f))))
+        mp, mr, mf = (float(v[0]) for v in _prf1(c.pooled(), zd))
+        averages.append(("accuracy" if accuracy else "micro avg", mp, mr, mf))
+        averages.append(("macro avg", _nanaverage(p), _nanaverage(r), _nanaverage(f)))
+        averages.append(("weighted avg", _nanaverage(p, support), _nanaverage(r, support),
+                         _nanaverage(f, support)))
         items = None
         if self.multilabel:
             items = self.item_counts
             if items is None:
                 raise UsageError("this multi-label result holds no per-item counts for the "
                                  "samples average; classify the labels again")
-            averages.append(("samples avg", *(_nanaverage(v, self.item_weights)
-                                            for v in _prf1(items, zd))))
+            sp, sr, sf = (_nanaverage(v, self.item_weights) for v in _prf1(items, zd))
+            averages.append(("samples avg", sp, sr, sf))
         undefined = undefined_ratios(shown, c, items, ratios=("precision", "recall", "f"))
         if zero_division == "warn" and undefined:
             warn_undefined(*undefined_warning(undefined))  # stacklevel points at our caller
@@ -447,7 +450,7 @@ class ClassificationResult:
         rows += [["accuracy", number(self.accuracy), number(self.no_skill.accuracy)],
                  ["balanced accuracy", number(self.balanced_accuracy),
                   number(self.no_skill.balanced_accuracy)]]
-        if self.mcc is not None and self.kappa is not None:
+        if self.mcc is not None and self.kappa:
             rows += [["MCC", number(self.mcc), number(0.0)],
                      ["Cohen's kappa", number(self.kappa["unweighted"]), number(0.0)]]
         notes = ["no skill: a classifier independent of the truth, flagging each class as "

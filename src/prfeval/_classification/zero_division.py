@@ -64,7 +64,7 @@ def undefined_ratios(labels: Sequence[Label], c: Counts, items: Counts | None = 
     if "specificity" in ratios or "fallout" in ratios:
         every_item = (c.fp + c.require_tn()) == 0
         masks.update(specificity=every_item, fallout=every_item)
-    out = {m: tuple(labels[i] for i in np.flatnonzero(masks[m])) for m in ratios}
+    out = {m: tuple(labels[i] for i in np.flatnonzero(masks[m]).tolist()) for m in ratios}
     if items is not None:
         empty = (items.retrieved == 0) | (items.relevant == 0)
         out["samples"] = tuple(int(i) for i in np.flatnonzero(empty))
