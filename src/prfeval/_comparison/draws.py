@@ -64,6 +64,8 @@ def _advance(rng: np.random.Generator, steps: int) -> None:
     32-bit half a Generator may keep for its next 32-bit draw; drawing doubles keeps it, so it
     is put back."""
     bit_generator = rng.bit_generator
+    if not isinstance(bit_generator, np.random.PCG64):  # the library's draws are PCG64's
+        raise TypeError(f"cannot advance a {type(bit_generator).__name__} as PCG64")
     before = bit_generator.state
     bit_generator.advance(steps)
     if before["has_uint32"]:

@@ -93,7 +93,7 @@ def paired_tests(
     extra = none.reshape(diffs.shape[0], 0) if also is None or confidence is None else also
     if n_diffs == 0 and extra.shape[1] == 0:
         return PairedTests(none, adjust(none, correction), none, none)
-    if n_diffs == 0:
+    if n_diffs == 0 and confidence is not None:  # (extra is not empty: confidence is given)
         boot = paired_bootstrap(extra, confidence=confidence, n_resamples=n_bootstrap,
                                 seed=seed)  # fmt: skip
         low, high = np.atleast_1d(boot.low), np.atleast_1d(boot.high)

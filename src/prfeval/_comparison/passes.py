@@ -233,9 +233,9 @@ def pair_passes(
     # queries for every run; paired by id, never by position.
     evaluations = {}
     for name in names:
-        m = measured[name]
-        at = {str(q): i for i, q in enumerate(m.query_ids)}
-        part = m.take(np.array([at[q] for q in treatment.compared], dtype=np.int64))
+        queries = measured[name]
+        at = {str(q): i for i, q in enumerate(queries.query_ids)}
+        part = queries.take(np.array([at[q] for q in treatment.compared], dtype=np.int64))
         accounting = part.accounted(
             missing_from_run=treatment.missing[name], not_in_qrels=(), complete=True
         )
@@ -298,8 +298,8 @@ def compare_passes(
         (a, b, k) for a, b in run_pairs(n_runs, base, all_pairs=all_pairs) for k in testable
     ]
     diffs = np.empty((n_q, len(pairs)))
-    for c, (a, b, k) in enumerate(pairs):
-        diffs[:, c] = values[b, k] - values[a, k]
+    for col, (a, b, k) in enumerate(pairs):
+        diffs[:, col] = values[b, k] - values[a, k]
     # Each run's own columns, in its evaluation's query order.
     averaged = [
         (name, i)

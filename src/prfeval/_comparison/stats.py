@@ -36,6 +36,7 @@ of the edge of the tie tolerance, and the intervals agree to rounding (the tests
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Literal
 
 import numpy as np
@@ -347,7 +348,7 @@ def _numpy_resample_means(d: FloatArray, n_boot: int, rng: np.random.Generator) 
     return means
 
 
-def _scipy_stats():  # type: ignore[no-untyped-def]
+def _scipy_stats() -> ModuleType:
     return require("scipy.stats", "stats", "each of the t-test, the Wilcoxon test and Tukey's HSD")
 
 
