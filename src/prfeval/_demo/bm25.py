@@ -366,7 +366,7 @@ def write_run(
     """
     if re.fullmatch(r"\S+", tag) is None:
         raise ValueError(f"run tag {tag!r} is empty or contains whitespace")
-    lines = []
+    lines: list[str] = []
     for qid, docs in ranking.items():
         if re.fullmatch(r"\S+", qid) is None:
             raise ValueError(f"query id {qid!r} is empty or contains whitespace")

@@ -71,8 +71,7 @@ def signatures(doc_of: IntArray, keys: U64, n_docs: int, seed: int = 0) -> U64:
     flat = doc_of.astype(np.int64) * BINS + (h >> np.uint64(64 - _BIN_BITS)).astype(np.int64)
     sig = np.full(n_docs * BINS, _EMPTY, dtype=np.uint64)
     np.minimum.at(sig, flat, h & _LOW)
-    sig = sig.reshape(n_docs, BINS)
-    return _densified(sig)
+    return _densified(sig.reshape(n_docs, BINS))
 
 
 def _densified(sig: U64) -> U64:

@@ -156,4 +156,4 @@ def difference_figure(
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    return fig  # type: ignore[no-any-return]
+    return fig

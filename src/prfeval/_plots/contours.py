@@ -198,7 +198,8 @@ def _draw_panel(
         zip(points.items(), itertools.cycle(_POINT_MARKERS))
     ):
         color = colors[name] if colors and name in colors else run_color(i)
-        value = float(panel.value(np.float64(pp), np.float64(rr)))
+        at_p, at_r = np.asarray(pp, dtype=np.float64), np.asarray(rr, dtype=np.float64)
+        value = float(panel.value(at_p, at_r))
         (point,) = ax.plot(
             [pp],
             [rr],
@@ -213,7 +214,7 @@ def _draw_panel(
             label=f"{plain(name)} ({pp:.3g}, {rr:.3g}): {panel.value_name}"
             f"{' of mean P, R' if of_means else ''} = {value:.3f}",
         )
-        entries.append((point, point.get_label()))
+        entries.append((point, str(point.get_label())))
         if gaps[i].min() < _CROWDED:
             continue  # names of points this close would overlap: the legend names them
         # Keep each name inside the square: left of a point near the right edge, below a

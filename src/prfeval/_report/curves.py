@@ -12,9 +12,10 @@ import json
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from prfeval._core.ids import query_output_order
 from prfeval._measures.interpolated import level_key
@@ -127,7 +128,9 @@ def _query_table(c: Curves, q: QueryCurve) -> str:
     )
 
 
-def _iprec_table(c: Curves, values: Sequence[float], label: str) -> str:
+def _iprec_table(
+    c: Curves, values: Sequence[float] | npt.NDArray[np.float64], label: str
+) -> str:
     headers = ["recall", *(level_key(r) for r in c.iprec_levels)]
     title = "Interpolated precision at recall levels (trec_eval iprec_at_recall)"
     row = [label, *(fmt_value(float(v)) for v in values)]
@@ -181,7 +184,7 @@ def _average_table(c: Curves) -> str:
             f"{len(only)} queries."
         )
     notes += accounting_lines(c)
-    iprec = m.iprec if m.iprec is not None else []
+    iprec: Sequence[float] | npt.NDArray[np.float64] = m.iprec if m.iprec is not None else []
     return (
         f"{title}\n"
         + render_table(None, headers, rows, wrap_lines(notes))
@@ -247,7 +250,7 @@ class CurveCsvWriter:
     back in output order.
     """
 
-    def __init__(self, out: BinaryIO) -> None:
+    def __init__(self, out: IO[bytes]) -> None:
         import pyarrow as pa
         import pyarrow.csv as pacsv
 

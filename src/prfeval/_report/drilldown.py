@@ -393,9 +393,9 @@ def _pack(columns: dict[str, npt.NDArray[Any]]) -> tuple[str, int, dict[str, lis
             # ...): the high bytes of small numbers are runs of zeros, which the compressor
             # squeezes. Floats stay whole: their repeated values compress better so.
             raw = raw.reshape(-1, data.dtype.itemsize).T
-        raw = raw.tobytes()
-        parts.append(raw)
-        offset += len(raw)
+        packed = raw.tobytes()
+        parts.append(packed)
+        offset += len(packed)
     blob = zlib.compress(b"".join(parts), 6)  # 9 saves 2 % in ten times the time
     return base85(blob), len(blob), layout
 

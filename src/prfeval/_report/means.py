@@ -29,7 +29,7 @@ def format_table(table: MeansTable) -> str:
         out.add_column(header, justify="right")
     for row in table.records():
         cells = [f"{row[name]:.3f}" for name in table.COLUMNS]
-        out.add_row(*([row["system"] or ""] if named else []), *cells)
+        out.add_row(*([str(row["system"] or "")] if named else []), *cells)
     return render_rich(out)
 
 

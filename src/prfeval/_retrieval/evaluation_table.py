@@ -10,10 +10,12 @@ source, so the two never say different things.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from prfeval._core.display import number
 from prfeval._core.ids import counted, id_list
+from prfeval._core.ranking import QueryAccounting
 
 __all__ = ["AVERAGES_LEGEND", "Summarised", "accounting_lines", "summary"]
 
@@ -25,10 +27,14 @@ AVERAGES_LEGEND = (
 
 
 class Summarised(Protocol):
-    """What the summary reads of an evaluation (a curve's result has the first two)."""
+    """What the summary reads of an evaluation (a curve's result has the first two); read
+    only, as the frozen results hold them."""
 
-    accounting: Any
-    settings: dict[str, Any]
+    @property
+    def accounting(self) -> QueryAccounting: ...
+
+    @property
+    def settings(self) -> Mapping[str, Any]: ...
 
 
 def accounting_lines(e: Summarised) -> list[str]:

@@ -54,7 +54,7 @@ def plain_file(path: str) -> bool:
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
             if mapped[:2] == b"\x1f\x8b" or mapped.find(b"\r") >= 0:
                 return False
-            return mapped.find(b"#") < 0 or _HASH_LINE.search(mapped) is None  # type: ignore[call-overload]
+            return mapped.find(b"#") < 0 or _HASH_LINE.search(mapped) is None
 
 
 def arrow_qrels(data: bytes, path: str) -> Qrels | None:

@@ -4,7 +4,7 @@ per-class precision, recall and F, every average labelled, and the no-skill base
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, Literal
 
 import click
 
@@ -229,7 +229,7 @@ def command(
             "--format csv writes one table: give --pred or --score, not both, or use "
             "--format json"
         )
-    zd: str | float = zero_division if zero_division == "warn" else float(zero_division)
+    zd: Literal["warn"] | float = "warn" if zero_division == "warn" else float(zero_division)
     result: ClassificationResult | None = None
     sweep: ThresholdSweep | None = None
     scores: ScoreMeasures | None = None

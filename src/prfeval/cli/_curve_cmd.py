@@ -16,6 +16,7 @@ import shutil
 import stat
 import tempfile
 from contextlib import ExitStack
+from typing import IO
 
 import click
 
@@ -135,6 +136,7 @@ def command(
             # The rows go straight into a file -o replaces only once all is written (a
             # failure removes it); for stdout, a pipe or a device they are held (on disk past
             # a few MiB) until every run is measured and the figure saved.
+            sink: IO[bytes]
             if _replaced_when_done(output):
                 sink = stack.enter_context(output_file(output))
             else:

@@ -171,7 +171,7 @@ def whole_stdout() -> Iterator[None]:
         _WholeWrites(raw),
         encoding=stream.encoding,
         errors=stream.errors,
-        line_buffering=stream.line_buffering,
+        line_buffering=bool(stream.line_buffering),
         write_through=True,
     )
     sys.stdout = whole

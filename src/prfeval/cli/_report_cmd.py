@@ -127,8 +127,8 @@ def command(
         with progress_bar("writing the page", unit="steps", total=3) as progress:
             page = render_study(s, figures=not no_figures, drawer=figures, progress=progress)
     emit(page, output)
-    runs = f"{len(s.runs)} run" + ("s" if len(s.runs) != 1 else "")
-    note(f"wrote {output}: {len(page.encode()) / 2**20:.1f} MiB, {runs}, "
+    n_runs = f"{len(s.runs)} run" + ("s" if len(s.runs) != 1 else "")
+    note(f"wrote {output}: {len(page.encode()) / 2**20:.1f} MiB, {n_runs}, "
          f"{len(s.comparison.query_ids)} queries")
 
 
