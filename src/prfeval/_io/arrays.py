@@ -50,7 +50,7 @@ import numpy.typing as npt
 from prfeval._core.arrow import arrow_ints, arrow_strings, ints_or, numpy_of
 from prfeval._core.errors import InputFormatError, UsageError
 from prfeval._core.ids import ordered_ids, query_output_order
-from prfeval._core.options import EvalOptions
+from prfeval._core.options import EvalOptions, Order
 from prfeval._core.tables import GRADE_MAX, GRADE_MIN, Qrels, Run, SourceLines
 from prfeval._io.array_join import join_rows
 
@@ -599,13 +599,16 @@ def array_tables(gold: Any, run: Any, options: EvalOptions) -> tuple[Qrels, Run]
     n, n_cols = arun.shape
     g = _gold(gold, arun, options)
     n_docs = max(_known_docs(arun, g.doc), 1)
+    default_order: Order
     if arun.ids is not None:
         rows, cols = np.nonzero(arun.ids >= 0)
         docs, scores, default_order = arun.ids[rows, cols], None, "file"
-    else:
+    elif arun.scores is not None:
         rows = np.repeat(np.arange(n, dtype=np.int64), n_cols)
         docs = np.tile(np.arange(n_cols, dtype=np.int64), n)
-        scores, default_order = arun.scores.ravel(), "score"  # type: ignore[union-attr]
+        scores, default_order = arun.scores.ravel(), "score"
+    else:  # array_run gives one of the two
+        raise TypeError("an array run holds ids or scores")
     names = _namer(arun, g.other_names)
     empty = np.setdiff1d(np.arange(n), rows)
     run_table = Run(

@@ -231,7 +231,7 @@ def check_not_an_input(
     UsageError
         Naming both the output and the input it would overwrite.
     """
-    known = {}
+    known: dict[tuple[int, int], str] = {}
     for given in inputs:
         if given is None:
             continue

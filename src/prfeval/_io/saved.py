@@ -132,7 +132,7 @@ def looks_saved(handle: Input) -> bool:
     starts with a column name, a JSON run (``{qid: {docid: score}}``) with a query id.
     """
     match = _FIRST_KEY.match(handle.head(1 << 12))
-    return bool(match) and match.group(1).decode("utf-8", "replace") in EVALUATION_KEYS
+    return match is not None and match.group(1).decode("utf-8", "replace") in EVALUATION_KEYS
 
 
 def read_saved_evaluation(source: Source | Input) -> SavedEvaluation:

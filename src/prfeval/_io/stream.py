@@ -393,7 +393,7 @@ def _query_runs(query_ids: Any) -> tuple[IntArray, list[str]]:
     return (np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)), ids
 
 
-def _judgment_index(qrels: Any, options: EvalOptions) -> tuple[_JudgmentIndex, str | None]:
+def _judgment_index(qrels: Any, options: EvalOptions) -> tuple[_JudgmentIndex, str]:
     """The judgments, loaded and kept only in a compact index; and where they came from."""
     import pyarrow as pa
 
@@ -402,7 +402,7 @@ def _judgment_index(qrels: Any, options: EvalOptions) -> tuple[_JudgmentIndex, s
     # Give back the reader's buffers before building the index, and the table after it: the
     # judgments of a large collection should not crowd out the run's blocks.
     pa.default_memory_pool().release_unused()
-    index = _JudgmentIndex(restrict_queries(table, queries, exclude_queries))  # type: ignore[arg-type]
+    index = _JudgmentIndex(restrict_queries(table, queries, exclude_queries))
     path = table.source.path
     del table
     pa.default_memory_pool().release_unused()
@@ -418,7 +418,9 @@ class _QueryBlock:
     queries: list[str]  # in run order
 
 
-def _cut_run(source: _RunFile, block_bytes: int, ranks: bool) -> Iterator[Any]:
+def _cut_run(
+    source: _RunFile, block_bytes: int, ranks: bool
+) -> Iterator[tuple[list[Any], IntArray, int]]:
     """The run's blocks of whole queries; Arrow's reader is closed when they stop, however
     they stop (its read-ahead must not outlive the file)."""
     reader = _blocks(source, block_bytes, ranks)
@@ -600,7 +602,10 @@ class StreamedRun:
             READ_FIRST_BLOCKS,
         )
         batches = ReadAhead(
-            lambda: (_query_block(*part, _wait(judgments), path) for part in cut),
+            lambda: (
+                _query_block(columns, starts, first_row, _wait(judgments), path)
+                for columns, starts, first_row in cut
+            ),
             READ_AHEAD_BLOCKS,
         )
         seen: set[str] = set()
@@ -616,7 +621,7 @@ class StreamedRun:
                     lines_done += len(block.run)
                     run = restrict_queries(block.run, options.queries, options.exclude_queries)
                     run = replace(run, extra={**run.extra, "run_id": run_id})  # read if asked
-                    yield Block(block.qrels, run)  # type: ignore[arg-type]
+                    yield Block(block.qrels, run)
                     if self._progress is not None:
                         self._progress(min(source.position, total), total)
             except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:

@@ -141,7 +141,7 @@ def csv_error(data: bytes, path: str, delimiter: str, exc: Exception) -> InputFo
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    line = _first_failing_line(
+    failing = _first_failing_line(
         data,
         1,
         lambda text: pacsv.read_csv(
@@ -150,7 +150,7 @@ def csv_error(data: bytes, path: str, delimiter: str, exc: Exception) -> InputFo
         ),
     )
     return InputFormatError(
-        f"cannot read the table: {arrow_message(exc)}", path=path, line_number=line
+        f"cannot read the table: {arrow_message(exc)}", path=path, line_number=failing
     )
 
 
@@ -201,11 +201,11 @@ def jsonl_error(data: bytes, path: str, exc: Exception) -> InputFormatError:
     import pyarrow as pa
     import pyarrow.json as pajson
 
-    line = _first_failing_line(
+    failing = _first_failing_line(
         data, 0, lambda text: pajson.read_json(pa.BufferReader(arrow_buffer(text)))
     )
     return InputFormatError(
-        f"cannot read the table: {arrow_message(exc)}", path=path, line_number=line
+        f"cannot read the table: {arrow_message(exc)}", path=path, line_number=failing
     )
 
 

@@ -272,11 +272,16 @@ def _arrow_read(
     import pyarrow.csv as pacsv
 
     types = {"str": pa.string(), "float": pa.float64(), "int": pa.int64()}
-    text = arrow_buffer(source) if isinstance(source, bytes) else None
+    opened: Callable[[], Any]
+    if isinstance(source, bytes):
+        text = arrow_buffer(source)
+        opened = lambda: pa.BufferReader(text)  # noqa: E731  (a reader per attempt)
+    else:
+        opened = source
 
     def read(block: int) -> Any:
         return pacsv.read_csv(
-            pa.BufferReader(text) if text is not None else source(),
+            opened(),
             read_options=pacsv.ReadOptions(
                 column_names=[f"f{i}" for i in range(n_fields)], block_size=block
             ),
@@ -456,14 +461,14 @@ def read_text_columns(data: bytes, n_fields: int, kinds: dict[int, str], *, blan
 
 def _qrels(columns: dict[str, object], source: SourceLines) -> Qrels:
     grades = np.asarray(columns["grade"], dtype=np.int64)
-    return Qrels(columns["query id"], columns["doc id"], grades, source)  # type: ignore[arg-type]
+    return Qrels(columns["query id"], columns["doc id"], grades, source)
 
 
 def _run(columns: dict[str, object], source: SourceLines, name: str, run_id: Any) -> Run:
     ranks = columns.get("rank")
     return Run(
-        columns["query id"],  # type: ignore[arg-type]
-        columns["doc id"],  # type: ignore[arg-type]
+        columns["query id"],
+        columns["doc id"],
         np.asarray(columns["score"], dtype=np.float64),
         None if ranks is None else np.asarray(ranks, dtype=np.float64),
         source=source,
@@ -602,8 +607,8 @@ def read_ranked_run(source: Source | Input) -> Run:
     """
     columns, source_lines, _ = _read(source, 3, _RANKED_RUN_FIELDS)
     return Run(
-        columns["query id"],  # type: ignore[arg-type]
-        columns["doc id"],  # type: ignore[arg-type]
+        columns["query id"],
+        columns["doc id"],
         None,
         np.asarray(columns["rank"], dtype=np.float64),
         source=source_lines,
