@@ -62,6 +62,7 @@ PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/.pytest_c
 
 test: $(TEST_STAMP) $(NATIVE_STAMP)
 	$(BIN)/ruff check src tests bench setup.py
+	$(BIN)/python -m mypy
 	@if command -v cargo >/dev/null 2>&1; then \
 	  cargo test --offline --quiet --manifest-path native/pass/Cargo.toml; fi
 	$(PYTEST)
@@ -75,6 +76,7 @@ quick: $(TEST_STAMP) $(NATIVE_STAMP)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench setup.py
+	$(BIN)/python -m mypy
 
 # The documentation site, into site/ (strict: a broken link or docstring fails the build).
 docs: $(TEST_STAMP)
@@ -85,5 +87,5 @@ bench: $(TEST_STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) build dist site src/*.egg-info .pytest_cache .ruff_cache prfeval-demo \
+	rm -rf $(VENV) build dist site src/*.egg-info .pytest_cache .ruff_cache .mypy_cache prfeval-demo \
 		native/pass/target src/prfeval/_native
