@@ -192,13 +192,10 @@ class WholeSource:
         self._empty = len(run_table) == 0
         self.qrels_name, self.run_name = qrels_table.source.path, run_table.name
         include, exclude = options.queries, options.exclude_queries
-        self._block = Block(
-            restrict_queries(qrels_table, include, exclude),
-            restrict_queries(run_table, include, exclude),
-        )
-        judged = self._block.qrels
+        judged_set = restrict_queries(qrels_table, include, exclude)
+        self._block = Block(judged_set, restrict_queries(run_table, include, exclude))
         #: The digest of the judgments of the query set, made when first asked for.
-        self.judgments = LazyDigest(lambda: judged)
+        self.judgments = LazyDigest(lambda: judged_set)
 
     @property
     def empty_run(self) -> bool:

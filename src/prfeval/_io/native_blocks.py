@@ -115,7 +115,7 @@ class SegmentBlocks:
 
     def __iter__(self) -> Iterator[Block]:
         if self.s.done:
-            yield Block(None, None, encoded=self._missing_block())  # type: ignore[arg-type]
+            yield Block(None, None, encoded=self._missing_block())
             return
         yield from self.between(0, self.s.run_start.size - 1)
 
@@ -128,7 +128,7 @@ class SegmentBlocks:
             # Whole queries, about BLOCK_ROWS lines (at least one query).
             end = int(np.searchsorted(starts, starts[k] + BLOCK_ROWS, side="right")) - 1
             end = min(max(end, k + 1), stop)
-            yield Block(None, None, encoded=self._run_block(k, end))  # type: ignore[arg-type]
+            yield Block(None, None, encoded=self._run_block(k, end))
             if self.progress is not None:
                 # The bytes read, as far as the rows measured reach into the segment.
                 size = self.s.end - self.begin

@@ -123,8 +123,8 @@ class Segment:
                 continue
             size = array_view.len * np.dtype(dtype).itemsize
             raw = (ctypes.c_ubyte * size).from_address(array_view.data)
-            raw._owner = owner  # type: ignore[attr-defined]  # the memory lives as the view
-            array = np.frombuffer(raw, dtype=dtype)
+            raw._owner = owner  # the memory lives as the view
+            array: np.ndarray = np.frombuffer(raw, dtype=dtype)
             array.flags.writeable = False
             self.arrays[name] = array
         #: Why the pass left the run to Arrow here (``None``: it did not).
