@@ -143,8 +143,8 @@ def qrels_table(judged: pa.Table, frame: BlockFrame) -> Qrels:
     source = SourceLines(frame.qrels_name)
     if not frame.qrels_text:
         return Qrels(
-            _strings(judged.column("query_id")),  # type: ignore[arg-type]
-            _strings(judged.column("doc_id")),  # type: ignore[arg-type]
+            _strings(judged.column("query_id")),
+            _strings(judged.column("doc_id")),
             judged.column("grade").to_numpy().astype(np.int64),
             source,
         )
@@ -178,8 +178,8 @@ def run_table(ranked: pa.Table, frame: BlockFrame) -> Run:
         query_ids, doc_ids = pa.array([], pa.string()), pa.array([], pa.string())
         scores, ranks = np.zeros(0), (np.zeros(0) if frame.has_ranks else None)
     else:
-        query_ids = _strings(ranked.column("query_id"))  # type: ignore[assignment]
-        doc_ids = _strings(ranked.column("doc_id"))  # type: ignore[assignment]
+        query_ids = _strings(ranked.column("query_id"))
+        doc_ids = _strings(ranked.column("doc_id"))
         scores = ranked.column("score").to_numpy().astype(np.float64) if frame.has_scores else None
         ranks = ranked.column("rank").to_numpy().astype(np.float64) if frame.has_ranks else None
     return Run(

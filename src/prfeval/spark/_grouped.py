@@ -120,7 +120,7 @@ class Judged:
 
 def judged_of(qrels: Qrels, name: str, queries: Any = None, exclude: Any = None) -> Judged:
     """The :class:`Judged` index of ``qrels``, restricted to the query set."""
-    qrels = restrict_queries(qrels, queries, exclude)  # type: ignore[assignment]
+    qrels = restrict_queries(qrels, queries, exclude)
     query_ids = _one_chunk(qrels.query_ids)
     doc_ids = _one_chunk(qrels.doc_ids)
     grades = np.asarray(qrels.grades, dtype=np.int64)
@@ -467,7 +467,7 @@ def measure_splits(
     try:
         for batch in batches:
             for split in batch.column("id").to_pylist():
-                rows = None
+                rows: Iterable[Any] | None = None
                 if compiled_qrels is not None:
                     span = line_span(path, *split_bounds(size, splits, int(split)))
                     rows = _compiled_split(plan, compiled_qrels, path, span,

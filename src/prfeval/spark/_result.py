@@ -218,12 +218,13 @@ def result_of(
     measures = plan.measures
     asked = measures[: plan.n_asked]
     sums = totals.sums
+    counts: dict[str, Any] = {name: sums[name] for name in QueryAccounting.COUNTS}
     accounting = QueryAccounting(
         evaluated=totals.evaluated,
         missing_from_run=ordered_ids(totals.missing_from_run),
         not_in_qrels=ordered_ids(totals.not_in_qrels),
         complete=opts.complete,
-        **{name: sums[name] for name in QueryAccounting.COUNTS},
+        **counts,
     )
     settings = PipelineRun(
         accounting, plan.frame.qrels_name, plan.frame.run_name, empty_run, False, default_order

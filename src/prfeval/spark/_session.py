@@ -85,10 +85,10 @@ def spark_errors(files: tuple[LocalFile, ...] = ()) -> Iterator[None]:
         except PrfevalError:
             raise
         except Exception as exc:
-            error = translated(exc, files)
-            if error is None:
+            mapped = translated(exc, files)
+            if mapped is None:
                 raise
-            raise error from None
+            raise mapped from None
 
 
 def default_filesystem(spark: SparkSession) -> str | None:

@@ -101,7 +101,7 @@ def workers_run_this_python(spark: SparkSession) -> bool:
     ``PYSPARK_PYTHON``, as a path; a name on the PATH or a symbolic link to another
     interpreter counts as another)."""
     context = spark.sparkContext
-    if not context.master.startswith("local"):
+    if not (context.master or "").startswith("local"):
         return False
     workers = context.pythonExec or ""
     return os.path.isabs(workers) and os.path.abspath(workers) == os.path.abspath(sys.executable)
