@@ -59,7 +59,7 @@ def measures(c: Counts, beta: float, zd: float) -> dict[str, FloatArray]:
 
 def _measure(key: str, c: Counts, beta: float, zd: float) -> FloatArray:
     d = _DEFINITIONS[key]
-    return d.counts(c, Measure(d, beta=beta), zd)  # type: ignore[misc]
+    return d.counts(c, Measure(d, beta=beta), zd)  # type: ignore[misc]  # a contingency measure has counts
 
 
 def averages(c: Counts, values: dict[str, FloatArray], beta: float, zd: float
@@ -76,13 +76,13 @@ def averages(c: Counts, values: dict[str, FloatArray], beta: float, zd: float
                          strict=True))
     macro = {key: s.macro for key, s in summaries.items()}
     return {
-        "micro": {key: float(s.micro) for key, s in summaries.items()},  # type: ignore[arg-type]
+        "micro": {key: float(s.micro) for key, s in summaries.items()},  # type: ignore[arg-type]  # counts-based: micro is set
         "macro": macro,
-        "weighted": {key: float(s.weighted) for key, s in summaries.items()},  # type: ignore[arg-type]
+        "weighted": {key: float(s.weighted) for key, s in summaries.items()},  # type: ignore[arg-type]  # counts-based: micro is set
         "f_of_means": {
             "precision": macro["precision"],
             "recall": macro["recall"],
-            "f": float(summaries["f"].of_means),  # type: ignore[arg-type]
+            "f": float(summaries["f"].of_means),  # type: ignore[arg-type]  # counts-based: micro is set
         },
     }
 
@@ -155,7 +155,7 @@ def samples_average(c: Counts, beta: float, zd: float, weights: FloatArray | Non
     summaries = unit_averages(per_item, beta, zd, weights)
     if weights is None:
         return {m: s.macro for m, s in summaries.items()}
-    return {m: float(s.weighted) for m, s in summaries.items()}  # type: ignore[arg-type]
+    return {m: float(s.weighted) for m, s in summaries.items()}  # type: ignore[arg-type]  # counts-based: micro is set
 
 
 def no_skill_sets(enc: EncodedLabels, beta: float, zd: float,

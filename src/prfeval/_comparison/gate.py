@@ -84,7 +84,7 @@ def gate(
     measures: Any,
     *,
     max_drop: Mapping[str, float | str] | None = None,
-    minimum: Mapping[str, float] | None = None,
+    minimum: Mapping[str, float | str] | None = None,
     alpha: float | None = None,
     comparison: ComparisonOptions | None = None,
     names: tuple[str, str] | None = None,
@@ -115,7 +115,7 @@ def gate(
         any drop fails.
     minimum
         Measure name -> the lowest mean the candidate may have (for a measure where higher
-        is better).
+        is better): a number, or its text (``"0.5"``, as the command line gives it).
     alpha
         With a level in (0, 1), a drop over budget fails only where the paired test finds it
         significant (``p adj. <= alpha``); ``None`` (default): every drop over budget fails.

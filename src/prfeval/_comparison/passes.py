@@ -164,7 +164,7 @@ def measure_runs(
             judgments, source, every_judged, needs, make_sink, stream=stream
         )
         measure_sink, *more = tee.sinks
-        out.append(RunPass(name, measure_sink.result(), done, tuple(more)))  # type: ignore[attr-defined]
+        out.append(RunPass(name, measure_sink.result(), done, tuple(more)))  # type: ignore[attr-defined]  # a MeasureSink
         if progress is not None:
             progress(i + 1, len(names))
     return out

@@ -255,7 +255,7 @@ def options_class(
 
     def apply(cls: type[T]) -> type[T]:
         check_fields(cls, table)
-        cls.TABLE = table  # type: ignore[attr-defined]
+        cls.TABLE = table  # type: ignore[attr-defined]  # set on the class the decorator is given
         cls.__doc__ = _docstring(summary, table, notes)
         return cls
 
@@ -371,7 +371,7 @@ def build_options(
         )
     if base is None:
         return cls(**values)
-    return replace(base, **values) if values else base  # type: ignore[type-var]
+    return replace(base, **values) if values else base  # type: ignore[type-var]  # T is an options dataclass
 
 
 def number_settings(table: tuple[Option, ...]) -> tuple[str, ...]:

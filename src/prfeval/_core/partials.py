@@ -199,10 +199,10 @@ class MeasurePartial:
             weight = ExactSum.of(w[defined])
         return cls(
             Moments.of(v, logs=d.aggregation == "gmean"),
-            Cells.of(counts) if with_counts else None,  # type: ignore[arg-type]
-            Moments.of(precision(counts, zero_division=zero_division))  # type: ignore[arg-type]
+            Cells.of(counts) if with_counts else None,  # type: ignore[arg-type]  # with_counts: counts is given
+            Moments.of(precision(counts, zero_division=zero_division))  # type: ignore[arg-type]  # with_counts: counts is given
             if with_pr else None,
-            Moments.of(recall(counts, zero_division=zero_division))  # type: ignore[arg-type]
+            Moments.of(recall(counts, zero_division=zero_division))  # type: ignore[arg-type]  # with_counts: counts is given
             if with_pr else None,
             weighted,
             weight,

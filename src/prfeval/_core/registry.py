@@ -312,13 +312,13 @@ class Registry:
             raise MeasureError(f"{label}: {definition.name} takes no cutoff")
         beta = 1.0
         if "alpha" in params and "beta" in definition.params:  # an F measure's alpha form
-            alpha = float(params["alpha"])  # type: ignore[arg-type]
+            alpha = float(params["alpha"])  # type: ignore[arg-type]  # the Param's check made it a number
             if alpha < ALPHA_FOR_F:  # alpha = 0 would weigh precision not at all
                 raise MeasureError(
                     f"{label}: alpha must be a number in [{ALPHA_FOR_F:g}, 1], got {alpha:g}")
             beta = self._beta_from_alpha(alpha)
         elif "beta" in params:
-            beta = float(params["beta"])  # type: ignore[arg-type]
+            beta = float(params["beta"])  # type: ignore[arg-type]  # the Param's check made it a number
         rel = params.get("rel")
         # The other parameters, kept only where they differ from the default, so that
         # RBP(p=0.8) and RBP are one measure.
@@ -342,7 +342,7 @@ class Registry:
         return Measure(
             definition,
             k=k,
-            rel=None if rel is None else int(rel),  # type: ignore[call-overload]
+            rel=None if rel is None else int(rel),  # type: ignore[call-overload]  # the Param's check made it a number
             beta=beta,
             label=label,
             explicit={key: v for key, v in params.items() if key in ("rel", "beta", "alpha")},

@@ -119,7 +119,7 @@ def _direct(name: str, fd: int | None) -> Iterator[BinaryIO]:
         raise OutputError(f"{name}: cannot write: {exc.strerror or exc}") from None
     with handle:
         writer = _Writer(handle, name)
-        yield writer  # type: ignore[misc]
+        yield writer  # type: ignore[misc]  # _Writer has the BinaryIO methods writers call
         writer.flush()
 
 
@@ -183,7 +183,7 @@ def open_output(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
                 os.fchown(fd, info.st_uid, info.st_gid)
         with os.fdopen(fd, "wb") as raw:
             writer = _Writer(raw, name)
-            yield writer  # type: ignore[misc]
+            yield writer  # type: ignore[misc]  # _Writer has the BinaryIO methods writers call
             writer.flush()
         try:
             os.replace(tmp, target)

@@ -90,7 +90,7 @@ class LazyDigest:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, LazyDigest) and self.get() == other.get()
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable: equal by value
 
     def get(self) -> JudgmentsDigest:
         """The digest (computed once)."""

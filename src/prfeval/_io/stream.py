@@ -353,7 +353,7 @@ def _raise_malformed_after(path: str, lines_done: int, ranks: bool, block_bytes:
             if exc.line_number is not None:
                 counts = field_counts(part[: _offset_of_line(part, exc.line_number - first_line)])
                 blank = int(np.count_nonzero(counts == 0)) + blank_before
-                exc.nonblank_line_number = exc.line_number - blank  # type: ignore[attr-defined]
+                exc.nonblank_line_number = exc.line_number - blank  # type: ignore[attr-defined]  # an attribute of this message only
             raise
         blank_before = int(np.count_nonzero(field_counts(part) == 0))
         first_line += part.count(b"\n")

@@ -414,7 +414,8 @@ def _best_documents(
     if not found:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
-    return tuple(np.concatenate(parts) for parts in zip(*found, strict=True))  # type: ignore[return-value]
+    texts, docs, counts = (np.concatenate(parts) for parts in zip(*found, strict=True))
+    return texts, docs, counts
 
 
 def find_leaks(

@@ -61,6 +61,13 @@ def _view(jr: JudgedRanking) -> SubtopicView:
     return jr.subtopics
 
 
+def _cutoff(m: Measure) -> int:
+    """The measure's cutoff: these measures are declared with one (``@k``, a default k)."""
+    if m.k is None:
+        raise TypeError(f"{m}: a diversity measure needs a cutoff")
+    return int(m.k)
+
+
 def _alpha(m: Measure) -> float:
     # ``alpha`` is the parameter the F measures share (its Param's default, None, means
     # "use beta", and the registry turns a given one into beta, keeping it in ``explicit``);
@@ -185,7 +192,7 @@ def _per_rank(jr: JudgedRanking, values: FloatArray, k: int) -> FloatArray:
 def _cumulative(jr: JudgedRanking, m: Measure, level: int, discount: FloatArray,
                 normalise: str) -> FloatArray:
     """alpha-DCG / ERR-IA (``discount`` per rank) at k, with ndeval's normalisations."""
-    k = int(m.k)  # type: ignore[arg-type]
+    k = _cutoff(m)
     alpha = _alpha(m)
     s = _n_subtopics(jr, level).astype(np.float64)
     raw = (_per_rank(jr, _gains(jr, alpha, level), k) * discount).sum(axis=1)
@@ -204,19 +211,19 @@ def _cumulative(jr: JudgedRanking, m: Measure, level: int, discount: FloatArray,
 
 
 def _alpha_dcg(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
-    return _cumulative(jr, m, level, _discount(int(m.k)), "ideal_ideal")  # type: ignore[arg-type]
+    return _cumulative(jr, m, level, _discount(_cutoff(m)), "ideal_ideal")
 
 
 def _alpha_ndcg(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
-    return _cumulative(jr, m, level, _discount(int(m.k)), "ideal")  # type: ignore[arg-type]
+    return _cumulative(jr, m, level, _discount(_cutoff(m)), "ideal")
 
 
 def _err_ia(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
-    return _cumulative(jr, m, level, 1.0 / np.arange(1.0, int(m.k) + 1), "ideal_ideal")  # type: ignore[arg-type]
+    return _cumulative(jr, m, level, 1.0 / np.arange(1.0, _cutoff(m) + 1), "ideal_ideal")
 
 
 def _nerr_ia(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
-    return _cumulative(jr, m, level, 1.0 / np.arange(1.0, int(m.k) + 1), "ideal")  # type: ignore[arg-type]
+    return _cumulative(jr, m, level, 1.0 / np.arange(1.0, _cutoff(m) + 1), "ideal")
 
 
 def _nrbp_raw(jr: JudgedRanking, m: Measure, level: int) -> tuple[FloatArray, FloatArray]:
@@ -245,7 +252,7 @@ def _nnrbp(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
 
 
 def _p_ia(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
-    k = int(m.k)  # type: ignore[arg-type]
+    k = _cutoff(m)
     pos, _, _ = _entries(jr, level)
     pos = pos[jr.rank0[pos] < k]
     count = np.bincount(jr.query_index[pos], minlength=jr.n_queries).astype(np.float64)
@@ -256,7 +263,7 @@ def _p_ia(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
 
 
 def _s_recall(jr: JudgedRanking, m: Measure, level: int) -> FloatArray:
-    k = int(m.k)  # type: ignore[arg-type]
+    k = _cutoff(m)
     pos, _, seen = _entries(jr, level)
     new = (seen == 0) & (jr.rank0[pos] < k)
     count = np.bincount(jr.query_index[pos[new]], minlength=jr.n_queries).astype(np.float64)

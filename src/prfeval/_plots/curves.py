@@ -119,7 +119,7 @@ def _subject(runs: Mapping[str, Curves], query: str | None, average: str) -> str
 
 def _new_axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
     if ax is not None:
-        return ax.figure, ax  # type: ignore[return-value]
+        return ax.figure, ax  # type: ignore[return-value]  # a new figure's axes: a Figure
     plt = pyplot()
     fig, new_ax = plt.subplots(figsize=size, layout="constrained")
     return fig, new_ax

@@ -216,7 +216,7 @@ def _places(e: Explanation | None) -> Places | None:
         return ranking
     return Places(
         [d.doc_id for d in ranking],
-        None if any(d.score is None for d in ranking) else [float(d.score) for d in ranking],  # type: ignore[arg-type]
+        None if any(d.score is None for d in ranking) else [float(d.score) for d in ranking],  # type: ignore[arg-type]  # None checked just before
         [d.grade for d in ranking],
         [d.relevant for d in ranking],
         [d.repeat for d in ranking],

@@ -42,8 +42,8 @@ def markdown_table() -> str:
             meaning += f" {e['conventions']}"
         if e["needs_collection_size"]:
             meaning += " Needs `-N`."
-        aliases = f" (aliases: {', '.join(e['aliases'])})" if e["aliases"] else ""  # type: ignore[arg-type]
-        params = ", ".join(e["parameters"]) or "-"  # type: ignore[arg-type]
+        aliases = f" (aliases: {', '.join(e['aliases'])})" if e["aliases"] else ""  # type: ignore[arg-type]  # describe() gives a list of str here
+        params = ", ".join(e["parameters"]) or "-"  # type: ignore[arg-type]  # describe() gives a list of str here
         lines.append(
             f"| `{e['name']}`{aliases} | {e['formula']} | {params} | {e['aggregation']} | "
             f"{e['trec_eval'] or '-'} | {meaning} |"
@@ -59,12 +59,12 @@ def text_listing() -> str:
         lines.append(f"{e['name']:<18} {e['summary']}")
         details = [f"formula: {e['formula']}"]
         if e["parameters"]:
-            details.append(f"params: {', '.join(e['parameters'])}")  # type: ignore[arg-type]
+            details.append(f"params: {', '.join(e['parameters'])}")  # type: ignore[arg-type]  # describe() gives a list of str here
         details.append(f"averages: {e['aggregation']}")
         if e["trec_eval"]:
             details.append(f"trec_eval: {e['trec_eval']}")
         if e["aliases"]:
-            details.append(f"aliases: {', '.join(e['aliases'])}")  # type: ignore[arg-type]
+            details.append(f"aliases: {', '.join(e['aliases'])}")  # type: ignore[arg-type]  # describe() gives a list of str here
         if e["needs_collection_size"]:
             details.append("needs -N")
         lines.append(" " * 19 + "; ".join(details))

@@ -117,8 +117,8 @@ def explain_block(
     for j in range(n_chosen):
         end = shown_ends[j]
         cut: tuple[CutTie, ...] = ()
-        if cut_any[j]:
-            scores = jr.scores[lo[j] : hi[j]]  # type: ignore[index]
+        if cut_any[j] and jr.scores is not None:  # (a tie is cut only where there are scores)
+            scores = jr.scores[lo[j] : hi[j]]
             cut = tuple(
                 CutTie(k_, names, a, b, score,
                        _tied_ids(jr, jr.doc_codes[lo[j] + a - 1 : lo[j] + b], by_score))

@@ -50,7 +50,7 @@ class _Columns(Sequence[_T]):
             return NotImplemented
         return tuple(self) == tuple(other)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable: equal by value
 
 
 @dataclass(frozen=True, eq=False)

@@ -93,16 +93,16 @@ class MeasuredQueries:
         first = parts[0]
         counts: list[Counts | None] = []
         for i in range(len(first.measures)):
-            cells = [p.counts[i] for p in parts]
-            if cells[0] is None:
+            cells = [c for p in parts if (c := p.counts[i]) is not None]
+            if len(cells) < len(parts):  # (a measure has tables in every part or in none)
                 counts.append(None)
                 continue
-            tn = None if cells[0].tn is None else np.concatenate([c.tn for c in cells])  # type: ignore[union-attr]
+            tn = None if cells[0].tn is None else np.concatenate([c.tn for c in cells])
             counts.append(
                 Counts(
-                    np.concatenate([c.tp for c in cells]),  # type: ignore[union-attr]
-                    np.concatenate([c.fp for c in cells]),  # type: ignore[union-attr]
-                    np.concatenate([c.fn for c in cells]),  # type: ignore[union-attr]
+                    np.concatenate([c.tp for c in cells]),
+                    np.concatenate([c.fp for c in cells]),
+                    np.concatenate([c.fn for c in cells]),
                     tn,
                 )
             )
@@ -266,7 +266,7 @@ def measure_queries(
     rows = []
     numeric, text = split_text(parsed)
     texts = tuple(
-        m.definition.text(ranking, m, level if m.rel is None else m.rel)  # type: ignore[misc]
+        m.definition.text(ranking, m, level if m.rel is None else m.rel)  # type: ignore[misc]  # split_text: these have text
         for m in text
     )
     for m in numeric:
@@ -280,7 +280,7 @@ def measure_queries(
             continue
         c = counts_for(m, rel)
         counts.append(c)
-        rows.append(d.counts(c, m, 0.0))  # type: ignore[misc]
+        rows.append(d.counts(c, m, 0.0))  # type: ignore[misc]  # not ranked: a counts measure
     values = np.vstack(rows) if rows else np.zeros((0, ranking.n_queries))
     return MeasuredQueries(
         numeric, ranking.query_ids, values, tuple(counts), ranking.query_counts, text, texts

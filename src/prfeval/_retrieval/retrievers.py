@@ -211,7 +211,7 @@ def ranking_of(
         given.append(score)
     has_score = [s is not None for s in given]
     if scores == "given" and all(has_score):
-        return list(zip(ids, given, strict=True))  # type: ignore[arg-type]
+        return list(zip(ids, given, strict=True))  # type: ignore[arg-type]  # all(has_score): no score is None
     if scores == "given" and any(has_score):
         at = has_score.index(not has_score[0]) + 1
         first_has, other = ("a score", "none") if has_score[0] else ("no score", "one")

@@ -68,7 +68,7 @@ def run_prefs(args: Any, rel_format: str) -> int:
             sys.stderr.write(f"trec_eval.{what} '{path}'\ntrec_eval: Quit in file '{path}'\n")
             return 2
     prefs = read_preferences(
-        prefs_path, format=rel_format, comments=args.version >= 10  # type: ignore[arg-type]
+        prefs_path, format=rel_format, comments=args.version >= 10  # type: ignore[arg-type]  # one of the two, by -R
     )
     run = load_run(run_path, ranks=False)
     entries = [found for n in names if (found := TREC_REGISTRY.trec_name(n)) is not None]

@@ -243,7 +243,7 @@ def command(
                 cols.y_true,
                 cols.y_pred,
                 beta=beta,
-                average=average,  # type: ignore[arg-type]
+                average=average,  # type: ignore[arg-type]  # click's Choice checked it
                 pos_label=1 if positive is None else positive,
                 zero_division=zd,
                 sample_weight=cols.weights,

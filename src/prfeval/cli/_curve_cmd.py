@@ -211,7 +211,7 @@ def _plot(
 
     fig = curves_figure(
         results,
-        kind=plot_kind,  # type: ignore[arg-type]
+        kind=plot_kind,  # type: ignore[arg-type]  # click's Choice checked it
         query=selected[0] if selected else None,
         collection_size=options.collection_size,
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -14,7 +14,7 @@ from prfeval.cli._output import emit
 
 
 @contextmanager
-def _steps() -> Iterator[object]:
+def _steps() -> Iterator[Callable[[str], None]]:
     """Announce slow steps on stderr: a spinner on a terminal, plain lines otherwise."""
     if sys.stderr.isatty():
         from rich.console import Console
@@ -59,11 +59,11 @@ def command(out_dir: str, no_plots: bool, force: bool) -> None:
         report = run_demo(
             out_dir,
             plots=not no_plots,
-            step=step,  # type: ignore[arg-type]
+            step=step,
             force=force,
             also=("report.html",),
         )
-        step("writing the report to share")  # type: ignore[operator]
+        step("writing the report to share")
         report.files["report"] = _write_report(report.files, plots=not no_plots)
 
     emit(format_demo(report), None)

@@ -141,7 +141,7 @@ def command(
             candidate,
             list(measures),
             max_drop=budgets,
-            minimum=floors,  # type: ignore[arg-type]
+            minimum=floors,
             alpha=alpha,
             comparison=comparison,
             names=names,

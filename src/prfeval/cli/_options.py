@@ -112,7 +112,7 @@ def declared_flags(
             kwargs[into] = make(**option_values(pooled, kwargs))
             return function(*args, **kwargs)
 
-        return _stack(*declared)(wrapper)  # type: ignore[return-value]
+        return _stack(*declared)(wrapper)  # type: ignore[return-value]  # wraps keep the signature
 
     return apply
 
@@ -283,7 +283,7 @@ def files(
                 check_stdout()
             return function(**params)
 
-        return run  # type: ignore[return-value]
+        return run  # type: ignore[return-value]  # wraps keep the signature
 
     return wrap
 
@@ -327,7 +327,7 @@ def click_option(option: Option, *, help: str | None = None) -> Callable[[F], F]
             else:
                 kind = click.IntRange if flag.kind == "int" else click.FloatRange
                 open_ = {"min_open": True, "max_open": True} if flag.open_bounds else {}
-                kwargs["type"] = kind(flag.minimum, flag.maximum, **open_)  # type: ignore[arg-type]
+                kwargs["type"] = kind(flag.minimum, flag.maximum, **open_)  # type: ignore[arg-type]  # an int flag's bounds are ints
     if flag.show_default:
         kwargs["show_default"] = True
     if flag.metavar is not None:
@@ -385,6 +385,6 @@ def evaluation_options(*, complete_help: str) -> Callable[[F], F]:
                 if o.flag is not None
             )
         )(wrapper)
-        return decorated  # type: ignore[return-value]
+        return decorated  # type: ignore[return-value]  # wraps keep the signature
 
     return apply

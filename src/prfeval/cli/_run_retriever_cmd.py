@@ -122,7 +122,7 @@ def command(
         ):
             with contextlib.redirect_stdout(sys.stderr):
                 for query_id, ranking in retrieve(
-                    retriever, queries, k=k, scores=scores, progress=progress  # type: ignore[arg-type]
+                    retriever, queries, k=k, scores=scores, progress=progress  # type: ignore[arg-type]  # click's Choice checked it
                 ):
                     if not ranking:
                         empty.append(query_id)
