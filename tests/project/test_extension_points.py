@@ -63,7 +63,8 @@ def test_the_architecture_page_names_the_edits_made_here() -> None:
     assert "a reader in `_io/`" in text and "dispatched from `_io/load.py`" in text
     assert "its name in the `InputFormat` literal of `_core/options.py`" in text
     # The option recipe, which tests/core/test_options_declared_once.py performs.
-    assert "one `Option` entry in its table, and its field written out in the options" in text
+    assert "one `Option` entry in its table, its field written out in the options class" in text
+    assert "its key in the keywords' `TypedDict` (`OptionValues`" in text
 
 
 def test_a_new_measure_is_one_definition_and_one_function(tree: Path) -> None:
