@@ -13,7 +13,7 @@ from prfeval._core import aggregate
 from prfeval._core.checks import MAX_INTEGER, flag, function
 from prfeval._core.display import Table, number, plural, skipped, table
 from prfeval._core.errors import UsageError
-from prfeval._core.extras import require
+from prfeval._core.frames import FrameKind, frame
 from prfeval._core.options import EvalOptions, OptionValues
 from prfeval._core.partials import Partial
 from prfeval._core.ranking import QueryAccounting, RankingNeeds
@@ -239,31 +239,35 @@ class Evaluation:
             }
         return out
 
-    def to_frame(self) -> Any:
-        """A pandas DataFrame in long format: ``query_id, measure, value``."""
-        pd = require("pandas", "frames", "to_frame()")
+    def to_frame(self, kind: FrameKind | None = None) -> Any:
+        """A DataFrame in long format: ``query_id, measure, value``.
 
+        ``kind``: ``"pandas"`` or ``"polars"``; by default pandas when it is installed, else
+        polars (``pip install 'prfeval[frames]'`` installs both)."""
         n_q = len(self.query_ids)
-        return pd.DataFrame(
+        return frame(
             {
                 "query_id": np.tile(np.array(self.query_ids, dtype=object), len(self.measures)),
                 "measure": np.repeat(np.array(self.labels, dtype=object), n_q),
                 "value": self.values.reshape(-1),
-            }
+            },
+            kind,
+            "to_frame()",
         )
 
-    def summary_frame(self) -> Any:
-        """A pandas DataFrame with one row per measure and macro, micro, f_of_means columns."""
-        pd = require("pandas", "frames", "summary_frame()")
-
+    def summary_frame(self, kind: FrameKind | None = None) -> Any:
+        """A DataFrame with one row per measure and macro, micro, f_of_means columns (NaN
+        where an average does not apply); ``kind`` as in :meth:`to_frame`."""
         labels = self.labels
-        return pd.DataFrame(
+        return frame(
             {
                 "measure": labels,
                 "macro": [self.macro[x] for x in labels],
                 "micro": [self.micro.get(x, np.nan) for x in labels],
                 "f_of_means": [self.f_of_means.get(x, np.nan) for x in labels],
-            }
+            },
+            kind,
+            "summary_frame()",
         )
 
     def _table(self) -> Table:
