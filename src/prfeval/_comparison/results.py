@@ -379,8 +379,13 @@ class Comparison:
     def __repr__(self) -> str:
         return self._table().text()
 
-    def _repr_html_(self) -> str:  # Jupyter shows this
-        return self._table().html()
+    def _repr_html_(self) -> str:
+        """Jupyter's view: everything ``prfeval compare`` prints, the macro and micro
+        averages, the differences with their intervals, effect sizes, p-values and
+        wins/ties/losses (and every pair with Tukey's HSD), and its notes."""
+        from prfeval._comparison.comparison_table import html
+
+        return html(self, self._table().title)
 
 
 _FLOAT_COLUMNS = (

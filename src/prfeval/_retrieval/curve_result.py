@@ -381,8 +381,15 @@ class Curves:
     def __repr__(self) -> str:
         return self._table().text()
 
-    def _repr_html_(self) -> str:  # Jupyter shows this
-        return self._table().html()
+    def _repr_html_(self) -> str:
+        """Jupyter's view: everything ``prfeval curve`` prints, the mean and micro averages
+        at each informative k with the best cutoffs marked, every note (best cutoffs,
+        recall reached, relevant documents never retrieved, the queries evaluated and set
+        aside), and the mean interpolated precision."""
+        from prfeval._core.display import html_tables
+        from prfeval._retrieval.curve_table import average_tables
+
+        return html_tables(average_tables(self), self._table().title)
 
 
 def _unknown_query(query_id: str, known: Sequence[str]) -> str:
