@@ -457,8 +457,14 @@ class ClassificationResult:
     def __repr__(self) -> str:
         return self._table().text()
 
-    def _repr_html_(self) -> str:  # Jupyter shows this
-        return self._table().html()
+    def _repr_html_(self) -> str:
+        """Jupyter's view: everything ``prfeval classify -v`` prints, the confusion matrix,
+        each class's measures, counts, rates and no-skill baseline, every average (micro,
+        macro, weighted, samples, the F of mean P and R) beside the no-skill F, accuracy,
+        balanced accuracy and agreement beyond chance, with every note."""
+        from prfeval._classification.report_tables import html, result_tables
+
+        return html(result_tables(self, verbose=True), self._table().title)
 
 
 def _prf1(c: Counts, zd: float) -> tuple[FloatArray, FloatArray, FloatArray]:

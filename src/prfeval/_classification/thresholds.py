@@ -159,8 +159,13 @@ class ThresholdSweep:
     def __repr__(self) -> str:
         return self._table().text()
 
-    def _repr_html_(self) -> str:  # Jupyter shows this
-        return self._table().html()
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the short table, then the sweep as ``prfeval classify`` prints
+        it (every threshold when few, else the best) with its notes."""
+        from prfeval._classification.report_tables import html, sweep_table
+
+        short = self._table()
+        return html([short, *sweep_table(self)], "")
 
 
 def _scores(scores: Any) -> FloatArray:

@@ -167,5 +167,10 @@ class Explanation:
     def __repr__(self) -> str:
         return self._table().text()
 
-    def _repr_html_(self) -> str:  # Jupyter shows this
-        return self._table().html()
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the query's values, then the ranking place by place and every
+        note, as ``prfeval explain`` prints them."""
+        from prfeval._core.display import html_tables
+        from prfeval._retrieval.explain_table import explain_table
+
+        return html_tables([self._table(), explain_table(self)])
