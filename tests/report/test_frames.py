@@ -81,6 +81,7 @@ def test_classification_frames_agree_in_both_libraries_and_with_sklearn():
     classes = frame[frame["row"] == "class"]
     assert classes["precision"].tolist() == pytest.approx(p.tolist(), abs=1e-12)
     assert classes["recall"].tolist() == pytest.approx(rec.tolist(), abs=1e-12)
+    assert classes["f"].tolist() == pytest.approx(f.tolist(), abs=1e-12)
     assert classes["support"].tolist() == support.tolist()
     scores = rng.random(60) + 0.3 * (np.array(y_true) == 1)
     sweep = prfeval.threshold_sweep(np.array(y_true) == 1, scores)
