@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Unpack
 
@@ -10,12 +10,13 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core import aggregate
-from prfeval._core.checks import MAX_INTEGER, flag, function
+from prfeval._core.checks import MAX_INTEGER, flag
 from prfeval._core.display import Table, number, plural, skipped, table
 from prfeval._core.errors import UsageError
 from prfeval._core.frames import FrameKind, frame
 from prfeval._core.options import EvalOptions, OptionValues
 from prfeval._core.partials import Partial
+from prfeval._core.progress import ProgressSetting, check_progress, reporter
 from prfeval._core.ranking import QueryAccounting, RankingNeeds
 from prfeval._io.arrays import array_run, is_array
 from prfeval._io.judgments_digest import LazyDigest
@@ -359,7 +360,7 @@ def evaluate(
     *,
     bounds: bool = False,
     stream: bool | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: ProgressSetting = None,
     query_ids: Any = None,
     doc_ids: Any = None,
     options: EvalOptions | None = None,
@@ -398,7 +399,10 @@ def evaluate(
         streamed is read whole, with a :class:`~prfeval._core.errors.PrfevalWarning`. The
         numbers are the same either way, to the last digit.
     progress
-        Called as ``progress(bytes_done, bytes_total)`` while a run is streamed.
+        A progress bar on stderr while a run is streamed: ``None`` (the default) draws one
+        when stderr is a terminal or in a notebook, once the work has taken a second;
+        ``True`` always, ``False`` never. A function is called as
+        ``progress(bytes_done, bytes_total)`` instead. The numbers are the same either way.
     query_ids, doc_ids
         For a run array: the query id of each row (one str per row) and the doc id of each
         doc int (doc int ``j`` is ``doc_ids[j]``), so that the run joins judgments with
@@ -428,7 +432,7 @@ def evaluate(
     """
     opts = EvalOptions.build(options, **option_values)
     flag("stream", stream, optional=True)
-    function("progress", progress)
+    progress = check_progress(progress)
     if isinstance(qrels, Preferences):
         return _evaluate_preferences(qrels, run, measures, opts, bounds=bounds)
     plan = plan_evaluation(measures, opts, bounds=bounds)
@@ -437,9 +441,10 @@ def evaluate(
     elif query_ids is not None or doc_ids is not None:
         raise UsageError("query_ids and doc_ids name the rows and doc ints of a run array "
                          f"(FAISS ids, a score matrix), not of a {type(run).__name__}")
-    sink, done = run_pipeline(
-        qrels, run, opts, plan.needs, plan.new_sink, stream=stream, progress=progress
-    )
+    with reporter(progress, "evaluating", unit="bytes") as report:
+        sink, done = run_pipeline(
+            qrels, run, opts, plan.needs, plan.new_sink, stream=stream, progress=report
+        )
     return plan.evaluation(sink, done)
 
 
