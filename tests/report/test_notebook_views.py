@@ -169,3 +169,19 @@ def test_an_explanation_shows_what_explain_prints():
     assert_shows_everything(page, format_explanations([x]))
     ref = pytrec_eval.RelevanceEvaluator(qrels, {"P_5", "map"}).evaluate(run)["q1"]
     assert f"P@5 = {ref['P_5']:.4f}" in " ".join(parsed(page).parts)
+
+
+def test_a_gate_verdict_shows_what_gate_prints_with_pytrec_evals_means():
+    from prfeval._report.gate import format_text
+
+    qrels, a, b = _case(9)
+    g = prfeval.gate(qrels, a, b, "P@10 AP", max_drop={"P@10": 0.01}, n_permutations=300,
+                     names=(HOSTILE, "candidate"))
+    page = g._repr_html_()
+    assert_shows_everything(page, format_text(g))
+    assert "<script>" not in page and "script" not in parsed(page).tags
+    text = " ".join(parsed(page).parts)
+    for run in (a, b):
+        assert f"{_mean(qrels, run, 'P_10'):.4f}" in text
+        assert f"{_mean(qrels, run, 'map'):.4f}" in text
+    assert text.split()[:3] == ["prfeval", "gate:", "FAIL:" if g.exit_status else "pass:"]
