@@ -52,12 +52,12 @@ def test_a_command_says_which_extra_in_one_line(tmp_path, modules, argv, line) -
 
 
 @pytest.mark.process
-def test_to_frame_without_pandas_is_an_import_error_naming_the_extra(tmp_path) -> None:
-    done = without(["pandas"], """
+def test_to_frame_without_pandas_or_polars_is_an_import_error_naming_the_extra(tmp_path) -> None:
+    done = without(["pandas", "polars"], """
         import prfeval
         from prfeval import UsageError
         e = prfeval.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, "P@1")
-        for call in (e.to_frame, e.summary_frame):
+        for call in (e.to_frame, e.summary_frame, lambda: e.to_frame(kind="polars")):
             try:
                 call()
             except ImportError as exc:
@@ -66,6 +66,25 @@ def test_to_frame_without_pandas_is_an_import_error_naming_the_extra(tmp_path) -
         """, tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
+        "to_frame() needs pandas or polars: pip install 'prfeval[frames]'",
+        "summary_frame() needs pandas or polars: pip install 'prfeval[frames]'",
+        "to_frame() needs polars: pip install 'prfeval[frames]'",
+    ]
+
+
+@pytest.mark.process
+def test_to_frame_without_pandas_gives_polars(tmp_path) -> None:
+    done = without(["pandas"], """
+        import prfeval
+        e = prfeval.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, "P@1")
+        print(type(e.to_frame()).__module__.split(".")[0], e.to_frame()["value"].to_list())
+        try:
+            e.to_frame(kind="pandas")
+        except ImportError as exc:
+            print(exc)
+        """, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "polars [1.0]",
         "to_frame() needs pandas: pip install 'prfeval[frames]'",
-        "summary_frame() needs pandas: pip install 'prfeval[frames]'",
     ]

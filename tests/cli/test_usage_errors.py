@@ -161,7 +161,7 @@ def test_no_wrong_argument_gives_a_raw_exception(name) -> None:
         ({"level": "a"}, "level must be an integer"),  # used to be a UFuncTypeError
         ({"duplicates": "bogus"}, "duplicates must be one of keep, first, error"),
         ({"stream": "yes"}, "stream must be True or False"),
-        ({"progress": 3}, "progress must be a function"),
+        ({"progress": 3}, "progress must be True, False, None"),
         ({"collection_size": 1.5}, "collection_size must be an integer"),
         ({"qrels_duplicates": "first"}, "qrels_duplicates must be one of error, max, last"),
     ],

@@ -75,6 +75,10 @@ def test_the_wheel_holds_the_compiled_pass_and_is_tagged_for_the_platform(built)
     metadata = zipfile.ZipFile(wheel).read(
         next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "License-Expression: MIT" in metadata and "Requires-Python: >=3.11" in metadata
+    assert "Author: The prfeval developers" in metadata
+    urls = {line.split(": ", 1)[1].split(",")[0] for line in metadata.splitlines()
+            if line.startswith("Project-URL: ")}
+    assert urls == {"Homepage", "Documentation", "Source", "Changelog", "Issues"}, urls
 
 
 def test_the_sdist_holds_the_rust_sources_the_licence_and_the_tests(built) -> None:

@@ -12,7 +12,7 @@ import math
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -30,10 +30,7 @@ from prfeval._core.checks import integer as check_integer
 from prfeval._core.counts import Counts, safe_divide, warn_undefined
 from prfeval._core.display import Table, classification_report_text, number, plural, table
 from prfeval._core.errors import UsageError
-from prfeval._core.extras import require
-
-if TYPE_CHECKING:
-    import pandas as pd
+from prfeval._core.frames import FrameKind, frame
 
 __all__ = ["ClassificationResult", "NoSkill"]
 
@@ -250,16 +247,18 @@ class ClassificationResult:
             },
         })
 
-    def to_frame(self) -> pd.DataFrame:
-        """A pandas DataFrame: one row per class, then one per average.
+    def to_frame(self, kind: FrameKind | None = None) -> Any:
+        """A DataFrame: one row per class, then one per average.
 
         The index holds the class labels, then ``"micro avg"``, ``"macro avg"``,
         ``"weighted avg"``, ``"samples avg"`` (multi-label) and ``"F of macro P,R"``; the
         column ``row`` says which (``"class"`` or the average's name). Columns: ``support``,
         the counts, the measures, ``prevalence``, ``ppcr``, and the no-skill ``no_skill_*``
         precision, recall and F. Averages have the total support and no counts.
+
+        ``kind``: ``"pandas"`` or ``"polars"``, by default pandas when installed, else
+        polars. polars has no index: there ``label`` is the first column, as text.
         """
-        pd = require("pandas", "frames", "to_frame()")
 
         columns = ["row", *COUNT_FIELDS, *MEASURES, "prevalence", "ppcr",
                    "no_skill_precision", "no_skill_recall", "no_skill_f"]
@@ -279,9 +278,9 @@ class ClassificationResult:
                             **{f"no_skill_{m}": base.get(m, math.nan)
                                for m in ("precision", "recall", "f")}})
             index.append(shown[name])
-        frame = pd.DataFrame.from_records(records, columns=columns)
-        frame.index = pd.Index(index, name="label", dtype=object)
-        return frame
+        # A cell a row lacks (an average's counts) is NaN, as in the per-class rows' frame.
+        return frame({c: [r.get(c, math.nan) for r in records] for c in columns},
+                     kind, "to_frame()", index=("label", index))
 
     def classification_report(
         self,
@@ -461,8 +460,14 @@ class ClassificationResult:
     def __repr__(self) -> str:
         return self._table().text()
 
-    def _repr_html_(self) -> str:  # Jupyter shows this
-        return self._table().html()
+    def _repr_html_(self) -> str:
+        """Jupyter's view: everything ``prfeval classify -v`` prints, the confusion matrix,
+        each class's measures, counts, rates and no-skill baseline, every average (micro,
+        macro, weighted, samples, the F of mean P and R) beside the no-skill F, accuracy,
+        balanced accuracy and agreement beyond chance, with every note."""
+        from prfeval._classification.report_tables import html, result_tables
+
+        return html(result_tables(self, verbose=True), self._table().title)
 
 
 def _prf1(c: Counts, zd: float) -> tuple[FloatArray, FloatArray, FloatArray]:

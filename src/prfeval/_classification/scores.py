@@ -123,8 +123,13 @@ class ScoreMeasures:
     def __repr__(self) -> str:
         return self._table().text()
 
-    def _repr_html_(self) -> str:  # Jupyter shows this
-        return self._table().html()
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the short table, then what ``prfeval classify`` prints of the
+        scores (per class for several classes, top-k accuracy, log-loss, Brier) with its
+        notes."""
+        from prfeval._classification.report_tables import html, score_lines
+
+        return html([self._table(), *score_lines(self)], "")
 
 
 def _mean(values: Sequence[float], weights: Sequence[float] | None = None) -> float:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -23,10 +23,7 @@ from prfeval._core.checks import sample_weight as check_sample_weight
 from prfeval._core.counts import Counts, f_beta, f_from_pr, ppcr, precision, recall
 from prfeval._core.display import Table, number, plural, table
 from prfeval._core.errors import UsageError
-from prfeval._core.extras import require
-
-if TYPE_CHECKING:
-    import pandas as pd
+from prfeval._core.frames import FrameKind, frame
 
 __all__ = ["ThresholdSweep", "threshold_sweep"]
 
@@ -132,15 +129,15 @@ class ThresholdSweep:
             "roc_auc": self.roc_auc,
         }
 
-    def to_frame(self) -> pd.DataFrame:
-        """A pandas DataFrame, one row per threshold (descending)."""
-        pd = require("pandas", "frames", "to_frame()")
-
-        return pd.DataFrame({
+    def to_frame(self, kind: FrameKind | None = None) -> Any:
+        """A DataFrame, one row per threshold (descending).
+        ``kind``: ``"pandas"`` or ``"polars"``, by default pandas when installed, else
+        polars."""
+        return frame({
             "threshold": self.thresholds, "tp": self.counts.tp.astype(np.int64),
             "fp": self.counts.fp.astype(np.int64), "precision": self.precision,
             "recall": self.recall, "f": self.f, "no_skill_f": self.no_skill_f,
-        })
+        }, kind, "to_frame()")
 
     def _table(self) -> Table:
         """The short table ``print(sweep)`` shows: the areas under the curves and the
@@ -162,8 +159,13 @@ class ThresholdSweep:
     def __repr__(self) -> str:
         return self._table().text()
 
-    def _repr_html_(self) -> str:  # Jupyter shows this
-        return self._table().html()
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the short table, then the sweep as ``prfeval classify`` prints
+        it (every threshold when few, else the best) with its notes."""
+        from prfeval._classification.report_tables import html, sweep_table
+
+        short = self._table()
+        return html([short, *sweep_table(self)], "")
 
 
 def _scores(scores: Any) -> FloatArray:

@@ -27,7 +27,7 @@ Carterette (2012) recommends when many systems are compared at once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Unpack
 
 from prfeval._comparison.options import ComparisonOptions
@@ -35,9 +35,10 @@ from prfeval._comparison.passes import compare_passes, measure_runs
 from prfeval._comparison.queries import Missing
 from prfeval._comparison.results import Comparison
 from prfeval._comparison.stats import Correction, Test
-from prfeval._core.checks import flag, function
+from prfeval._core.checks import flag
 from prfeval._core.errors import UsageError
 from prfeval._core.options import EvalOptions, OptionValues
+from prfeval._core.progress import ProgressSetting, check_progress, reporter
 from prfeval._measures import parse_measures
 from prfeval._retrieval.kernel import check_measures
 
@@ -72,7 +73,7 @@ def compare(
     top: int = 5,
     all_pairs: bool = False,
     stream: bool | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: ProgressSetting = None,
     options: EvalOptions | None = None,
     **option_values: Unpack[OptionValues],
 ) -> Comparison:
@@ -122,8 +123,10 @@ def compare(
         (``scipy.stats.tukey_hsd``, the ``stats`` extra).
     stream, progress
         As in :func:`~prfeval._retrieval.evaluate.evaluate`: read large TREC runs in blocks
-        (each run is read once, in bounded memory), and report progress, as
-        ``progress(run_index, n_runs)`` after each run.
+        (each run is read once, in bounded memory), and show progress: a bar on stderr
+        (``None``: when stderr is a terminal or in a notebook; True, False), or a function
+        called as ``progress(done, n_runs + 1)`` after each run is read and once more when
+        the paired tests' draws are done.
     options, **option_values
         The evaluation options, as :func:`~prfeval._retrieval.evaluate.evaluate` takes them.
         ``complete`` compares on every judged query, including those no run answered (all
@@ -180,7 +183,7 @@ def compare(
     )
     comparison.check_with(opts)
     flag("stream", stream, optional=True)
-    function("progress", progress)
+    progress = check_progress(progress)
     names = [str(name) for name in runs]
     if len(set(names)) != len(names):
         raise UsageError(f"run names must be distinct, got {names}")
@@ -190,7 +193,13 @@ def compare(
     parsed = tuple(parse_measures(COMPARE_MEASURES if measures is None else measures))
     check_measures(parsed, opts.collection_size)
 
-    passes = measure_runs(
-        qrels, runs, names, parsed, opts, stream=stream, progress=progress
-    )
-    return compare_passes(passes, parsed, opts, comparison, baseline=baseline)
+    steps = len(names) + 1  # each run read, then the paired tests' draws
+    with reporter(progress, "comparing", unit="steps", total=steps) as report:
+        passes = measure_runs(
+            qrels, runs, names, parsed, opts, stream=stream,
+            progress=None if report is None else (lambda done, _runs: report(done, steps)),
+        )
+        result = compare_passes(passes, parsed, opts, comparison, baseline=baseline)
+        if report is not None:
+            report(steps, steps)
+    return result

@@ -407,6 +407,15 @@ class GateResult:
             "notes": list(self.notes),
         }
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: everything ``prfeval gate`` prints, the verdict, one row per
+        measure (the means, the difference and its interval, worse/better/tied, the budget,
+        p and p adj., the verdict), why each failed, the legend and the queries that
+        regressed most."""
+        from prfeval._comparison.gate_table import html
+
+        return html(self)
+
 
 def measure_verdict(
     m: Measure,

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from prfeval._comparison.queries import QueryTreatment
 from prfeval._core.display import Table, number, plural, table
-from prfeval._core.extras import require
+from prfeval._core.frames import FrameKind, frame
 from prfeval._measures import Measure
 from prfeval._retrieval.evaluate import Evaluation
 
@@ -292,34 +292,39 @@ class Comparison:
             }
         return out
 
-    def to_frame(self) -> Any:
-        """A pandas DataFrame with one row per (measure, run) and every column of
-        :class:`ComparisonRow` except the top movers."""
-        pd = require("pandas", "frames", "to_frame()")
+    def to_frame(self, kind: FrameKind | None = None) -> Any:
+        """A DataFrame with one row per (measure, run) and every column of
+        :class:`ComparisonRow` except the top movers; ``wins``, ``ties`` and ``losses`` are
+        null for the baseline and for counts, which are not tested.
 
+        ``kind``: ``"pandas"`` or ``"polars"``, by default pandas when installed, else polars."""
         records = [r.to_dict() for r in self.rows]
-        for record in records:
-            record.pop("top_movers")
-        frame = pd.DataFrame.from_records(records)
-        for column in ("wins", "ties", "losses"):
-            frame[column] = frame[column].astype("Int64")
-        return frame.astype({c: "float64" for c in _FLOAT_COLUMNS})
+        names = [k for k in (records[0] if records else {}) if k != "top_movers"]
+        columns: dict[str, Any] = {}
+        for name in names:
+            values = [record[name] for record in records]
+            if name in _FLOAT_COLUMNS:
+                values = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+            columns[name] = values
+        return frame(columns, kind, "to_frame()", nullable_ints=("wins", "ties", "losses"))
 
-    def per_query_frame(self) -> Any:
-        """A long pandas DataFrame: ``query_id, measure, run, value, difference`` (from the
-        baseline)."""
-        pd = require("pandas", "frames", "per_query_frame()")
-
+    def per_query_frame(self, kind: FrameKind | None = None) -> Any:
+        """A long DataFrame: ``query_id, measure, run, value, difference`` (from the
+        baseline).
+        ``kind``: ``"pandas"`` or ``"polars"``, by default pandas when installed, else
+        polars."""
         n_runs, n_measures, n_q = self.values.shape
         base = self.values[self.runs.index(self.baseline)]
-        return pd.DataFrame(
+        return frame(
             {
                 "query_id": np.tile(np.array(self.query_ids, dtype=object), n_runs * n_measures),
                 "measure": np.tile(np.repeat(np.array(self.labels, dtype=object), n_q), n_runs),
                 "run": np.repeat(np.array(self.runs, dtype=object), n_measures * n_q),
                 "value": self.values.reshape(-1),
                 "difference": (self.values - base[None]).reshape(-1),
-            }
+            },
+            kind,
+            "per_query_frame()",
         )
 
     def pair(self, measure: str, run_a: str, run_b: str) -> PairRow:
@@ -374,8 +379,13 @@ class Comparison:
     def __repr__(self) -> str:
         return self._table().text()
 
-    def _repr_html_(self) -> str:  # Jupyter shows this
-        return self._table().html()
+    def _repr_html_(self) -> str:
+        """Jupyter's view: everything ``prfeval compare`` prints, the macro and micro
+        averages, the differences with their intervals, effect sizes, p-values and
+        wins/ties/losses (and every pair with Tukey's HSD), and its notes."""
+        from prfeval._comparison.comparison_table import html
+
+        return html(self, self._table().title)
 
 
 _FLOAT_COLUMNS = (

@@ -22,9 +22,12 @@ __all__ = [
     "MAX_ROWS",
     "Table",
     "classification_report_text",
+    "html_tables",
     "number",
+    "p_text",
     "plural",
     "printable",
+    "signed",
     "skipped",
     "table",
 ]
@@ -48,6 +51,26 @@ def number(value: Any, *, digits: int = 4, integer: bool = False) -> str:
     if integer and math.isfinite(x):
         return str(round(x))
     return f"{x:.{digits}f}"
+
+
+def signed(value: float, digits: int = 4) -> str:
+    """A difference, its sign always shown (``+0.0120``); NaN as ``n/a``.
+
+    >>> signed(0.012), signed(-3.0, 0), signed(float("nan"))
+    ('+0.0120', '-3', 'n/a')
+    """
+    return "n/a" if math.isnan(value) else f"{value:+.{digits}f}"
+
+
+def p_text(p: float) -> str:
+    """A p-value to four decimals, those below 0.0001 as ``<0.0001``; NaN as ``n/a``.
+
+    >>> p_text(0.04321), p_text(2e-7)
+    ('0.0432', '<0.0001')
+    """
+    if math.isnan(p):
+        return "n/a"
+    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
 def printable(text: Any) -> str:
@@ -158,16 +181,29 @@ class Table:
         if self.more:
             span = max(len(self.columns), 1)
             body.append(f'<tr><td colspan="{span}">{esc(self._more_line())}</td></tr>')
-        caption = f'<caption style="text-align: left">{esc(self.title)}</caption>'
+        notes = "".join(f"<p>{esc(n)}</p>" for n in self.notes)
+        if not self.columns:  # lines of text, no table: the title in bold, then the lines
+            title = f"<p><b>{esc(self.title)}</b></p>" if self.title else ""
+            return title + notes
+        caption = (f'<caption style="text-align: left">{esc(self.title)}</caption>'
+                   if self.title else "")
         parts = [
             '<table class="prfeval">',
-            caption,
+            *([caption] if caption else []),
             f"<thead><tr>{head}</tr></thead>",
             f"<tbody>{''.join(body)}</tbody>",
             "</table>",
         ]
-        notes = "".join(f"<p>{esc(n)}</p>" for n in self.notes)
         return "\n".join(parts) + ("\n" + notes if notes else "")
+
+
+def html_tables(tables: Sequence[Table], heading: str = "") -> str:
+    """Several :class:`Table` as one piece of HTML, as a notebook shows a result: the
+    ``heading`` in bold (escaped), then each table with its notes, in order."""
+    import html
+
+    top = f"<p><b>{html.escape(heading)}</b></p>\n" if heading else ""
+    return '<div class="prfeval">\n' + top + "\n".join(t.html() for t in tables) + "\n</div>"
 
 
 def table(

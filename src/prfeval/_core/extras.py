@@ -1,7 +1,7 @@
 """The optional dependencies, imported when a feature needs them, with one message when
 they are not installed.
 
-The core (numpy, pyarrow, click, rich) is always there; DataFrames, plotting, the demo's BM25,
+The core (numpy, pyarrow, click, rich, tqdm) is always there; DataFrames, plotting, the demo's BM25,
 scipy's tests and Spark come with extras (``pip install 'prfeval[frames]'``, ``[plot]``,
 ``[demo]``, ``[stats]``, ``[spark]``). :func:`require` imports one of their modules or raises
 :class:`~prfeval._core.errors.MissingExtra` naming the extra to install: one line and exit 2

@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from prfeval._core.display import p_text, signed
 from prfeval._report.table_layout import plain_table, rich_table
 
 __all__ = [
@@ -28,16 +29,9 @@ def fmt_value(value: float, *, integer: bool = False, digits: int = 4) -> str:
     return f"{value:.{digits}f}"
 
 
-def fmt_signed(value: float, digits: int = 4) -> str:
-    """A difference, its sign always shown (``+0.0120``); NaN as 'n/a'."""
-    return "n/a" if math.isnan(value) else f"{value:+.{digits}f}"
-
-
-def fmt_p(p: float) -> str:
-    """A p-value to four decimals, those below 0.0001 as ``<0.0001``; NaN as 'n/a'."""
-    if math.isnan(p):
-        return "n/a"
-    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+#: A difference with its sign, and a p-value, as every table writes them.
+fmt_signed = signed
+fmt_p = p_text
 
 
 def wrap_lines(lines: Sequence[str], width: int = 80) -> list[str]:

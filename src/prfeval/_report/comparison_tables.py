@@ -14,10 +14,18 @@ the number of queries, so the tables can be read on their own.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
 
+from prfeval._comparison.comparison_table import (
+    PAIR_HEADERS,
+    describe_test,
+    disagreement_lines,
+    effect_text,
+    pair_rows,
+    words_for_correction,
+    words_for_test,
+)
 from prfeval._comparison.results import Comparison, ComparisonRow, PairRow
+from prfeval._core.display import p_text as _fmt_p
 from prfeval._core.ids import counted
 
 __all__ = [
@@ -39,49 +47,11 @@ __all__ = [
     "words_for_test",
 ]
 
-_TEST_NAMES = {
-    "randomization": "paired randomization test",
-    "ttest": "paired t-test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "bootstrap": "paired bootstrap test",
-}
-_CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni"}
 _POLICY = {
     "zero": "the judged queries any run answered",
     "drop": "the judged queries every run answered",
     "complete": "every judged query",
 }
-
-
-def words_for_test(settings: Mapping[str, Any]) -> str:
-    """The test a comparison's (or a gate's) ``settings`` name, in words: ``two-sided paired
-    randomization test with 10,000 random sign flips from random seed 0``."""
-    s = settings
-    text = f"two-sided {_TEST_NAMES[s['test']]}"
-    if s["test"] == "randomization":
-        text += f" with {s['n_permutations']:,} random sign flips from random seed {s['seed']}"
-    elif s["test"] == "bootstrap":
-        text += f" with {s['n_bootstrap']:,} resamples from random seed {s['seed']}"
-    return text
-
-
-def words_for_correction(settings: Mapping[str, Any]) -> str | None:
-    """The correction for many tests that ``settings`` name, in words (``Holm-corrected over 6
-    tests``); ``None`` for none."""
-    s = settings
-    if s["correction"] == "none":
-        return None
-    plural = "s" if s["n_tests"] != 1 else ""
-    return f"{_CORRECTION_NAMES[s['correction']]}-corrected over {s['n_tests']} test{plural}"
-
-
-def describe_test(c: Comparison) -> str:
-    """The test in words: ``two-sided paired randomization test with 10,000 random sign flips
-    from random seed 0, Holm-corrected over 6 tests``."""
-    corrected = words_for_correction(c.settings)
-    return words_for_test(c.settings) + (
-        ", not corrected for many tests" if corrected is None else f", {corrected}"
-    )
 
 
 def describe_query_set(c: Comparison) -> str:
@@ -145,12 +115,6 @@ def _fmt(value: float, digits: int) -> str:
     return f"{value:.{digits}f}"
 
 
-def _fmt_p(p: float) -> str:
-    if math.isnan(p):
-        return "n/a"
-    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
-
-
 def _cell(row: ComparisonRow, bold: bool, digits: int, *, tex: bool) -> str:
     value = _fmt(row.macro, 0 if row.aggregation == "sum" else digits)
     if bold:
@@ -162,11 +126,6 @@ def _cell(row: ComparisonRow, bold: bool, digits: int, *, tex: bool) -> str:
 
 def _signed(value: float, digits: int = 4) -> str:
     return "n/a" if math.isnan(value) else f"{value:+.{digits}f}"
-
-
-def effect_text(value: float) -> str:
-    """An effect size d_z in a table: two decimals, signed; ``n/a`` where undefined."""
-    return _signed(value, 2)
 
 
 def _interval(low: float, high: float, digits: int) -> str:
@@ -209,46 +168,6 @@ DETAIL_HEADERS = [
     "W/T/L",
     "Δ micro",
 ]
-
-PAIR_HEADERS = [
-    "measure",
-    "run A",
-    "run B",
-    "Δ (B − A)",
-    "CI",
-    "d_z",
-    "p",
-    "p adj.",
-    "sig.",
-    "W/T/L",
-    "Tukey p",
-    "Tukey CI",
-    "Tukey sig.",
-]
-
-
-def pair_rows(c: Comparison, digits: int = 4) -> list[list[str]]:
-    """Per (measure, pair of runs) of an ``all_pairs`` comparison: delta, interval, p-values,
-    W/T/L (for run B), and Tukey's HSD p-value and simultaneous interval."""
-    return [
-        [
-            p.measure,
-            p.run_a,
-            p.run_b,
-            _signed(p.delta, digits),
-            _interval(p.ci_low, p.ci_high, digits),
-            effect_text(p.effect_size),
-            _fmt_p(p.p_value),
-            _fmt_p(p.p_adjusted),
-            "†" if p.significant else "",
-            f"{p.wins}/{p.ties}/{p.losses}",
-            _fmt_p(p.tukey_p),
-            _interval(p.tukey_low, p.tukey_high, digits),
-            "‡" if p.tukey_significant else "",
-        ]
-        for p in c.pairs
-    ]
-
 
 def _tested_labels(c: Comparison) -> list[str]:
     return [str(m) for m in c.measures if m.definition.direction != 0]
@@ -365,17 +284,6 @@ def markdown(c: Comparison, *, digits: int = 4, details: bool = True) -> str:
         lines += ["", *disagreement_lines(c)]
         lines += ["", *(f"- {line}" for line in c.queries.describe())]
     return "\n".join(lines) + "\n"
-
-
-def disagreement_lines(c: Comparison) -> list[str]:
-    """One line per macro/micro disagreement, or a line saying there is none."""
-    if not c.disagreements:
-        return ["Macro and micro averages agree on which run is better for every measure."]
-    return [
-        "Macro and micro averages disagree on which run is better; macro weighs every query "
-        "equally, micro every relevant document:",
-        *(f"- {d.describe()}" for d in c.disagreements),
-    ]
 
 
 _TEX_SPECIAL = {

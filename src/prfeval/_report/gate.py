@@ -12,137 +12,23 @@ verdict.
 from __future__ import annotations
 
 import json
-import math
 
-from prfeval._comparison.gate_verdicts import GateResult, MeasureVerdict
+from prfeval._comparison import gate_table
+from prfeval._comparison.gate_table import describe_test, layout, summary_line
+from prfeval._comparison.gate_verdicts import GateResult
 from prfeval._report._text import fmt_p, fmt_signed, render_table, wrap_lines
-from prfeval._report.comparison_tables import words_for_correction, words_for_test
 
 __all__ = ["FORMATS", "describe_test", "format_gate", "notes", "summary_line"]
 
 FORMATS = ("text", "markdown", "json")
 
-def _num(value: float | None, digits: int = 4) -> str:
-    if value is None or math.isnan(value):
-        return "n/a"
-    return f"{value:.{digits}f}"
-
-
-def _budget(v: MeasureVerdict) -> str:
-    """``0.02``, or ``2% (0.0061)`` for a share of the baseline's mean."""
-    if v.budget.relative:
-        return f"{v.budget.describe()} ({_num(v.allowed)})"
-    return v.budget.describe()
-
-
-def _delta(v: MeasureVerdict) -> str:
-    """``-0.0500 [-0.0812, -0.0203]``: the difference and its bootstrap interval."""
-    if math.isnan(v.ci_low) or math.isnan(v.ci_high):
-        return fmt_signed(v.delta)
-    return f"{fmt_signed(v.delta)} [{fmt_signed(v.ci_low)}, {fmt_signed(v.ci_high)}]"
-
-
-def _counts(v: MeasureVerdict) -> str:
-    """``12/3/25``: the queries where the candidate is worse, better, tied."""
-    return f"{v.worse}/{v.better}/{v.same}"
-
-
-def _headers(r: GateResult, floors: bool) -> list[str]:
-    level = r.settings.get("confidence", 0.95)
-    return ["measure", "baseline", "candidate", f"Δ [{level:.0%} CI]", "worse/better/tied",
-            "budget", *(["floor"] if floors else []), "p", "p adj.", "verdict"]  # fmt: skip
-
-
-def summary_line(r: GateResult) -> str:
-    """``FAIL: P@10 regressed (1 of 2 measures)``, ``pass: 2 measures, none regressed beyond
-    its budget``, or ``pass: 2 measures; over budget but not significant: P@10``."""
-    n = len(r.verdicts)
-    measures = f"{n} measure{'s' if n != 1 else ''}"
-    shown_only = sum(v.report_only for v in r.verdicts)
-    if shown_only:
-        measures += f" ({shown_only} shown only)"
-    if r.passed:
-        shielded = [v.measure for v in r.verdicts if v.verdict == "not significant"]
-        if shielded:
-            return f"pass: {measures}; over budget but not significant: {', '.join(shielded)}"
-        return f"pass: {measures}, none regressed beyond its budget"
-    failed = [v.measure for v in r.failed]
-    return f"FAIL: {', '.join(failed)} regressed ({len(failed)} of {measures})"
-
-
-def describe_test(r: GateResult) -> str:
-    """The test in words, as compare words it, and what it decides."""
-    s = r.settings
-    corrected = words_for_correction(s)
-    text = f"p: {words_for_test(s)}" + (
-        ", not corrected for many tests" if corrected is None else f"; p adj.: {corrected}"
-    )
-    if s["alpha"] is None:
-        return text + ". Without --alpha, a drop over budget fails whatever p says."
-    return text + f". A drop over budget fails only where p adj. <= {s['alpha']:g} (--alpha)."
-
-
-def _budget_legend(r: GateResult) -> str:
-    s = r.settings
-    level = s.get("confidence", 0.95)
-    return (
-        "Δ: candidate − baseline, the means over the compared queries; in brackets the "
-        f"{level:.0%} percentile bootstrap interval of the mean per-query difference "
-        f"({s.get('n_bootstrap', 0):,} resamples, seed {s.get('seed')}). worse/better/tied: "
-        "the queries where the candidate is worse than, better than, equal to the "
-        "baseline. Budget: the drop allowed (a rise, where lower is better), absolute or a "
-        "share of the baseline's mean (--max-drop); by default 0: any drop fails; off: "
-        "shown, never failing, and outside the correction's family."
-    )
-
-
-def _regressed_lines(r: GateResult) -> list[str]:
-    lines = []
-    for v in r.verdicts:
-        if v.regressed and (v.failed or v.over_budget):
-            moved = ", ".join(
-                f"{c.query_id!r} {_num(c.baseline)} → {_num(c.candidate)} "
-                f"({fmt_signed(c.difference)})"
-                for c in v.regressed
-            )
-            lines.append(f"  {v.measure}: {moved}")
-    return lines
-
-
 def format_text(r: GateResult) -> str:
     """The verdict, a table of the measures, why each failed, and the queries that regressed
-    most."""
-    floors = any(v.minimum is not None for v in r.verdicts)
-    headers = _headers(r, floors)
-    rows = []
-    for v in r.verdicts:
-        rows.append(
-            [
-                v.measure,
-                _num(v.baseline),
-                _num(v.candidate),
-                _delta(v),
-                _counts(v),
-                _budget(v),
-                *([f"{v.minimum:g}" if v.minimum is not None else ""] if floors else []),
-                fmt_p(v.p_value),
-                fmt_p(v.p_adjusted),
-                {"fail": "FAIL", "pass": "pass", "not significant": "pass (n.s.)",
-                 "report only": "shown"}[v.verdict],
-            ]
-        )
-    title = (
-        f"prfeval gate: {summary_line(r)}\n"
-        f"Candidate {r.candidate} against the baseline {r.baseline}, on "
-        f"{len(r.query_ids)} quer{'y' if len(r.query_ids) == 1 else 'ies'}."
-    )
-    why = [f"{v.measure}: {v.describe()}." for v in r.verdicts if v.verdict != "pass"]
-    notes = wrap_lines([*why, _budget_legend(r), describe_test(r), *r.notes])
-    regressed = _regressed_lines(r)
-    if regressed:
-        notes += ["Queries that regressed most, baseline → candidate (Δ):", *regressed]
-    table = render_table(None, headers, rows, notes, right_align_from=1)
-    return f"{title}\n\n{table}"
+    most (:func:`prfeval._comparison.gate_table.layout`, which the notebook view shares)."""
+    lay = layout(r)
+    notes = wrap_lines(lay.notes) + lay.regressed
+    table = render_table(None, lay.headers, lay.rows, notes, right_align_from=1)
+    return "\n".join(lay.title) + f"\n\n{table}"
 
 
 def _code(text: str) -> str:
@@ -180,7 +66,7 @@ def format_markdown(r: GateResult) -> str:
         "",
     ]
     floors = any(v.minimum is not None for v in r.verdicts)
-    headers = _headers(r, floors)
+    headers = gate_table.headers(r, floors)
     rows = []
     for v in r.verdicts:
         word = {"fail": "**fail**", "pass": "pass", "not significant": "pass (not significant)",
@@ -188,11 +74,11 @@ def format_markdown(r: GateResult) -> str:
         rows.append(
             [
                 _code(v.measure),
-                _num(v.baseline),
-                _num(v.candidate),
-                _md_escape(_delta(v)),
-                _counts(v),
-                _md_escape(_budget(v)),
+                gate_table.num(v.baseline),
+                gate_table.num(v.candidate),
+                _md_escape(gate_table.delta_text(v)),
+                gate_table.counts_text(v),
+                _md_escape(gate_table.budget_text(v)),
                 *([f"{v.minimum:g}" if v.minimum is not None else ""] if floors else []),
                 _md_escape(fmt_p(v.p_value)),
                 _md_escape(fmt_p(v.p_adjusted)),
@@ -204,8 +90,8 @@ def format_markdown(r: GateResult) -> str:
     if shown:
         lines += ["", "#### Queries that regressed most", ""]
         query_rows = [
-            [_code(v.measure), _code(c.query_id), _num(c.baseline), _num(c.candidate),
-             fmt_signed(c.difference)]
+            [_code(v.measure), _code(c.query_id), gate_table.num(c.baseline),
+             gate_table.num(c.candidate), fmt_signed(c.difference)]
             for v in shown
             for c in v.regressed
         ]  # fmt: skip
@@ -216,7 +102,7 @@ def format_markdown(r: GateResult) -> str:
         f"Level {s['level']}; query set: {s['query_set']}; judgments {s['qrels']}; "
         f"prfeval {r.version}."
     )
-    footer = [_budget_legend(r), describe_test(r), *r.notes, settings]
+    footer = [gate_table.budget_legend(r), describe_test(r), *r.notes, settings]
     lines += ["", *(f"<sub>{_md_escape(line)}</sub><br>" for line in footer)]
     return "\n".join(lines) + "\n"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -17,12 +17,9 @@ import numpy.typing as npt
 from prfeval._core.counts import safe_divide
 from prfeval._core.display import Table, number, plural, skipped, table
 from prfeval._core.errors import UsageError
-from prfeval._core.extras import require
+from prfeval._core.frames import FrameKind, frame
 from prfeval._core.ranking import QueryAccounting
 from prfeval._measures.interpolated import STANDARD_RECALL_LEVELS, level_key
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = [
     "EMPTY_CUTOFF",
@@ -310,10 +307,10 @@ class Curves:
             "settings": dict(self.settings),
         }
 
-    def to_frame(self) -> pd.DataFrame:
-        """A pandas DataFrame in long format, one row per query and k: ``query_id, k, tp,
-        precision, recall, f, interpolated_precision`` (the queries whose curves were kept)."""
-        pd = require("pandas", "frames", "to_frame()")
+    def to_frame(self, kind: FrameKind | None = None) -> Any:
+        """A DataFrame in long format, one row per query and k: ``query_id, k, tp,
+        precision, recall, f, interpolated_precision`` (the queries whose curves were kept).
+        ``kind``: ``"pandas"`` or ``"polars"``, by default pandas when installed, else polars."""
 
         kept = [q for q in self.query_ids if q in self.queries]
         curves = [self.queries[q] for q in kept]
@@ -323,7 +320,7 @@ class Curves:
             parts = [getattr(c, name) for c in curves]
             return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
 
-        return pd.DataFrame(
+        return frame(
             {
                 "query_id": np.repeat(np.array(kept, dtype=object), sizes),
                 "k": cat("k", np.int64),
@@ -332,16 +329,18 @@ class Curves:
                 "recall": cat("recall", np.float64),
                 "f": cat("f", np.float64),
                 "interpolated_precision": cat("interpolated_precision", np.float64),
-            }
+            },
+            kind,
+            "to_frame()",
         )
 
-    def averages_frame(self) -> pd.DataFrame:
-        """A pandas DataFrame with one row per k: ``k, macro_precision, macro_recall, macro_f,
-        micro_precision, micro_recall, micro_f``."""
-        pd = require("pandas", "frames", "averages_frame()")
-
+    def averages_frame(self, kind: FrameKind | None = None) -> Any:
+        """A DataFrame with one row per k: ``k, macro_precision, macro_recall, macro_f,
+        micro_precision, micro_recall, micro_f``.
+        ``kind``: ``"pandas"`` or ``"polars"``, by default pandas when installed, else
+        polars."""
         m, u = self.macro, self.micro
-        return pd.DataFrame(
+        return frame(
             {
                 "k": m.k,
                 "macro_precision": m.precision,
@@ -350,7 +349,9 @@ class Curves:
                 "micro_precision": u.precision,
                 "micro_recall": u.recall,
                 "micro_f": u.f,
-            }
+            },
+            kind,
+            "averages_frame()",
         )
 
     def _table(self) -> Table:
@@ -380,8 +381,15 @@ class Curves:
     def __repr__(self) -> str:
         return self._table().text()
 
-    def _repr_html_(self) -> str:  # Jupyter shows this
-        return self._table().html()
+    def _repr_html_(self) -> str:
+        """Jupyter's view: everything ``prfeval curve`` prints, the mean and micro averages
+        at each informative k with the best cutoffs marked, every note (best cutoffs,
+        recall reached, relevant documents never retrieved, the queries evaluated and set
+        aside), and the mean interpolated precision."""
+        from prfeval._core.display import html_tables
+        from prfeval._retrieval.curve_table import average_tables
+
+        return html_tables(average_tables(self), self._table().title)
 
 
 def _unknown_query(query_id: str, known: Sequence[str]) -> str:

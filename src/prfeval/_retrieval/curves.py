@@ -40,6 +40,7 @@ from typing import Any, Unpack
 
 from prfeval._core.checks import flag, function, id_collection
 from prfeval._core.options import EvalOptions, OptionValues
+from prfeval._core.progress import ProgressSetting, check_progress, reporter
 from prfeval._core.ranking import JudgedRanking, RankingNeeds
 from prfeval._measures.interpolated import STANDARD_RECALL_LEVELS
 from prfeval._retrieval.curve_options import CurveOptions
@@ -85,7 +86,7 @@ def curve(
     on_rows: Callable[[BlockRows], None] | None = None,
     row_queries: Collection[str] | None = None,
     stream: bool | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: ProgressSetting = None,
     options: EvalOptions | None = None,
     **option_values: Unpack[OptionValues],
 ) -> Curves:
@@ -115,7 +116,9 @@ def curve(
         ``row_queries`` (``None``: every query), for writing every k of a large run without
         holding it.
     stream, progress
-        As in :func:`prfeval.evaluate`: read a large TREC run in blocks, and report progress.
+        As in :func:`prfeval.evaluate`: read a large TREC run in blocks, and show a progress
+        bar (``None``: when stderr is a terminal or in a notebook; True, False, or a
+        function called as ``progress(bytes_done, bytes_total)``).
     options, **option_values
         The evaluation options, as :func:`prfeval.evaluate` takes them: ``level``,
         ``complete``, ``order``, ``duplicates``, ``judged_only``, ``max_results``,
@@ -169,8 +172,18 @@ def curve(
     on_rows = function("on_rows", on_rows)
     row_queries = id_collection("row_queries", row_queries)
     flag("stream", stream, optional=True)
-    function("progress", progress)
-    sink, done = run_pipeline(
+    progress = check_progress(progress)
+    with reporter(progress, "curve", unit="bytes") as report:
+        sink, done = _curve_pass(qrels, run, opts, curve_options, keep, on_rows, row_queries,
+                                 stream, report)
+    return sink.result(name=done.run_name, accounting=done.accounting, settings=done.settings(opts))
+
+
+def _curve_pass(qrels: Any, run: Any, opts: EvalOptions, curve_options: Any, keep: Any,
+                on_rows: Any, row_queries: Any, stream: bool | None,
+                progress: Callable[[int, int], None] | None) -> Any:
+    """One pass of the pipeline into a :class:`CurveSink`."""
+    return run_pipeline(
         qrels,
         run,
         opts,
@@ -189,4 +202,3 @@ def curve(
         stream=stream,
         progress=progress,
     )
-    return sink.result(name=done.run_name, accounting=done.accounting, settings=done.settings(opts))

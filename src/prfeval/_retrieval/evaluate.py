@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Unpack
 
@@ -10,12 +10,13 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core import aggregate
-from prfeval._core.checks import MAX_INTEGER, flag, function
+from prfeval._core.checks import MAX_INTEGER, flag
 from prfeval._core.display import Table, number, plural, skipped, table
 from prfeval._core.errors import UsageError
-from prfeval._core.extras import require
+from prfeval._core.frames import FrameKind, frame
 from prfeval._core.options import EvalOptions, OptionValues
 from prfeval._core.partials import Partial
+from prfeval._core.progress import ProgressSetting, check_progress, reporter
 from prfeval._core.ranking import QueryAccounting, RankingNeeds
 from prfeval._io.arrays import array_run, is_array
 from prfeval._io.judgments_digest import LazyDigest
@@ -239,31 +240,35 @@ class Evaluation:
             }
         return out
 
-    def to_frame(self) -> Any:
-        """A pandas DataFrame in long format: ``query_id, measure, value``."""
-        pd = require("pandas", "frames", "to_frame()")
+    def to_frame(self, kind: FrameKind | None = None) -> Any:
+        """A DataFrame in long format: ``query_id, measure, value``.
 
+        ``kind``: ``"pandas"`` or ``"polars"``; by default pandas when it is installed, else
+        polars (``pip install 'prfeval[frames]'`` installs both)."""
         n_q = len(self.query_ids)
-        return pd.DataFrame(
+        return frame(
             {
                 "query_id": np.tile(np.array(self.query_ids, dtype=object), len(self.measures)),
                 "measure": np.repeat(np.array(self.labels, dtype=object), n_q),
                 "value": self.values.reshape(-1),
-            }
+            },
+            kind,
+            "to_frame()",
         )
 
-    def summary_frame(self) -> Any:
-        """A pandas DataFrame with one row per measure and macro, micro, f_of_means columns."""
-        pd = require("pandas", "frames", "summary_frame()")
-
+    def summary_frame(self, kind: FrameKind | None = None) -> Any:
+        """A DataFrame with one row per measure and macro, micro, f_of_means columns (NaN
+        where an average does not apply); ``kind`` as in :meth:`to_frame`."""
         labels = self.labels
-        return pd.DataFrame(
+        return frame(
             {
                 "measure": labels,
                 "macro": [self.macro[x] for x in labels],
                 "micro": [self.micro.get(x, np.nan) for x in labels],
                 "f_of_means": [self.f_of_means.get(x, np.nan) for x in labels],
-            }
+            },
+            kind,
+            "summary_frame()",
         )
 
     def _table(self) -> Table:
@@ -355,7 +360,7 @@ def evaluate(
     *,
     bounds: bool = False,
     stream: bool | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: ProgressSetting = None,
     query_ids: Any = None,
     doc_ids: Any = None,
     options: EvalOptions | None = None,
@@ -394,7 +399,10 @@ def evaluate(
         streamed is read whole, with a :class:`~prfeval._core.errors.PrfevalWarning`. The
         numbers are the same either way, to the last digit.
     progress
-        Called as ``progress(bytes_done, bytes_total)`` while a run is streamed.
+        A progress bar on stderr while a run is streamed: ``None`` (the default) draws one
+        when stderr is a terminal or in a notebook, once the work has taken a second;
+        ``True`` always, ``False`` never. A function is called as
+        ``progress(bytes_done, bytes_total)`` instead. The numbers are the same either way.
     query_ids, doc_ids
         For a run array: the query id of each row (one str per row) and the doc id of each
         doc int (doc int ``j`` is ``doc_ids[j]``), so that the run joins judgments with
@@ -424,7 +432,7 @@ def evaluate(
     """
     opts = EvalOptions.build(options, **option_values)
     flag("stream", stream, optional=True)
-    function("progress", progress)
+    progress = check_progress(progress)
     if isinstance(qrels, Preferences):
         return _evaluate_preferences(qrels, run, measures, opts, bounds=bounds)
     plan = plan_evaluation(measures, opts, bounds=bounds)
@@ -433,9 +441,10 @@ def evaluate(
     elif query_ids is not None or doc_ids is not None:
         raise UsageError("query_ids and doc_ids name the rows and doc ints of a run array "
                          f"(FAISS ids, a score matrix), not of a {type(run).__name__}")
-    sink, done = run_pipeline(
-        qrels, run, opts, plan.needs, plan.new_sink, stream=stream, progress=progress
-    )
+    with reporter(progress, "evaluating", unit="bytes") as report:
+        sink, done = run_pipeline(
+            qrels, run, opts, plan.needs, plan.new_sink, stream=stream, progress=report
+        )
     return plan.evaluation(sink, done)
 
 

@@ -17,7 +17,7 @@ holds is :mod:`prfeval._retrieval.explanation` (its places and missed documents,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Unpack
 
@@ -29,6 +29,7 @@ from prfeval._core.checks import integer
 from prfeval._core.errors import UsageError
 from prfeval._core.ids import close_ids, id_list, is_number, ordered_ids
 from prfeval._core.options import EvalOptions, ValuesBesideQueries
+from prfeval._core.progress import ProgressSetting, check_progress, reporter
 from prfeval._core.ranking import JudgedRanking, RankingNeeds
 from prfeval._io.blocks import load_judgments
 from prfeval._measures import Measure, parse_measures
@@ -197,7 +198,7 @@ def explain(
     depth: int | None = None,
     beta: float = 1.0,
     stream: bool | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: ProgressSetting = None,
     options: EvalOptions | None = None,
     **option_values: Unpack[ValuesBesideQueries],
 ) -> Explanation:
@@ -270,7 +271,7 @@ def explain_queries(
     depth: int | None = None,
     beta: float = 1.0,
     stream: bool | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: ProgressSetting = None,
     options: EvalOptions | None = None,
     **option_values: Unpack[ValuesBesideQueries],
 ) -> tuple[Explanation, ...]:
@@ -294,15 +295,16 @@ def explain_queries(
     )
     k_max = max((m.k for m in parsed if m.k is not None), default=0)
     shown = depth if depth is not None else (k_max or DEFAULT_DEPTH)
-    sink, done = run_pipeline(
-        judgments,
-        run,
-        restricted,
-        RankingNeeds.everything(),
-        lambda: ExplainSink(parsed, base, depth=shown, beta=float(beta), queries=wanted),
-        stream=stream,
-        progress=progress,
-    )
+    with reporter(check_progress(progress), "explaining", unit="bytes") as report:
+        sink, done = run_pipeline(
+            judgments,
+            run,
+            restricted,
+            RankingNeeds.everything(),
+            lambda: ExplainSink(parsed, base, depth=shown, beta=float(beta), queries=wanted),
+            stream=stream,
+            progress=report,
+        )
     missing = [q for q in wanted if q not in sink.explained]
     if missing:
         raise UsageError(_unknown(missing[0], set(done.accounting.not_in_qrels), judgments))
@@ -320,7 +322,7 @@ def explain_worst(
     depth: int | None = None,
     beta: float = 1.0,
     stream: bool | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: ProgressSetting = None,
     options: EvalOptions | None = None,
     **option_values: Unpack[ValuesBesideQueries],
 ) -> tuple[Explanation, ...]:
@@ -341,25 +343,27 @@ def explain_worst(
     asked = [str(q) for q in dict.fromkeys(queries)]
     k_max = max((m.k for m in parsed if m.k is not None), default=0)
     shown = depth if depth is not None else (k_max or DEFAULT_DEPTH)
-    sink, done = run_pipeline(
-        qrels,
-        run,
-        base,
-        # Every query is aligned, so only what an explanation reads: the doc ids, in
-        # trec_eval's exact order down to the places shown and the deepest cutoff.
-        RankingNeeds(None, doc_ids=True, exact_depth=max(shown, k_max)),
-        lambda: WorstSink(parsed, base, worst=worst, depth=shown, beta=float(beta),
-                          queries=asked),
-        stream=stream,
-        progress=progress,
-    )
+    with reporter(check_progress(progress), "explaining", unit="bytes") as report:
+        sink, done = run_pipeline(
+            qrels,
+            run,
+            base,
+            # Every query is aligned, so only what an explanation reads: the doc ids, in
+            # trec_eval's exact order down to the places shown and the deepest cutoff.
+            RankingNeeds(None, doc_ids=True, exact_depth=max(shown, k_max)),
+            lambda: WorstSink(parsed, base, worst=worst, depth=shown, beta=float(beta),
+                              queries=asked),
+            stream=stream,
+            progress=report,
+        )
     settings = {**done.settings(base), "depth": shown}
     chosen = sink.chosen()
     unmet = [q for q in chosen if q not in sink.explained]
     more = {}
     if unmet:
         more = {e.query: e for e in explain_queries(
-            qrels, run, unmet, parsed, depth=shown, beta=beta, stream=stream, options=base)}
+            qrels, run, unmet, parsed, depth=shown, beta=beta, stream=stream,
+            progress=progress, options=base)}
     return tuple(
         more[q] if q in more else replace(sink.explained[q], settings=settings) for q in chosen
     )

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from prfeval._core.display import Table, number, plural, table
-from prfeval._core.extras import require
+from prfeval._core.frames import FrameKind, frame
 
 __all__ = ["RECALL_LEVELS", "CutTie", "Explanation", "RankedDocument"]
 
@@ -139,14 +139,13 @@ class Explanation:
             "settings": dict(self.settings),
         }
 
-    def to_frame(self) -> Any:
-        """The ranking as a pandas DataFrame: one row per place shown."""
-        pd = require("pandas", "frames", "to_frame()")
-
+    def to_frame(self, kind: FrameKind | None = None) -> Any:
+        """The ranking as a DataFrame: one row per place shown.
+        ``kind``: ``"pandas"`` or ``"polars"``, by default pandas when installed, else
+        polars."""
         columns = ("rank", "doc_id", "score", "grade", "relevant", "repeat", "precision", "recall")
-        return pd.DataFrame(
-            {c: [getattr(d, c) for d in self.ranking] for c in columns}, columns=list(columns)
-        )
+        return frame({c: [getattr(d, c) for d in self.ranking] for c in columns}, kind,
+                     "to_frame()")
 
     def _table(self) -> Table:
         """The short table ``print(x)`` shows: the query's value of each measure, where its
@@ -168,5 +167,10 @@ class Explanation:
     def __repr__(self) -> str:
         return self._table().text()
 
-    def _repr_html_(self) -> str:  # Jupyter shows this
-        return self._table().html()
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the query's values, then the ranking place by place and every
+        note, as ``prfeval explain`` prints them."""
+        from prfeval._core.display import html_tables
+        from prfeval._retrieval.explain_table import explain_table
+
+        return html_tables([self._table(), explain_table(self)])

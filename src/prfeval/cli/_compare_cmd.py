@@ -17,7 +17,7 @@ from prfeval.cli._options import (
     measures_from_option,
     output_option,
 )
-from prfeval.cli._output import emit, note, progress_bar
+from prfeval.cli._output import emit, note, progress_bar, quiet_option
 from prfeval.cli._shared import named_runs, resolve_baseline
 
 
@@ -49,6 +49,7 @@ from prfeval.cli._shared import named_runs, resolve_baseline
     help="The measure to plot. Default: the first that is not a count.",
 )
 @output_option
+@quiet_option
 @measures_from_option
 def command(
     qrels: str,
@@ -79,7 +80,7 @@ def command(
         check_plot_file(plot_file)  # a bad extension, or no matplotlib, fails before the work
     names, paths = named_runs(runs)
     # A bar on stderr, when it is a terminal, as each run is read and measured.
-    with progress_bar("comparing", unit="runs", total=len(runs)) as progress:
+    with progress_bar("comparing", unit="steps", total=len(runs) + 1) as progress:
         result = compare(
             qrels,
             dict(zip(names, paths, strict=True)),

@@ -33,7 +33,14 @@ from prfeval.cli._options import (
     files,
     output_option,
 )
-from prfeval.cli._output import emit, note, notes_from_warnings, output_file, progress_bar
+from prfeval.cli._output import (
+    emit,
+    note,
+    notes_from_warnings,
+    output_file,
+    progress_bar,
+    quiet_option,
+)
 from prfeval.cli._shared import run_names
 
 __all__ = ["command"]
@@ -87,6 +94,7 @@ _SPOOL_BYTES = 16 * 2**20
     "tradeoff: only P, R, F against k (log axis); pr: only the precision-recall curve.",
 )
 @output_option
+@quiet_option
 def command(
     qrels: str,
     runs: tuple[str, ...],

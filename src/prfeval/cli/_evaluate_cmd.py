@@ -19,7 +19,7 @@ from prfeval.cli._options import (
     measures_option,
     output_option,
 )
-from prfeval.cli._output import emit, note, notes_from_warnings, progress_bar
+from prfeval.cli._output import emit, note, notes_from_warnings, progress_bar, quiet_option
 
 ENGINES = ("local", "spark")
 
@@ -65,6 +65,7 @@ ENGINES = ("local", "spark")
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @output_option
+@quiet_option
 @measures_from_option
 def command(
     qrels: str,

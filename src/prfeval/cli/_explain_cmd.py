@@ -17,7 +17,7 @@ from prfeval.cli._options import (
     measures_option,
     output_option,
 )
-from prfeval.cli._output import emit, notes_from_warnings, progress_bar
+from prfeval.cli._output import emit, notes_from_warnings, progress_bar, quiet_option
 
 if TYPE_CHECKING:
     from prfeval._retrieval.curve_options import CurveOptions
@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 @evaluation_options(complete_help="Kept for symmetry: a judged query is always explained.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @output_option
+@quiet_option
 def command(
     qrels: str,
     run: str,

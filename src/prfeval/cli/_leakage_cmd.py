@@ -17,7 +17,7 @@ from prfeval._core.ids import counted
 from prfeval._leakage.containment import DEFAULT_THRESHOLD, find_leaks
 from prfeval._report.leakage import FORMATS, format_leakage
 from prfeval.cli._options import files, output_option
-from prfeval.cli._output import emit, note, progress_bar
+from prfeval.cli._output import emit, note, progress_bar, quiet_option
 
 __all__ = ["command"]
 
@@ -77,6 +77,7 @@ __all__ = ["command"]
     help="text: a table and a summary; json: every value; markdown: for a pull request.",
 )
 @output_option
+@quiet_option
 @files(inputs=("corpus", "items"), outputs=("output",))
 def command(
     corpus: str,

@@ -12,6 +12,7 @@ from typing import BinaryIO
 import click
 
 from prfeval._core.errors import OutputError
+from prfeval._core.progress import reporter
 from prfeval._io.atomic import open_output, write_atomic
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "notes_from_warnings",
     "output_file",
     "progress_bar",
+    "quiet_option",
     "terminal_width",
 ]
 
@@ -80,72 +82,51 @@ def notes_from_warnings() -> Iterator[None]:
                     note(f"warning: {text}")
 
 
+#: Where ``--quiet`` leaves its mark for :func:`progress_bar` (the click context's meta).
+_QUIET = "prfeval.quiet"
+
+
+def _set_quiet(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.meta[_QUIET] = True
+
+
+#: ``--quiet``: no progress bar. The flag needs no parameter in the command's function.
+quiet_option = click.option(
+    "--quiet",
+    is_flag=True,
+    expose_value=False,
+    callback=_set_quiet,
+    help="No progress bar on stderr (there is none when stderr is not a terminal).",
+)
+
+
 @contextmanager
 def progress_bar(
-    description: str, *, unit: str = "bytes", total: int | None = None, delay: float = 1.0
-) -> Iterator[Callable[[int, int], None] | None]:
-    """A progress callback drawing a bar on stderr, only when stderr is a terminal.
+    description: str, *, unit: str = "bytes", total: int | None = None,
+    delay: float | None = None,
+) -> Iterator[Callable[[int, int], None]]:
+    """A progress callback drawing a bar on stderr, only when stderr is a terminal and the
+    command was not given ``--quiet`` (:func:`prfeval._core.progress.reporter`); else one
+    that draws nothing.
 
     The callback takes ``(done, total)``: bytes read (``unit="bytes"``, as ``evaluate`` and
     ``curve`` report a streamed run) or items done (``unit="runs"``, as ``compare`` reports
-    its runs), out of ``total`` until the first report says. The bar appears after ``delay``
-    seconds, whether or not progress has been reported yet, so quick commands print nothing
-    extra; it is cleared when the work ends. Stdout is never touched, so the output can be
-    piped while the bar shows.
+    its runs), out of ``total`` until the first report says. The bar appears once the work
+    has taken ``delay`` seconds (by default :data:`prfeval._core.progress.DELAY`, 1), so
+    quick commands print nothing extra; it is cleared when the work ends. Stdout is never
+    touched, so the output can be piped while the bar shows.
     """
-    if not sys.stderr.isatty():
-        yield None
-        return
-    import threading
+    ctx = click.get_current_context(silent=True)
+    quiet = ctx is not None and ctx.find_root().meta.get(_QUIET, False)
+    with reporter(False if quiet else None, description, unit=unit, total=total,
+                  delay=delay) as update:
+        # A function either way: the API takes None as "a bar if stderr is a terminal".
+        yield _silent if update is None else update
 
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        DownloadColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
 
-    amount = DownloadColumn() if unit == "bytes" else MofNCompleteColumn()
-    progress = Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        amount,
-        TextColumn(unit if unit != "bytes" else ""),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        transient=True,
-        # stderr, and a terminal: checked above (rich would otherwise draw on stdout).
-        console=Console(stderr=True, force_terminal=True),
-    )
-    task = progress.add_task(description, total=total)
-    lock = threading.Lock()
-    state = {"live": False, "done": False}
-
-    def show() -> None:
-        with lock:
-            if not state["done"] and not state["live"]:
-                progress.start()
-                state["live"] = True
-
-    timer = threading.Timer(delay, show)
-    timer.daemon = True
-    timer.start()
-
-    def update(done: int, total: int) -> None:
-        progress.update(task, completed=done, total=total)
-
-    try:
-        yield update
-    finally:
-        timer.cancel()
-        with lock:
-            state["done"] = True
-            if state["live"]:
-                progress.stop()
+def _silent(_done: int, _total: int) -> None:
+    """The progress callback that draws nothing (``--quiet``, or no terminal)."""
 
 
 def terminal_width() -> int:

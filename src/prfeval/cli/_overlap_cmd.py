@@ -16,7 +16,7 @@ from prfeval._core.ids import counted
 from prfeval._leakage.overlap import DEFAULT_THRESHOLD, find_overlap
 from prfeval._report.overlap import FORMATS, format_overlap
 from prfeval.cli._options import files, output_option
-from prfeval.cli._output import emit, note, progress_bar
+from prfeval.cli._output import emit, note, progress_bar, quiet_option
 
 __all__ = ["command"]
 
@@ -38,6 +38,7 @@ __all__ = ["command"]
               show_default=True, help="text: a table and a summary; markdown: for a pull "
               "request; json: every id of every pair.")
 @output_option
+@quiet_option
 @files(inputs=("a", "b"), outputs=("output",))
 def command(
     a: str,

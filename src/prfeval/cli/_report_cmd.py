@@ -20,7 +20,7 @@ from prfeval.cli._options import (
     measures_from_option,
     output_option,
 )
-from prfeval.cli._output import emit, note, notes_from_warnings, progress_bar
+from prfeval.cli._output import emit, note, notes_from_warnings, progress_bar, quiet_option
 from prfeval.cli._shared import coerce_label, named_runs, resolve_baseline
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     complete_help="Compare on every judged query, even those no run answered (all score 0)."
 )
 @output_option
+@quiet_option
 @measures_from_option
 def command(
     files: tuple[str, ...],

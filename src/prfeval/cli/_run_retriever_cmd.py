@@ -31,7 +31,7 @@ from prfeval._retrieval.retrievers import (
     trec_run_lines,
 )
 from prfeval.cli._options import files, output_option
-from prfeval.cli._output import note, notes_from_warnings, output_file, progress_bar
+from prfeval.cli._output import note, notes_from_warnings, output_file, progress_bar, quiet_option
 
 #: How much of a run is kept in memory before it spills to a temporary file.
 _IN_MEMORY = 64 << 20
@@ -96,6 +96,7 @@ def _current_folder_importable() -> Iterator[None]:
     "rank: always K - rank + 1, so the run keeps the order returned.",
 )
 @output_option
+@quiet_option
 @files(inputs=("queries_file",), outputs=("output",))
 def command(
     spec: str, queries_file: str, k: int, tag: str | None, scores: str, output: str | None
