@@ -33,7 +33,13 @@ import numpy.typing as npt
 from prfeval._core.arrow import arrow_ints, arrow_strings, bools_of, ints_or, numpy_of
 from prfeval._core.errors import InputFormatError
 from prfeval._core.tables import SourceLines
-from prfeval._io.columns import DOC_NAMES, GRADE_NAMES, RANK_NAMES, SCORE_NAMES
+from prfeval._io.columns import (
+    DOC_NAMES,
+    GRADE_NAMES,
+    IGNORED_QRELS_NAMES,
+    RANK_NAMES,
+    SCORE_NAMES,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -132,7 +138,8 @@ class _Items:
 
 
 def _list_items(
-    lists: Any, column: str, source: SourceLines, roles: tuple[str, ...]
+    lists: Any, column: str, source: SourceLines, roles: tuple[str, ...], *,
+    graded: bool = False,
 ) -> _Items:
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -168,6 +175,8 @@ def _list_items(
                 carried[role] = (shown, pc.struct_field(items, name))
                 if map_entries:
                     break  # a map has one value: the score of a run, the grade of judgments
+        if graded and not map_entries and "relevance" not in carried:
+            _no_unread_grade(kind, id_field, column, source, parents)
         ids = pc.struct_field(items, id_field)
         label = column if map_entries else f"{column}.{id_field}"
     else:
@@ -184,6 +193,30 @@ def _list_items(
             "or integers",
         )
     return _Items(ids, parents, lengths, carried, label)
+
+
+def _no_unread_grade(
+    kind: pa.DataType, id_field: str, column: str, source: SourceLines,
+    parents: npt.NDArray[np.int64],
+) -> None:
+    """Refuse judged objects with a field that could be their grade (a number or true/false)
+    under a name prfeval does not read as one: a grade is never ignored."""
+    import pyarrow as pa
+
+    for i in range(kind.num_fields):
+        field = kind.field(i)
+        if field.name == id_field or field.name.lower() in IGNORED_QRELS_NAMES:
+            continue
+        value = field.type
+        if (pa.types.is_integer(value) or pa.types.is_floating(value)
+                or pa.types.is_boolean(value)):  # fmt: skip
+            raise source.error(
+                int(parents[0]) if parents.size else 0,
+                f"the objects of column {column!r} have a field {field.name!r} that could be "
+                "their grade, but prfeval does not read that name as one "
+                f"({', '.join(GRADE_NAMES)}, else {', '.join(SCORE_NAMES)}): rename it, or "
+                "leave it out to make every listed document relevant",
+            )
 
 
 def _one_id_field(kind: pa.DataType, column: str, source: SourceLines, row: int) -> None:
@@ -337,7 +370,8 @@ def flatten(
             role = "relevance" if "relevance" in values else "score"
             items.carried[role] = items.carried.pop("map")
     else:
-        items = _list_items(column, doc, source, tuple(values))
+        graded = "relevance" in values and values["relevance"] is None
+        items = _list_items(column, doc, source, tuple(values), graded=graded)
     out: dict[str, Any] = {query: query_ids.take(arrow_ints(items.parents))}
     out[items.label] = items.ids
     found: dict[str, str] = {}

@@ -109,7 +109,7 @@ def _bad_value(obj: Mapping[Any, Any], what: str, integer: bool) -> InputFormatE
         for d, v in docs.items() if isinstance(docs, Mapping) else ():
             where = f"query {q!r}, doc {d!r}"
             number = isinstance(v, int | float | np.integer | np.floating)
-            if isinstance(v, bool) or not number:
+            if (isinstance(v, bool) and not integer) or not number:  # a grade may be true
                 return InputFormatError(f"{where}: expected {kind}, got {v!r}", path=what)
             if integer and isinstance(v, int | np.integer):
                 if not GRADE_MIN <= int(v) <= GRADE_MAX:
@@ -149,6 +149,10 @@ def qrels_from_mapping(obj: Mapping[Any, Any], what: str = "qrels dict") -> Qrel
                 path=what,
             )
     qids, docs, _, _ = _flatten(obj, what)
+    kinds = set(map(type, chain.from_iterable(v.values() for v in obj.values()
+                                              if isinstance(v, Mapping))))  # fmt: skip
+    if kinds & {str, bytes, np.str_, np.bytes_}:  # float("2") would read it: refuse it
+        raise _bad_value(obj, what, integer=True)
     try:
         grades = np.fromiter(
             chain.from_iterable(map(_graded, obj.values())), dtype=np.float64, count=len(docs)

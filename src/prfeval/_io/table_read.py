@@ -29,6 +29,7 @@ from prfeval._io.table_lines import (
     jsonl_lines,
     row_locator,
 )
+from prfeval._io.table_values import text_cells
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -75,11 +76,12 @@ def _read_csv(handle: Input, delimiter: str, dictionary_columns: Collection[str]
         )
 
     try:
-        return read_growing(read, _BLOCK_BYTES, handle.size)
+        table = read_growing(read, _BLOCK_BYTES, handle.size)
     except pa.ArrowInvalid as exc:
         if "Empty CSV file" in str(exc):
             raise InputFormatError("empty file: expected a header line", path=handle.name) from None
         raise csv_error(handle.rereader()(), handle.name, delimiter, exc) from None
+    return text_cells(table)
 
 
 def _read_jsonl(handle: Input) -> pa.Table:
