@@ -117,7 +117,40 @@ def _plain(values: Any) -> Any:
     if pa.types.is_map(kind):
         entry = pa.struct([("key", kind.key_type), ("value", kind.item_type)])
         return values.cast(pa.list_(entry))
-    return values  # list views as they are: casting one to a list gives a broken array
+    if pa.types.is_list_view(kind) or pa.types.is_large_list_view(kind):
+        return _view_as_list(values)
+    return values
+
+
+#: How many more items than its values list views may give, by sharing them, before the
+#: table is refused (views may overlap, and then give a value to several rows).
+_SHARED_VIEW_ITEMS = 10_000_000
+
+
+def _view_as_list(views: Any) -> Any:
+    """A list view array as a plain list array of the same rows: each row's own items, in
+    its order, whatever order the views' offsets are in and whether or not they overlap
+    (Arrow's list functions read a view's values in the order they are stored, and refuse
+    shared ones; a cast to a list keeps the views' offsets, which a list cannot have)."""
+    import pyarrow as pa
+
+    offsets = numpy_of(views.offsets).astype(np.int64)
+    sizes = numpy_of(views.sizes).astype(np.int64)
+    if views.null_count:  # a null row has no items, whatever its offset says
+        sizes = np.where(bools_of(views.is_null()), 0, sizes)
+    total = int(sizes.sum())
+    if total > len(views.values) + _SHARED_VIEW_ITEMS:
+        raise InputFormatError(
+            f"list views that share their values give {total:,} items from "
+            f"{len(views.values):,} values: write the lists out (pyarrow: .cast(pa.list_(...)) "
+            "of a table without shared views)"
+        )
+    starts = np.cumsum(sizes) - sizes
+    where = np.repeat(offsets - starts, sizes) + np.arange(total, dtype=np.int64)
+    values = views.values.take(arrow_ints(where))
+    bounds = np.concatenate(([0], np.cumsum(sizes)))
+    mask = views.is_null() if views.null_count else None
+    return pa.LargeListArray.from_arrays(pa.array(bounds, pa.int64()), values, mask=mask)
 
 
 def _field(kind: pa.DataType, names: tuple[str, ...]) -> str | None:
@@ -181,6 +214,8 @@ def _list_items(
         label = column if map_entries else f"{column}.{id_field}"
     else:
         ids = items
+    if pa.types.is_dictionary(ids.type):  # polars' List(Categorical), Parquet's dictionaries
+        ids = ids.dictionary_decode()
     _no_null_items(ids, parents, lengths, label, source)
     kind = ids.type
     if pa.types.is_null(kind):  # every list empty (a null item was refused above)

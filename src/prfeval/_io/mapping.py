@@ -181,6 +181,12 @@ def run_from_mapping(obj: Mapping[Any, Any], what: str = "run dict", name: str =
     kinds = {isinstance(v, Mapping) for v in obj.values()}
     if kinds == {False}:
         for q, docs in obj.items():
+            if isinstance(docs, set | frozenset):
+                raise InputFormatError(
+                    f"query {q!r}: the ranking is a set, which has no order: give a list of "
+                    "doc ids in rank order (or a dict of doc id -> score)",
+                    path=what,
+                )
             if isinstance(docs, str | bytes) or not isinstance(docs, Sequence | np.ndarray):
                 raise InputFormatError(
                     f"query {q!r}: expected a list of doc ids or a dict of doc id -> score",
