@@ -38,6 +38,7 @@ __all__ = [
     "DOC_NAMES",
     "GRADE_NAMES",
     "IGNORED_QRELS_NAMES",
+    "ITERATION_NAMES",
     "QUERY_NAMES",
     "RAG_RUN_NAMES",
     "RANK_NAMES",
@@ -58,11 +59,13 @@ GRADE_NAMES = (
     "relevance", "grade", "rel", "label", "relevancy", "judgment", "judgement", "qrel",
     "is_relevant", "relevant",
 )  # fmt: skip
-#: Columns of judgments that are known not to be the grade: TREC's iteration column and
-#: the texts beside an id (a table of judgments with its queries' text, as datasets ship).
+#: Columns of judgments that are known not to be the grade: TREC's iteration column (when
+#: it holds one value, as it does: 0 or Q0) and the texts beside an id (a table of
+#: judgments with its queries' text, as datasets ship).
+ITERATION_NAMES = ("iter", "iteration", "q0", "0")
 IGNORED_QRELS_NAMES = (
-    "iter", "iteration", "q0", "0", "text", "title", "question", "query_text", "passage",
-    "body", "answers", "url", "subtopic",
+    *ITERATION_NAMES, "text", "title", "question", "query_text", "passage", "body", "answers",
+    "url", "subtopic",
 )  # fmt: skip
 SCORE_NAMES = ("score", "sim", "scores")
 RANK_NAMES = ("rank",)
@@ -206,11 +209,30 @@ def unread_grade(table: pa.Table, used: Sequence[str]) -> str | None:
     text), or a list of them beside a list of doc ids. ``None`` when there is none."""
     known = {*IGNORED_QRELS_NAMES, *QUERY_NAMES, *DOC_NAMES, *RAG_RUN_NAMES["query_id"]}
     for i, name in enumerate(table.column_names):
-        if name in used or name.lower() in known:
+        column = table.column(i)  # by place: a name may be there twice
+        if name in used or (name.lower() in known and not _odd(name, column)):
             continue
-        if _grade_like(table.column(i)):  # by place: a name may be there twice
+        if _grade_like(column):
             return name
     return None
+
+
+def _odd(name: str, column: pa.ChunkedArray) -> bool:
+    """Whether a column whose name says it is not a grade may be one all the same: an
+    iteration column holding more than one value, a text column holding typed numbers."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if name.lower() not in ITERATION_NAMES:
+        kind = column.type
+        return bool(pa.types.is_integer(kind) or pa.types.is_floating(kind)
+                    or pa.types.is_boolean(kind))  # fmt: skip
+    if len(column) == 0:
+        return False
+    try:
+        return bool(pc.count_distinct(column).as_py() > 1)
+    except (NotImplementedError, TypeError, ValueError):
+        return True
 
 
 def _grade_like(column: pa.ChunkedArray) -> bool:
