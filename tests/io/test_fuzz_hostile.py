@@ -335,11 +335,10 @@ def test_hostile_files_give_a_value_or_one_line(
     target.write_bytes(changed)
     before = {p: p.read_bytes() for p in (qrels_file, run_file, other)}
     code, out, err = run_cli(capsys, *_command(command, qrels_file, run_file, other, path))
-    allowed = (0, 2, 7) if command == "trec_eval" else (0, 2)  # 7: no query in both
-    if command == "trec_eval" and code not in (0,):
-        assert "Traceback" not in err and code in allowed, (code, err)
+    if command == "trec_eval":  # trec_eval's own words and statuses, as trec_eval 9.0.8
+        assert "Traceback" not in err and code != 1, (code, err)
     else:
-        _refused_cleanly(code, out, err, allowed=allowed)
+        _refused_cleanly(code, out, err)
     assert {p: p.read_bytes() for p in before} == before  # inputs never changed
 
 
