@@ -146,6 +146,7 @@ def numbers_column(
     grade that is not an integer or does not fit in 64 bits.
     """
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     values = table.column(column).combine_chunks()
     if values.null_count:
@@ -154,9 +155,15 @@ def numbers_column(
     if (pa.types.is_string(kind) or pa.types.is_large_string(kind)) and integer and not (
         _of_text(table)
     ):
+        text = values.cast(pa.string())
+        row = 0  # the first cell, or the first that is not even a number written as text
+        try:
+            pc.cast(text, pa.float64())
+        except pa.ArrowInvalid:
+            row = _first_unparsable(text, pa.float64())
         raise source.error(
-            0,
-            f"column {column!r} holds text ({values[0].as_py()!r}) where a grade belongs: a "
+            row,
+            f"column {column!r} holds text ({text[row].as_py()!r}) where a grade belongs: a "
             "grade is a number (or true/false), not a string",
         )
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
