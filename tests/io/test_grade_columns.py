@@ -194,3 +194,14 @@ def test_text_tables_parse_their_grades(tmp_path: Path, run_file: str, layout: s
     """A CSV has no types: its cells are text, and a grade is parsed from it."""
     qrels = _judgments(tmp_path, layout, "relevance")
     assert prfeval.evaluate(qrels, run_file, ["P@3"]).macro["P@3"] == pytest.approx(_reference())
+
+
+def test_a_list_of_other_ids_beside_the_doc_ids_is_not_a_grade(tmp_path: Path) -> None:
+    """Negatives of another length than the positives are ids, not grades (numeric ids as
+    MS MARCO's): every positive is relevant."""
+    path = tmp_path / "gold.jsonl"
+    path.write_text(json.dumps({"qid": "q1", "positives": ["1", "2"],
+                                "negatives": ["3", "4", "5"]}) + "\n")
+    result = prfeval.evaluate(str(path), {"q1": ["1", "3"]}, ["P@2"],
+                              qrels_columns={"doc_id": "positives"})
+    assert result.macro["P@2"] == pytest.approx(1 / 2)  # 1 relevant, 3 not

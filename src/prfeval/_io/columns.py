@@ -208,13 +208,28 @@ def unread_grade(table: pa.Table, used: Sequence[str]) -> str | None:
     be grades: numbers or true/false (typed, or text that parses as such: a CSV's cells are
     text), or a list of them beside a list of doc ids. ``None`` when there is none."""
     known = {*IGNORED_QRELS_NAMES, *QUERY_NAMES, *DOC_NAMES, *RAG_RUN_NAMES["query_id"]}
+    lengths = _lengths(table.column(used[1])) if len(used) > 1 else None
     for i, name in enumerate(table.column_names):
         column = table.column(i)  # by place: a name may be there twice
         if name in used or (name.lower() in known and not _odd(name, column)):
             continue
+        if _list_of(column.type) and (lengths is None or _lengths(column) != lengths):
+            continue  # not a list beside each list of doc ids: other ids (negatives), say
         if _grade_like(column):
             return name
     return None
+
+
+def _lengths(column: pa.ChunkedArray) -> list[int | None] | None:
+    """Each row's list length, or ``None`` for a column that is not of lists."""
+    import pyarrow.compute as pc
+
+    if not _list_of(column.type):
+        return None
+    try:
+        return list(pc.list_value_length(column).to_pylist())
+    except (NotImplementedError, TypeError, ValueError):
+        return None
 
 
 def _odd(name: str, column: pa.ChunkedArray) -> bool:
@@ -250,9 +265,14 @@ def _grade_like(column: pa.ChunkedArray) -> bool:
         return True
     if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
         return False
-    values = column.cast(pa.string()) if pa.types.is_dictionary(column.type) else column
-    if _list_of(values.type):
-        values = pc.list_flatten(values)
+    values = column
+    try:
+        if _list_of(values.type):
+            values = pc.list_flatten(values)
+        if pa.types.is_dictionary(values.type):
+            values = values.cast(values.type.value_type)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return False
     values = pc.utf8_trim_whitespace(values.drop_null())
     if len(values) == 0:
         return False
