@@ -86,7 +86,7 @@ def column_map(name: str, value: Any, keys: tuple[str, ...]) -> ColumnMap | None
     """Which column plays which role: ``{"query_id": "question_id", "doc_id": "ctxs"}``, or
     the command line's ``"query_id=question_id,doc_id=ctxs"``, normalised to (role, column)
     pairs in the order of ``keys``; ``None`` (or an empty map) leaves every role to the
-    column names prfeval knows.
+    column names prfeval knows. ``grade`` is another name of the key ``relevance``.
 
     Raises
     ------
@@ -128,6 +128,8 @@ def column_map(name: str, value: Any, keys: tuple[str, ...]) -> ColumnMap | None
         )
     chosen: dict[str, str] = {}
     for role, column in pairs:
+        if role == "grade" and "relevance" in keys:
+            role = "relevance"  # a judgment's grade: either name says it
         if role not in keys:
             raise UsageError(
                 f"{name}: unknown key {role!r}; the keys are {', '.join(keys)}"

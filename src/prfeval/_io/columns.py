@@ -14,7 +14,11 @@ A role is found in this order:
 
 Judgments without a relevance column take their grade from a ``score`` column (BEIR's qrels
 name it so); with neither, every listed document is relevant, grade 1, unless the table has a
-``rank`` column (it is then a run, read as judgments by mistake).
+``rank`` column (it is then a run, read as judgments by mistake), or another column that
+could be a grade (:func:`unread_grade`): a grade column is never ignored. Its name is then
+unknown (``rating``, ``gain``, ``relevance_score``: each as likely a score or a gain table
+as a judgment), and the table is refused, naming the column and ``--qrels-columns
+grade=NAME``.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ __all__ = [
     "COLUMN_ALIASES",
     "DOC_NAMES",
     "GRADE_NAMES",
+    "IGNORED_QRELS_NAMES",
+    "ITERATION_NAMES",
     "QUERY_NAMES",
     "RAG_RUN_NAMES",
     "RANK_NAMES",
@@ -41,11 +47,26 @@ __all__ = [
     "RunColumns",
     "qrels_columns",
     "run_columns",
+    "unread_grade",
 ]
 
 QUERY_NAMES = ("query_id", "qid", "query", "query-id")
 DOC_NAMES = ("doc_id", "docid", "doc", "docno", "corpus-id")
-GRADE_NAMES = ("relevance", "grade", "rel", "label")
+#: A judgment's grade, by the names datasets give it. Left out on purpose, since each is as
+#: likely a model's score, a gain or a rating on another scale: ``score`` (read only when
+#: no grade is named, as BEIR's qrels use it), ``relevance_score``, ``gain``, ``rating``.
+GRADE_NAMES = (
+    "relevance", "grade", "rel", "label", "relevancy", "judgment", "judgement", "qrel",
+    "is_relevant", "relevant",
+)  # fmt: skip
+#: Columns of judgments that are known not to be the grade: TREC's iteration column (when
+#: it holds one value, as it does: 0 or Q0) and the texts beside an id (a table of
+#: judgments with its queries' text, as datasets ship).
+ITERATION_NAMES = ("iter", "iteration", "q0", "0")
+IGNORED_QRELS_NAMES = (
+    *ITERATION_NAMES, "text", "title", "question", "query_text", "passage", "body", "answers",
+    "url", "subtopic",
+)  # fmt: skip
 SCORE_NAMES = ("score", "sim", "scores")
 RANK_NAMES = ("rank",)
 
@@ -168,7 +189,108 @@ def qrels_columns(table: pa.Table, columns: ColumnMap | None, path: str) -> Qrel
             f"document relevant); found {', '.join(table.column_names)}",
             path=path,
         )
+    if grade is None:
+        unread = unread_grade(table, (str(query), str(doc)))
+        if unread is not None:
+            raise InputFormatError(
+                f"column {unread!r} could be the grade, but prfeval does not read that name "
+                f"as one: say so with --qrels-columns grade={unread} (qrels_columns="
+                f"{{'grade': {unread!r}}}), or leave the column out to make every listed "
+                "document relevant",
+                path=path,
+            )
     return QrelsColumns(str(query), str(doc), grade)
+
+
+def unread_grade(table: pa.Table, used: Sequence[str]) -> str | None:
+    """The first column of judgments, beyond the ``used`` ones and those known not to be a
+    grade (:data:`IGNORED_QRELS_NAMES`, the names of query and doc ids), whose values could
+    be grades: numbers or true/false (typed, or text that parses as such: a CSV's cells are
+    text), or a list of them beside a list of doc ids. ``None`` when there is none."""
+    known = {*IGNORED_QRELS_NAMES, *QUERY_NAMES, *DOC_NAMES, *RAG_RUN_NAMES["query_id"]}
+    lengths = _lengths(table.column(used[1])) if len(used) > 1 else None
+    for i, name in enumerate(table.column_names):
+        column = table.column(i)  # by place: a name may be there twice
+        if name in used or (name.lower() in known and not _odd(name, column)):
+            continue
+        if _list_of(column.type) and (lengths is None or _lengths(column) != lengths):
+            continue  # not a list beside each list of doc ids: other ids (negatives), say
+        if _grade_like(column):
+            return name
+    return None
+
+
+def _lengths(column: pa.ChunkedArray) -> list[int | None] | None:
+    """Each row's list length, or ``None`` for a column that is not of lists."""
+    import pyarrow.compute as pc
+
+    if not _list_of(column.type):
+        return None
+    try:
+        return list(pc.list_value_length(column).to_pylist())
+    except (NotImplementedError, TypeError, ValueError):
+        return None
+
+
+def _odd(name: str, column: pa.ChunkedArray) -> bool:
+    """Whether a column whose name says it is not a grade may be one all the same: an
+    iteration column holding more than one value, a text column holding typed numbers."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if name.lower() not in ITERATION_NAMES:
+        kind = column.type
+        return bool(pa.types.is_integer(kind) or pa.types.is_floating(kind)
+                    or pa.types.is_boolean(kind))  # fmt: skip
+    if len(column) == 0:
+        return False
+    try:
+        return bool(pc.count_distinct(column).as_py() > 1)
+    except (NotImplementedError, TypeError, ValueError):
+        return True
+
+
+def _grade_like(column: pa.ChunkedArray) -> bool:
+    """Whether a column's values could be grades (see :func:`unread_grade`)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    if _list_of(kind):
+        kind = kind.value_type
+    if (pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind)
+            or pa.types.is_decimal(kind)):  # fmt: skip
+        return True
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        return False
+    values = column
+    try:
+        if _list_of(values.type):
+            values = pc.list_flatten(values)
+        if pa.types.is_dictionary(values.type):
+            values = values.cast(values.type.value_type)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return False
+    values = pc.utf8_trim_whitespace(values.drop_null())
+    if len(values) == 0:
+        return False
+    for to in (pa.float64(), pa.bool_()):
+        try:
+            pc.cast(values, to)
+            return True
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            continue
+    return False
+
+
+def _list_of(kind: pa.DataType) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_list(kind) or pa.types.is_large_list(kind)
+                or pa.types.is_fixed_size_list(kind) or pa.types.is_list_view(kind)
+                or pa.types.is_large_list_view(kind))  # fmt: skip
 
 
 def _candidates(table: pa.Table, role: str, path: str) -> str | None:

@@ -33,7 +33,13 @@ import numpy.typing as npt
 from prfeval._core.arrow import arrow_ints, arrow_strings, bools_of, ints_or, numpy_of
 from prfeval._core.errors import InputFormatError
 from prfeval._core.tables import SourceLines
-from prfeval._io.columns import DOC_NAMES, GRADE_NAMES, RANK_NAMES, SCORE_NAMES
+from prfeval._io.columns import (
+    DOC_NAMES,
+    GRADE_NAMES,
+    IGNORED_QRELS_NAMES,
+    RANK_NAMES,
+    SCORE_NAMES,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -111,7 +117,40 @@ def _plain(values: Any) -> Any:
     if pa.types.is_map(kind):
         entry = pa.struct([("key", kind.key_type), ("value", kind.item_type)])
         return values.cast(pa.list_(entry))
-    return values  # list views as they are: casting one to a list gives a broken array
+    if pa.types.is_list_view(kind) or pa.types.is_large_list_view(kind):
+        return _view_as_list(values)
+    return values
+
+
+#: How many more items than its values list views may give, by sharing them, before the
+#: table is refused (views may overlap, and then give a value to several rows).
+_SHARED_VIEW_ITEMS = 10_000_000
+
+
+def _view_as_list(views: Any) -> Any:
+    """A list view array as a plain list array of the same rows: each row's own items, in
+    its order, whatever order the views' offsets are in and whether or not they overlap
+    (Arrow's list functions read a view's values in the order they are stored, and refuse
+    shared ones; a cast to a list keeps the views' offsets, which a list cannot have)."""
+    import pyarrow as pa
+
+    offsets = numpy_of(views.offsets).astype(np.int64)
+    sizes = numpy_of(views.sizes).astype(np.int64)
+    if views.null_count:  # a null row has no items, whatever its offset says
+        sizes = np.where(bools_of(views.is_null()), 0, sizes)
+    total = int(sizes.sum())
+    if total > len(views.values) + _SHARED_VIEW_ITEMS:
+        raise InputFormatError(
+            f"list views that share their values give {total:,} items from "
+            f"{len(views.values):,} values: write the lists out (pyarrow: .cast(pa.list_(...)) "
+            "of a table without shared views)"
+        )
+    starts = np.cumsum(sizes) - sizes
+    where = np.repeat(offsets - starts, sizes) + np.arange(total, dtype=np.int64)
+    values = views.values.take(arrow_ints(where))
+    bounds = np.concatenate(([0], np.cumsum(sizes)))
+    mask = views.is_null() if views.null_count else None
+    return pa.LargeListArray.from_arrays(pa.array(bounds, pa.int64()), values, mask=mask)
 
 
 def _field(kind: pa.DataType, names: tuple[str, ...]) -> str | None:
@@ -132,7 +171,8 @@ class _Items:
 
 
 def _list_items(
-    lists: Any, column: str, source: SourceLines, roles: tuple[str, ...]
+    lists: Any, column: str, source: SourceLines, roles: tuple[str, ...], *,
+    graded: bool = False,
 ) -> _Items:
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -168,10 +208,14 @@ def _list_items(
                 carried[role] = (shown, pc.struct_field(items, name))
                 if map_entries:
                     break  # a map has one value: the score of a run, the grade of judgments
+        if graded and not map_entries and "relevance" not in carried:
+            _no_unread_grade(kind, id_field, column, source, parents)
         ids = pc.struct_field(items, id_field)
         label = column if map_entries else f"{column}.{id_field}"
     else:
         ids = items
+    if pa.types.is_dictionary(ids.type):  # polars' List(Categorical), Parquet's dictionaries
+        ids = ids.dictionary_decode()
     _no_null_items(ids, parents, lengths, label, source)
     kind = ids.type
     if pa.types.is_null(kind):  # every list empty (a null item was refused above)
@@ -184,6 +228,30 @@ def _list_items(
             "or integers",
         )
     return _Items(ids, parents, lengths, carried, label)
+
+
+def _no_unread_grade(
+    kind: pa.DataType, id_field: str, column: str, source: SourceLines,
+    parents: npt.NDArray[np.int64],
+) -> None:
+    """Refuse judged objects with a field that could be their grade (a number or true/false)
+    under a name prfeval does not read as one: a grade is never ignored."""
+    import pyarrow as pa
+
+    for i in range(kind.num_fields):
+        field = kind.field(i)
+        if field.name == id_field or field.name.lower() in IGNORED_QRELS_NAMES:
+            continue
+        value = field.type
+        if (pa.types.is_integer(value) or pa.types.is_floating(value)
+                or pa.types.is_boolean(value)):  # fmt: skip
+            raise source.error(
+                int(parents[0]) if parents.size else 0,
+                f"the objects of column {column!r} have a field {field.name!r} that could be "
+                "their grade, but prfeval does not read that name as one "
+                f"({', '.join(GRADE_NAMES)}, else {', '.join(SCORE_NAMES)}): rename it, or "
+                "leave it out to make every listed document relevant",
+            )
 
 
 def _one_id_field(kind: pa.DataType, column: str, source: SourceLines, row: int) -> None:
@@ -337,7 +405,8 @@ def flatten(
             role = "relevance" if "relevance" in values else "score"
             items.carried[role] = items.carried.pop("map")
     else:
-        items = _list_items(column, doc, source, tuple(values))
+        graded = "relevance" in values and values["relevance"] is None
+        items = _list_items(column, doc, source, tuple(values), graded=graded)
     out: dict[str, Any] = {query: query_ids.take(arrow_ints(items.parents))}
     out[items.label] = items.ids
     found: dict[str, str] = {}

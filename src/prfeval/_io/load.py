@@ -188,7 +188,7 @@ def load_run(
         return run if name is None else replace(run, name=name)
     if isinstance(source, Mapping) and not _hugging_face(source):
         return run_from_mapping(source, name=name or "run")
-    table = frame_to_table(source)
+    table = frame_to_table(source, ranked=True)
     if table is not None:
         return run_from_table(table, "run table", name=name, columns=columns)
     raise InputFormatError(f"cannot read a run from a {type(source).__name__}")

@@ -109,7 +109,7 @@ def _bad_value(obj: Mapping[Any, Any], what: str, integer: bool) -> InputFormatE
         for d, v in docs.items() if isinstance(docs, Mapping) else ():
             where = f"query {q!r}, doc {d!r}"
             number = isinstance(v, int | float | np.integer | np.floating)
-            if isinstance(v, bool) or not number:
+            if (isinstance(v, bool) and not integer) or not number:  # a grade may be true
                 return InputFormatError(f"{where}: expected {kind}, got {v!r}", path=what)
             if integer and isinstance(v, int | np.integer):
                 if not GRADE_MIN <= int(v) <= GRADE_MAX:
@@ -149,6 +149,10 @@ def qrels_from_mapping(obj: Mapping[Any, Any], what: str = "qrels dict") -> Qrel
                 path=what,
             )
     qids, docs, _, _ = _flatten(obj, what)
+    kinds = set(map(type, chain.from_iterable(v.values() for v in obj.values()
+                                              if isinstance(v, Mapping))))  # fmt: skip
+    if kinds & {str, bytes, np.str_, np.bytes_}:  # float("2") would read it: refuse it
+        raise _bad_value(obj, what, integer=True)
     try:
         grades = np.fromiter(
             chain.from_iterable(map(_graded, obj.values())), dtype=np.float64, count=len(docs)
@@ -177,6 +181,12 @@ def run_from_mapping(obj: Mapping[Any, Any], what: str = "run dict", name: str =
     kinds = {isinstance(v, Mapping) for v in obj.values()}
     if kinds == {False}:
         for q, docs in obj.items():
+            if isinstance(docs, set | frozenset):
+                raise InputFormatError(
+                    f"query {q!r}: the ranking is a set, which has no order: give a list of "
+                    "doc ids in rank order (or a dict of doc id -> score)",
+                    path=what,
+                )
             if isinstance(docs, str | bytes) or not isinstance(docs, Sequence | np.ndarray):
                 raise InputFormatError(
                     f"query {q!r}: expected a list of doc ids or a dict of doc id -> score",

@@ -397,9 +397,11 @@ def is_header(head: bytes, separator: str, names: Collection[str] = ()) -> bool:
 
 def starts_with_data(head: bytes, separator: str) -> bool:
     """Whether the first line of ``head`` is a row of data rather than a header: one of its
-    fields is a number (MS MARCO's and TREC's files have no header)."""
+    fields is a number (MS MARCO's and TREC's files have no header). A line without the
+    separator is split at spaces: MS MARCO's and TREC's fields may be either."""
     text = _first_line(head).decode("utf-8", errors="replace")
-    return any(_is_number(f.strip().strip('"')) for f in text.split(separator))
+    fields = text.split(separator) if separator in text else text.split()
+    return any(_is_number(f.strip().strip('"')) for f in fields)
 
 
 def headerless_kind(head: bytes) -> str:

@@ -29,6 +29,7 @@ from prfeval._io.table_lines import (
     jsonl_lines,
     row_locator,
 )
+from prfeval._io.table_values import text_cells
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -56,6 +57,13 @@ def _read_csv(handle: Input, delimiter: str, dictionary_columns: Collection[str]
     # Every column as text: ids stay as written ("007"), and numbers are parsed afterwards,
     # so that a bad cell can be named by its line (Arrow's own parse error has none).
     names = _csv_names(handle, delimiter)
+    if delimiter == "\t" and len(names) == 1 and len(names[0].split()) > 1:
+        raise InputFormatError(
+            f"the header {names[0].strip()!r} has no tab: a TSV's columns are separated by "
+            "tabs (files without a header, TREC's and MS MARCO's, may use spaces)",
+            path=handle.name,
+            line_number=1,
+        )
     coded = pa.dictionary(pa.int32(), pa.string())
     types = {n: coded if n in dictionary_columns else pa.string() for n in names}
     # Arrow reads a regular file through its own file on it, anything else from a copy of
@@ -75,11 +83,12 @@ def _read_csv(handle: Input, delimiter: str, dictionary_columns: Collection[str]
         )
 
     try:
-        return read_growing(read, _BLOCK_BYTES, handle.size)
+        table = read_growing(read, _BLOCK_BYTES, handle.size)
     except pa.ArrowInvalid as exc:
         if "Empty CSV file" in str(exc):
             raise InputFormatError("empty file: expected a header line", path=handle.name) from None
         raise csv_error(handle.rereader()(), handle.name, delimiter, exc) from None
+    return text_cells(table)
 
 
 def _read_jsonl(handle: Input) -> pa.Table:

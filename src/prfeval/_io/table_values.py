@@ -5,6 +5,12 @@ would count as a document (or a query) of its own. A number column comes out as 
 grades or float64 scores, parsed from text where the table was read as text; a missing
 value, text that is not a number, NaN, infinity, or a grade that is not an integer in 64
 bits is refused.
+
+A grade is a number, or true/false (read as 1 and 0), in every input that has types (JSON,
+Parquet, DataFrames, dicts): text there (``"2"``) is refused, naming its line and column,
+as the text it is. A CSV or TSV has no types (:func:`text_cells` marks its tables): its
+cells are parsed, a grade as an integer, or as ``true``/``false`` when the column is not
+numbers.
 """
 
 from __future__ import annotations
@@ -20,7 +26,21 @@ from prfeval._core.tables import SourceLines, grades_in_range
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["ids_column", "numbers_column"]
+__all__ = ["ids_column", "numbers_column", "text_cells"]
+
+#: The schema metadata that marks a table whose cells are text as written (CSV, TSV).
+_TEXT_CELLS = {b"prfeval.cells": b"text"}
+
+
+def text_cells(table: pa.Table) -> pa.Table:
+    """``table`` marked as read from text without types (a CSV or TSV): its number columns
+    are parsed from their text, where a typed input's text is refused as a grade."""
+    return table.replace_schema_metadata({**(table.schema.metadata or {}), **_TEXT_CELLS})
+
+
+def _of_text(table: pa.Table) -> bool:
+    metadata = table.schema.metadata or {}
+    return metadata.get(b"prfeval.cells") == b"text"
 
 
 def _first(mask: Any) -> int:
@@ -104,6 +124,11 @@ def _parse_numbers(
         except pa.ArrowInvalid:
             pass  # 2.0, 1e3, 1.5 or text: read as floats and checked below
     try:
+        if integer:  # a column of true/false (or with 1 and 0): relevant or not
+            return numpy_of(pc.cast(pc.cast(values, pa.bool_()), pa.int64()))
+    except pa.ArrowInvalid:
+        pass
+    try:
         return numpy_of(pc.cast(values, pa.float64()))
     except pa.ArrowInvalid:
         row = _first_unparsable(values, pa.float64())
@@ -121,11 +146,26 @@ def numbers_column(
     grade that is not an integer or does not fit in 64 bits.
     """
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     values = table.column(column).combine_chunks()
     if values.null_count:
         raise source.error(_first(values.is_null()), f"column {column!r} is missing (null)")
     kind = values.type
+    if (pa.types.is_string(kind) or pa.types.is_large_string(kind)) and integer and not (
+        _of_text(table)
+    ):
+        text = values.cast(pa.string())
+        row = 0  # the first cell, or the first that is not even a number written as text
+        try:
+            pc.cast(text, pa.float64())
+        except pa.ArrowInvalid:
+            row = _first_unparsable(text, pa.float64())
+        raise source.error(
+            row,
+            f"column {column!r} holds text ({text[row].as_py()!r}) where a grade belongs: a "
+            "grade is a number (or true/false), not a string",
+        )
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
         array = _parse_numbers(values.cast(pa.string()), column, source, integer=integer)
     elif pa.types.is_boolean(kind):

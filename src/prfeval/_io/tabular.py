@@ -130,9 +130,15 @@ def run_from_table(
     )
 
 
-def frame_to_table(frame: Any) -> pa.Table | None:
+def frame_to_table(frame: Any, *, ranked: bool = False) -> pa.Table | None:
     """An Arrow table from a pandas or polars DataFrame, a Hugging Face ``datasets.Dataset``
-    (or an Arrow table); else ``None``."""
+    (or an Arrow table); else ``None``.
+
+    A pandas cell holding a set (or frozenset) of ids is a list of them in judgments (their
+    order does not matter); in a run (``ranked``) it is refused, naming its row and query:
+    a set has no order, and Arrow would rank it in hash order, which changes from one run
+    of Python to the next.
+    """
     import pyarrow as pa
 
     if isinstance(frame, pa.Table):
@@ -145,12 +151,50 @@ def frame_to_table(frame: Any) -> pa.Table | None:
             frame = frame.collect()
         return frame.to_arrow()
     if module.startswith("pandas"):
+        frame = _without_sets(frame, ranked=ranked)
         try:
             return pa.Table.from_pandas(frame, preserve_index=False)
         except (pa.ArrowTypeError, pa.ArrowInvalid) as exc:  # a column of mixed objects
             why = "; ".join(str(a) for a in exc.args)
             raise InputFormatError(f"the DataFrame cannot be read as a table: {why}") from None
     return None
+
+
+def _without_sets(frame: Any, *, ranked: bool) -> Any:
+    """A pandas DataFrame whose set cells are lists (judgments), or refused (a run). Only
+    columns of mixed Python objects are looked at, cell by cell (a column of strings is
+    told by pandas' own scan)."""
+    if type(frame).__name__ != "DataFrame":
+        return frame
+    from pandas.api.types import infer_dtype
+
+    copied = False
+    for place, name in enumerate(frame.columns):
+        column = frame.iloc[:, place]
+        if column.dtype != object or infer_dtype(column, skipna=True) != "mixed":
+            continue
+        sets = [i for i, v in enumerate(column.tolist()) if isinstance(v, set | frozenset)]
+        if not sets:
+            continue
+        if ranked:
+            row = sets[0]
+            query = next((frame.iloc[row][c] for c in frame.columns
+                          if str(c).lower() in _QUERY_COLUMNS), None)  # fmt: skip
+            of = "" if query is None else f" (query {query!r})"
+            raise InputFormatError(
+                f"column {name!r} holds a set{of}, which has no order: a ranking is a list "
+                "(or a tuple, or an array) in rank order",
+                path="run table",
+                row_number=row + 1,
+            )
+        if not copied:  # the caller's frame stays as it is
+            frame, copied = frame.copy(deep=False), True
+        frame.isetitem(place, [sorted(v, key=str) if isinstance(v, set | frozenset) else v
+                               for v in column.tolist()])  # fmt: skip
+    return frame
+
+
+_QUERY_COLUMNS = frozenset((*COLUMN_ALIASES["query id"], "question_id", "id"))
 
 
 def _dataset_table(dataset: Any) -> pa.Table | None:

@@ -427,6 +427,8 @@ def encode_dicts(
         docs = list(chain.from_iterable(rankings))
         if set(map(type, docs)) - {str} or "" in docs:  # faster than isinstance per id
             return None
+        if {str, bytes} & set(map(type, chain.from_iterable(j.values() for j in judgments))):
+            return None  # a grade given as text: the table path refuses it, by name
         # An id UTF-8 cannot write (a lone surrogate) is refused by the table path, by name.
         "".join(chain(qrels, run, docs, chain.from_iterable(judgments))).encode("utf-8")
         scores = np.fromiter(chain.from_iterable(r.values() for r in rankings), np.float64, n)

@@ -216,6 +216,11 @@ class Evaluator:
                 f"query {query_id!r}: ranked_ids must be a list of result ids, "
                 f"got {type(ranked_ids).__name__}"
             )
+        if isinstance(ranked_ids, set | frozenset):
+            raise UsageError(
+                f"query {query_id!r}: ranked_ids is a set, which has no order: give the "
+                "result ids as a list, in rank order"
+            )
         ids = list(ranked_ids)
         n = len(ids)
         if n > self._max_results:

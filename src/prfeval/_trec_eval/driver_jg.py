@@ -86,6 +86,8 @@ def run_jg(args: Any, measure_entries: Callable[[], list[tuple[Measure, TrecName
         )
     except TrecEvalUnreadable as exc:
         return _stop(exc.message, exc.status)
+    if inputs.codec != groups.codec:  # the run is not UTF-8: ids compare as its bytes
+        groups = read_qrels_jg(qrels_path, version=args.version, codec=inputs.codec)
     zscores = None
     if args.zscores is not None:
         try:

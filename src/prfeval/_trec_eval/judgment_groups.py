@@ -78,7 +78,7 @@ def evaluate_judgment_groups(
     0.75
     """
     groups = load_judgment_groups(qrels)
-    table = load_run(run)
+    table = load_run(run, name=getattr(run, "run_name", None))  # trec_eval's runid
     pairs, pair_of_row = groups.pairs()
     judged = sorted({q for q, _ in pairs}, key=lambda q: q.encode("utf-8", "surrogateescape"))
     code_of = {q: i for i, q in enumerate(judged)}

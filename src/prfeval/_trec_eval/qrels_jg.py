@@ -6,6 +6,10 @@ its own documents. Each line has exactly four fields separated by whitespace (a 
 is malformed); the grade is read as C's ``atol`` reads it. A document judged twice in one
 group of a query is refused, as trec_eval 9.0.8 refuses it (naming the first such document
 with the lines sorted by query, group and document, in byte order).
+
+trec_eval compares ids as bytes. They are decoded as UTF-8, or, when the judgments or the
+run are not UTF-8, as Latin-1, whose characters are the bytes one for one (in the same
+order), as the rest of trec_eval's dialect reads them (``TrecEvalInputs.codec``).
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ class JudgmentGroups:
 
     qrels: Qrels
     groups: tuple[str, ...]
+    codec: str = "utf-8"
 
     def pairs(self) -> tuple[list[tuple[str, str]], npt.NDArray[np.int64]]:
         """The distinct (query, group) pairs in byte order, and each judgment's pair index."""
@@ -65,10 +70,11 @@ class JudgmentGroups:
         return distinct, np.array([index[k] for k in keys], dtype=np.int64)
 
 
-def read_qrels_jg(path: str, *, version: int = 9) -> JudgmentGroups:
+def read_qrels_jg(path: str, *, version: int = 9, codec: str | None = None) -> JudgmentGroups:
     """The qrels_jg file at ``path``, read as trec_eval 9.0.8 reads it (``version`` 10:
     as 10.0 does, which skips a line starting with ``#``, and reads the line after one as
-    data whatever it holds).
+    data whatever it holds). Ids are decoded with ``codec``; ``None``: UTF-8, or Latin-1
+    when the file is not UTF-8 (see the module's notes).
 
     Raises
     ------
@@ -96,6 +102,8 @@ def read_qrels_jg(path: str, *, version: int = 9) -> JudgmentGroups:
         data = _COMMENT.sub(lambda found: found.group(1) or b"", data)
     if not data.endswith(b"\n"):
         data += b"\n"
+    if codec is None:
+        codec = "utf-8" if _utf8(data) else "latin-1"
     rows: list[tuple[bytes, bytes, bytes, int]] = []
     for number, line in enumerate(data[:-1].split(b"\n"), start=1):
         fields = _fields(line)
@@ -110,20 +118,20 @@ def read_qrels_jg(path: str, *, version: int = 9) -> JudgmentGroups:
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
     for before, row in pairwise(rows):
         if before[:3] == row[:3]:
-            doc = _text(row[2])
+            doc = _text(row[2], codec)
             raise QrelsJgUnreadable(
-                f"document {doc} judged twice for query {_text(row[0])} in group "
-                f"{_text(row[1])}",
+                f"document {doc} judged twice for query {_text(row[0], codec)} in group "
+                f"{_text(row[1], codec)}",
                 path,
                 f"trec_eval.get_qrels: duplicate docs {doc}\n{quit_line}",
             )
     qrels = Qrels(
-        query_ids=pa.array([_text(r[0]) for r in rows], pa.string()),
-        doc_ids=pa.array([_text(r[2]) for r in rows], pa.string()),
+        query_ids=pa.array([_text(r[0], codec) for r in rows], pa.string()),
+        doc_ids=pa.array([_text(r[2], codec) for r in rows], pa.string()),
         grades=np.array([r[3] for r in rows], dtype=np.int64),
         source=SourceLines(path),
     )
-    return JudgmentGroups(qrels, tuple(_text(r[1]) for r in rows))
+    return JudgmentGroups(qrels, tuple(_text(r[1], codec) for r in rows), codec)
 
 
 def judgment_groups_from_dict(judgments: dict[str, dict[str, dict[str, int]]]) -> JudgmentGroups:
@@ -153,8 +161,16 @@ def _fields(line: bytes) -> list[bytes]:
     return [f for f in line.split(b" ") if f]
 
 
-def _text(raw: bytes) -> str:
-    return raw.decode("utf-8", "surrogateescape")
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _text(raw: bytes, codec: str) -> str:
+    return raw.decode(codec)
 
 
 def _bytes(text: str) -> bytes:
