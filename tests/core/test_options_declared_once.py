@@ -210,17 +210,15 @@ def test_what_the_compiled_pass_leaves_to_the_local_reader(values, refused):
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        ({"run_columns": "doc_id=d"}, "qrels_columns and run_columns (--qrels-columns, "
-         "--run-columns) are for the local engine; Spark finds the columns by their names"),
         ({"qrels_format": "ndeval"}, "qrels_format and run_format (--qrels-format, "
          "--run-format) on Spark are trec, csv, tsv, jsonl, parquet (by the file's name when "
          "not given), not 'ndeval': read such a file with the local engine"),
         ({"run_format": "msmarco"}, "qrels_format and run_format"),
     ],
 )
-def test_spark_refuses_column_maps_and_the_formats_it_cannot_read(values, message):
-    """Spark finds a table's columns by their names, and has readers for five formats: a
-    column map, or another format, is refused, never ignored."""
+def test_spark_refuses_the_formats_it_cannot_read(values, message):
+    """Spark has readers for five formats: another format is refused, never ignored. (It
+    honours the column maps, as the local readers do.)"""
     with pytest.raises(UsageError) as caught:
         refuse_unhonoured(EvalOptions(**values), EVAL_OPTIONS, "spark")
     assert str(caught.value).startswith(message)

@@ -188,11 +188,6 @@ def _absent(value: Any) -> bool:
 _COMPILED_NONE = Limit("compiled", _absent)
 _COMPILED_TREC = Limit("compiled", lambda value: value in (None, "trec"))
 #: Spark finds a table's columns by their names, and reads the formats of SPARK_FORMATS.
-_SPARK_NO_MAP = Limit(
-    "spark",
-    _absent,
-    "are for the local engine; Spark finds the columns by their names (query_id, doc_id, ...)",
-)
 _SPARK_FORMATS = Limit(
     "spark",
     lambda value: value is None or value in SPARK_FORMATS,
@@ -469,7 +464,7 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             metavar="KEY=NAME,...",
             convert=_flag_columns("--qrels-columns", QRELS_COLUMN_KEYS),
         ),
-        limits=(_COMPILED_NONE, _SPARK_NO_MAP),
+        limits=(_COMPILED_NONE,),
     ),
     Option(
         "run_columns",
@@ -489,7 +484,7 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             metavar="KEY=NAME,...",
             convert=_flag_columns("--run-columns", RUN_COLUMN_KEYS),
         ),
-        limits=(_COMPILED_NONE, _SPARK_NO_MAP),
+        limits=(_COMPILED_NONE,),
     ),
     Option(
         "qrels_duplicates",

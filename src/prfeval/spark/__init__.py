@@ -8,6 +8,11 @@
     result.per_query                                # a Spark DataFrame: query_id, measure, value
     result.to_evaluation()                          # a local Evaluation, for a small result
 
+MLlib's layout, one DataFrame with an array of ranked ids and an array of relevant ids a
+row, is evaluated alone: ``prfeval.spark.evaluate(df, "MAP P@10 nDCG@10")``; and
+``prfeval.spark.RankingEvaluator`` stands in for ``pyspark.ml.evaluation.RankingEvaluator``
+with MLlib's values (:mod:`prfeval.spark._ranking_evaluator`).
+
 Executors without prfeval get the driver's with ``prfeval.spark.ship(spark)``
 (:mod:`prfeval.spark._shipping`); the command line does it for them.
 
@@ -28,8 +33,10 @@ if TYPE_CHECKING:
     from prfeval.spark._result import SparkEvaluation
     from prfeval.spark._session import cli_session
     from prfeval.spark._shipping import ship
+    from prfeval.spark._ranking_evaluator import RankingEvaluator
 
 _LAZY = {
+    "RankingEvaluator": "prfeval.spark._ranking_evaluator",
     "SparkEvaluation": "prfeval.spark._result",
     "evaluate": "prfeval.spark._engine",
     "read_qrels": "prfeval.spark._read",
@@ -38,7 +45,15 @@ _LAZY = {
     "ship": "prfeval.spark._shipping",
 }
 
-__all__ = ["SparkEvaluation", "cli_session", "evaluate", "read_qrels", "read_run", "ship"]
+__all__ = [
+    "RankingEvaluator",
+    "SparkEvaluation",
+    "cli_session",
+    "evaluate",
+    "read_qrels",
+    "read_run",
+    "ship",
+]
 
 
 def __getattr__(name: str) -> Any:

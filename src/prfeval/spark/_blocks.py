@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -161,6 +161,7 @@ def run_table(ranked: pa.Table, frame: BlockFrame) -> Run:
     lines ``rline``), in the order given, as the local engine's
     :class:`~prfeval._core.tables.Run`."""
     source = SourceLines(frame.run_name)
+    extra: dict[str, Any] = {}
     if frame.run_text and ranked.num_rows:
         parsed = parse_lines(
             functools.partial(parse_run, ranks=frame.has_ranks),
@@ -178,6 +179,12 @@ def run_table(ranked: pa.Table, frame: BlockFrame) -> Run:
         query_ids, doc_ids = pa.array([], pa.string()), pa.array([], pa.string())
         scores, ranks = np.zeros(0), (np.zeros(0) if frame.has_ranks else None)
     else:
+        # A row without a doc id stands for an empty list (a query that retrieved nothing).
+        listed = pc.is_valid(ranked.column("doc_id"))
+        if ranked.num_rows and not pc.all(listed).as_py():
+            empty = pc.unique(ranked.column("query_id").filter(pc.invert(listed)))
+            extra["empty_queries"] = tuple(_strings(pa.chunked_array([empty])).to_pylist())
+            ranked = ranked.filter(listed)
         query_ids = _strings(ranked.column("query_id"))
         doc_ids = _strings(ranked.column("doc_id"))
         scores = ranked.column("score").to_numpy().astype(np.float64) if frame.has_scores else None
@@ -190,6 +197,7 @@ def run_table(ranked: pa.Table, frame: BlockFrame) -> Run:
         source=source,
         default_order=frame.default_order,  # type: ignore[arg-type]
         name=frame.run_name,
+        extra=extra,
     )
 
 

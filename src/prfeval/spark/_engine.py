@@ -45,7 +45,9 @@ from prfeval._io.blocks import load_judgments
 from prfeval._io.judgments_digest import LazyDigest
 from prfeval._io.select import restrict_queries
 from prfeval._retrieval.evaluate import plan_evaluation
+from prfeval.spark._arrays import ListColumns
 from prfeval.spark._blocks import BlockFrame
+from prfeval.spark._lists import evaluate_lists as _evaluate_lists
 from prfeval.spark._partition import BLOCK_ROWS, Plan, portable, user_measures_of
 from prfeval.spark._read import check_paths, local_file, read_qrels, read_run
 from prfeval.spark._result import SparkEvaluation, result_of
@@ -80,19 +82,29 @@ def refuse_options(options: EvalOptions) -> None:
 
 def evaluate(
     qrels: Any,
-    run: Any,
+    run: Any = None,
     measures: Any = None,
     *,
+    prediction_col: str = "prediction",
+    label_col: str = "label",
+    relevance_col: str | None = None,
+    query_col: str | None = None,
     spark: SparkSession | None = None,
     partitions: int | None = None,
     bounds: bool = False,
-    persist: bool = True,
+    persist: bool | None = None,
     block_rows: int = BLOCK_ROWS,
     broadcast: int = BROADCAST_BYTES,
     options: EvalOptions | None = None,
     **option_values: Unpack[OptionValues],
 ) -> SparkEvaluation:
     """Evaluate a run against judgments on Spark, exactly as :func:`prfeval.evaluate` does.
+
+    ``evaluate(df, measures)`` evaluates one DataFrame in MLlib's layout instead (the
+    layout of ``pyspark.ml.evaluation.RankingEvaluator``): one row a query, an array of
+    ranked ids in ``prediction_col`` and an array of relevant ids in ``label_col``
+    (:mod:`prfeval.spark._lists`). It is chosen when ``qrels`` is a DataFrame whose
+    ``prediction_col`` is an array column.
 
     Parameters
     ----------
@@ -106,6 +118,15 @@ def evaluate(
         neither: the rows' order) columns, or a path as for ``qrels`` (TREC run text).
     measures
         Measure names, as for :func:`prfeval.evaluate` (``None``: the default set).
+    prediction_col, label_col
+        MLlib's layout (one DataFrame): the array of ranked ids, best first (numbers or
+        text; an array of structs is read as its first field), and the array of relevant
+        ids (a set: a repeated label is one judgment).
+    relevance_col
+        MLlib's layout: an array of integer grades parallel to ``label_col`` (default:
+        grade 1 each).
+    query_col
+        MLlib's layout: the query ids (default: a number per row, for ``per_query``).
     spark
         The session; by default the DataFrames' own, or the active one.
     partitions
@@ -116,7 +137,9 @@ def evaluate(
     persist
         Keep the per-query rows (memory, then disk), so that ``per_query`` and
         :meth:`SparkEvaluation.to_evaluation` do not run the job again;
-        :meth:`SparkEvaluation.unpersist` releases them.
+        :meth:`SparkEvaluation.unpersist` releases them. Default: keep them, except for
+        MLlib's layout, whose averages come from one pass that keeps nothing (the
+        per-query rows are measured again when asked for).
     block_rows
         Rows handed to the kernel at once (whole queries): bounds each Python worker's
         memory, at some 200 bytes a row.
@@ -161,6 +184,19 @@ def evaluate(
     partitions' order; a run read from several files has no one file order.
     """
     require_pyspark()
+    from prfeval.spark._lists import is_list_frame
+
+    lists = is_list_frame(qrels, prediction_col)
+    if lists:
+        if run is not None and measures is not None:
+            raise UsageError(
+                "a DataFrame in MLlib's layout (an array column "
+                f"{prediction_col!r}) is evaluated alone: evaluate(df, measures)"
+            )
+        measures = run if measures is None else measures
+    elif run is None:
+        raise UsageError("evaluate(qrels, run, measures): give a run, or one DataFrame in "
+                         f"MLlib's layout (an array column {prediction_col!r})")
     opts = EvalOptions.build(options, **option_values)
     refuse_options(opts)
     # The local engine's checks and hidden coverage measures, planned by the same function.
@@ -178,6 +214,15 @@ def evaluate(
         )
     if block_rows < 1:
         raise UsageError(f"block_rows must be at least 1, got {block_rows}")
+    if lists:
+        return _evaluate_lists(
+            qrels, ListColumns(prediction_col, label_col, relevance_col, query_col),
+            Plan(portable([*parsed, *hidden]), len(parsed), tuple(cutoffs), opts,
+                 BlockFrame("DataFrame", "DataFrame", "file", has_scores=False), bounds,
+                 block_rows, user_measures_of(parsed)),
+            persist=bool(persist),
+        )
+    persist = True if persist is None else persist
     session = _session(spark, qrels, run)
     fs = default_filesystem(session)
     check_paths(qrels, run, default_fs=fs)  # a missing local file: before Spark reads it
@@ -191,8 +236,9 @@ def evaluate(
         if f
     )
     with spark_errors(files):
-        judgments = read_qrels(qrels, session, fmt=opts.qrels_format)
-        ranking = read_run(run, session, ranks=ranks, fmt=opts.run_format)
+        judgments = read_qrels(qrels, session, fmt=opts.qrels_format, columns=opts.qrels_columns)
+        ranking = read_run(run, session, ranks=ranks, fmt=opts.run_format,
+                           columns=opts.run_columns)
     order = opts.order or ranking.default_order
     check_order(order, ranking)
     frame = BlockFrame(

@@ -37,10 +37,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from prfeval._core.errors import InputFormatError, UsageError
-from prfeval._core.options import SPARK_FORMATS
+from prfeval._core.options import SPARK_FORMATS, ColumnMap
+from prfeval._io.columns import RAG_RUN_NAMES
 from prfeval._io.source import display_name
 from prfeval._io.tabular import COLUMN_ALIASES, tabular_kind
 from prfeval.spark._failures import LOCAL_FS, LocalFile, has_glob, local_path, reading
+from prfeval.spark._nested import flat_qrels, flat_run, is_array_column
 from prfeval.spark._partition import error_text
 
 if TYPE_CHECKING:
@@ -145,12 +147,38 @@ def _frame_table(frame: DataFrame, name: str) -> _Table:
     return _Table(frame, name, twice=twice)
 
 
-def _find(table: _Table, what: str, *, required: bool = True) -> str | None:
-    """The column of ``table`` named as the local readers name ``what`` (case-insensitive,
-    the first alias found), refused as they refuse it when the header names it twice."""
+#: The column map's key of each role.
+_ROLE_KEYS = {"query id": "query_id", "doc id": "doc_id", "relevance": "relevance",
+              "score": "score", "rank": "rank"}
+
+
+def _find(
+    table: _Table,
+    what: str,
+    *,
+    required: bool = True,
+    columns: ColumnMap | None = None,
+    more: tuple[str, ...] = (),
+) -> str | None:
+    """The column of ``table`` the column map ``columns`` names for ``what`` (the exact
+    name, else the one equal to it in another case), else the one named as the local
+    readers name ``what`` (case-insensitive, the first alias found, then ``more``),
+    refused as they refuse it when the header names it twice."""
     frame = table.frame
+    given = dict(columns or ()).get(_ROLE_KEYS[what])
+    if given is not None:
+        same = [c for c in frame.columns if c.lower() == given.lower()]
+        if given in frame.columns:
+            return given
+        if len(same) == 1:
+            return same[0]
+        raise InputFormatError(
+            f"no column {given!r} (given for {_ROLE_KEYS[what]} by the column map); the "
+            f"columns are {', '.join(repr(c) for c in frame.columns if c != _MALFORMED)}",
+            path=table.name,
+        )
     lowered = {c.lower(): c for c in frame.columns}
-    for alias in COLUMN_ALIASES[what]:
+    for alias in (*COLUMN_ALIASES[what], *more):
         if alias in table.twice:
             raise InputFormatError(
                 f"column {table.twice[alias]!r} is named twice in the header: "
@@ -502,9 +530,17 @@ def _source_table(
     )
 
 
-def read_qrels(source: Any, spark: SparkSession, *, fmt: str | None = None) -> Judgments:
+def read_qrels(
+    source: Any,
+    spark: SparkSession,
+    *,
+    fmt: str | None = None,
+    columns: ColumnMap | None = None,
+) -> Judgments:
     """Judgments from a Spark DataFrame or a path (TREC qrels, Parquet, CSV, TSV, JSON Lines:
-    ``fmt``, one of :data:`~prfeval._core.options.SPARK_FORMATS`, else as its name says).
+    ``fmt``, one of :data:`~prfeval._core.options.SPARK_FORMATS`, else as its name says), a
+    table's columns found by the column map ``columns``, else by their names; a column of
+    arrays of ids is flattened (:func:`~prfeval.spark._nested.flat_qrels`).
 
     Returns the columns ``query_id``, ``doc_id`` (string) and ``grade`` (bigint).
     """
@@ -521,9 +557,14 @@ def read_qrels(source: Any, spark: SparkSession, *, fmt: str | None = None) -> J
                 path,
                 _trec_lines(spark, path),
             )
-    q = _find(table, "query id")
-    d = _find(table, "doc id")
-    g = _find(table, "relevance")
+    q = _find(table, "query id", columns=columns)
+    d = _find(table, "doc id", columns=columns)
+    assert q is not None and d is not None
+    if is_array_column(table.frame, d):
+        g = _find(table, "relevance", columns=columns, required=False)
+        frame = flat_qrels(table.frame, _ids(table, q), d, g, table.name)
+        return Judgments(frame, table.name)
+    g = _find(table, "relevance", columns=columns)
     return Judgments(
         table.frame.select(
             _ids(table, q).alias("query_id"),  # type: ignore[arg-type]
@@ -535,10 +576,18 @@ def read_qrels(source: Any, spark: SparkSession, *, fmt: str | None = None) -> J
 
 
 def read_run(
-    source: Any, spark: SparkSession, *, ranks: bool = False, fmt: str | None = None
+    source: Any,
+    spark: SparkSession,
+    *,
+    ranks: bool = False,
+    fmt: str | None = None,
+    columns: ColumnMap | None = None,
 ) -> Ranking:
     """A run from a Spark DataFrame or a path (TREC run, Parquet, CSV, TSV, JSON Lines:
-    ``fmt``, as for :func:`read_qrels`).
+    ``fmt``, as for :func:`read_qrels`), a table's columns found as there (and a RAG run's
+    by :data:`~prfeval._io.columns.RAG_RUN_NAMES`); a column of arrays (ALS's
+    recommendations, a list of passages) is flattened
+    (:func:`~prfeval.spark._nested.flat_run`).
 
     Returns the columns ``query_id``, ``doc_id`` (string), and ``score`` and ``rank``
     (double) when the run has them; a TREC run's rank column is read only with ``ranks``
@@ -547,26 +596,30 @@ def read_run(
     table = _source_table(source, spark, "run", "a run", fmt)
     if isinstance(table, str):  # a TREC run file
         path, fields = table, _functions().col("f")
-        columns = [
+        selected = [
             fields[0].alias("query_id"),
             fields[2].alias("doc_id"),
             _trec_number(fields[4], "score", path, integer=False).alias("score"),
         ]
         if ranks:
-            columns.append(_trec_number(fields[3], "rank", path, integer=False).alias("rank"))
+            selected.append(_trec_number(fields[3], "rank", path, integer=False).alias("rank"))
         with reading(path):
-            frame = _trec_fields(spark, path, 6, "run", more=True).select(*columns)
+            frame = _trec_fields(spark, path, 6, "run", more=True).select(*selected)
             lines = _trec_lines(spark, path)
         return Ranking(frame, path, has_scores=True, has_ranks=ranks, lines=lines)
-    q = _find(table, "query id")
-    d = _find(table, "doc id")
-    s = _find(table, "score", required=False)
-    r = _find(table, "rank", required=False)
-    columns = [_ids(table, q).alias("query_id"), _ids(table, d).alias("doc_id")]  # type: ignore[arg-type]
+    q = _find(table, "query id", columns=columns, more=RAG_RUN_NAMES["query_id"])
+    d = _find(table, "doc id", columns=columns, more=RAG_RUN_NAMES["doc_id"])
+    s = _find(table, "score", required=False, columns=columns)
+    assert q is not None and d is not None
+    if is_array_column(table.frame, d):
+        frame, scored = flat_run(table.frame, _ids(table, q), d, s, table.name)
+        return Ranking(frame, table.name, has_scores=scored, has_ranks=not scored)
+    r = _find(table, "rank", required=False, columns=columns)
+    selected = [_ids(table, q).alias("query_id"), _ids(table, d).alias("doc_id")]  # type: ignore[arg-type]
     if s is not None:
-        columns.append(_number(table, s, integer=False).alias("score"))
+        selected.append(_number(table, s, integer=False).alias("score"))
     if r is not None:
-        columns.append(_number(table, r, integer=False).alias("rank"))
+        selected.append(_number(table, r, integer=False).alias("rank"))
     return Ranking(
-        table.frame.select(*columns), table.name, has_scores=s is not None, has_ranks=r is not None
+        table.frame.select(*selected), table.name, has_scores=s is not None, has_ranks=r is not None
     )
