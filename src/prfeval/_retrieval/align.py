@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from prfeval._core.arrays import offsets_of
 from prfeval._core.options import EvalOptions
-from prfeval._core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
+from prfeval._core.ranking import UNJUDGED, JudgedRanking, QueryAccounting, RankingNeeds
 from prfeval._retrieval.encode import EncodedBlock
 from prfeval._retrieval.ordering import rank_order, ranked_in_query_order
 from prfeval._retrieval.subtopics import single_subtopic_view, subtopic_view
@@ -76,8 +76,10 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
             kept = pos_q >= 0
             ranked, pos_q = ranked[kept], pos_q[kept]
         pos_d = enc.doc[ranked]
-        found = enc.found[ranked]
+        found = None if enc.found is None else enc.found[ranked]
         grades = enc.grade[ranked]
+    if found is None:  # no flag given (a run array's join): the grade says it
+        found = grades != UNJUDGED
     n_out = enc.n_slots
 
     # A repeated document counts at its best-ranked place: the later places are repeats.

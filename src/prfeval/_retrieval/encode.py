@@ -93,7 +93,7 @@ class EncodedBlock:
         Per run row: the score and the rank column, when the input has them.
     grade, found
         Per run row: the judged grade (:data:`~prfeval._core.ranking.UNJUDGED` if none) and
-        whether there is a judgment.
+        whether there is a judgment (``None``: where the grade is not ``UNJUDGED``).
     repeated
         Per run row: whether its (query, doc) occurs more than once in the run.
     judged_offsets, judged_grades, judged_docs
@@ -140,7 +140,7 @@ class EncodedBlock:
     scores: npt.NDArray[np.float64] | None
     ranks: npt.NDArray[np.float64] | None
     grade: IntArray
-    found: BoolArray
+    found: BoolArray | None
     repeated: BoolArray
     judged_offsets: IntArray
     judged_grades: IntArray
