@@ -136,6 +136,9 @@ def test_the_join_writes_slots_and_doc_ints_as_int32_where_they_fit():
     small = array_block(gold, array_run(ids), EvalOptions())
     assert small["slot"].dtype == small["doc"].dtype == np.int32
     assert small["found"] is None
+    # The rows' cells in slot order, with each slot's bounds from the rows' counts.
+    bounds = np.searchsorted(small["slot"], np.arange(len(small["query_ids"]) + 1))
+    np.testing.assert_array_equal(small["slot_offsets"], bounds)
     big = np.where(ids >= 0, ids + 2**31, -1)
     shifted = [{d + 2**31: g for d, g in row.items()} for row in gold]
     wide = array_block(shifted, array_run(big), EvalOptions())

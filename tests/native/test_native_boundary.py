@@ -80,7 +80,9 @@ def test_the_compiled_join_equals_numpy(monkeypatch, code_type):
         assert cells.grade.tolist() == [judged.get(c, UNJUDGED) for c in kept]
         assert cells.found.tolist() == [c in judged for c in kept]
         assert cells.repeated.tolist() == [c in twice for c in kept]
-    for field in ("slot", "doc", "grade", "found", "repeated"):
+        per_row = [sum(1 for r, _ in kept if r == row) for row in range(50)]
+        assert cells.row_counts.tolist() == per_row
+    for field in ("slot", "doc", "grade", "found", "repeated", "row_counts"):
         np.testing.assert_array_equal(getattr(compiled, field), getattr(plain, field), field)
 
 
@@ -91,6 +93,8 @@ def test_a_doc_int_beyond_int32_leaves_a_narrow_join_to_numpy():
     offsets = np.zeros(3, dtype=np.int64)
     none = np.zeros(0, dtype=np.int64)
     assert native_join(ids, np.array([0, 1]), offsets, none, none, np.int32) is None
-    slot, doc, grade, repeated = native_join(ids, np.array([0, 1]), offsets, none, none, np.int64)
+    slot, doc, grade, repeated, counts = native_join(ids, np.array([0, 1]), offsets, none, none,
+                                                     np.int64)
     assert doc.tolist() == [1, 2**31, 3] and slot.tolist() == [0, 0, 1]
+    assert counts.tolist() == [2, 1]
     assert (grade == UNJUDGED).all() and not repeated.any()

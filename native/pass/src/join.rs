@@ -42,6 +42,8 @@ pub struct JoinRows {
     pub out_doc: *mut c_void,
     pub out_grade: *mut i64,
     pub out_repeated: *mut u8,
+    /// Per row (`n_rows` entries): how many cells it kept (0 for a row skipped).
+    pub out_counts: *mut i64,
 }
 
 /// Borrowed views of a `JoinRows`' inputs.
@@ -80,6 +82,8 @@ pub struct Output<'a, C> {
     pub doc: &'a mut [C],
     pub grade: &'a mut [i64],
     pub repeated: &'a mut [u8],
+    /// The rows' kept cells, one entry a row (of the rows this output is for).
+    pub counts: &'a mut [i64],
 }
 
 /// How many cells rows `a..b` keep.
@@ -99,6 +103,8 @@ pub fn fill<C: Code>(input: &Input, a: usize, b: usize, out: Output<C>) -> bool 
     let mut at = 0;
     let mut seen = Seen::new(input.n_cols);
     for r in a..b {
+        let begin = at;
+        out.counts[r - a] = 0;
         let Some(slot) = (if input.row_slot[r] < 0 { continue } else { C::narrow(input.row_slot[r]) }) else {
             return false;
         };
@@ -124,6 +130,7 @@ pub fn fill<C: Code>(input: &Input, a: usize, b: usize, out: Output<C>) -> bool 
             }
             at += 1;
         }
+        out.counts[r - a] = (at - begin) as i64;
     }
     true
 }
@@ -196,10 +203,10 @@ pub fn plan(input: &Input, n_rows: usize, threads: usize) -> (Vec<usize>, Vec<us
 pub fn join<C: Code>(input: &Input, n_rows: usize, threads: usize, out: Output<C>) -> Result<usize, ()> {
     let (bounds, starts) = plan(input, n_rows, threads);
     let total = *starts.last().unwrap_or(&0);
-    if total > out.slot.len() || total > out.doc.len() || total > out.grade.len() || total > out.repeated.len() {
+    if total > out.slot.len() || total > out.doc.len() || total > out.grade.len() || total > out.repeated.len() || out.counts.len() != n_rows {
         return Err(());
     }
-    let Output { mut slot, mut doc, mut grade, mut repeated } = out;
+    let Output { mut slot, mut doc, mut grade, mut repeated, mut counts } = out;
     let mut parts = Vec::new();
     for t in 0..bounds.len() - 1 {
         let n = starts[t + 1] - starts[t];
@@ -207,8 +214,9 @@ pub fn join<C: Code>(input: &Input, n_rows: usize, threads: usize, out: Output<C
         let (d0, d1) = std::mem::take(&mut doc).split_at_mut(n);
         let (g0, g1) = std::mem::take(&mut grade).split_at_mut(n);
         let (r0, r1) = std::mem::take(&mut repeated).split_at_mut(n);
-        parts.push((bounds[t], bounds[t + 1], Output { slot: s0, doc: d0, grade: g0, repeated: r0 }));
-        (slot, doc, grade, repeated) = (s1, d1, g1, r1);
+        let (c0, c1) = std::mem::take(&mut counts).split_at_mut(bounds[t + 1] - bounds[t]);
+        parts.push((bounds[t], bounds[t + 1], Output { slot: s0, doc: d0, grade: g0, repeated: r0, counts: c0 }));
+        (slot, doc, grade, repeated, counts) = (s1, d1, g1, r1, c1);
     }
     let fitted = std::thread::scope(|s| {
         let handles: Vec<_> = parts.into_iter().map(|(a, b, part)| s.spawn(move || fill(input, a, b, part))).collect();
@@ -225,7 +233,12 @@ mod tests {
         let input = Input { ids, n_cols, row_slot, gold_offsets: offsets, gold_docs: docs, gold_grades: grades };
         let n = ids.len();
         let (mut s, mut d, mut g, mut r) = (vec![C::default(); n], vec![C::default(); n], vec![0; n], vec![0u8; n]);
-        let total = join(&input, row_slot.len(), threads, Output { slot: &mut s, doc: &mut d, grade: &mut g, repeated: &mut r })?;
+        let mut c = vec![-1; row_slot.len()];
+        let total = join(&input, row_slot.len(), threads, Output { slot: &mut s, doc: &mut d, grade: &mut g, repeated: &mut r, counts: &mut c })?;
+        // Each row's count is its kept cells: 0 for a row skipped.
+        let kept: Vec<i64> = row_slot.iter().enumerate().map(|(i, &slot)| if slot < 0 { 0 } else { ids[i * n_cols..(i + 1) * n_cols].iter().filter(|&&d| d >= 0).count() as i64 }).collect();
+        assert_eq!(c, kept);
+        assert_eq!(c.iter().sum::<i64>() as usize, total);
         Ok((0..total).map(|i| (s[i].into(), d[i].into(), g[i], r[i])).collect())
     }
 
@@ -278,8 +291,8 @@ mod tests {
     #[test]
     fn outputs_shorter_than_the_cells_are_refused() {
         let input = Input { ids: &[1, 2, 3], n_cols: 3, row_slot: &[0], gold_offsets: &[0, 0], gold_docs: &[], gold_grades: &[] };
-        let (mut s, mut d, mut g, mut r) = (vec![0i64; 2], vec![0i64; 2], vec![0; 2], vec![0u8; 2]);
-        let out = Output { slot: &mut s, doc: &mut d, grade: &mut g, repeated: &mut r };
+        let (mut s, mut d, mut g, mut r, mut c) = (vec![0i64; 2], vec![0i64; 2], vec![0; 2], vec![0u8; 2], vec![0; 1]);
+        let out = Output { slot: &mut s, doc: &mut d, grade: &mut g, repeated: &mut r, counts: &mut c };
         assert_eq!(join(&input, 1, 1, out), Err(()));
     }
 }

@@ -1557,7 +1557,7 @@ fn nonnull<T>(p: *const T) -> *const T {
 ///
 /// # Safety
 /// `args` must be valid: input arrays of the lengths `JoinRows` gives, outputs writable for
-/// `capacity` entries of their width.
+/// `capacity` entries of their width (`out_counts` for `n_rows`).
 #[no_mangle]
 pub unsafe extern "C" fn prf_join_rows(args: *const join::JoinRows) -> i64 {
     guarded(|| -1, || {
@@ -1578,6 +1578,7 @@ unsafe fn join_into<C: join::Code>(a: &join::JoinRows) -> i64 {
         doc: codes(a.out_doc),
         grade: std::slice::from_raw_parts_mut(nonnull(a.out_grade) as *mut i64, cap),
         repeated: std::slice::from_raw_parts_mut(nonnull(a.out_repeated) as *mut u8, cap),
+        counts: std::slice::from_raw_parts_mut(nonnull(a.out_counts) as *mut i64, a.n_rows),
     };
     join::join(&join_input(a), a.n_rows, a.threads, out).map_or(-1, |n| n as i64)
 }

@@ -38,6 +38,8 @@ class Cells:
     grade: IntArray
     repeated: BoolArray
     scores: npt.NDArray[np.float64] | None
+    #: Per row of the array: how many cells it kept (0: a row not evaluated).
+    row_counts: IntArray
 
     @property
     def found(self) -> BoolArray:
@@ -71,7 +73,8 @@ def join_rows(
 
         joined = native_join(ids, row_slot, row_offsets, gold_docs, gold_grades, code_type)
         if joined is not None:
-            return Cells(*joined, None)
+            slot, doc, grade, repeated, counts = joined
+            return Cells(slot, doc, grade, repeated, None, counts)
     return _numpy_cells(ids, row_slot, row_offsets, gold_docs, gold_grades, code_type)
 
 
@@ -113,7 +116,9 @@ def _numpy_cells(
         same = np.flatnonzero(key[by_key][1:] == key[by_key][:-1])
         repeated[by_key[same]] = True
         repeated[by_key[same + 1]] = True
-    return Cells(row_slot[rows].astype(code_type), doc.astype(code_type), grade, repeated, None)
+    counts = np.bincount(rows, minlength=ids.shape[0]).astype(np.int64)
+    return Cells(row_slot[rows].astype(code_type), doc.astype(code_type), grade, repeated, None,
+                 counts)
 
 
 def _score_cells(
@@ -126,5 +131,6 @@ def _score_cells(
     cell_rows = np.repeat(rows, m)
     doc = np.tile(np.arange(m, dtype=np.int64), rows.size)
     grade = _grades_of(cell_rows, doc, row_offsets, gold_docs, gold_grades)
+    counts = np.where(row_slot >= 0, m, 0).astype(np.int64)
     return Cells(row_slot[cell_rows], doc, grade, np.zeros(doc.size, dtype=bool),
-                 scores[rows].ravel())
+                 scores[rows].ravel(), counts)

@@ -154,7 +154,7 @@ class ArrayRun:
     def row_names(self, rows: IntArray) -> list[str]:
         """The query ids of ``rows``."""
         if self.query_ids is None:
-            return [str(r) for r in rows.tolist()]
+            return list(map(str, rows.tolist()))
         return self.query_ids.take(arrow_ints(rows)).to_pylist()
 
 
@@ -498,6 +498,16 @@ def array_block(gold: Any, run: Any, options: EvalOptions) -> dict[str, Any]:
         np.int32 if narrow else np.int64,
     )
 
+    # The cells come in row order: when the rows' slots ascend, in slot order too, and each
+    # slot's bounds are the rows' counts added up.
+    slot_offsets = None
+    evaluated_rows = np.flatnonzero(row_slot >= 0)
+    if (np.diff(row_slot[evaluated_rows]) > 0).all():
+        per_slot = np.zeros(codes.size, dtype=np.int64)
+        per_slot[row_slot[evaluated_rows]] = cells.row_counts[evaluated_rows]
+        slot_offsets = np.zeros(codes.size + 1, dtype=np.int64)
+        np.cumsum(per_slot, out=slot_offsets[1:])
+
     def doc_names(doc_codes: IntArray) -> Any:
         return _doc_names(arun, g.extra_doc_names, n_docs, doc_codes)
 
@@ -539,6 +549,7 @@ def array_block(gold: Any, run: Any, options: EvalOptions) -> dict[str, Any]:
         "row_error": row_error,
         "present": in_run[codes] if options.complete else None,
         "run_source": "run",
+        "slot_offsets": slot_offsets,
     }
 
 

@@ -40,6 +40,7 @@ class JoinRows(ctypes.Structure):
         ("out_doc", ctypes.c_void_p),
         ("out_grade", ctypes.c_void_p),
         ("out_repeated", ctypes.c_void_p),
+        ("out_counts", ctypes.c_void_p),
     ]
 
 
@@ -50,10 +51,10 @@ def _int64(values: np.ndarray) -> IntArray:
 def native_join(
     ids: IntArray, row_slot: IntArray, row_offsets: IntArray, gold_docs: IntArray,
     gold_grades: IntArray, code_type: type[np.signedinteger],
-) -> tuple[np.ndarray, np.ndarray, IntArray, BoolArray] | None:
+) -> tuple[np.ndarray, np.ndarray, IntArray, BoolArray, IntArray] | None:
     """The cells :func:`prfeval._io.array_join.join_rows` describes (slot and doc as
-    ``code_type``, int32 or int64; grade; repeated), or ``None`` when the compiled pass is
-    unavailable or gave up (numpy then joins them)."""
+    ``code_type``, int32 or int64; grade; repeated) and each row's count of them, or
+    ``None`` when the compiled pass is unavailable or gave up (numpy then joins them)."""
     if native_lib.unavailable() is not None:
         return None
     lib = native_lib.library()
@@ -63,15 +64,16 @@ def native_join(
     capacity = int(np.count_nonzero(row_slot >= 0)) * n_cols
     slot, doc = (np.empty(capacity, dtype=code_type) for _ in range(2))
     grade, repeated = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.bool_)
+    counts = np.empty(n_rows, dtype=np.int64)
     args = JoinRows(
         ids=ids.ctypes.data, n_rows=n_rows, n_cols=n_cols, row_slot=row_slot.ctypes.data,
         gold_offsets=row_offsets.ctypes.data, gold_docs=gold_docs.ctypes.data,
         gold_grades=gold_grades.ctypes.data, threads=native_lib.default_threads(),
         capacity=capacity, code_bytes=slot.itemsize, out_slot=slot.ctypes.data,
         out_doc=doc.ctypes.data, out_grade=grade.ctypes.data,
-        out_repeated=repeated.ctypes.data,
+        out_repeated=repeated.ctypes.data, out_counts=counts.ctypes.data,
     )
     n = int(lib.prf_join_rows(ctypes.byref(args)))
     if n < 0:
         return None
-    return slot[:n], doc[:n], grade[:n], repeated[:n]
+    return slot[:n], doc[:n], grade[:n], repeated[:n], counts

@@ -60,7 +60,7 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         )
     in_order = (
         order == "file" and enc.rank_rows is None and not enc.unevaluated_rows
-        and _grouped(enc.slot)
+        and (enc.slot_offsets is not None or _grouped(enc.slot))
     )
     if not in_order and not (order == "score" and enc.rank_rows is not None):
         ranked, valid = _ranked(enc, order, options, needs, has_ids)
@@ -92,7 +92,10 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         later = np.flatnonzero(np.diff(keys[by_key_then_rank]) == 0) + 1
         repeat[candidates[by_key_then_rank[later]]] = True
     n_duplicates = int(repeat.sum())
-    offsets = offsets_of(pos_q, n_out)
+    if in_order and enc.slot_offsets is not None:
+        offsets = enc.slot_offsets
+    else:
+        offsets = offsets_of(pos_q, n_out)
     if n_duplicates and options.duplicates == "error":
         at = np.flatnonzero(repeat)
         if options.max_results is not None:  # as trec_eval: only within the top -M
