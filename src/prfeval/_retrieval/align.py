@@ -103,7 +103,8 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         if at.size:
             row = int(at[0] if ranked is None else ranked[at[0]])
             raise enc.row_error(row, "document {doc} repeated for query {query}")
-    keep = ~repeat if options.duplicates == "first" else np.ones(pos_q.size, dtype=bool)
+    # The rows kept (``None``: every row, without an array saying so).
+    keep = ~repeat if options.duplicates == "first" else None
 
     # Counts per query from where the rows of the rarer side of a mask fall among the
     # queries' bounds (each query's rows are together): no copy of the rows it picks.
@@ -125,22 +126,26 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         within = rank0 < options.max_results
         if not within.all():
             counts["truncated"] = per_query(~within)
-        keep &= within
+        keep = within if keep is None else keep & within
 
     counts["dropped_unjudged"] = zeros
     if options.unjudged == "drop":
         # trec_eval -J keeps documents judged with a grade >= 0: a negative grade counts as
         # "not judged" there (it marks pool documents left unjudged).
         judged_here = found & (grades >= 0)
-        counts["dropped_unjudged"] = per_query(keep & ~judged_here)
-        keep &= judged_here
-    counts["unjudged_retrieved"] = per_query(keep & ~found)
+        dropped = ~judged_here if keep is None else keep & ~judged_here
+        counts["dropped_unjudged"] = per_query(dropped)
+        keep = judged_here if keep is None else keep & judged_here
+    # With every row kept, the unjudged ones are counted from the judged ones (the fewer).
+    counts["unjudged_retrieved"] = (
+        np.diff(bounds) - per_query(found) if keep is None else per_query(keep & ~found)
+    )
     counts["assumed_relevant"] = zeros
     counts["repeated_judgments"] = (
         zeros if enc.repeated_judgments is None else enc.repeated_judgments
     )
 
-    if not keep.all():
+    if keep is not None and not keep.all():
         pos_q, pos_d, grades, ranked, repeat = (
             pos_q[keep],
             pos_d[keep],
