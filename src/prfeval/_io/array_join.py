@@ -41,11 +41,6 @@ class Cells:
     #: Per row of the array: how many cells it kept (0: a row not evaluated).
     row_counts: IntArray
 
-    @property
-    def found(self) -> BoolArray:
-        """Whether each cell is judged (its grade is not ``UNJUDGED``)."""
-        return self.grade != UNJUDGED
-
 
 def join_rows(
     ids: IntArray | None,
