@@ -110,6 +110,44 @@ def test_gold_as_dict_by_row_and_as_relevant_sets():
                 pytrec_values(graded_qrels, oracle_run(ids, str, str)))
 
 
+@pytest.mark.parametrize("native", ["1", "0"])
+def test_doc_ints_beyond_int32_equal_pytrec_eval(monkeypatch, native):
+    """Doc ints past 2**31 (a large index's ids) are joined as int64, by either join, and
+    give pytrec_eval's values as small ones do."""
+    monkeypatch.setenv("PRFEVAL_NATIVE", native)
+    ids, gold = random_case(5)
+    base = 2**33
+    big = np.where(ids >= 0, ids + base, -1)
+    big_gold = [{d + base: g for d, g in row.items()} for row in gold]
+    qrels = {str(i): {str(d): g for d, g in row.items()} for i, row in enumerate(big_gold)
+             if row}
+    expected = pytrec_values(qrels, oracle_run(big, str, str))
+    check_equal(prfeval.evaluate(big_gold, big, list(MEASURES.values())), expected)
+
+
+def test_the_join_writes_slots_and_doc_ints_as_int32_where_they_fit():
+    """Where every slot and doc int fits int32, the block's per-cell codes are int32 and
+    no per-cell "judged" flag is written (the grade says it): the memory a large array's
+    evaluation touches. Past int32, int64."""
+    from prfeval._core.options import EvalOptions
+    from prfeval._io.arrays import array_block, array_run
+
+    ids, gold = random_case(6)
+    small = array_block(gold, array_run(ids), EvalOptions())
+    assert small["slot"].dtype == small["doc"].dtype == np.int32
+    assert small["found"] is None
+    # The rows' cells in slot order, with each slot's bounds from the rows' counts.
+    bounds = np.searchsorted(small["slot"], np.arange(len(small["query_ids"]) + 1))
+    np.testing.assert_array_equal(small["slot_offsets"], bounds)
+    big = np.where(ids >= 0, ids + 2**31, -1)
+    shifted = [{d + 2**31: g for d, g in row.items()} for row in gold]
+    wide = array_block(shifted, array_run(big), EvalOptions())
+    assert wide["slot"].dtype == wide["doc"].dtype == np.int64
+    np.testing.assert_array_equal(wide["doc"] - 2**31, small["doc"])
+    for field in ("slot", "grade", "repeated"):
+        np.testing.assert_array_equal(wide[field], small[field], field)
+
+
 def test_string_ids_join_string_qrels():
     """query_ids= and doc_ids= name rows and doc ints: BEIR-style string judgments join,
     judged queries that are not rows and rows without judgments are left out and counted."""

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from prfeval._core.errors import PrfevalWarning
+from prfeval._core.ranking import UNJUDGED
 from prfeval._io import native_lib
 from prfeval._io.native_segments import COUNTS, SegmentView
 
@@ -52,7 +53,8 @@ def test_a_segment_without_a_pass_is_refused_not_a_crash():
     assert segment.rows == 0 and segment.scores.size == 0
 
 
-def test_the_compiled_join_equals_numpy(monkeypatch):
+@pytest.mark.parametrize("code_type", [np.int32, np.int64])
+def test_the_compiled_join_equals_numpy(monkeypatch, code_type):
     from prfeval._io.array_join import join_rows
 
     rng = np.random.default_rng(3)
@@ -62,8 +64,37 @@ def test_the_compiled_join_equals_numpy(monkeypatch):
     offsets = np.concatenate(([0], np.cumsum([r.size for r in per_row]))).astype(np.int64)
     docs = np.concatenate(per_row).astype(np.int64)
     grades = rng.integers(-1, 4, size=docs.size)
-    compiled = join_rows(ids, None, row_slot, offsets, docs, grades)
+    compiled = join_rows(ids, None, row_slot, offsets, docs, grades, code_type)
     monkeypatch.setenv("PRFEVAL_NATIVE", "0")
-    plain = join_rows(ids, None, row_slot, offsets, docs, grades)
-    for field in ("slot", "doc", "grade", "found", "repeated"):
+    plain = join_rows(ids, None, row_slot, offsets, docs, grades, code_type)
+    # By hand: the kept cells, their grades, and the doc ints met twice in their row.
+    kept = [(r, int(d)) for r in range(50) if row_slot[r] >= 0 for d in ids[r] if d >= 0]
+    judged = {(r, int(d)): int(g) for r in range(50)
+              for d, g in zip(docs[offsets[r]:offsets[r + 1]], grades[offsets[r]:offsets[r + 1]],
+                              strict=True)}
+    twice = {(r, d) for r, d in kept if sum(1 for x in ids[r] if x == d) > 1}
+    for cells in (compiled, plain):
+        assert cells.slot.dtype == cells.doc.dtype == code_type
+        assert cells.slot.tolist() == [int(row_slot[r]) for r, _ in kept]
+        assert cells.doc.tolist() == [d for _, d in kept]
+        assert cells.grade.tolist() == [judged.get(c, UNJUDGED) for c in kept]
+        assert (cells.grade != UNJUDGED).tolist() == [c in judged for c in kept]
+        assert cells.repeated.tolist() == [c in twice for c in kept]
+        per_row = [sum(1 for r, _ in kept if r == row) for row in range(50)]
+        assert cells.row_counts.tolist() == per_row
+    for field in ("slot", "doc", "grade", "repeated", "row_counts"):
         np.testing.assert_array_equal(getattr(compiled, field), getattr(plain, field), field)
+
+
+def test_a_doc_int_beyond_int32_leaves_a_narrow_join_to_numpy():
+    from prfeval._io.native_join import native_join
+
+    ids = np.array([[1, 2**31], [3, -1]])
+    offsets = np.zeros(3, dtype=np.int64)
+    none = np.zeros(0, dtype=np.int64)
+    assert native_join(ids, np.array([0, 1]), offsets, none, none, np.int32) is None
+    slot, doc, grade, repeated, counts = native_join(ids, np.array([0, 1]), offsets, none, none,
+                                                     np.int64)
+    assert doc.tolist() == [1, 2**31, 3] and slot.tolist() == [0, 0, 1]
+    assert counts.tolist() == [2, 1]
+    assert (grade == UNJUDGED).all() and not repeated.any()

@@ -59,7 +59,7 @@ def test_views_read_only_the_arrays_their_protocol_names():
     assert views.n_relevant(1).tolist() == [2, 0]
     del arrays
     with pytest.raises(ReferenceError):  # the views hold their ranking weakly
-        views.relevant_at(1)
+        views.n_relevant(2)
 
 
 def test_a_test_and_its_correction_read_the_same_in_a_comparison_and_a_gate():

@@ -41,7 +41,7 @@ mod join;
 /// The version of this library's C ABI: `prfeval._io.native_lib` refuses a library whose
 /// `prf_abi_version()` is not the one it was written for (and reads runs without it).
 /// Raise it whenever a signature, a struct or the meaning of a field changes.
-pub const ABI_VERSION: u32 = 2;
+pub const ABI_VERSION: u32 = 3;
 
 const BLOCK: usize = 16 << 20;
 /// A run line's grade when its document is not judged for its query.
@@ -1551,39 +1551,36 @@ fn nonnull<T>(p: *const T) -> *const T {
     if p.is_null() { std::ptr::NonNull::dangling().as_ptr() } else { p }
 }
 
-/// How many cells `prf_join_rows` keeps of `args`' ids (its outputs' length); -1 on a panic.
-///
-/// # Safety
-/// `args` must be valid, its input arrays of the lengths `JoinRows` gives.
-#[no_mangle]
-pub unsafe extern "C" fn prf_join_count(args: *const join::JoinRows) -> i64 {
-    guarded(|| -1, || {
-        let a = &*args;
-        join::count(&join_input(a), 0, a.n_rows) as i64
-    })
-}
-
 /// Join a run array's cells to their judgments into `args`' outputs (see `join.rs`): the
-/// number of cells written, or -1 (a panic, or outputs shorter than the cells).
+/// number of cells written, or -1 (a panic, outputs shorter than the cells, a code beyond
+/// int32 when `code_bytes` is 4, or a `code_bytes` other than 4 and 8).
 ///
 /// # Safety
 /// `args` must be valid: input arrays of the lengths `JoinRows` gives, outputs writable for
-/// `capacity` entries.
+/// `capacity` entries of their width (`out_counts` for `n_rows`).
 #[no_mangle]
 pub unsafe extern "C" fn prf_join_rows(args: *const join::JoinRows) -> i64 {
     guarded(|| -1, || {
         let a = &*args;
-        let cap = a.capacity;
-        let mut_slice = |p: *mut i64| std::slice::from_raw_parts_mut(nonnull(p) as *mut i64, cap);
-        let out = join::Output {
-            slot: mut_slice(a.out_slot),
-            doc: mut_slice(a.out_doc),
-            grade: mut_slice(a.out_grade),
-            found: std::slice::from_raw_parts_mut(nonnull(a.out_found) as *mut u8, cap),
-            repeated: std::slice::from_raw_parts_mut(nonnull(a.out_repeated) as *mut u8, cap),
-        };
-        join::join(&join_input(a), a.n_rows, a.threads, out).map_or(-1, |n| n as i64)
+        match a.code_bytes {
+            4 => join_into::<i32>(a),
+            8 => join_into::<i64>(a),
+            _ => -1,
+        }
     })
+}
+
+unsafe fn join_into<C: join::Code>(a: &join::JoinRows) -> i64 {
+    let cap = a.capacity;
+    let codes = |p: *mut std::ffi::c_void| std::slice::from_raw_parts_mut(nonnull(p as *const C) as *mut C, cap);
+    let out = join::Output {
+        slot: codes(a.out_slot),
+        doc: codes(a.out_doc),
+        grade: std::slice::from_raw_parts_mut(nonnull(a.out_grade) as *mut i64, cap),
+        repeated: std::slice::from_raw_parts_mut(nonnull(a.out_repeated) as *mut u8, cap),
+        counts: std::slice::from_raw_parts_mut(nonnull(a.out_counts) as *mut i64, a.n_rows),
+    };
+    join::join(&join_input(a), a.n_rows, a.threads, out).map_or(-1, |n| n as i64)
 }
 
 /// Free a segment.

@@ -19,8 +19,11 @@ def ranges(starts: IntArray, lengths: IntArray) -> IntArray:
 
 def offsets_of(sorted_slots: IntArray, n: int) -> IntArray:
     """CSR offsets from the (sorted) slot of every row: where each of the ``n`` slots' rows
-    begin, and the end."""
-    return np.searchsorted(sorted_slots, np.arange(n + 1), side="left").astype(np.int64)
+    begin, and the end. Slots of a narrower integer type are searched as they are (numpy
+    would otherwise search an int64 copy of them)."""
+    kind = sorted_slots.dtype
+    bounds = np.arange(n + 1, dtype=kind if kind.kind == "i" and n < np.iinfo(kind).max else None)
+    return np.searchsorted(sorted_slots, bounds, side="left").astype(np.int64)
 
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)  # splitmix64's finaliser constants (Steele et al. 2014)

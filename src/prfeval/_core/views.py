@@ -215,13 +215,16 @@ class RankingViews:
         """Query index and 0-based rank of every retrieved position (first occurrences) graded
         >= ``level``, whether judged or not (``assuming_relevant`` grades unjudged ones)."""
         view = self._relevant_at.get(level)
-        if view is None:
-            jr = self._ranking
-            # Found from the positions, not by masking per-position arrays: relevant positions
-            # are few, and masking with a scattered mask is slow.
+        if view is None and level >= 0:
+            # A grade >= 0 is never UNJUDGED: these are among the judged positions (few),
+            # picked from them without a pass over every retrieved position.
+            jp = self.judged
+            rel = jp.grade >= level
+            view = self._relevant_at[level] = (jp.query[rel], jp.rank0[rel])
+        elif view is None:
             # Below 0, trec_eval's values (-1 unjudged, -2 judged negative) meet the level.
-            grades = jr.grades if level >= 0 else jr.trec_rel
-            at = np.flatnonzero((grades >= level) & jr.first)
+            jr = self._ranking
+            at = np.flatnonzero((jr.trec_rel >= level) & jr.first)
             query = np.searchsorted(jr.offsets, at, side="right") - 1
             view = self._relevant_at[level] = (query, at - jr.offsets[query])
         return view

@@ -66,7 +66,7 @@ MIN_BYTES = 8 << 20
 
 #: The C ABI this module is written for: the library's ``prf_abi_version()`` must say the
 #: same (``ABI_VERSION`` in native/pass/src/lib.rs), else it is not used.
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 #: What a caught panic of the library is called in messages.
 PANIC = "a panic inside the compiled pass, caught at its boundary"
@@ -89,7 +89,6 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "prf_segment_view": (None, [_P, _P]),
     "prf_free_segment": (None, [_P]),
     # A run array's join (native/pass/src/join.rs; prfeval._io.native_join): JoinRows.
-    "prf_join_count": (_I64, [_P]),
     "prf_join_rows": (_I64, [_P]),
     "prf_free_run": (None, [_P]),
     "prf_free_judged": (None, [_P]),

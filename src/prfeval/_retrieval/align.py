@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from prfeval._core.arrays import offsets_of
 from prfeval._core.options import EvalOptions
-from prfeval._core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
+from prfeval._core.ranking import UNJUDGED, JudgedRanking, QueryAccounting, RankingNeeds
 from prfeval._retrieval.encode import EncodedBlock
 from prfeval._retrieval.ordering import rank_order, ranked_in_query_order
 from prfeval._retrieval.subtopics import single_subtopic_view, subtopic_view
@@ -52,7 +52,7 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
     has_ids = enc.doc_vocab is not None
     in_order = (
         order == "file" and enc.rank_rows is None and not enc.unevaluated_rows
-        and _grouped(enc.slot)
+        and (enc.slot_offsets is not None or _grouped(enc.slot))
     )
     ranked: IntArray | None  # the rows in rank order; None: every row, as they are
     if in_order:
@@ -80,9 +80,11 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
             kept = pos_q >= 0
             rows, pos_q = rows[kept], pos_q[kept]
         pos_d = enc.doc[rows]
-        found = enc.found[rows]
+        found = None if enc.found is None else enc.found[rows]
         grades = enc.grade[rows]
         ranked = rows
+    if found is None:  # no flag given (a run array's join): the grade says it
+        found = grades != UNJUDGED
     n_out = enc.n_slots
 
     # A repeated document counts at its best-ranked place: the later places are repeats.
@@ -95,7 +97,10 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         later = np.flatnonzero(np.diff(keys[by_key_then_rank]) == 0) + 1
         repeat[candidates[by_key_then_rank[later]]] = True
     n_duplicates = int(repeat.sum())
-    offsets = offsets_of(pos_q, n_out)
+    if in_order and enc.slot_offsets is not None:
+        offsets = enc.slot_offsets
+    else:
+        offsets = offsets_of(pos_q, n_out)
     if n_duplicates and options.duplicates == "error":
         at = np.flatnonzero(repeat)
         if options.max_results is not None:  # as trec_eval: only within the top -M
@@ -103,7 +108,8 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         if at.size:
             row = int(at[0] if ranked is None else ranked[at[0]])
             raise enc.row_error(row, "document {doc} repeated for query {query}")
-    keep = ~repeat if options.duplicates == "first" else np.ones(pos_q.size, dtype=bool)
+    # The rows kept (``None``: every row, without an array saying so).
+    keep = ~repeat if options.duplicates == "first" else None
 
     # Counts per query from where the rows of the rarer side of a mask fall among the
     # queries' bounds (each query's rows are together): no copy of the rows it picks.
@@ -125,22 +131,26 @@ def assemble(enc: EncodedBlock, options: EvalOptions, needs: RankingNeeds) -> Ju
         within = rank0 < options.max_results
         if not within.all():
             counts["truncated"] = per_query(~within)
-        keep &= within
+        keep = within if keep is None else keep & within
 
     counts["dropped_unjudged"] = zeros
     if options.unjudged == "drop":
         # trec_eval -J keeps documents judged with a grade >= 0: a negative grade counts as
         # "not judged" there (it marks pool documents left unjudged).
         judged_here = found & (grades >= 0)
-        counts["dropped_unjudged"] = per_query(keep & ~judged_here)
-        keep &= judged_here
-    counts["unjudged_retrieved"] = per_query(keep & ~found)
+        dropped = ~judged_here if keep is None else keep & ~judged_here
+        counts["dropped_unjudged"] = per_query(dropped)
+        keep = judged_here if keep is None else keep & judged_here
+    # With every row kept, the unjudged ones are counted from the judged ones (the fewer).
+    counts["unjudged_retrieved"] = (
+        np.diff(bounds) - per_query(found) if keep is None else per_query(keep & ~found)
+    )
     counts["assumed_relevant"] = zeros
     counts["repeated_judgments"] = (
         zeros if enc.repeated_judgments is None else enc.repeated_judgments
     )
 
-    if not keep.all():
+    if keep is not None and not keep.all():
         pos_q, pos_d, grades, ranked, repeat = (
             pos_q[keep],
             pos_d[keep],

@@ -93,7 +93,7 @@ class EncodedBlock:
         Per run row: the score and the rank column, when the input has them.
     grade, found
         Per run row: the judged grade (:data:`~prfeval._core.ranking.UNJUDGED` if none) and
-        whether there is a judgment.
+        whether there is a judgment (``None``: where the grade is not ``UNJUDGED``).
     repeated
         Per run row: whether its (query, doc) occurs more than once in the run.
     judged_offsets, judged_grades, judged_docs
@@ -127,6 +127,10 @@ class EncodedBlock:
         The block's rows in rank order (each query's by score descending, ties by doc id
         descending, as trec_eval), from the compiled pass, which orders them while it
         reads; ``None``: the aligner orders them.
+    slot_offsets
+        When the rows are grouped by slot in slot order (a run array's cells): where each
+        slot's rows begin, and the end (``n_slots + 1``), so that the aligner neither checks
+        the grouping nor searches for the bounds; ``None``: it does.
     repeated_judgments, repeated_judgments_total
         Judgments dropped as repeats of a (query, doc) judged before (``qrels_duplicates``
         ``"max"`` or ``"last"``): per evaluated query (by slot), and in all the block's
@@ -140,7 +144,7 @@ class EncodedBlock:
     scores: npt.NDArray[np.float64] | None
     ranks: npt.NDArray[np.float64] | None
     grade: IntArray
-    found: BoolArray
+    found: BoolArray | None
     repeated: BoolArray
     judged_offsets: IntArray
     judged_grades: IntArray
@@ -161,6 +165,7 @@ class EncodedBlock:
     repeated_judgments_total: int = 0
     subtopics: SubtopicJoin | None = None
     rank_rows: IntArray | None = None
+    slot_offsets: IntArray | None = None
 
     @property
     def n_slots(self) -> int:
