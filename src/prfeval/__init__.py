@@ -60,6 +60,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     )
     from prfeval._core.options import EvalOptions
     from prfeval._io import load_qrels, load_run
+    from prfeval._io.prefs import Preferences, read_preferences
     from prfeval._io.subtopics import load_subtopic_qrels
     from prfeval._leakage.overlap import Overlap, find_overlap
     from prfeval._measures import Measure, parse_measures
@@ -72,6 +73,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from prfeval._retrieval.explain import explain
     from prfeval._retrieval.explanation import Explanation
     from prfeval._retrieval.incremental import Evaluator
+    from prfeval._retrieval.prefs import PrefsResult, evaluate_preferences
     from prfeval._retrieval.topk import f_at_k, precision_at_k, recall_at_k
     from prfeval._trec_eval.judgment_groups import evaluate_judgment_groups
 

@@ -4,6 +4,7 @@ the names users write, ``__version__`` among them, have types."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -41,3 +42,28 @@ def test_the_public_names_users_write_type_check(tmp_path: Path) -> None:
     )
     done = _mypy(code, tmp_path)
     assert done.returncode == 0, done.stdout
+
+
+def test_every_public_name_is_imported_for_type_checkers() -> None:
+    """``__all__`` names nothing the ``if TYPE_CHECKING:`` block (or the module itself) leaves
+    out: a name answered only by the lazy ``__getattr__`` is an error in a user's checker."""
+    tree = ast.parse((ROOT / "src" / "prfeval" / "__init__.py").read_text())
+    typed: set[str] = set()
+    public: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.ImportFrom):
+                    typed |= {a.asname or a.name for a in inner.names}
+                elif isinstance(inner, ast.AnnAssign) and isinstance(inner.target, ast.Name):
+                    typed.add(inner.target.id)
+        elif isinstance(node, ast.ImportFrom):
+            typed |= {a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            typed.add(node.name)
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            public = ast.literal_eval(node.value)
+    assert public, "no __all__ found"
+    assert sorted(set(public) - typed) == []
