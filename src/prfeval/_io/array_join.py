@@ -12,7 +12,6 @@ the same cells (``PRFEVAL_NATIVE=0``, or without the library), with a search ove
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,18 +44,21 @@ def join_rows(
     row_offsets: IntArray,
     gold_docs: IntArray,
     gold_grades: IntArray,
+    *,
+    compiled: bool = True,
 ) -> Cells:
     """Join the cells of ``ids`` (ranked doc ints, negative: padding) or of the score
     matrix ``scores`` to the judgments.
 
     ``row_slot[r]`` is row ``r``'s slot (-1: not evaluated, its cells are skipped);
     ``gold_docs[row_offsets[r]:row_offsets[r + 1]]`` are row ``r``'s judged doc ints,
-    ascending and distinct, with their grades in ``gold_grades``.
+    ascending and distinct, with their grades in ``gold_grades``. ``compiled``: whether the
+    reader plan lets the compiled join run (else numpy's, the same cells).
     """
     if ids is None:
         assert scores is not None
         return _score_cells(scores, row_slot, row_offsets, gold_docs, gold_grades)
-    if os.environ.get("PRFEVAL_NATIVE", "").strip() != "0":
+    if compiled:
         from prfeval._io.native_join import native_join
 
         joined = native_join(ids, row_slot, row_offsets, gold_docs, gold_grades)

@@ -431,9 +431,12 @@ def _repeats(gold: _Gold, key: IntArray, policy: str) -> tuple[IntArray, IntArra
     return by_key[last], grades[last]
 
 
-def array_block(gold: Any, run: Any, options: EvalOptions) -> dict[str, Any]:
+def array_block(
+    gold: Any, run: Any, options: EvalOptions, *, compiled: bool = True
+) -> dict[str, Any]:
     """The fields of the :class:`~prfeval._retrieval.encode.EncodedBlock` of a run array and
-    its gold, joined by the compiled pass (or numpy), restricted to the query set."""
+    its gold, joined by the compiled pass (``compiled``, as the reader plan says) or numpy,
+    restricted to the query set."""
     arun = array_run(run)
     n = arun.shape[0]
     g = _gold(gold, arun, options)
@@ -492,6 +495,7 @@ def array_block(gold: Any, run: Any, options: EvalOptions) -> dict[str, Any]:
         row_offsets,
         jdoc[by_row],
         jgrade[by_row],
+        compiled=compiled,
     )
 
     def doc_names(doc_codes: IntArray) -> Any:
