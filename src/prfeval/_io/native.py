@@ -36,7 +36,7 @@ import ctypes
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from prfeval._core.checks import max_results
@@ -55,7 +55,7 @@ from prfeval._io.native_lib import (
 from prfeval._io.native_segments import Freed, MappedFile, Segment
 from prfeval._io.plan import COMPILED, SEGMENT_BYTES, ReadPlan, plan_reading
 from prfeval._io.source import display_name
-from prfeval._io.stream import not_grouped, rest_block
+from prfeval._io.stream import not_grouped, rest_block, rest_warning
 from prfeval._io.trec import run_id_of
 
 __all__ = [
@@ -249,9 +249,9 @@ class CompiledSource:
             if refused is not None:
                 self._past_first(segment, refused, seen)
                 run_id = run_id_of(self.run_name)
-                self.plan = self.plan.with_run(
+                self.plan = replace(self.plan.with_run(
                     why=f"{self.plan.run.why}; from line {segment.first_row + 1} on, read "
-                    f"whole by Arrow ({refused})")  # fmt: skip
+                    f"whole by Arrow ({refused})"), warning=rest_warning(self.run_name))
                 yield rest_block(self._qrels, self.run_name, segment.first_row + 1, seen,
                                  options, run_id)  # fmt: skip
                 return
