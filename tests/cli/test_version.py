@@ -11,7 +11,7 @@ from importlib.metadata import version
 import pytest
 
 import prfeval
-from prfeval._io.native_lib import unavailable
+from prfeval._io.plan import compiled_unavailable
 
 
 def _version(env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -31,7 +31,7 @@ def test_version_says_whether_the_compiled_pass_is_in_use() -> None:
     assert done.returncode == 0 and done.stderr == ""
     first, second = done.stdout.splitlines()
     assert first == f"prfeval {version('prfeval')}"
-    why_not = unavailable()
+    why_not = compiled_unavailable()
     assert second == ("compiled pass: yes" if why_not is None
                       else f"compiled pass: no ({why_not})")
 

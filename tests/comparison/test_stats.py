@@ -17,6 +17,7 @@ import scipy.stats
 import prfeval._comparison.stats as S
 from prfeval._core.errors import UsageError
 from prfeval._io import native_lib
+from prfeval._io.plan import compiled_unavailable
 from support.hand_made import holm_by_hand
 
 
@@ -25,7 +26,7 @@ def draw_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     """The randomization test and the bootstrap drawn by the compiled library, then by numpy
     (``PRFEVAL_NATIVE=0``): both draw the same numbers."""
     if request.param == "compiled":
-        why_not = native_lib.unavailable()
+        why_not = compiled_unavailable()
         if why_not is not None:
             pytest.skip(f"the compiled draws are not available: {why_not}")
     else:

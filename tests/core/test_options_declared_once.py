@@ -41,6 +41,7 @@ from prfeval._core.option_table import (
 )
 from prfeval._core.options import EVAL_OPTIONS, EvalOptions, OptionValues, ValuesBesideQueries
 from prfeval._io import native, saved
+from prfeval._io.plan import compiled_unavailable
 from prfeval._retrieval.curve_options import CURVE_OPTIONS, CurveOptions
 from prfeval.cli import AHEAD_NEVER
 
@@ -182,7 +183,7 @@ def test_the_gate_words_each_setting_as_before():
 
 def test_the_head_start_stops_at_the_flags_the_compiled_pass_may_not_take():
     derived = flags_not_taken(EVAL_OPTIONS, "compiled")
-    assert ("--engine=spark", "--no-stream", *derived) == AHEAD_NEVER
+    assert ("--engine=spark", *derived) == AHEAD_NEVER
     assert {"--order=rank", "--queries", "--exclude-queries", "--qrels-columns",
             "--run-columns", "--qrels-format=csv", "--run-format=json"} <= set(derived)
     # What the pass takes does not stop it: the default order, a TREC or guessed format.
@@ -322,10 +323,12 @@ def test_the_recipe_reaches_the_head_start_and_each_engines_refusal(monkeypatch,
     # 3. The head start stops at the values the compiled pass does not take.
     never = flags_not_taken(TOY_TABLE, "compiled")
     assert never[-2:] == ("--toy-depth=1", "--toy-depth=5")
-    # 4. The compiled pass leaves such options to the local reader ...
-    monkeypatch.setattr(native, "EVAL_OPTIONS", TOY_TABLE)
+    # 4. The reader plan leaves such options to the local reader ...
+    from prfeval._io import plan
+
+    monkeypatch.setattr(plan, "EVAL_OPTIONS", TOY_TABLE)
     monkeypatch.setenv("PRFEVAL_NATIVE", "1")  # any size
-    if native.unavailable() is None:
+    if compiled_unavailable() is None:
         qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
         qrels.write_text("1 0 a 1\n")
         run.write_text("1 Q0 a 1 2.0 r\n")

@@ -15,10 +15,11 @@ import pytest
 import prfeval._comparison.stats as S
 from prfeval._comparison import draws
 from prfeval._io import native_lib
+from prfeval._io.plan import compiled_unavailable
 
 pytestmark = pytest.mark.skipif(
-    native_lib.unavailable() is not None,
-    reason=f"the compiled draws are not available: {native_lib.unavailable()} "
+    compiled_unavailable() is not None,
+    reason=f"the compiled draws are not available: {compiled_unavailable()} "
     "(`make native` builds them)",
 )
 

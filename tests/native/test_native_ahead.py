@@ -18,13 +18,15 @@ import pytest
 from test_native_pass import write_files
 
 from prfeval._io import native, native_lib
+from prfeval._io.plan import compiled_unavailable
 from prfeval.cli import AHEAD_NEVER
 from prfeval.cli import parse_judgments_ahead as judgments_ahead_of_argv
 from support.cli import run_cli
 
 pytestmark = pytest.mark.skipif(
-    native.unavailable() is not None,
-    reason=f"the compiled pass is not available: {native.unavailable()} (`make native` builds it)",
+    compiled_unavailable() is not None,
+    reason=f"the compiled pass is not available: {compiled_unavailable()} "
+    "(`make native` builds it)",
 )
 
 MEASURES = "P@10 R@100 map ndcg_cut_10 SetF"
@@ -62,19 +64,19 @@ def test_a_head_start_changes_nothing(tmp_path, capsys, monkeypatch, seed):
 
 def test_the_parse_is_claimed_for_its_own_file_only(tmp_path, monkeypatch):
     monkeypatch.setenv(native.ENV, "1")
-    qrels, run = write_files(tmp_path, 4)
+    qrels, _ = write_files(tmp_path, 4)
     other, _ = write_files(tmp_path, 5)
-    assert native_lib.parse_judgments_ahead(qrels, run)
-    assert not native_lib.parse_judgments_ahead(qrels, run)  # one at a time
+    assert native_lib.parse_judgments_ahead(qrels)
+    assert not native_lib.parse_judgments_ahead(qrels)  # one at a time
     assert native_lib.claim_parsed(other) is None  # another file: the parse is freed
     assert not native_lib.waiting()
 
-    assert native_lib.parse_judgments_ahead(qrels, run)
+    assert native_lib.parse_judgments_ahead(qrels)
     os.utime(qrels, ns=(1, 1))  # changed since it was read
     assert native_lib.claim_parsed(qrels) is None
     assert not native_lib.waiting()
 
-    assert native_lib.parse_judgments_ahead(qrels, run)
+    assert native_lib.parse_judgments_ahead(qrels)
     pointer = native_lib.claim_parsed(qrels)
     assert pointer
     native_lib.library().prf_free_judged(pointer)
@@ -85,30 +87,31 @@ def test_a_parse_the_pass_does_not_use_is_freed(tmp_path, capsys, monkeypatch):
     started: list[bool] = []
     start = native_lib.parse_judgments_ahead
     monkeypatch.setattr(native_lib, "parse_judgments_ahead",
-                        lambda q, r: started.append(start(q, r)) or started[-1])  # fmt: skip
+                        lambda q: started.append(start(q)) or started[-1])  # fmt: skip
     # --order file is taken by the pass; a query list is not: the parse is freed unread.
     queries = tmp_path / "queries.txt"
     queries.write_text("1\n2\n", encoding="utf-8")
     monkeypatch.setenv(native.ENV, "1")
-    native_lib.parse_judgments_ahead(qrels, run)
+    native_lib.parse_judgments_ahead(qrels)
     code, _, err = run_cli(capsys, "evaluate", qrels, run, "-m", MEASURES, "--stream",
                            "--queries", str(queries))  # fmt: skip
     assert code == 0, err
     assert started == [True]
 
 
-def test_no_parse_ahead_of_gzip_small_runs_or_a_missing_file(tmp_path, monkeypatch):
+def test_no_head_start_without_the_pass_gzip_or_a_missing_file(tmp_path, monkeypatch):
+    from prfeval._io.plan import head_start
+
     qrels, run = write_files(tmp_path, 7)
     monkeypatch.setenv(native.ENV, "")
-    assert os.path.getsize(run) < native_lib.MIN_BYTES
-    assert not native_lib.parse_judgments_ahead(qrels, run)  # small: Arrow reads it
+    assert head_start(["evaluate", qrels, run]) == (qrels, run)  # any size: the pass reads it
     monkeypatch.setenv(native.ENV, "0")
-    assert not native_lib.parse_judgments_ahead(qrels, run)
+    assert head_start(["evaluate", qrels, run]) is None
     monkeypatch.setenv(native.ENV, "1")
-    assert not native_lib.parse_judgments_ahead(str(tmp_path / "missing"), run)
+    assert head_start(["evaluate", str(tmp_path / "missing"), run]) is None
     zipped = tmp_path / "qrels.gz"
     zipped.write_bytes(b"\x1f\x8b" + b"\0" * 20)
-    assert not native_lib.parse_judgments_ahead(str(zipped), run)
+    assert head_start(["evaluate", str(zipped), run]) is None
     assert not native_lib.waiting()
 
 
@@ -123,18 +126,20 @@ def test_no_parse_ahead_of_gzip_small_runs_or_a_missing_file(tmp_path, monkeypat
         (["evaluate", "Q", "R", "--engine", "spark"], False),
         (["evaluate", "Q", "R", "--engine=spark"], False),
         (["evaluate", "Q", "R", "--order", "rank"], False),
-        (["evaluate", "Q", "R", "--no-stream"], False),
+        (["evaluate", "Q", "R", "--no-stream"], True),  # small: the pass reads it whole
         (["evaluate", "Q", "R", "--queries", "F"], False),
         (["curve", "Q", "R"], True),
         (["explain", "Q", "R"], False),
         (["evaluate", "Q"], False),
     ],
 )
-def test_the_argv_rule(monkeypatch, argv, starts):
-    asked: list[tuple[str, str]] = []
-    monkeypatch.setattr(native_lib, "parse_judgments_ahead", lambda q, r: asked.append((q, r)))
-    judgments_ahead_of_argv(argv)
-    assert asked == ([("Q", "R")] if starts else [])
+def test_the_argv_rule(tmp_path, monkeypatch, argv, starts):
+    qrels, run = write_files(tmp_path, 8)
+    files = {"Q": qrels, "R": run}
+    asked: list[str] = []
+    monkeypatch.setattr(native_lib, "parse_judgments_ahead", lambda q: asked.append(q))
+    judgments_ahead_of_argv([files.get(word, word) for word in argv])
+    assert asked == ([qrels] if starts else [])
 
 
 def test_the_options_that_stop_it_are_evaluates_options():
@@ -146,8 +151,9 @@ def test_the_options_that_stop_it_are_evaluates_options():
 
 def test_starting_it_imports_neither_numpy_nor_arrow():
     code = (
-        "import sys; import prfeval._io.native_lib as n; "
-        "n.parse_judgments_ahead('missing', 'missing'); "
+        "import sys; import prfeval._io.native_lib as n; import prfeval._io.plan as p; "
+        "p.head_start(['evaluate', 'missing', 'missing']); "
+        "n.parse_judgments_ahead('missing'); "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'pyarrow')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -13,10 +13,11 @@ from prfeval._core.errors import PrfevalWarning
 from prfeval._core.ranking import UNJUDGED
 from prfeval._io import native_lib
 from prfeval._io.native_segments import COUNTS, SegmentView
+from prfeval._io.plan import compiled_unavailable
 
 pytestmark = pytest.mark.skipif(
-    native_lib.unavailable() is not None,
-    reason=f"the compiled pass is not available: {native_lib.unavailable()}",
+    compiled_unavailable() is not None,
+    reason=f"the compiled pass is not available: {compiled_unavailable()}",
 )
 
 
@@ -65,8 +66,7 @@ def test_the_compiled_join_equals_numpy(monkeypatch, code_type):
     docs = np.concatenate(per_row).astype(np.int64)
     grades = rng.integers(-1, 4, size=docs.size)
     compiled = join_rows(ids, None, row_slot, offsets, docs, grades, code_type)
-    monkeypatch.setenv("PRFEVAL_NATIVE", "0")
-    plain = join_rows(ids, None, row_slot, offsets, docs, grades, code_type)
+    plain = join_rows(ids, None, row_slot, offsets, docs, grades, code_type, compiled=False)
     # By hand: the kept cells, their grades, and the doc ints met twice in their row.
     kept = [(r, int(d)) for r in range(50) if row_slot[r] >= 0 for d in ids[r] if d >= 0]
     judged = {(r, int(d)): int(g) for r in range(50)

@@ -26,13 +26,15 @@ from prfeval._core.errors import PrfevalError
 from prfeval._core.options import EvalOptions
 from prfeval._core.ranking import RankingNeeds
 from prfeval._io import native, native_blocks
+from prfeval._io.plan import COMPILED, compiled_unavailable, plan_reading
 from prfeval._measures import parse_measures
 from prfeval._retrieval.pipeline import MeasureSink, run_pipeline
 from support.trec_cases import ALL_TREC
 
 pytestmark = pytest.mark.skipif(
-    native.unavailable() is not None,
-    reason=f"the compiled pass is not available: {native.unavailable()} (`make native` builds it)",
+    compiled_unavailable() is not None,
+    reason=f"the compiled pass is not available: {compiled_unavailable()} "
+    "(`make native` builds it)",
 )
 
 MEASURES = [*ALL_TREC, "P@10", "R@100", "SetP", "SetR", "SetF"]
@@ -204,19 +206,41 @@ def test_a_run_of_many_segments_evaluates_the_same(tmp_path, monkeypatch):
 
 
 @pytest.mark.large
-def test_input_the_pass_meets_late_is_read_again_by_arrow(tmp_path, monkeypatch):
-    """A line the pass does not take, after it has handed over segments: the run is read
-    again from the start by Arrow, and the result (or the error) is Arrow's."""
+def test_input_the_pass_meets_late_gives_the_fallbacks_values_or_error(tmp_path, monkeypatch):
+    """Input the pass does not take, after it has handed over segments: nothing is read
+    again from the start. A run not grouped by query there is an error naming the line,
+    the same without the library; a malformed line is the fallback's error, words and line;
+    a line that is only not in the plain layout (a tab) gives the fallback's values."""
     qrels, run = _many_queries(tmp_path, 700, 1000)
+    with open(run, encoding="utf-8") as f:
+        plain = f.read()
     with open(run, "a") as f:
         f.write("0 Q0 doc1 1 1 tag\n")  # query 0 again, at the end: not grouped
     segments = native.run_pass(qrels, run).segments
     assert segments[0].refused is None  # handed over before the pass met the line
     assert segments[-1].refused == "the run is not grouped by query"
-    assert "not grouped" in assert_same(monkeypatch, qrels, run, taken=False)
-    with open(run, "a") as f:
-        f.write("0 Q0 doc1 1 high tag\n")  # a score that is not a number
-    assert_same(monkeypatch, qrels, run, taken=False)
+    said = assert_same(monkeypatch, qrels, run, taken=False)
+    assert said.startswith("InputFormatError: ") and "700001" in said
+    assert "query '0' comes again" in said
+
+    lines = plain.splitlines(keepends=True)
+    late = len(lines) - 500  # past the first segment (about 16 MiB)
+    bad = list(lines)
+    bad[late] = lines[late].rsplit(" ", 2)[0] + " high tag\n"  # a score that is not a number
+    with open(run, "w", encoding="utf-8") as f:
+        f.writelines(bad)
+    said = assert_same(monkeypatch, qrels, run, taken=False)
+    assert said.startswith("InputFormatError: ") and str(late + 1) in said
+
+    tabbed = [*lines[:late], lines[late].replace(" Q0 ", "\tQ0 "), *lines[late + 1:]]
+    with open(run, "w", encoding="utf-8") as f:
+        f.writelines(tabbed)
+    said = assert_same(monkeypatch, qrels, run, taken=False)
+    with open(run, "w", encoding="utf-8") as f:
+        f.write(plain)
+    monkeypatch.setenv(native.ENV, "0")
+    plain_macro = evaluate(qrels, run, MEASURES, stream=False).macro  # Arrow, whole
+    assert json.loads(said.split("\n")[0])["macro"] == json.loads(json.dumps(plain_macro))
 
 
 def test_scores_are_read_exactly(tmp_path):
@@ -295,11 +319,11 @@ def test_gzip_and_query_sets_go_to_arrow(tmp_path, monkeypatch):
     with open(run, "rb") as f:
         gz.write_bytes(gzip.compress(f.read()))
     options = EvalOptions.build()
-    assert native.native_source(qrels, str(gz), options, sorted_docs=False) is None
+    assert plan_reading(qrels, str(gz), options, stream=True).reader != COMPILED
     some = EvalOptions.build(queries=["1", "2"])
-    assert native.native_source(qrels, run, some, sorted_docs=False) is None
-    assert native.native_source(qrels, run, EvalOptions.build(order="rank"),
-                                sorted_docs=False) is None
+    assert plan_reading(qrels, run, some, stream=True).reader != COMPILED
+    assert plan_reading(qrels, run, options, stream=True).reader == COMPILED
+    assert plan_reading(qrels, run, EvalOptions.build(order="rank")).reader != COMPILED
     monkeypatch.setenv(native.ENV, "1")
     with_pass = evaluate(qrels, str(gz), MEASURES, stream=True).to_dict()
     monkeypatch.setenv(native.ENV, "0")

@@ -57,6 +57,8 @@ def differences(a: Evaluation, b: Evaluation, *, ignore=()) -> list[str]:
     """The fields in which two evaluations differ, compared exactly (NaN equals NaN)."""
     out = []
     for f in fields(Evaluation):
+        if f.name == "reading":  # which reader read the inputs: not the numbers
+            continue
         x, y = getattr(a, f.name), getattr(b, f.name)
         if f.name == "settings":
             x = {k: v for k, v in x.items() if k not in ignore}

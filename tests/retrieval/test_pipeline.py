@@ -383,9 +383,12 @@ def test_a_ranking_built_for_cutoff_ten_serves_p_at_ten(data):
 # -- sources and the fallback ----------------------------------------------------------------
 
 
-def test_open_source_picks_the_source(data):
+def test_open_source_picks_the_source(data, monkeypatch):
     qrels, run, qrels_path, run_path = data
     opts, needs = EvalOptions(), ranking_needs(parse_measures(MEASURES))
+    streamed = open_source(qrels_path, run_path, opts, needs, stream=True)
+    assert streamed.plan.in_blocks and streamed.streamed  # the compiled pass, or Arrow's
+    monkeypatch.setenv("PRFEVAL_NATIVE", "0")
     assert isinstance(open_source(qrels_path, run_path, opts, needs, stream=True), StreamedRun)
     assert isinstance(open_source(qrels_path, run_path, opts, needs), WholeSource)  # small
     assert isinstance(open_source(qrels_path, run_path, opts, needs, stream=False), WholeSource)

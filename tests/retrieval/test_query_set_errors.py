@@ -12,7 +12,7 @@ import pytest
 
 from prfeval import evaluate, explain
 from prfeval._core.errors import UsageError
-from prfeval._io.stream import STREAM_THRESHOLD_BYTES
+from prfeval._io.plan import STREAM_THRESHOLD_BYTES
 from support.cli import run_cli
 
 N_QUERIES = 120

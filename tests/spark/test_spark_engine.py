@@ -319,9 +319,10 @@ def test_a_run_file_in_splits_read_by_the_compiled_pass(spark, tmp_path, monkeyp
     the pass on the executors: the local numbers (the local engine reads them by the pass
     too, and the shuffled route, which parses with Arrow, agrees)."""
     from prfeval._io import native
+    from prfeval._io.plan import compiled_unavailable
 
-    if native.unavailable() is not None:
-        pytest.skip(f"the compiled pass is not available: {native.unavailable()}")
+    if compiled_unavailable() is not None:
+        pytest.skip(f"the compiled pass is not available: {compiled_unavailable()}")
     qrels, run = tables(15)
     qrels_path, run_path = tmp_path / "qrels.txt", tmp_path / "run.txt"
     judgments = zip(*(qrels.column(c).to_pylist() for c in ("query_id", "doc_id", "relevance")),

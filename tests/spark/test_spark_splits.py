@@ -20,7 +20,8 @@ import pyarrow as pa
 import pytest
 
 from prfeval._core.options import EvalOptions
-from prfeval._io import native, native_split
+from prfeval._io import native_split
+from prfeval._io.plan import compiled_unavailable
 from prfeval._io.trec import parse_qrels
 from prfeval._measures import parse_measures
 from prfeval._retrieval.evaluate import coverage_measures
@@ -38,8 +39,9 @@ from prfeval.spark._partition import Plan, portable
 from support.trec_cases import ALL_TREC
 
 pytestmark = pytest.mark.skipif(
-    native.unavailable() is not None,
-    reason=f"the compiled pass is not available: {native.unavailable()} (`make native` builds it)",
+    compiled_unavailable() is not None,
+    reason=f"the compiled pass is not available: {compiled_unavailable()} "
+    "(`make native` builds it)",
 )
 
 MEASURES = " ".join([*ALL_TREC, "P@10", "R@100", "SetF", "Judged@5"])

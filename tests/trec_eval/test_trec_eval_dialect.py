@@ -65,9 +65,10 @@ def test_the_compiled_pass_reads_large_cases_as_trec_eval_908(
     it takes them (the clean case), and elsewhere as before: the same bytes and status as
     the binary, either way."""
     from prfeval._io import native, native_lib, stream
+    from prfeval._io.plan import compiled_unavailable
 
-    if native_lib.unavailable() is not None:
-        pytest.skip(f"the compiled pass is not available: {native_lib.unavailable()}")
+    if compiled_unavailable() is not None:
+        pytest.skip(f"the compiled pass is not available: {compiled_unavailable()}")
     monkeypatch.setenv(native_lib.ENV, "1")
     monkeypatch.setattr(stream, "STREAM_THRESHOLD_BYTES", 1)
     claimed: list[str] = []

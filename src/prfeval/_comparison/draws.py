@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._io import native_lib
+from prfeval._io.plan import compiled_unavailable
 
 __all__ = [
     "raw_draws",
@@ -49,7 +50,7 @@ def unavailable(rng: np.random.Generator, n: int = 1) -> str | None:
         return f"the bit generator is {type(rng.bit_generator).__name__}, not PCG64"
     if n > 1 << 32:
         return "more than 2^32 queries"  # a resample's picks are 32-bit
-    return native_lib.unavailable()
+    return compiled_unavailable()
 
 
 def _halves(rng: np.random.Generator) -> tuple[int, int, int, int]:

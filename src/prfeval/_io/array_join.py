@@ -15,7 +15,6 @@ at once.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +49,8 @@ def join_rows(
     gold_docs: IntArray,
     gold_grades: IntArray,
     code_type: type[np.signedinteger] = np.int64,
+    *,
+    compiled: bool = True,
 ) -> Cells:
     """Join the cells of ``ids`` (ranked doc ints, negative: padding) or of the score
     matrix ``scores`` to the judgments.
@@ -58,12 +59,13 @@ def join_rows(
     ``gold_docs[row_offsets[r]:row_offsets[r + 1]]`` are row ``r``'s judged doc ints,
     ascending and distinct, with their grades in ``gold_grades``. ``code_type`` is the
     type of the slots and doc ints out (``np.int32`` only when every slot and doc int
-    fits; a score matrix's are int64 whatever it says).
+    fits; a score matrix's are int64 whatever it says). ``compiled``: whether the reader
+    plan lets the compiled join run (else numpy's, the same cells).
     """
     if ids is None:
         assert scores is not None
         return _score_cells(scores, row_slot, row_offsets, gold_docs, gold_grades)
-    if os.environ.get("PRFEVAL_NATIVE", "").strip() != "0":
+    if compiled:
         from prfeval._io.native_join import native_join
 
         joined = native_join(ids, row_slot, row_offsets, gold_docs, gold_grades, code_type)

@@ -431,9 +431,12 @@ def _repeats(gold: _Gold, key: IntArray, policy: str) -> tuple[IntArray, IntArra
     return by_key[last], grades[last]
 
 
-def array_block(gold: Any, run: Any, options: EvalOptions) -> dict[str, Any]:
+def array_block(
+    gold: Any, run: Any, options: EvalOptions, *, compiled: bool = True
+) -> dict[str, Any]:
     """The fields of the :class:`~prfeval._retrieval.encode.EncodedBlock` of a run array and
-    its gold, joined by the compiled pass (or numpy), restricted to the query set."""
+    its gold, joined by the compiled pass (``compiled``, as the reader plan says) or numpy,
+    restricted to the query set."""
     arun = array_run(run)
     n = arun.shape[0]
     g = _gold(gold, arun, options)
@@ -496,6 +499,7 @@ def array_block(gold: Any, run: Any, options: EvalOptions) -> dict[str, Any]:
         jdoc[by_row],
         jgrade[by_row],
         np.int32 if narrow else np.int64,
+        compiled=compiled,
     )
 
     # The cells come in row order: when the rows' slots ascend, in slot order too, and each

@@ -12,7 +12,10 @@ over different sources:
   queries as it is read (the judgments kept in a compact index); then one last block with the
   judged queries the run never named (an empty run), so that they are accounted for as every
   other path accounts for them;
+* :class:`~prfeval._io.native.CompiledSource`: a plain TREC pair through the compiled pass;
 * Spark partitions (:mod:`prfeval.spark`) are blocks too.
+
+Which source reads an input is the reader plan's choice (:mod:`prfeval._io.plan`).
 """
 
 from __future__ import annotations
@@ -23,41 +26,46 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from prfeval._core.errors import InputFormatError, PrfevalError, PrfevalWarning
+from prfeval._core.encoded import EncodedBlock
+from prfeval._core.errors import InputFormatError, PrfevalWarning
 from prfeval._core.options import EvalOptions
 from prfeval._core.tables import Qrels, Run
 from prfeval._io.judgments_digest import LazyDigest
 from prfeval._io.mapping import plain_dicts
+from prfeval._io.plan import ARROW, DICTS, ReadPlan, find_layout, plan_reading
 from prfeval._io.select import restrict_queries
-from prfeval._io.small_trec import small_trec
-from prfeval._io.source import check_one_stdin, display_name
+from prfeval._io.source import check_one_stdin
 
-__all__ = ["Block", "BlockSource", "LineTooLong", "NotStreamable", "WholeSource", "load_judgments"]
+__all__ = ["Block", "BlockSource", "WholeSource", "load_judgments"]
 
 
 @dataclass(frozen=True)
 class Block:
-    """Whole queries of a run with their judgments: tables, or plain dicts.
+    """Whole queries of a run with their judgments, in one of three typed forms: tables
+    (``qrels`` and ``run``), plain dicts (``dicts``), or already encoded and joined
+    (``encoded``).
 
     ``dicts`` blocks hold ``{qid: {docid: grade}}`` and ``{qid: {docid: score}}`` as given,
     unrestricted (the encoder selects the query set as it reads them). ``encoded`` blocks
-    (from the compiled pass, :mod:`prfeval._io.native`) hold no tables: ``encoded`` holds the
-    fields of their :class:`~prfeval._retrieval.encode.EncodedBlock`, already encoded and
-    joined.
+    (from the compiled pass, :mod:`prfeval._io.native`, or a layout of the reader plan) hold
+    no tables: ``encoded`` is their :class:`~prfeval._core.encoded.EncodedBlock`, which the
+    aligner takes as it is. Every reader's output meets the aligner as this one shape.
     """
 
     qrels: Qrels | Mapping[str, Any] | None
     run: Run | Mapping[str, Any] | None
     dicts: bool = False
-    encoded: Mapping[str, Any] | None = None
+    encoded: EncodedBlock | None = None
 
 
 class BlockSource(Protocol):
-    """Where blocks come from, and how the inputs are named in results."""
+    """Where blocks come from, how the inputs are named in results, and how they were read
+    (``plan``: the reader plan, as it turned out once the blocks are read)."""
 
     qrels_name: str
     run_name: str
     streamed: bool
+    plan: ReadPlan
 
     def blocks(self) -> Iterator[Block]:
         """The blocks, each query in exactly one of them."""
@@ -67,29 +75,6 @@ class BlockSource(Protocol):
     def empty_run(self) -> bool:
         """Whether the run had no rows at all (known once the blocks are read)."""
         ...
-
-
-class NotStreamable(PrfevalError):
-    """The run cannot be evaluated block by block (not grouped by query, or not clean)."""
-
-
-class LineTooLong(NotStreamable):
-    """A line of the run is longer than a block: it can be streamed again with blocks of
-    ``block_bytes`` (a block holds whole lines)."""
-
-    def __init__(self, message: str, block_bytes: int) -> None:
-        super().__init__(message)
-        self.block_bytes = block_bytes
-
-
-class ReadAgain(Exception):
-    """A source gave up part way through the run (the compiled pass met input it does not
-    take, after it had handed over blocks): read the run again from the start from
-    ``source``, into fresh sinks. ``why`` says what the first source met."""
-
-    def __init__(self, source: Any, why: str) -> None:
-        super().__init__(why)
-        self.source = source
 
 
 class SharedJudgments:
@@ -146,42 +131,42 @@ class WholeSource:
     """The whole run and its judgments as one block, restricted to the query set.
 
     Plain dicts stay dicts (``use_dicts``) when the readers of the ranking need no document
-    ids: the dict encoder joins them through their own hash tables.
+    ids: the dict encoder joins them through their own hash tables. An input of a layout of
+    :data:`~prfeval._io.plan.LAYOUTS` is read by its entry. ``plan`` is the reader plan
+    (made here when not given).
     """
 
     streamed = False
 
     def __init__(
-        self, qrels: Any, run: Any, options: EvalOptions, *, use_dicts: bool = False
+        self, qrels: Any, run: Any, options: EvalOptions, *, use_dicts: bool = False,
+        plan: ReadPlan | None = None,
     ) -> None:
         self._options = options
-        self._arrays: tuple[Any, Any] | None = None
-        if use_dicts and plain_dicts(qrels, run) and any(qrels.values()):
+        self._layout: tuple[Any, Any] | None = None
+        if plan is None:
+            plan = plan_reading(qrels, run, options, stream=False, doc_ids=not use_dicts)
+        if plan.reader not in (DICTS,) and plan.layout is None and plan.reader != ARROW:
+            plan = plan.fallback or plan  # read whole by Arrow, not by the pass
+        self.plan = plan
+        if plan.reader == DICTS and use_dicts and plain_dicts(qrels, run):
             self._block = Block(qrels, run, dicts=True)
             # A dict run may carry its name (trec_eval's run id, read with it).
             self.qrels_name, self.run_name = "qrels dict", getattr(run, "run_name", "run")
             self._empty = not any(run.values())
             self.judgments = LazyDigest(lambda: _wanted(qrels, options))
             return
-        small = small_trec(qrels, run, options) if use_dicts else None
-        if small is not None:  # read without Arrow: a small evaluation starts fast
-            judged, ranked = small
-            self._block = Block(judged, ranked, dicts=True)
-            self.qrels_name, self.run_name = display_name(qrels), display_name(run)
-            self._empty = False
-            self.judgments = LazyDigest(lambda: _wanted(judged, options))
-            return
-        from prfeval._io.arrays import array_tables, is_array
-
-        if is_array(run):  # a 2-D array (FAISS ids, a score matrix): joined as integers
+        layout = plan.layout or find_layout(qrels, run)
+        if layout is not None:
             self.qrels_name, self.run_name = "gold", "run"
             if use_dicts:
                 # Encoded when the block is read, and not kept: its columns (a row per
                 # place) are freed once aligned.
-                self._arrays = (qrels, run)
+                self._layout = (qrels, run)
+                self._read = layout
                 self._empty = False
                 return
-            qrels_table, run_table = array_tables(qrels, run, options)
+            qrels_table, run_table = layout.tables(qrels, run, options)
         else:
             check_one_stdin([qrels, run])
             qrels_table = load_judgments(qrels, options)
@@ -204,10 +189,9 @@ class WholeSource:
 
     def blocks(self) -> Iterator[Block]:
         """The one block."""
-        if self._arrays is not None:
-            from prfeval._io.arrays import array_block
-
-            yield Block(None, None, encoded=array_block(*self._arrays, self._options))
+        if self._layout is not None:
+            encoded = self._read.block(*self._layout, self._options, self.plan.compiled)
+            yield Block(None, None, encoded=encoded)
             return
         if self._empty:
             warn_empty_run(self.run_name)

@@ -16,11 +16,14 @@ measure them: the pass replaces the reading and the encoding, nothing else.
 
 The pass takes only what Arrow's streaming reader takes (:mod:`prfeval._io.stream`): plain
 files of single-space fields, a run grouped by query, integer grades, decimal scores, no
-repeated judgment. On anything else, and wherever the library is missing or
-``PRFEVAL_NATIVE=0`` turns it off, the run is read the usual way (:class:`StreamedRun`), which
-says what is wrong exactly as it always has: the pass reports no error of its own. When the
-pass meets such input after it has handed over some segments, the pipeline reads the run
-again from the start with Arrow, into fresh sinks (:class:`~prfeval._io.blocks.ReadAgain`).
+repeated judgment. The reader plan (:mod:`prfeval._io.plan`) says when it is used. It
+accepts or refuses a run on its judgments and its first segment: refused there, the run is
+read by the plan's fallback, which says what is wrong exactly as it always has. Past the
+first segment it refuses nothing: a run not grouped by query there is the fallback's error
+(:func:`~prfeval._io.stream.not_grouped`), and anything else it does not read is read from
+the start of that segment to the end by the fallback's reader
+(:func:`~prfeval._io.stream.rest_block`), with the fallback's errors; the run is never read
+again from its start.
 
 This module parses the judgments and reads a whole run; the pass's memory as arrays is
 :mod:`prfeval._io.native_segments`, a segment as the aligner's blocks
@@ -33,41 +36,36 @@ import ctypes
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from prfeval._core.checks import max_results
-from prfeval._core.option_table import unhonoured
-from prfeval._core.options import EVAL_OPTIONS, EvalOptions
-from prfeval._io.blocks import Block, ReadAgain, SharedJudgments
+from prfeval._core.options import EvalOptions
+from prfeval._io.blocks import Block, SharedJudgments
 from prfeval._io.native_blocks import SegmentBlocks, rank_order_of
 from prfeval._io.native_lib import (
     ENV,
     LIBRARY,
     claim_parsed,
     default_threads,
-    discard_parsed,
-    gzipped,
-    large_enough,
     library,
     parse_judgments,
     reason,
-    unavailable,
 )
 from prfeval._io.native_segments import Freed, MappedFile, Segment
+from prfeval._io.plan import COMPILED, SEGMENT_BYTES, ReadPlan, plan_reading
 from prfeval._io.source import display_name
-from prfeval._io.stream import BLOCK_BYTES, StreamedRun
+from prfeval._io.stream import not_grouped, rest_block, rest_warning
+from prfeval._io.trec import run_id_of
 
 __all__ = [
     "ENV",
     "LIBRARY",
+    "CompiledSource",
     "NativeJudgments",
-    "NativeRun",
     "PassResult",
-    "native_source",
     "pass_takes",
     "run_pass",
-    "unavailable",
 ]
 
 
@@ -170,62 +168,22 @@ def run_pass(
     return PassResult(segments[-1].refused if segments else None, segments)
 
 
-def native_source(
-    qrels: Any,
-    run_path: str,
-    options: EvalOptions,
-    *,
-    sorted_docs: bool,
-    progress: Callable[[int, int], None] | None = None,
-) -> NativeRun | None:
-    """The compiled pass's source for a run that would be streamed, when the pass can
-    take the input and the options (else ``None``: the caller streams the run with Arrow).
-
-    The pass takes TREC files only (the judgments a regular file too), not gzipped, read in
-    score order (or file order), over every query (no query set), of at least
-    :data:`~prfeval._io.native_lib.MIN_BYTES` (any size with ``PRFEVAL_NATIVE=1``). ``qrels`` may be
-    :class:`~prfeval._io.blocks.SharedJudgments`, parsed once for every run.
-    """
-    if unavailable() is not None or not _takes(qrels, run_path, options):
-        discard_parsed()  # parsed ahead for nothing
-        return None
-    return NativeRun(qrels, run_path, options, sorted_docs=sorted_docs, progress=progress)
-
-
-def _takes(qrels: Any, run_path: str, options: EvalOptions) -> bool:
-    """Whether the pass takes these inputs and options (see :func:`native_source`)."""
-    path = qrels.path if isinstance(qrels, SharedJudgments) else qrels
-    if not isinstance(path, str | os.PathLike) or str(path) == "-":
-        return False
-    if unhonoured(options, EVAL_OPTIONS, "compiled"):  # their limits in EVAL_OPTIONS
-        return False
-    qrels_path = os.fspath(path)
-    if not os.path.isfile(qrels_path) or not os.path.isfile(run_path):
-        return False
-    if not large_enough(run_path):
-        return False
-    from prfeval._io.load import file_format
-
-    if file_format(qrels_path, options.qrels_format) != "trec":
-        return False
-    return not gzipped(qrels_path) and not gzipped(run_path)  # Arrow reads gzip through
-
-
 def pass_takes(qrels_path: str, run_path: str, options: EvalOptions) -> bool:
-    """Whether the compiled pass is built and takes the TREC files ``qrels_path`` and
-    ``run_path`` with ``options`` (see :func:`native_source`)."""
-    return unavailable() is None and _takes(qrels_path, run_path, options)
+    """Whether the reader plan reads the TREC files ``qrels_path`` and ``run_path`` with
+    ``options`` by the compiled pass, in blocks (a Spark task's split asks so)."""
+    return plan_reading(qrels_path, run_path, options, stream=True).reader == COMPILED
 
 
-class NativeRun(StreamedRun):
-    """A TREC run and its qrels through the compiled pass, as blocks of whole queries: a
-    streamed run (:class:`~prfeval._io.stream.StreamedRun`) whose blocks the pass made.
+class CompiledSource:
+    """A TREC run and its qrels through the compiled pass, as blocks of whole queries (a
+    block source), as the reader plan ``plan`` says.
 
     Each block is ``Block(None, None, encoded=fields)``, ``fields`` being the fields of an
     :class:`~prfeval._retrieval.encode.EncodedBlock` (the aligner builds it): blocks of
-    about :data:`BLOCK_ROWS` lines of whole queries in run order, then one block with the
-    judged queries the run never names, with no lines, exactly as the streamed run ends.
-    When the pass refuses the input, the blocks are Arrow's, as a :class:`StreamedRun`'s.
+    about :data:`~prfeval._io.native_blocks.BLOCK_ROWS` lines of whole queries in run order,
+    then one block with the judged queries the run never names, with no lines. Refused on
+    the judgments or the first segment, the blocks are those of ``fallback(plan)``, the
+    source of the plan's fallback; ``plan`` then says why.
     """
 
     def __init__(
@@ -233,59 +191,93 @@ class NativeRun(StreamedRun):
         qrels: Any,
         run_path: str,
         options: EvalOptions,
+        plan: ReadPlan,
+        fallback: Callable[[ReadPlan], Any],
         *,
         sorted_docs: bool,
         progress: Callable[[int, int], None] | None = None,
-        block_bytes: int = BLOCK_BYTES,
     ) -> None:
-        super().__init__(qrels, run_path, options, progress=progress, block_bytes=block_bytes)
-        # Its own names: StreamedRun's fields are private to _io/stream.py.
-        self._judgments, self._choices, self._report = qrels, options, progress
-        self._cut = block_bytes
+        self.run_name, self.qrels_name = run_path, ""
+        self._qrels, self._options, self._progress = qrels, options, progress
         self._sorted = sorted_docs
-        self._taken = False
-        #: Why the pass left the input to Arrow (``None``: it took it), once read.
-        self.refused: str | None = None
+        self._fallback = fallback
+        self._used: Any = None  # the fallback's source, once refused
+        self.plan = plan
+        self.judgments: Any = None
 
-    def _arrow(self) -> StreamedRun:
-        """The same run read by Arrow's streamed reader, from the start."""
-        return StreamedRun(self._judgments, self.run_name, self._choices,
-                           progress=self._report, block_bytes=self._cut)  # fmt: skip
+    @property
+    def streamed(self) -> bool:
+        """Whether the run was read in blocks (as planned, or as the fallback read it)."""
+        return self._used.streamed if self._used is not None else self.plan.in_blocks
+
+    @property
+    def empty_run(self) -> bool:
+        """Whether the run had no rows (the pass takes no run without lines)."""
+        return self._used.empty_run if self._used is not None else False
+
+    def _refused(self, why: str) -> Iterator[Block]:
+        self._used = self._fallback(self.plan.refused(why))
+        yield from self._used.blocks()
+        self.plan = self._used.plan
+        self.qrels_name = self._used.qrels_name
+        self.judgments = getattr(self._used, "judgments", None)
 
     def blocks(self) -> Iterator[Block]:
         """The run's blocks, then the block of the judged queries it never named."""
-        options, shared = self._choices, self._judgments
+        options, shared = self._options, self._qrels
         if isinstance(shared, SharedJudgments):
             if shared.parsed is None:
                 shared.parsed = NativeJudgments(shared.path)
             judgments, path = shared.parsed, shared.path
         else:
             judgments, path = NativeJudgments(shared), shared
-        self.refused = judgments.refused
-        handed = False
-        if self.refused is None:
-            self.qrels_name = display_name(path)
-            total, begin = os.path.getsize(self.run_name), 0
-            for segment in judgments.segments(self.run_name, order=rank_order_of(options)):
-                self.refused = segment.refused
-                if self.refused is None and segment.n_repeated and options.duplicates == "error":
-                    # Which repeat is reported first depends on where the blocks are cut:
-                    # the streamed reader's own blocks report it as always.
-                    self.refused = "a document is repeated for a query"
-                if self.refused is not None:
-                    break
-                self._taken = True
-                yield from SegmentBlocks(segment, self.run_name, options, self._sorted,
-                                   progress=self._report, begin=begin, total=total)  # fmt: skip
-                begin, handed = segment.end, True
-            else:
+        if judgments.refused is not None:
+            yield from self._refused(judgments.refused)
+            return
+        self.qrels_name = display_name(path)
+        total, begin, first = os.path.getsize(self.run_name), 0, True
+        seen: set[str] = set()
+        for segment in judgments.segments(self.run_name, order=rank_order_of(options)):
+            refused = segment.refused
+            if refused is None and segment.n_repeated and options.duplicates == "error":
+                # Which repeat is reported first depends on where the blocks are cut: the
+                # fallback's reader reports the first in the file.
+                refused = "a document is repeated for a query"
+            if refused is not None and first:
+                yield from self._refused(refused)
                 return
-        if handed:
-            raise ReadAgain(self._arrow(), self.refused or "")
-        self._taken = False
-        yield from super().blocks()
+            if refused is not None:
+                self._past_first(segment, refused, seen)
+                run_id = run_id_of(self.run_name)
+                self.plan = replace(self.plan.with_run(
+                    why=f"{self.plan.run.why}; from line {segment.first_row + 1} on, read "
+                    f"whole by Arrow ({refused})"), warning=rest_warning(self.run_name))
+                yield rest_block(self._qrels, self.run_name, segment.first_row + 1, seen,
+                                 options, run_id)  # fmt: skip
+                return
+            first = False
+            if not segment.done:
+                seen.update(segment.query_ids())
+            yield from SegmentBlocks(segment, self.run_name, options, self._sorted,
+                                     progress=self._progress, begin=begin, total=total)
+            begin = segment.end
 
-    @property
-    def empty_run(self) -> bool:
-        """Whether the run had no rows (the pass takes no run without lines)."""
-        return False if self._taken else super().empty_run
+    def _past_first(self, segment: Segment, refused: str, seen: set[str]) -> None:
+        """A segment after the first refused for ``refused``: a run not grouped by query
+        is the fallback's error there (naming the line where the query comes again)."""
+        if refused != "the run is not grouped by query":
+            return
+        line = int(segment.line)
+        query = _query_at(self.run_name, segment.end, line - segment.first_row)
+        raise not_grouped(self.run_name, query, line)
+
+
+def _query_at(path: str, start: int, line: int) -> str:
+    """The query id of the ``line``-th line (1-based) from byte ``start`` of the run at
+    ``path``, a line of the segment that begins there."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(2 * SEGMENT_BYTES)
+    lines = data.split(b"\n", line)
+    text = lines[line - 1] if len(lines) >= line else b""
+    return text.split(b" ", 1)[0].decode("utf-8", "replace")

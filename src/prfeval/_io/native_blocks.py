@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from prfeval._core.arrays import ranges
 from prfeval._core.codes import ranks_by_doc_descending
+from prfeval._core.encoded import EncodedBlock
 from prfeval._core.ids import output_order_where, query_output_order
 from prfeval._core.options import EvalOptions
 from prfeval._core.ranking import UNJUDGED
@@ -115,7 +116,7 @@ class SegmentBlocks:
 
     def __iter__(self) -> Iterator[Block]:
         if self.s.done:
-            yield Block(None, None, encoded=self._missing_block())
+            yield Block(None, None, encoded=EncodedBlock(**self._missing_block()))
             return
         yield from self.between(0, self.s.run_start.size - 1)
 
@@ -128,7 +129,7 @@ class SegmentBlocks:
             # Whole queries, about BLOCK_ROWS lines (at least one query).
             end = int(np.searchsorted(starts, starts[k] + BLOCK_ROWS, side="right")) - 1
             end = min(max(end, k + 1), stop)
-            yield Block(None, None, encoded=self._run_block(k, end))
+            yield Block(None, None, encoded=EncodedBlock(**self._run_block(k, end)))
             if self.progress is not None:
                 # The bytes read, as far as the rows measured reach into the segment.
                 size = self.s.end - self.begin

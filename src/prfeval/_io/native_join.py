@@ -55,7 +55,7 @@ def native_join(
     """The cells :func:`prfeval._io.array_join.join_rows` describes (slot and doc as
     ``code_type``, int32 or int64; grade; repeated) and each row's count of them, or
     ``None`` when the compiled pass is unavailable or gave up (numpy then joins them)."""
-    if native_lib.unavailable() is not None:
+    if native_lib.library_error() is not None:
         return None
     lib = native_lib.library()
     inputs = [_int64(a) for a in (ids, row_slot, row_offsets, gold_docs, gold_grades)]

@@ -20,19 +20,16 @@ __all__ = [
     "ABI_VERSION",
     "ENV",
     "LIBRARY",
-    "MIN_BYTES",
     "PANIC",
     "claim_parsed",
     "default_threads",
     "discard_parsed",
     "gzipped",
     "judgments_taken",
-    "large_enough",
     "library",
+    "library_error",
     "parse_judgments_ahead",
     "reason",
-    "required_but_unavailable",
-    "unavailable",
     "waiting",
 ]
 
@@ -53,16 +50,9 @@ def _library_path() -> Path:
 #: The compiled pass's library (it may be missing: prfeval then reads with Arrow alone).
 LIBRARY = _library_path()
 
-#: ``PRFEVAL_NATIVE=0`` reads every run with Arrow, as without the library; ``=1`` uses the
-#: pass for every run it takes, whatever its size.
+#: The environment variable that turns the compiled code off (``0``) or requires it (``1``);
+#: read by the reader plan alone (:mod:`prfeval._io.plan`).
 ENV = "PRFEVAL_NATIVE"
-
-#: The smallest run the pass reads unless ``PRFEVAL_NATIVE=1``: that of a run streamed by
-#: default (``STREAM_THRESHOLD_BYTES``); smaller runs are read whole. Since the join went
-#: query by query (docs/benchmarks.md, 2026-12-03), the pass is the faster and the smaller
-#: at every size streamed: at 10 MiB, 0.33 to 0.37 s and 124 MiB against 0.35 to 0.42 s and
-#: 143 to 158 MiB; at 40 MiB, 0.41 s and 169 MiB against 0.70 s and 191 MiB.
-MIN_BYTES = 8 << 20
 
 #: The C ABI this module is written for: the library's ``prf_abi_version()`` must say the
 #: same (``ABI_VERSION`` in native/pass/src/lib.rs), else it is not used.
@@ -168,23 +158,12 @@ def default_threads() -> int:
     return max(1, min(n, 8))
 
 
-def unavailable() -> str | None:
-    """Why the compiled pass cannot be used (``None``: it can)."""
-    if os.environ.get(ENV, "").strip() == "0":
-        return f"{ENV}=0"
+def library_error() -> str | None:
+    """Why the library cannot be loaded (``None``: it is loaded). Whether it is used is the
+    reader plan's to say (:func:`prfeval._io.plan.compiled_unavailable`)."""
     if _Library.get() is None:
         return _Library.why_not
     return None
-
-
-def required_but_unavailable() -> str | None:
-    """With ``PRFEVAL_NATIVE=1`` the user asked for the pass: why it cannot be had, or
-    ``None`` (asked and available, or not asked). A silent fallback would hide a build
-    that went wrong."""
-    if os.environ.get(ENV, "").strip() != "1":
-        return None
-    why_not = unavailable()
-    return None if why_not is None else f"{ENV}=1 asks for the compiled pass: {why_not}"
 
 
 def library() -> ctypes.CDLL:
@@ -215,12 +194,6 @@ def parse_judgments(path: str, threads: int) -> int:
             del view
     finally:
         mapped.close()
-
-
-def large_enough(run: str) -> bool:
-    """Whether the run file is large enough for the pass: :data:`MIN_BYTES`, or any size
-    with ``PRFEVAL_NATIVE=1``."""
-    return os.path.getsize(run) >= MIN_BYTES or os.environ.get(ENV, "").strip() == "1"
 
 
 def gzipped(path: str) -> bool:
@@ -263,23 +236,15 @@ class _Ahead:
 _ahead: _Ahead | None = None
 
 
-def parse_judgments_ahead(qrels: str, run: str) -> bool:
-    """Start parsing the judgments file ``qrels`` on a thread, if the pass is likely to read
-    ``run`` against it (both regular files, neither gzipped, the run at least
-    :data:`MIN_BYTES` unless ``PRFEVAL_NATIVE=1``). Whether a parse was started.
+def parse_judgments_ahead(qrels: str) -> bool:
+    """Start parsing the judgments file ``qrels`` on a thread (the reader plan says when:
+    :func:`prfeval._io.plan.head_start`). Whether a parse was started (one at a time).
 
     Only a head start: nothing changes if the pass is not used after all (the parse is
     freed by :func:`discard_parsed`), or if the file changes before it is claimed."""
     global _ahead
-    if _ahead is not None or os.environ.get(ENV, "").strip() == "0" or not LIBRARY.is_file():
-        return False
     identity = _identity(qrels)
-    try:
-        if identity is None or not (os.path.isfile(qrels) and os.path.isfile(run)):
-            return False
-        if not large_enough(run) or gzipped(qrels) or gzipped(run):
-            return False
-    except OSError:
+    if _ahead is not None or identity is None or not LIBRARY.is_file():
         return False
     _ahead = _Ahead(identity, qrels)
     _ahead.thread.start()
@@ -291,13 +256,13 @@ def waiting() -> bool:
     return _ahead is not None
 
 
-def judgments_taken(qrels: str, run: str) -> bool:
-    """Whether the pass takes the judgments file ``qrels`` for ``run``: parsed ahead (now, if
-    no parse was started), and refused nowhere. A parse it takes is left to be claimed;
-    one it refuses is freed."""
-    if unavailable() is not None:
+def judgments_taken(qrels: str) -> bool:
+    """Whether the pass takes the judgments file ``qrels`` (the library loaded): parsed
+    ahead (now, if no parse was started), and refused nowhere. A parse it takes is left to
+    be claimed; one it refuses is freed."""
+    if library_error() is not None:
         return False
-    if _ahead is None and not parse_judgments_ahead(qrels, run):
+    if _ahead is None and not parse_judgments_ahead(qrels):
         return False
     ahead = _ahead
     assert ahead is not None

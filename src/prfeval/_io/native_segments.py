@@ -131,6 +131,8 @@ class Segment:
         self.refused = reason(view.reason) if view.reason else None
         self.rows, self.n_queries, self.n_docs = view.rows, view.queries, view.docs
         self.n_repeated = view.repeated_rows
+        #: Where the pass stopped, when it did: the line (1-based, of the run).
+        self.line = int(view.line)
         #: The byte after the segment, its first row (of the run), whether none is left.
         self.end, self.first_row, self.done = view.end, view.first_row, bool(view.done)
 

@@ -11,19 +11,19 @@ go of the GIL in their loops: one reads and cuts the blocks at query boundaries;
 each block's judgments and dictionary-encodes its doc ids together with theirs; the calling
 thread, after loading the judgments, aligns and measures. On 2 cores this keeps both busy.
 
-A run that is not grouped by query (a query's lines in two places), or that needs the
-normalising reader (tabs, repeated spaces, comments), cannot be streamed: the stream raises
-:class:`NotStreamable` and the pipeline reads it whole instead, with a warning saying so once
-that succeeds (a run that cannot be read at all gets its one error, naming the line, and no
-warning). A line longer than a block is no reason to read whole: the run is streamed again
-with larger blocks (:class:`LineTooLong`).
+The run is accepted or refused on its first segment, the same part of it the compiled pass
+decides on (:func:`first_segment_lines`): no block is handed over before it is read. A run
+not grouped by query there is read whole (with a warning saying so once that succeeds);
+past it, it is an error naming the line (:func:`not_grouped`), the compiled pass's too.
+Where Arrow's reader stops (tabs, repeated spaces, comments, a line longer than a block), a
+malformed line is reported as the whole-file reader reports it, and anything else is read
+from there to the end by the whole-file reader (:func:`rest_block`): the run is never read
+again from its start.
 """
 
 from __future__ import annotations
 
 import os
-import queue
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
@@ -33,32 +33,30 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.arrays import ranges
-from prfeval._core.arrow import MAX_BLOCK_BYTES, arrow_ints, arrow_strings, is_long_line, numpy_of
+from prfeval._core.arrow import arrow_ints, arrow_strings, is_long_line, numpy_of
 from prfeval._core.checks import max_results
 from prfeval._core.codes import factorize, run_starts
 from prfeval._core.errors import InputFormatError
 from prfeval._core.options import EvalOptions
 from prfeval._core.tables import Qrels, Run, SourceLines
-from prfeval._io.blocks import Block, LineTooLong, NotStreamable, load_judgments
+from prfeval._io.blocks import Block, WholeSource, load_judgments
 from prfeval._io.fields import field_counts
+from prfeval._io.plan import SEGMENT_BYTES, ReadPlan, plan_reading
+from prfeval._io.read_ahead import ReadAhead, wait_for
 from prfeval._io.select import restrict_queries
-from prfeval._io.source import check_text_file
-from prfeval._io.trec import run_id_of
+from prfeval._io.source import check_text_file, open_input
+from prfeval._io.trec import parse_run, run_id_of
 
 __all__ = [
     "BLOCK_BYTES",
-    "STREAM_THRESHOLD_BYTES",
-    "LineTooLong",
-    "NotStreamable",
     "ReadAhead",
     "StreamedRun",
+    "first_segment_lines",
+    "not_grouped",
+    "rest_block",
 ]
 
 IntArray = npt.NDArray[np.int64]
-
-#: Runs larger than this are streamed when ``stream`` is left to choose (8 MiB). Streaming
-#: is not only leaner but faster than reading whole: each block's arrays stay in cache.
-STREAM_THRESHOLD_BYTES = 8 << 20
 
 #: Blocks read ahead of the one being measured, on a thread of their own: Arrow parses a
 #: block without holding the GIL, so reading and measuring share the two cores. Measured on
@@ -190,104 +188,6 @@ class _RunFile:
         self._raw.close()
 
 
-#: How often a waiting reading thread looks whether it is to stop, in seconds.
-_POLL_SECONDS = 0.05
-
-
-def _ending() -> bool:
-    """Whether the program is ending: its main thread has finished, and the interpreter is
-    waiting for the threads that are not daemons (as :class:`ReadAhead`'s) to end."""
-    return not threading.main_thread().is_alive()
-
-
-def _wait(future: Future[Any]) -> Any:
-    """``future``'s result, on a reading thread: given up when the program ends."""
-    while True:
-        try:
-            return future.result(timeout=_POLL_SECONDS)
-        except TimeoutError:
-            if _ending():
-                raise RuntimeError("the program ended before the judgments were loaded") from None
-
-
-class ReadAhead:
-    """Batches of an Arrow reader, read on a background thread a few batches ahead.
-
-    Whatever the reader raises is raised again where the batches are consumed. ``close``
-    stops the thread (it must be called, also when consuming stops early), and the reader
-    is closed on the thread that read it.
-
-    The thread is not a daemon. Python stops a daemon thread still running as the
-    interpreter ends wherever it is, in Arrow's C++ code too, and C++ then aborts the
-    process (``terminate called without an active exception``). If ``close`` was never
-    called (the consumer was dropped in a reference cycle, or the main thread ended without
-    it), the thread notices the main thread has finished, closes its reader and ends, and
-    the interpreter waits for it.
-    """
-
-    _END = object()
-
-    def __init__(self, open_reader: Callable[[], Any], depth: int) -> None:
-        self._queue: queue.Queue[Any] = queue.Queue(depth)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(
-            target=self._fill, args=(open_reader,), name="prfeval-read-ahead"
-        )
-        self._thread.start()
-
-    def _fill(self, open_reader: Callable[[], Any]) -> None:
-        items = None
-        try:
-            items = open_reader()
-            for batch in items:
-                if not self._put(batch):
-                    return
-        except BaseException as exc:  # handed to the consumer, raised there
-            self._put(exc)
-            return
-        finally:
-            # Stopped early or not, the reader is closed here, on the thread that used it,
-            # before close() returns and the caller closes the file under it.
-            close = getattr(items, "close", None)
-            if close is not None:
-                close()
-        self._put(self._END)
-
-    def _stopping(self) -> bool:
-        return self._stop.is_set() or _ending()
-
-    def _put(self, item: Any) -> bool:
-        while not self._stopping():
-            try:
-                self._queue.put(item, timeout=_POLL_SECONDS)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def __iter__(self) -> Iterator[Any]:
-        while True:
-            try:
-                item = self._queue.get(timeout=_POLL_SECONDS)
-            except queue.Empty:
-                if self._thread.is_alive():
-                    continue
-                try:  # it may have put its last item as it ended
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    stopped = "the reading thread stopped: the program is ending"
-                    raise RuntimeError(stopped) from None
-            if item is self._END:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
 def _blocks(source: _RunFile, block_bytes: int, ranks: bool) -> Any:
     """Arrow record batches of the run's query id, doc id, score and (with ``ranks``) rank.
 
@@ -416,6 +316,7 @@ class _QueryBlock:
     run: Run
     qrels: Qrels
     queries: list[str]  # in run order
+    lines: list[int]  # each query's first line
 
 
 def _cut_run(
@@ -501,7 +402,8 @@ def _query_block(
     q_ids, doc_ids, scores = columns[:3]
     queries = q_ids.take(arrow_ints(starts)).to_pylist()
     if len(set(queries)) != len(queries):
-        raise NotStreamable(f"{run_path}: the run is not grouped by query")
+        again = next(i for i, q in enumerate(queries) if q in queries[:i])
+        raise _NotGrouped(queries[again], first_row + int(starts[again]) + 1)
     score_values = numpy_of(scores)
     if not np.all(np.isfinite(score_values)):
         row = int(np.flatnonzero(~np.isfinite(score_values))[0])
@@ -533,7 +435,99 @@ def _query_block(
         default_order="score",
         name=run_path,
     )
-    return _QueryBlock(run, replace(qrels, doc_ids=judged_docs), queries)
+    return _QueryBlock(run, replace(qrels, doc_ids=judged_docs), queries,
+                       (first_row + starts + 1).tolist())
+
+
+class _NotGrouped(Exception):
+    """Inside :class:`StreamedRun`: query ``query`` comes again at line ``line``."""
+
+    def __init__(self, query: str, line: int) -> None:
+        super().__init__(query, line)
+        self.query, self.line = query, line
+
+
+def not_grouped(path: str, query: str, line: int) -> InputFormatError:
+    """The error about a run read in blocks whose query ``query`` comes again at ``line``,
+    past the first segment (the compiled pass's and Arrow's alike)."""
+    return InputFormatError(
+        f"the run is not grouped by query: query {query!r} comes again after other queries; "
+        "a run read in blocks keeps each query's lines together (sort it by query, or read "
+        "it whole: --no-stream, stream=False)",
+        path=path,
+        line_number=line,
+    )
+
+
+def first_segment_lines(path: str) -> int:
+    """The lines of the run's first segment, the part the compiled pass accepts or refuses
+    a run on (``segment_end`` in native/pass/src/lib.rs): :data:`SEGMENT_BYTES`, to the end
+    of that line, then on to the end of its query. A gzipped run: its first block only."""
+    with open(path, "rb") as f:
+        head = f.read(SEGMENT_BYTES + (1 << 20))
+    if head[:2] == b"\x1f\x8b":
+        return 0
+    end = head.find(b"\n", SEGMENT_BYTES - 1) + 1 if len(head) > SEGMENT_BYTES else 0
+    if not end:
+        return head.count(b"\n") + (1 if head and not head.endswith(b"\n") else 0)
+    start = head.rfind(b"\n", 0, end - 1) + 1
+    query = head[start:end - 1].split(b" ", 1)[0] + b" "
+    while head.startswith(query, end):
+        following = head.find(b"\n", end)
+        if following < 0:
+            return head.count(b"\n") + 1
+        end = following + 1
+    return head.count(b"\n", 0, end)
+
+
+def rest_block(
+    qrels: Any, path: str, first_line: int, seen: set[str], options: EvalOptions,
+    run_id: Any, block_bytes: int = BLOCK_BYTES,
+) -> Block:
+    """The run from line ``first_line`` to its end, read whole by the TREC reader (which
+    reads what the plain layout does not: tabs, repeated spaces, comments), with the
+    judgments of every judged query not in ``seen`` (those read before): the last block of
+    a run whose reading in blocks stopped there. Raises the whole-file reader's error about
+    a malformed line there, numbered in the whole file, and :func:`not_grouped` when a query
+    of ``seen`` comes again."""
+    ranks = options.order == "rank"
+    _raise_malformed_after(path, first_line - 1, ranks, block_bytes)
+    with open_input(path) as handle:
+        data = handle.read()
+    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    start = int(newlines[first_line - 2]) + 1 if first_line > 1 else 0
+    data = data[start:]
+    run = parse_run(data, path, name=path, ranks=ranks)
+    lines = np.asarray(run.source.line_numbers if run.source.line_numbers is not None
+                       else np.arange(1, len(run) + 1), dtype=np.int64) + (first_line - 1)
+    run = replace(run, source=replace(run.source, line_numbers=lines),
+                  extra={**run.extra, "run_id": run_id})  # fmt: skip
+    if seen and len(run):
+        again = bools_in(run.query_ids, seen)
+        if again.any():
+            row = int(np.flatnonzero(again)[0])
+            query = str(run.query_ids[row].as_py())
+            raise not_grouped(path, query, run.source.line_of(row))
+    judged = load_judgments(qrels, options)
+    exclude = set(seen) | set(options.exclude_queries or ())
+    return Block(restrict_queries(judged, options.queries, exclude),
+                 restrict_queries(run, options.queries, options.exclude_queries))
+
+
+def rest_warning(path: str) -> str:
+    """What is said of a run read in blocks whose end :func:`rest_block` read (the same
+    whichever reader stopped, wherever)."""
+    return (f"{path}: a line past the first is not in the plain single-space layout; the "
+            "run is read whole from there on")
+
+
+def bools_in(values: Any, wanted: set[str]) -> npt.NDArray[np.bool_]:
+    """Whether each of the Arrow strings ``values`` is in ``wanted``."""
+    import pyarrow.compute as pc
+
+    from prfeval._core.arrow import bools_of
+
+    return bools_of(pc.is_in(values, value_set=arrow_strings(sorted(wanted))))
 
 
 class StreamedRun:
@@ -546,19 +540,21 @@ class StreamedRun:
     the run never named, with an empty run, so that they are accounted for (and, with
     ``complete``, evaluated) exactly as a run read whole accounts for them.
 
-    Iterating raises :class:`NotStreamable` when the run turns out not to be grouped by
-    query, or not in the plain single-space layout: the caller then reads it whole.
-    ``progress(done_bytes, total_bytes)`` is called after each block.
+    No block is handed over before the run's first segment is read
+    (:func:`first_segment_lines`): a run not grouped by query there is read whole
+    (``plan`` then says so); past it, :func:`not_grouped` is raised. Where Arrow's reader
+    stops, the rest is read by :func:`rest_block`. ``progress(done_bytes, total_bytes)`` is
+    called after each block.
     """
-
-    streamed = True
 
     def __init__(
         self,
         qrels: Any,
         run_path: str,
         options: EvalOptions,
+        plan: ReadPlan | None = None,
         *,
+        needs_doc_ids: bool = True,
         progress: Callable[[int, int], None] | None = None,
         block_bytes: int = BLOCK_BYTES,
     ) -> None:
@@ -568,22 +564,32 @@ class StreamedRun:
         self._options = options
         self._progress = progress
         self._block_bytes = block_bytes
+        self._dicts = not needs_doc_ids
         self._empty = False
+        if plan is None:  # Arrow in blocks, whatever the plan would choose
+            plan = plan_reading(qrels, run_path, options, stream=True)
+            plan = plan.fallback or plan
+        #: How the run was read: the plan, and what happened on the way (``warning``).
+        self.plan = plan
+        self.streamed = True
+        self.judgments: Any = None
 
     @property
     def empty_run(self) -> bool:
         """Whether the run had no rows (known once the blocks are read)."""
         return self._empty
 
-    def with_blocks(self, block_bytes: int) -> StreamedRun:
-        """The same run, to be streamed again from the start in blocks of ``block_bytes``."""
-        return StreamedRun(
-            self._qrels,
-            self.run_name,
-            self._options,
-            progress=self._progress,
-            block_bytes=block_bytes,
+    def _whole(self, why: str) -> Iterator[Block]:
+        """The run read whole, after its first segment turned out not to be streamable."""
+        whole = WholeSource(self._qrels, self.run_name, self._options, use_dicts=self._dicts)
+        self.streamed = False
+        self.qrels_name, self.judgments = whole.qrels_name, whole.judgments
+        self.plan = self.plan.with_run(
+            in_blocks=False, why=f"{why} in its first segment: read whole"
         )
+        self.plan = replace(self.plan, warning=f"{why}; reading it whole instead")
+        yield from whole.blocks()
+        self._empty = whole.empty_run
 
     def blocks(self) -> Iterator[Block]:
         """The run's blocks, then the block of the judged queries it never named."""
@@ -592,6 +598,7 @@ class StreamedRun:
         path, options = self.run_name, self._options
         total = os.path.getsize(path)
         run_id = run_id_of(path)
+        hold = first_segment_lines(path)
         source = _RunFile(path)
         judgments: Future[_JudgmentIndex] = Future()
         # Two threads prepare the blocks, each a stage ahead of the next: one reads and cuts
@@ -602,43 +609,59 @@ class StreamedRun:
             READ_FIRST_BLOCKS,
         )
         batches = ReadAhead(
-            lambda: (
-                _query_block(columns, starts, first_row, _wait(judgments), path)
-                for columns, starts, first_row in cut
-            ),
+            lambda: (_query_block(*part, wait_for(judgments), path) for part in cut),
             READ_AHEAD_BLOCKS,
         )
         seen: set[str] = set()
+        held: list[Block] = []  # the blocks of the first segment, until it is read
         lines_done = 0  # every line before these was a plain run line: Arrow read it
+        rest: Block | None = None
+        whole: str | None = None  # why the run is read whole after all
         try:
             index, self.qrels_name = _judgment_index(self._qrels, options)
             judgments.set_result(index)
             try:
                 for block in batches:
-                    if not seen.isdisjoint(block.queries):
-                        raise NotStreamable(f"{path}: the run is not grouped by query")
+                    again = next((i for i, q in enumerate(block.queries) if q in seen), None)
+                    if again is not None:
+                        raise _NotGrouped(block.queries[again], block.lines[again])
                     seen.update(block.queries)
                     lines_done += len(block.run)
                     run = restrict_queries(block.run, options.queries, options.exclude_queries)
                     run = replace(run, extra={**run.extra, "run_id": run_id})  # read if asked
-                    yield Block(block.qrels, run)
+                    held.append(Block(block.qrels, run))
+                    if lines_done >= hold:
+                        yield from held
+                        held.clear()
+                        hold = 0
                     if self._progress is not None:
                         self._progress(min(source.position, total), total)
             except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-                if is_long_line(exc) and self._block_bytes < MAX_BLOCK_BYTES:
-                    bigger = min(self._block_bytes * 8, MAX_BLOCK_BYTES)
-                    raise LineTooLong(f"{path}: a line longer than a block", bigger) from None
-                # The line Arrow stopped at is found where the reading stopped, not by
-                # reading the whole run again.
-                _raise_malformed_after(path, lines_done, options.order == "rank", self._block_bytes)
-                raise NotStreamable(
-                    f"{path}: not in the plain single-space layout ({exc})"
-                ) from None
+                if not lines_done and not is_long_line(exc):
+                    whole = f"{path}: not in the plain single-space layout ({exc})"
+                else:
+                    rest = rest_block(self._qrels, path, lines_done + 1, seen, options,
+                                      run_id, self._block_bytes)  # fmt: skip
+            except _NotGrouped as exc:
+                if not hold:
+                    raise not_grouped(path, exc.query, exc.line) from None
+                whole = f"{path}: the run is not grouped by query"  # nothing handed over
         finally:
             judgments.cancel()  # not loaded (an error): the reading thread must not wait
             batches.close()
             cut.close()
             source.close()
+        if whole is not None:
+            yield from self._whole(whole)
+            return
+        yield from held
+        if rest is not None:
+            self.plan = replace(self.plan.with_run(
+                why=f"{self.plan.run.why}; from line {lines_done + 1} on, not in the plain "
+                "single-space layout: read whole from there"), warning=rest_warning(path))
+            self._empty = not seen and not len(rest.run)  # type: ignore[arg-type]
+            yield rest
+            return
         self._empty = not seen
         missing = sorted(set(index.span) - seen)
         empty = Run(

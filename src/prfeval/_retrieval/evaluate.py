@@ -183,6 +183,9 @@ class Evaluation:
     text: dict[str, tuple[str, ...]] = field(default_factory=dict)
     text_summary: dict[str, str] = field(default_factory=dict)
     judgments_digest: LazyDigest | None = field(default=None, repr=False, compare=False)
+    #: How the inputs were read: one line per input, the reader and why
+    #: (:mod:`prfeval._io.plan`; printed by ``prfeval evaluate --verbose``).
+    reading: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def labels(self) -> list[str]:
@@ -516,6 +519,7 @@ class EvaluationPlan:
             coverage=coverage_of(measured, self.cutoffs, n_numeric),
             upper=upper,
             judgments_digest=done.judgments,
+            reading=done.reading(),
         )
 
 

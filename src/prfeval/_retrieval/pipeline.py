@@ -11,8 +11,9 @@
 :func:`run_pipeline` is the loop. ``evaluate``, ``curve`` and ``compare`` differ only in the
 sink they give it, and a large TREC run differs from a small one only in its source, so
 streaming is not a second implementation: it is the same loop over a source that yields many
-blocks, in bounded memory. When a streamed run turns out not to be grouped by query,
-:func:`run_pipeline` starts again from the whole file, with a warning saying so.
+blocks, in bounded memory. Which reader reads the input, whole or in blocks, is decided
+once, by the reader plan (:func:`prfeval._io.plan.plan_reading`), and kept with the result;
+no read starts again.
 """
 
 from __future__ import annotations
@@ -28,21 +29,14 @@ from prfeval._core.ids import close_ids, id_list, ordered_ids, query_output_orde
 from prfeval._core.options import EvalOptions, OptionValues
 from prfeval._core.partials import Partial
 from prfeval._core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
-from prfeval._io.blocks import (
-    Block,
-    BlockSource,
-    LineTooLong,
-    NotStreamable,
-    ReadAgain,
-    WholeSource,
-    load_judgments,
-)
+from prfeval._io.blocks import Block, BlockSource, WholeSource, load_judgments
 from prfeval._io.judgments_digest import LazyDigest
+from prfeval._io.plan import ARROW, COMPILED, ReadPlan, plan_reading
 from prfeval._io.select import restrict_queries
 from prfeval._io.source import check_one_stdin
 from prfeval._measures import Measure
 from prfeval._retrieval.align import assemble
-from prfeval._retrieval.encode import EncodedBlock, encode_dicts, encode_tables
+from prfeval._retrieval.encode import encode_dicts, encode_tables
 from prfeval._retrieval.kernel import MeasuredQueries, measure_queries
 
 __all__ = [
@@ -56,7 +50,6 @@ __all__ = [
     "drain",
     "open_source",
     "run_pipeline",
-    "streamable",
 ]
 
 Progress = Callable[[int, int], None]
@@ -77,7 +70,7 @@ def align_block(block: Block, options: EvalOptions, needs: RankingNeeds) -> Judg
     """The judged ranking of one block (dicts through their own encoder when it takes them;
     the compiled pass's blocks come encoded)."""
     if block.encoded is not None:
-        return assemble(EncodedBlock(**block.encoded), options, needs)
+        return assemble(block.encoded, options, needs)
     encoded = None
     if block.dicts:
         encoded = encode_dicts(
@@ -148,42 +141,39 @@ def open_source(
     stream: bool | None = None,
     progress: Progress | None = None,
 ) -> BlockSource:
-    """The source for ``run``: a streamed TREC run file when asked (``stream=True``) or when
-    it is larger than 8 MiB (``stream=None``), else the whole input at once."""
-    if stream is not False and streamable(run, options):
-        from prfeval._io.stream import STREAM_THRESHOLD_BYTES, StreamedRun
+    """The source the reader plan (:func:`~prfeval._io.plan.plan_reading`) chooses for
+    ``run``: the compiled pass, Arrow whole or in blocks (``stream``: ``True`` in blocks,
+    ``False`` whole, ``None`` in blocks from 8 MiB on), dicts, or a layout's reader."""
+    plan = plan_reading(qrels, run, options, stream=stream, doc_ids=needs.doc_ids)
+    return _source(plan, qrels, run, options, needs, progress)
 
-        size = os.path.getsize(run)
-        # An empty run has nothing to stream: the whole-file path says it is empty.
-        if size and (stream or size >= STREAM_THRESHOLD_BYTES):
-            from prfeval._io.native import native_source
 
-            # The compiled pass where it is built and takes the input; else Arrow's stream.
-            native = native_source(qrels, os.fspath(run), options, sorted_docs=needs.doc_order,
-                                   progress=progress)
-            if native is not None:
-                return native
-            return StreamedRun(qrels, os.fspath(run), options, progress=progress)
+def _source(plan: ReadPlan, qrels: Any, run: Any, options: EvalOptions, needs: RankingNeeds,
+            progress: Progress | None) -> BlockSource:
+    """The block source that reads as ``plan`` says."""
     from prfeval._io.native_lib import discard_parsed
 
-    discard_parsed()  # judgments parsed ahead for the pass, which reads no run whole
-    return WholeSource(qrels, run, options, use_dicts=not needs.doc_ids)
+    if plan.reader == COMPILED:
+        from prfeval._io.native import CompiledSource
 
+        def fallback(refused: ReadPlan) -> BlockSource:
+            return _source(refused, qrels, run, options, needs, progress)
 
-def streamable(run: Any, options: EvalOptions) -> bool:
-    """Whether ``run`` can be streamed: a regular TREC run file (by its name and first line:
-    MS MARCO's three columns and JSON are read whole)."""
-    if not isinstance(run, str | os.PathLike) or str(run) == "-" or not os.path.isfile(run):
-        return False
-    from prfeval._io.load import file_format
+        return CompiledSource(qrels, os.fspath(run), options, plan, fallback,
+                              sorted_docs=needs.doc_order, progress=progress)  # fmt: skip
+    discard_parsed()  # judgments parsed ahead for a pass that does not read them
+    if plan.reader == ARROW and plan.in_blocks:
+        from prfeval._io.stream import StreamedRun
 
-    return file_format(run, options.run_format) == "trec"
+        return StreamedRun(qrels, os.fspath(run), options, plan,
+                           needs_doc_ids=needs.doc_ids, progress=progress)  # fmt: skip
+    return WholeSource(qrels, run, options, use_dicts=not needs.doc_ids, plan=plan)
 
 
 def _readable_again(source: Any) -> bool:
-    """Whether an input can be read a second time (a regular file, bytes, objects), which a
-    run read again whole after a failed stream needs of its judgments; standard input, a
-    pipe or a stream cannot."""
+    """Whether an input can be read a second time (a regular file, bytes, objects), which
+    the digest of the judgments of a streamed run needs; standard input, a pipe or a
+    stream cannot."""
     if isinstance(source, str | os.PathLike):
         return str(source) != "-" and os.path.isfile(source)
     return not hasattr(source, "read")
@@ -202,6 +192,12 @@ class PipelineRun:
     default_order: str
     #: The digest of the judgments measured with (made when first asked), if known.
     judgments: LazyDigest | None = None
+    #: How the inputs were read: which reader, whole or in blocks, and why.
+    plan: ReadPlan | None = None
+
+    def reading(self) -> tuple[str, ...]:
+        """One line per input: which reader read it and why (``--verbose``, ``explain``)."""
+        return () if self.plan is None else self.plan.lines()
 
     def settings(self, options: EvalOptions) -> dict[str, Any]:
         """The settings a result reports: the options, and the inputs as they were read."""
@@ -224,42 +220,24 @@ def run_pipeline(
     stream: bool | None = None,
     progress: Progress | None = None,
 ) -> tuple[S, PipelineRun]:
-    """Align every block of the input and hand each judged ranking to a fresh sink.
+    """Align every block of the input, read as the reader plan says, and hand each judged
+    ranking to a sink.
 
-    Returns the sink and the pass's accounting. A streamed run that turns out not to be
-    streamable (not grouped by query, not in the clean layout) is read again whole, into a
-    new sink, with a :class:`~prfeval._core.errors.PrfevalWarning` saying so once that
-    succeeds: a run that cannot be read either way gets one error, not a warning before it.
-    A run with a line longer than a block is streamed again with larger blocks, and a run
-    the compiled pass gave up on part way is streamed again by Arrow.
+    Returns the sink and the pass's accounting, with the plan as it turned out
+    (``PipelineRun.plan``). What the plan says once the input is read (a stream asked of
+    input that is read whole) is a :class:`~prfeval._core.errors.PrfevalWarning`, said
+    only once the input was read: a run that cannot be read gets one error, not a warning
+    before it.
     """
     check_one_stdin([qrels, run])
     if not _readable_again(qrels):
-        qrels = load_judgments(qrels, options)  # read once, kept for every pass
-    if stream and not streamable(run, options):
-        late_warning = "only a TREC run file can be streamed; reading it whole"
-    else:
-        late_warning = None
+        qrels = load_judgments(qrels, options)  # read once, kept for every use
     source = open_source(qrels, run, options, needs, stream=stream, progress=progress)
-    while True:
-        try:
-            result = _with_digest(drain(source, options, needs, make_sink()), qrels, options)
-            check_query_set(result[1].accounting, options, qrels)
-            if late_warning:  # only once the input was read: an error says enough alone
-                warnings.warn(late_warning, PrfevalWarning, stacklevel=2)
-            return result
-        except LineTooLong as exc:
-            source = source.with_blocks(exc.block_bytes)  # type: ignore[attr-defined]
-        except ReadAgain as exc:
-            source = exc.source
-        except NotStreamable as exc:
-            why = str(exc)
-            break
-    result = drain(
-        WholeSource(qrels, run, options, use_dicts=not needs.doc_ids), options, needs, make_sink()
-    )  # the whole source keeps its judgments' digest
+    result = _with_digest(drain(source, options, needs, make_sink()), qrels, options)
     check_query_set(result[1].accounting, options, qrels)
-    warnings.warn(f"{why}; reading it whole instead", PrfevalWarning, stacklevel=2)
+    plan = result[1].plan
+    if plan is not None and plan.warning:
+        warnings.warn(plan.warning, PrfevalWarning, stacklevel=2)
     return result
 
 
@@ -312,7 +290,7 @@ def drain(
     default_order = "score"
     for block in source.blocks():
         if block.encoded is not None:
-            default_order = block.encoded["default_order"]
+            default_order = block.encoded.default_order
         elif not block.dicts:
             default_order = block.run.default_order  # type: ignore[union-attr]
         ranking = align_block(block, options, needs)
@@ -337,6 +315,7 @@ def drain(
         source.streamed,
         default_order,
         getattr(source, "judgments", None),
+        getattr(source, "plan", None),
     )
 
 

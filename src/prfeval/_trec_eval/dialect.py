@@ -210,8 +210,9 @@ def _the_pass_takes(qrels_path: str, run_path: str) -> bool:
     if qrels_path == "-" or not _large_plain_file(qrels_path, at_least=1):
         return False
     from prfeval._io.native_lib import judgments_taken
+    from prfeval._io.plan import compiled_unavailable
 
-    return judgments_taken(qrels_path, run_path)
+    return compiled_unavailable() is None and judgments_taken(qrels_path)
 
 
 def _large_plain_file(path: str, *, at_least: int = SMALL_BYTES + 1) -> bool:

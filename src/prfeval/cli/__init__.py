@@ -9,12 +9,10 @@ or chooses exit codes: 0 on success, 2 for a user's mistake (one line on stderr,
 
 from __future__ import annotations
 
-import itertools
 import os
 import sys
 
-from prfeval._core.option_table import flags_not_taken
-from prfeval._core.options import EVAL_OPTIONS
+from prfeval._io.plan import HEAD_START_COMMANDS, HEAD_START_NEVER, head_start
 from prfeval.cli._commands import COMMANDS
 from prfeval.cli._process import (
     guarded,
@@ -60,11 +58,9 @@ def main(argv: list[str] | None = None) -> None:
 def _refuse_a_missing_pass_asked_for(args: list[str]) -> None:
     """``PRFEVAL_NATIVE=1`` with no usable compiled pass: one line and exit 2 before any
     work, not a silent fallback to Arrow (``--version`` and ``--help`` still answer)."""
-    if os.environ.get("PRFEVAL_NATIVE", "").strip() != "1" or not args:
+    if not args or {"--version", "--help", "-h"} & set(args):
         return
-    if {"--version", "--help", "-h"} & set(args):
-        return
-    from prfeval._io.native_lib import required_but_unavailable
+    from prfeval._io.plan import required_but_unavailable
 
     why = required_but_unavailable()
     if why is not None:
@@ -72,35 +68,23 @@ def _refuse_a_missing_pass_asked_for(args: list[str]) -> None:
         sys.exit(2)
 
 
-#: The commands whose QRELS and first RUN come first, and which read a large TREC run with
-#: the compiled pass; and the options after which that pass is not used, so that nothing is
-#: parsed ahead for it: another engine, no streaming, and the flags of the options whose
-#: values the pass may not take (``limits`` in :data:`~prfeval._core.options.EVAL_OPTIONS`).
-AHEAD_COMMANDS = ("evaluate", "compare", "curve")
-AHEAD_NEVER = ("--engine=spark", "--no-stream", *flags_not_taken(EVAL_OPTIONS, "compiled"))
+#: The commands that may start the compiled pass ahead, and the words after which it does
+#: not: the reader plan's (:mod:`prfeval._io.plan`), named here for the command line.
+AHEAD_COMMANDS = HEAD_START_COMMANDS
+AHEAD_NEVER = HEAD_START_NEVER
 
 
 def parse_judgments_ahead(args: list[str]) -> None:
     """Start the compiled pass on the judgments while Python imports what the command needs
-    (a quarter of a second on one core), for ``prfeval evaluate QRELS RUN ...`` (written so,
-    the two words after the command are QRELS and RUN whatever options follow; ``compare``
-    and ``curve`` alike) and for ``prfeval trec_eval ... QRELS RUN``. Only a head start: if
-    the pass is not used, the parse is freed unread (``_io/native_lib.py``)."""
-    if len(args) >= 3 and args[0] == "trec_eval":
-        files = args[-2:]  # trec_eval's two files come last
-    elif len(args) >= 3 and args[0] in AHEAD_COMMANDS:
-        files = args[1:3]
-    else:
-        return
-    if files[0][:1] == "-" or files[1][:1] == "-":
-        return
-    # Each word, and each word joined to the next ("--engine spark" as "--engine=spark").
-    words = set(args) | {f"{a}={b}" for a, b in itertools.pairwise(args)}
-    if any(w == never or w.startswith(never + "=") for w in words for never in AHEAD_NEVER):
+    (a quarter of a second on one core), when the reader plan says the pass will read them
+    (:func:`prfeval._io.plan.head_start`). Only a head start: if the pass is not used, the
+    parse is freed unread (``_io/native_lib.py``)."""
+    files = head_start(args)
+    if files is None:
         return
     from prfeval._io.native_lib import parse_judgments_ahead
 
-    parse_judgments_ahead(*files)
+    parse_judgments_ahead(files[0])
 
 
 def trec_eval_main() -> None:

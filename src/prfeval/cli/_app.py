@@ -57,9 +57,9 @@ def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> N
     if not value or ctx.resilient_parsing:
         return
     import prfeval
-    from prfeval._io.native_lib import unavailable
+    from prfeval._io.plan import compiled_unavailable
 
-    why_not = unavailable()
+    why_not = compiled_unavailable()
     click.echo(f"prfeval {prfeval.__version__}")
     click.echo("compiled pass: yes" if why_not is None else f"compiled pass: no ({why_not})")
     ctx.exit()

@@ -64,6 +64,8 @@ ENGINES = ("local", "spark")
     help="The Spark master for --engine spark.  [default: spark-submit's, else local[*]]",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--verbose", is_flag=True,
+              help="Say on stderr which reader read each input, and why.")
 @output_option
 @quiet_option
 @measures_from_option
@@ -78,6 +80,7 @@ def command(
     engine: str,
     spark_master: str | None,
     fmt: str,
+    verbose: bool,
     output: str | None,
 ) -> None:
     """Evaluate RUN (TREC run, CSV/TSV/JSONL/Parquet, or - for stdin) against QRELS."""
@@ -100,6 +103,9 @@ def command(
     text = format_evaluation(result, fmt, per_query=per_query)
     for line in notes(result, fmt):
         note(line)
+    if verbose:
+        for line in result.reading or (f"run {run}: Spark, in splits",):
+            note(f"read: {line}")
     emit(text, output)
 
 

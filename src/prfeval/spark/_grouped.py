@@ -411,10 +411,10 @@ def _compiled_split(
     pass against the judgments file at ``qrels_path``; ``None`` when the pass does not take
     them, or measuring them fails (the local reader then reads the split, and says what is
     wrong as it always has). Nothing is yielded before the whole split is read."""
-    from prfeval._io.native_lib import unavailable
     from prfeval._io.native_split import read_split
+    from prfeval._io.plan import compiled_unavailable
 
-    if unavailable() is not None:
+    if compiled_unavailable() is not None:
         return None
     doc_order = ranking_needs(plan.measures).doc_order
     try:
