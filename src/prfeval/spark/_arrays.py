@@ -35,6 +35,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from prfeval._core.encoded import EncodedBlock
 from prfeval._core.errors import InputFormatError
 from prfeval._core.ids import ordered_ids, query_output_order
 from prfeval._core.options import EvalOptions
@@ -326,8 +327,8 @@ def join(rows: Rows, row_slot: IntArray | None = None) -> Any:
                      rows.gold_grades)
 
 
-def encoded_block(rows: Rows, options: EvalOptions, name: str) -> dict[str, Any]:
-    """The fields of the :class:`~prfeval._retrieval.encode.EncodedBlock` of a batch: each
+def encoded_block(rows: Rows, options: EvalOptions, name: str) -> EncodedBlock:
+    """The :class:`~prfeval._core.encoded.EncodedBlock` of a batch: each
     row a query ranked in its array's order, judged by its labels; the rows without labels
     (and those outside the query set) not evaluated, those without labels counted."""
     assert rows.names is not None
@@ -377,7 +378,7 @@ def encoded_block(rows: Rows, options: EvalOptions, name: str) -> dict[str, Any]
         return InputFormatError(template.format(query=repr(query), doc=repr(doc)), path=name)
 
     aside = np.flatnonzero(in_run & ~judged)
-    return {
+    return EncodedBlock(**{
         "slot": cells.slot,
         "query_code": cells.slot,
         "doc": cells.doc,
@@ -385,7 +386,7 @@ def encoded_block(rows: Rows, options: EvalOptions, name: str) -> dict[str, Any]
         "scores": None,
         "ranks": None,
         "grade": cells.grade,
-        "found": cells.found,
+        "found": None,  # the grade says it
         "repeated": cells.repeated,
         "judged_offsets": judged_offsets,
         "judged_grades": judged_grades,
@@ -401,4 +402,4 @@ def encoded_block(rows: Rows, options: EvalOptions, name: str) -> dict[str, Any]
         "row_error": row_error,
         "present": None,
         "run_source": name,
-    }
+    })

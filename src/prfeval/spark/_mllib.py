@@ -28,6 +28,7 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from prfeval._core.errors import PrfevalError
+from prfeval._core.ranking import UNJUDGED
 from prfeval.spark._arrays import ListColumns, Rows, decode, join
 
 __all__ = ["MLLIB_METRICS", "SUMS_SCHEMA", "mllib_sums", "mllib_values", "uses_k"]
@@ -63,7 +64,7 @@ def mllib_values(rows: Rows, metric: str, k: int) -> FloatArray:
     sizes = rows.label_sizes.astype(np.float64)
     labelled = sizes > 0
     # Only the hits are looked at: their row and place, in row then rank order.
-    hit = np.flatnonzero(join(rows).found)
+    hit = np.flatnonzero(join(rows).grade != UNJUDGED)
     row = np.searchsorted(rows.offsets, hit, side="right") - 1
     place = hit - rows.offsets[row]
     if metric != "meanAveragePrecision":
