@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from prfeval.spark._engine import evaluate
+    from prfeval.spark._ranking_evaluator import RankingEvaluator
     from prfeval.spark._read import read_qrels, read_run
     from prfeval.spark._result import SparkEvaluation
     from prfeval.spark._session import cli_session
     from prfeval.spark._shipping import ship
-    from prfeval.spark._ranking_evaluator import RankingEvaluator
 
 _LAZY = {
     "RankingEvaluator": "prfeval.spark._ranking_evaluator",
