@@ -217,18 +217,7 @@ def test_the_column_map_on_the_command_line(tmp_path, capsys) -> None:
     code, out, err = run_cli(capsys, "explain", str(qrels), str(run), "--query", "q2",
                              "--run-columns", "query_id=question_id,doc_id=ctxs")  # fmt: skip
     assert code == 0, err
-    # The Spark engine finds columns by their names only: it says so, before a JVM starts.
-    code, out, err = run_cli(capsys, "evaluate", str(qrels), str(run), "--engine", "spark",
-                             "--run-columns", "query_id=question_id,doc_id=ctxs")  # fmt: skip
-    assert (code, out) == (2, "")
-    assert err.startswith("prfeval: qrels_columns and run_columns (--qrels-columns, "
-                          "--run-columns) are for the local engine")  # fmt: skip
-    # The same from Python, where the maps used to be ignored without a word.
-    pytest.importorskip("pyspark")
-    import prfeval.spark
-
-    with pytest.raises(UsageError, match="are for the local engine"):
-        prfeval.spark.evaluate(str(qrels), str(run), "P@1", run_columns=MAPPED)
+    # The Spark engine honours the maps too (tests/spark/test_spark_nested_inputs.py).
 
 
 def test_a_repeated_passage_takes_a_place_and_counts_once(tmp_path) -> None:
