@@ -64,13 +64,15 @@ def test_the_compiled_pass_reads_large_cases_as_trec_eval_908(
     run of 8 MiB or more is), the large cases read their judgments and run through it where
     it takes them (the clean case), and elsewhere as before: the same bytes and status as
     the binary, either way."""
-    from prfeval._io import native, native_lib, stream
+    from prfeval._io import native, native_lib
     from prfeval._io.plan import compiled_unavailable
 
     if compiled_unavailable() is not None:
         pytest.skip(f"the compiled pass is not available: {compiled_unavailable()}")
     monkeypatch.setenv(native_lib.ENV, "1")
-    monkeypatch.setattr(stream, "STREAM_THRESHOLD_BYTES", 1)
+    from prfeval._io import plan
+
+    monkeypatch.setattr(plan, "STREAM_THRESHOLD_BYTES", 1)
     claimed: list[str] = []
     claim = native.claim_parsed
     monkeypatch.setattr(native, "claim_parsed", lambda p: claimed.append(p) or claim(p))

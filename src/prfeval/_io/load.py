@@ -14,8 +14,7 @@ role; inputs without named columns (TREC, MS MARCO, JSON objects) have no use fo
 
 from __future__ import annotations
 
-import os
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -34,11 +33,9 @@ from prfeval._io.mapping import qrels_from_mapping, run_from_mapping
 from prfeval._io.source import (
     FORMATS,
     Input,
-    headerless_kind,
+    file_format,
+    input_format,
     open_input,
-    sniff_format,
-    starts_with_data,
-    tabular_kind,
 )
 from prfeval._io.subtopics import (
     has_subtopic_column,
@@ -58,39 +55,6 @@ def _checked_format(format: str | None, name: str) -> str | None:
         raise UsageError(f"{name} must be one of {', '.join(FORMATS)} (or None: by name or "
                          f"content); got {format!r}")
     return format
-
-
-def _json_name(name: str) -> bool:
-    return (name[:-3] if name.endswith(".gz") else name).lower().endswith(".json")
-
-
-def input_format(
-    handle: Input, format: str | None = None, names: Collection[str] = ()
-) -> str:
-    """The format ``handle`` is read as: ``format``; else its name's (a ``.tsv`` starting
-    with data is TREC or MS MARCO, a ``.json`` holding a record a line is JSON Lines); else
-    its first line's. ``names`` are the columns a column map gives (they mark a header)."""
-    if format:
-        return format
-    kind = handle.suffix_kind
-    if kind == "tsv" and starts_with_data(handle.head(), "\t"):
-        return headerless_kind(handle.head())
-    if kind is None and _json_name(handle.name):
-        return "jsonl" if sniff_format(handle.head(), names) == "jsonl" else "json"
-    return kind or sniff_format(handle.head(), names)
-
-
-def file_format(path: str | os.PathLike[str], format: str | None = None) -> str:
-    """The format the file ``path`` would be read as (:func:`input_format`), from its name
-    and first bytes, without reading it; by its name alone when it cannot be opened (the
-    reader then says why)."""
-    if format:
-        return format
-    try:
-        with open_input(os.fspath(path)) as handle:
-            return input_format(handle)
-    except InputFormatError:
-        return tabular_kind(os.fspath(path)) or "trec"
 
 
 def _is_input(source: Any) -> bool:

@@ -9,7 +9,7 @@ costs a parse, one hash lookup and no Python.
 The judgments are parsed once (:class:`NativeJudgments`), for one run or many (``compare``
 reads several runs against them). A run is read a segment of whole queries at a time, about
 16 MiB of text: while the aligner and the kernel measure one segment, a thread of the pass
-reads the next, so that reading and measuring share the cores. :class:`NativeRun` hands each
+reads the next, so that reading and measuring share the cores. :class:`CompiledSource` hands each
 segment's arrays to the aligner block by block, as the fields of an
 :class:`~prfeval._retrieval.encode.EncodedBlock`, so the same aligner and the same kernel
 measure them: the pass replaces the reading and the encoding, nothing else.

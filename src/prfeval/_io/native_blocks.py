@@ -49,7 +49,7 @@ def rank_order_of(options: EvalOptions) -> int:
 
 class SegmentBlocks:
     """The encoded blocks of one segment of the pass (see
-    :class:`~prfeval._io.native.NativeRun`): blocks of whole queries of a run segment, or the
+    :class:`~prfeval._io.native.CompiledSource`): blocks of whole queries of a run segment, or the
     one block of the judged queries the run never names (the last segment)."""
 
     def __init__(

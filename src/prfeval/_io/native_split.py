@@ -4,7 +4,7 @@
 once a process (a Spark Python worker serves many tasks): :class:`SplitRead` gives the
 range's first and last query as lines (:class:`QueryLines`), since the splits beside it may
 hold more of them, and the blocks of every query between them, as
-:class:`~prfeval._io.native.NativeRun` gives them.
+:class:`~prfeval._io.native.CompiledSource` gives them.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class SplitRead:
     """The lines of a byte range of a run (a Spark task's split), read by the pass: the
     range's first and last query as lines (:meth:`head`, :meth:`tail`), since the splits
     beside it may hold more of them, and the blocks of every query between them
-    (:meth:`blocks`), as :class:`~prfeval._io.native.NativeRun` gives them."""
+    (:meth:`blocks`), as :class:`~prfeval._io.native.CompiledSource` gives them."""
 
     def __init__(
         self, segments: list[Segment], run_path: str, options: EvalOptions, sorted_docs: bool

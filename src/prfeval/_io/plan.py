@@ -241,7 +241,7 @@ def _kind(source: Any, format: str | None) -> str:
             return "standard input"
         if not os.path.isfile(source):  # a pipe is read once, by its reader: not opened here
             return "a pipe or special file"
-        from prfeval._io.load import file_format
+        from prfeval._io.source import file_format
 
         return f"a {file_format(source, format).upper()} file"
     if isinstance(source, bytes) or hasattr(source, "read"):
@@ -253,7 +253,7 @@ def _trec_run_file(run: Any, options: EvalOptions) -> bool:
     """A regular TREC run file (by its name and first line): the only run read in blocks."""
     if not isinstance(run, str | os.PathLike) or str(run) == "-" or not os.path.isfile(run):
         return False
-    from prfeval._io.load import file_format
+    from prfeval._io.source import file_format
 
     return file_format(run, options.run_format) == "trec"
 
@@ -271,7 +271,7 @@ def _compiled_refusal(qrels: Any, run: str, options: EvalOptions) -> str | None:
     path = getattr(qrels, "path", qrels)  # SharedJudgments: judgments read once for runs
     if not isinstance(path, str | os.PathLike) or str(path) == "-" or not os.path.isfile(path):
         return "it reads judgments from a regular file only"
-    from prfeval._io.load import file_format
+    from prfeval._io.source import file_format
 
     if file_format(path, options.qrels_format) != "trec":
         return "it reads TREC judgments only"

@@ -42,7 +42,9 @@ __all__ = [
     "check_one_stdin",
     "check_text_file",
     "display_name",
+    "file_format",
     "headerless_kind",
+    "input_format",
     "is_header",
     "open_input",
     "read_bytes",
@@ -473,3 +475,36 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _json_name(name: str) -> bool:
+    return (name[:-3] if name.endswith(".gz") else name).lower().endswith(".json")
+
+
+def input_format(
+    handle: Input, format: str | None = None, names: Collection[str] = ()
+) -> str:
+    """The format ``handle`` is read as: ``format``; else its name's (a ``.tsv`` starting
+    with data is TREC or MS MARCO, a ``.json`` holding a record a line is JSON Lines); else
+    its first line's. ``names`` are the columns a column map gives (they mark a header)."""
+    if format:
+        return format
+    kind = handle.suffix_kind
+    if kind == "tsv" and starts_with_data(handle.head(), "\t"):
+        return headerless_kind(handle.head())
+    if kind is None and _json_name(handle.name):
+        return "jsonl" if sniff_format(handle.head(), names) == "jsonl" else "json"
+    return kind or sniff_format(handle.head(), names)
+
+
+def file_format(path: str | os.PathLike[str], format: str | None = None) -> str:
+    """The format the file ``path`` would be read as (:func:`input_format`), from its name
+    and first bytes, without reading it; by its name alone when it cannot be opened (the
+    reader then says why)."""
+    if format:
+        return format
+    try:
+        with open_input(os.fspath(path)) as handle:
+            return input_format(handle)
+    except InputFormatError:
+        return tabular_kind(os.fspath(path)) or "trec"

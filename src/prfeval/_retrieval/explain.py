@@ -308,7 +308,7 @@ def explain_queries(
     missing = [q for q in wanted if q not in sink.explained]
     if missing:
         raise UsageError(_unknown(missing[0], set(done.accounting.not_in_qrels), judgments))
-    settings = {**done.settings(base), "depth": shown}
+    settings = {**done.settings(base), "depth": shown, "reading": list(done.reading())}
     return tuple(replace(sink.explained[q], settings=settings) for q in wanted)
 
 
@@ -356,7 +356,7 @@ def explain_worst(
             stream=stream,
             progress=report,
         )
-    settings = {**done.settings(base), "depth": shown}
+    settings = {**done.settings(base), "depth": shown, "reading": list(done.reading())}
     chosen = sink.chosen()
     unmet = [q for q in chosen if q not in sink.explained]
     more = {}

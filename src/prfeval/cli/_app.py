@@ -87,7 +87,11 @@ def run(argv: list[str] | None) -> None:
         path = exc.ctx.command_path.removeprefix("prfeval").strip() if exc.ctx else ""
         where = f"{path}: " if path else ""
         command = f"prfeval {path}" if path else "prfeval"
-        fail(f"{where}{exc.format_message()} Run '{command} --help' for help.")
+        message = exc.format_message()
+        if isinstance(exc, click.NoSuchOption) and exc.possibilities:  # no parentheses
+            close = ", ".join(repr(p) for p in sorted(exc.possibilities))
+            message = f"No such option: {exc.option_name}. Did you mean {close}?"
+        fail(f"{where}{message} Run '{command} --help' for help.")
 
     def click_error(exc: click.ClickException) -> None:
         fail(exc.format_message(), exc.exit_code)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,7 +17,7 @@ from prfeval.cli._options import (
     measures_option,
     output_option,
 )
-from prfeval.cli._output import emit, notes_from_warnings, progress_bar, quiet_option
+from prfeval.cli._output import emit, note, notes_from_warnings, progress_bar, quiet_option
 
 if TYPE_CHECKING:
     from prfeval._retrieval.curve_options import CurveOptions
@@ -55,6 +55,8 @@ if TYPE_CHECKING:
 @curve_flags("beta", help={"beta": "F weight of the best cutoff."})
 @evaluation_options(complete_help="Kept for symmetry: a judged query is always explained.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--verbose", is_flag=True,
+              help="Say on stderr which reader read each input, and why.")
 @output_option
 @quiet_option
 def command(
@@ -67,6 +69,7 @@ def command(
     curve_options: CurveOptions,
     options: EvalOptions,
     fmt: str,
+    verbose: bool,
     output: str | None,
 ) -> None:
     """Explain queries of RUN against QRELS: each place with its judgment and P and R, the
@@ -87,6 +90,7 @@ def command(
                 qrels, run, worst, spec, queries=query_ids, depth=depth, beta=curve_options.beta,
                 progress=progress, options=options,
             )
+        _say_reading(explained, verbose)
         emit(format_explanations(explained, fmt), output)
         return
     with progress_bar("explaining") as progress, notes_from_warnings():
@@ -94,4 +98,12 @@ def command(
             qrels, run, list(query_ids), spec, depth=depth, beta=curve_options.beta,
             progress=progress, options=options,
         )
+    _say_reading(explained, verbose)
     emit(format_explanations(explained, fmt), output)
+
+
+def _say_reading(explained: Any, verbose: bool) -> None:
+    """With ``--verbose``: which reader read each input, and why (the reader plan)."""
+    if verbose and explained:
+        for line in explained[0].settings.get("reading", ()):
+            note(f"read: {line}")
