@@ -9,6 +9,8 @@ the run never names. :func:`rank_order_of` says which order to ask of the pass.
 
 from __future__ import annotations
 
+import functools
+import itertools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -26,7 +28,7 @@ from prfeval._io.blocks import Block
 from prfeval._io.native_segments import NO_GRADE, Segment
 from prfeval._io.trec import run_id_of
 
-__all__ = ["BLOCK_ROWS", "SegmentBlocks", "rank_order_of"]
+__all__ = ["BLOCK_ROWS", "DocVocabulary", "SegmentBlocks", "rank_order_of"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -47,6 +49,64 @@ def rank_order_of(options: EvalOptions) -> int:
     return 2 if options.trec_eval_version == 9 else 1
 
 
+#: Up to this many distinct doc ids, a segment's byte order is sorted in Python: importing
+#: Arrow's compute functions costs more than sorting them (a small evaluation starts fast).
+SMALL_VOCABULARY = 1 << 15
+
+
+def _doc_bytes(segment: Segment) -> list[bytes]:
+    arena, off = bytes(segment.d_arena), segment.d_off.tolist()
+    return [arena[a:b] for a, b in itertools.pairwise(off)]
+
+
+def _byte_order(segment: Segment) -> IntArray:
+    """The segment's doc codes in the byte order of their ids."""
+    n = segment.n_docs
+    if n <= SMALL_VOCABULARY:
+        ids = _doc_bytes(segment)
+        return np.array(sorted(range(n), key=ids.__getitem__), dtype=np.int64)
+    import pyarrow.compute as pc
+
+    return np.asarray(pc.array_sort_indices(DocVocabulary(segment, None).array), dtype=np.int64)
+
+
+class DocVocabulary:
+    """A segment's doc ids by code (in byte order when ``order`` is given), as the Arrow
+    string array the readers of doc ids take (:attr:`array`, ``take``, indexing).
+
+    The array is made when first read: measuring a run reads codes only, so a small
+    evaluation never imports Arrow.
+    """
+
+    def __init__(self, segment: Segment, order: IntArray | None) -> None:
+        self._segment, self._order = segment, order
+        self._n = segment.n_docs
+
+    def __len__(self) -> int:
+        return self._n
+
+    @functools.cached_property
+    def array(self) -> Any:
+        import pyarrow as pa
+
+        s = self._segment
+        vocab = pa.Array.from_buffers(
+            pa.string(), self._n, [None, pa.py_buffer(s.d_off), pa.py_buffer(s.d_arena)]
+        )
+        return vocab if self._order is None else vocab.take(pa.array(self._order))
+
+    def take(self, indices: Any) -> Any:
+        return self.array.take(indices)
+
+    def __getitem__(self, i: int) -> Any:
+        return self.array[i]
+
+    def __getattr__(self, name: str) -> Any:  # any other reading of an Arrow array
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.array, name)
+
+
 class SegmentBlocks:
     """The encoded blocks of one segment of the pass (see
     :class:`~prfeval._io.native.CompiledSource`): blocks of whole queries of a run segment, or the
@@ -63,8 +123,6 @@ class SegmentBlocks:
         begin: int = 0,
         total: int = 0,
     ) -> None:
-        import pyarrow as pa
-
         self.s = segment
         self.progress, self.total, self.begin = progress, total, begin
         self.path = run_path
@@ -72,21 +130,16 @@ class SegmentBlocks:
         self.run_id = run_id_of(run_path)
         self.query_ids = segment.query_ids()
         n = segment.n_docs
-        vocab = pa.Array.from_buffers(
-            pa.string(), n, [None, pa.py_buffer(segment.d_off), pa.py_buffer(segment.d_arena)]
-        )
         self.rank: IntArray | None = None  # each doc code's place in byte order
-        if sorted_docs and n:
-            import pyarrow.compute as pc
-
-            by_bytes = np.asarray(pc.array_sort_indices(vocab), dtype=np.int64)
+        by_bytes = _byte_order(segment) if sorted_docs and n else None
+        if by_bytes is not None:
             self.rank = np.empty(n, dtype=np.int64)
             self.rank[by_bytes] = np.arange(n, dtype=np.int64)
-            vocab = vocab.take(pa.array(by_bytes))
+        vocab = DocVocabulary(segment, by_bytes)
         self.vocab = vocab
         self.n_docs = max(n, 1)
         self.tie_ranks: Callable[[IntArray], IntArray] | None = (
-            None if sorted_docs else lambda codes: ranks_by_doc_descending(vocab, codes)
+            None if sorted_docs else lambda codes: ranks_by_doc_descending(vocab.array, codes)
         )
 
     def _docs(self, codes: npt.NDArray[Any]) -> IntArray:
