@@ -64,8 +64,12 @@ class BlockSource(Protocol):
 
     qrels_name: str
     run_name: str
-    streamed: bool
     plan: ReadPlan
+
+    @property
+    def streamed(self) -> bool:
+        """Whether the run is read in blocks as it is read."""
+        ...
 
     def blocks(self) -> Iterator[Block]:
         """The blocks, each query in exactly one of them."""

@@ -142,7 +142,7 @@ def _array_block(qrels: Any, run: Any, options: EvalOptions, compiled: bool) -> 
 def _array_tables(qrels: Any, run: Any, options: EvalOptions) -> tuple[Any, Any]:
     from prfeval._io.arrays import array_tables
 
-    return array_tables(qrels, run, options)  # type: ignore[no-any-return]
+    return array_tables(qrels, run, options)
 
 
 #: The in-memory layouts, tried in order before the files and tables: each one entry.

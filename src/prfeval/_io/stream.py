@@ -609,7 +609,10 @@ class StreamedRun:
             READ_FIRST_BLOCKS,
         )
         batches = ReadAhead(
-            lambda: (_query_block(*part, wait_for(judgments), path) for part in cut),
+            lambda: (
+                _query_block(columns, starts, first_row, wait_for(judgments), path)
+                for columns, starts, first_row in cut
+            ),
             READ_AHEAD_BLOCKS,
         )
         seen: set[str] = set()

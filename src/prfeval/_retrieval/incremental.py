@@ -36,6 +36,7 @@ from prfeval._core.ranking import QueryAccounting
 from prfeval._core.tables import Run, SourceLines
 from prfeval._io.blocks import Block, load_judgments, warn_empty_run
 from prfeval._io.judgments_digest import LazyDigest
+from prfeval._io.plan import DICTS, InputPlan, ReadPlan
 from prfeval._io.select import restrict_queries
 from prfeval._retrieval.evaluate import Evaluation, plan_evaluation
 from prfeval._retrieval.pipeline import MeasureSink, PipelineRun, check_query_set, drain
@@ -58,6 +59,9 @@ class _OneBlock:
         self._block = block
         self.qrels_name, self.run_name = qrels_name, run_name
         self._empty = empty
+        why = "rankings added in Python"
+        self.plan = ReadPlan(InputPlan("judgments", qrels_name, DICTS, False, why),
+                             InputPlan("run", run_name, DICTS, False, why))
 
     @property
     def empty_run(self) -> bool:

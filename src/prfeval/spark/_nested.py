@@ -121,7 +121,10 @@ def _items(frame: DataFrame, column: str, name: str) -> tuple[Any, str | None, s
     """The item type of an array column, and for structs the id field's name."""
     from pyspark.sql import types as T
 
-    item = frame.schema[column].dataType.elementType
+    kind = frame.schema[column].dataType
+    if not isinstance(kind, T.ArrayType):
+        raise InputFormatError(f"{name}: column {column!r} is not an array", path=name)
+    item = kind.elementType
     if not isinstance(item, T.StructType):
         return item, None, None
     return item, struct_id_field(item, column, name), None

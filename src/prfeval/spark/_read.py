@@ -567,8 +567,8 @@ def read_qrels(
     g = _find(table, "relevance", columns=columns)
     return Judgments(
         table.frame.select(
-            _ids(table, q).alias("query_id"),  # type: ignore[arg-type]
-            _ids(table, d).alias("doc_id"),  # type: ignore[arg-type]
+            _ids(table, q).alias("query_id"),
+            _ids(table, d).alias("doc_id"),
             _number(table, g, integer=True).alias("grade"),  # type: ignore[arg-type]
         ),
         table.name,
@@ -615,7 +615,7 @@ def read_run(
         frame, scored = flat_run(table.frame, _ids(table, q), d, s, table.name)
         return Ranking(frame, table.name, has_scores=scored, has_ranks=not scored)
     r = _find(table, "rank", required=False, columns=columns)
-    selected = [_ids(table, q).alias("query_id"), _ids(table, d).alias("doc_id")]  # type: ignore[arg-type]
+    selected = [_ids(table, q).alias("query_id"), _ids(table, d).alias("doc_id")]
     if s is not None:
         selected.append(_number(table, s, integer=False).alias("score"))
     if r is not None:
