@@ -14,7 +14,7 @@ The command line lays them out as text wrapped to the terminal
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias
 
 from prfeval._core.display import Table, html_tables, number
 
@@ -34,7 +34,9 @@ __all__ = [
 
 # The result classes import this module to show themselves, so they are taken as Any here:
 # a ClassificationResult ``r``, a ThresholdSweep ``s``, ScoreMeasures ``m``.
-ClassificationResult = ThresholdSweep = ScoreMeasures = Any
+ClassificationResult: TypeAlias = Any
+ThresholdSweep: TypeAlias = Any
+ScoreMeasures: TypeAlias = Any
 
 # Above this many classes the confusion matrix is left out of the table (JSON still has it).
 MAX_MATRIX_CLASSES = 30

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from prfeval._comparison.comparison_table import words_for_correction, words_for_test
 from prfeval._core.display import Table, html_tables, p_text, signed
@@ -33,7 +33,8 @@ __all__ = [
 
 # GateResult and MeasureVerdict (prfeval._comparison.gate_verdicts) import this module to show
 # themselves, so a verdict ``r`` and a measure's ``v`` are taken as Any here.
-GateResult = MeasureVerdict = Any
+GateResult: TypeAlias = Any
+MeasureVerdict: TypeAlias = Any
 
 
 def _num(value: float | None, digits: int = 4) -> str:

@@ -302,7 +302,7 @@ class Comparison:
         names = [k for k in (records[0] if records else {}) if k != "top_movers"]
         columns: dict[str, Any] = {}
         for name in names:
-            values = [record[name] for record in records]
+            values: Any = [record[name] for record in records]
             if name in _FLOAT_COLUMNS:
                 values = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
             columns[name] = values

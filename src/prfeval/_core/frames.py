@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from prfeval._core.errors import MissingExtra, UsageError
 from prfeval._core.extras import require
@@ -97,6 +97,6 @@ def frame(
     for name, values in columns.items():
         kind_char = getattr(getattr(values, "dtype", None), "kind", "")
         if kind_char == "O":
-            values = values.tolist()
+            values = cast(Any, values).tolist()
         series.append(pl.Series(name, values, strict=False))
     return pl.DataFrame(series)

@@ -42,7 +42,7 @@ ProgressSetting = bool | Callable[[int, int], None] | None
 def check_progress(value: Any) -> ProgressSetting:
     """``value`` if it is a valid ``progress=``: a function, True, False or None."""
     if value is None or isinstance(value, bool) or callable(value):
-        return value  # type: ignore[no-any-return]
+        return value
     raise UsageError(f"progress must be True, False, None (a bar when stderr is a terminal or "
                      f"in a notebook) or a function (done, total), got {value!r}")
 
