@@ -251,7 +251,8 @@ class CompiledSource:
                 run_id = run_id_of(self.run_name)
                 self.plan = replace(self.plan.with_run(
                     why=f"{self.plan.run.why}; from line {segment.first_row + 1} on, read "
-                    f"whole by Arrow ({refused})"), warning=rest_warning(self.run_name))
+                    f"whole by Arrow ({refused})"),
+                    warning=rest_warning(self.run_name, segment.first_row + 1))
                 yield rest_block(self._qrels, self.run_name, segment.first_row + 1, seen,
                                  options, run_id)  # fmt: skip
                 return

@@ -514,11 +514,14 @@ def rest_block(
                  restrict_queries(run, options.queries, options.exclude_queries))
 
 
-def rest_warning(path: str) -> str:
-    """What is said of a run read in blocks whose end :func:`rest_block` read (the same
-    whichever reader stopped, wherever)."""
-    return (f"{path}: a line past the first is not in the plain single-space layout; the "
-            "run is read whole from there on")
+def rest_warning(path: str, first_line: int) -> str | None:
+    """What is said of a run read in blocks whose end :func:`rest_block` read from line
+    ``first_line`` (the same whichever reader stopped). ``None`` when that is the first
+    line: the run is then simply read whole, which ``--verbose`` tells."""
+    if first_line <= 1:
+        return None
+    return (f"{path}: line {first_line} or one after it is not in the plain single-space "
+            "layout; the run is read whole from there on")
 
 
 def bools_in(values: Any, wanted: set[str]) -> npt.NDArray[np.bool_]:
@@ -661,7 +664,8 @@ class StreamedRun:
         if rest is not None:
             self.plan = replace(self.plan.with_run(
                 why=f"{self.plan.run.why}; from line {lines_done + 1} on, not in the plain "
-                "single-space layout: read whole from there"), warning=rest_warning(path))
+                "single-space layout: read whole from there"),
+                warning=rest_warning(path, lines_done + 1))
             self._empty = not seen and not len(rest.run)  # type: ignore[arg-type]
             yield rest
             return
