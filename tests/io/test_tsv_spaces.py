@@ -51,3 +51,16 @@ def test_a_tsv_header_without_tabs_is_told_so(tmp_path: Path,
         f"prfeval: {run}:1: the header 'qid docid rank' has no tab: a TSV's columns are "
         "separated by tabs (files without a header, TREC's and MS MARCO's, may use spaces)"
     ]
+
+
+@pytest.mark.parametrize("suffix", ["csv", "tsv"])
+def test_a_header_that_is_not_utf8_is_refused(tmp_path: Path, suffix: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Found by the fuzz pass: Arrow decodes a header's names only when asked (a traceback)."""
+    sep = "," if suffix == "csv" else "\t"
+    qrels, run = tmp_path / f"qrels.{suffix}", tmp_path / "run.trec"
+    qrels.write_bytes(f"\xff{sep}docid{sep}relevance\n0{sep}0{sep}0\n".encode("latin-1"))
+    run.write_text("0 Q0 0 1 1 tag\n")
+    code, out, err = run_cli(capsys, "evaluate", str(qrels), str(run), "-m", "P@5")
+    assert (code, out) == (2, "")
+    assert err == f"prfeval: {qrels}:1: the header is not UTF-8: column names must be text\n"

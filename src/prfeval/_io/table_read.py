@@ -84,6 +84,11 @@ def _read_csv(handle: Input, delimiter: str, dictionary_columns: Collection[str]
 
     try:
         table = read_growing(read, _BLOCK_BYTES, handle.size)
+        table.column_names  # noqa: B018 - Arrow decodes the header's names only here
+    except UnicodeDecodeError:
+        raise InputFormatError(
+            "the header is not UTF-8: column names must be text", path=handle.name, line_number=1
+        ) from None
     except pa.ArrowInvalid as exc:
         if "Empty CSV file" in str(exc):
             raise InputFormatError("empty file: expected a header line", path=handle.name) from None
