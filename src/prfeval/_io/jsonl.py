@@ -25,7 +25,9 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.arrays import ranges
+from prfeval._core.checks import max_results
 from prfeval._core.errors import InputFormatError
+from prfeval._io.source import utf8_text
 
 __all__ = ["MAX_DEPTH", "check_jsonl", "json_kind"]
 
@@ -34,6 +36,8 @@ MAX_DEPTH = 64
 
 #: Lines are checked a block at a time, so the work arrays stay a few times this size.
 _BLOCK_BYTES = 1 << 20
+#: A long line's items are counted a block of this many bytes at a time.
+_COUNT_BYTES = 1 << 22
 
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[[ord(" "), ord("\t"), ord("\r"), 0xEF, 0xBB, 0xBF]] = True  # a byte-order mark too
@@ -57,6 +61,9 @@ def check_jsonl(data: bytes, path: str) -> None:
     stops = np.append(ends, b.size)
     held = stops > starts
     starts, stops = starts[held], stops[held]
+    _within_limit(data, starts, stops, ends, path)
+    if not data.isascii():
+        utf8_text(data, path)  # names the line of the first byte that is not UTF-8
     plain = (b[starts] == ord("{")) & (b[stops - 1] == ord("}"))
     opens = data.count(b"{") + data.count(b"[")
     closes = data.count(b"}") + data.count(b"]")
@@ -91,6 +98,66 @@ def check_jsonl(data: bytes, path: str) -> None:
                 path=path,
                 line_number=int(np.searchsorted(ends, starts[line])) + 1,
             )
+
+
+def _within_limit(
+    data: bytes, starts: npt.NDArray[np.int64], stops: npt.NDArray[np.int64],
+    ends: npt.NDArray[np.int64], path: str,
+) -> None:
+    """Refuse a line with a list (or an object) of more items than one query may have
+    results (:func:`~prfeval._core.checks.max_results`), before anything parses it: a line
+    of a billion ids would fill memory first. Items are counted in bounded memory, a block
+    of the line at a time, only on a line long enough to hold that many (two bytes an
+    item, with its comma)."""
+    limit = max_results()
+    for line in np.flatnonzero(stops - starts > 2 * limit).tolist():
+        start, stop = int(starts[line]), int(stops[line])
+        if data.count(b",", start, stop) < limit:
+            continue  # fewer commas than the limit: no list can exceed it
+        if _most_items(data, start, stop) > limit:
+            raise InputFormatError(
+                f"a list on this line has more than the {limit:,} results one query may have "
+                "(each query is ranked in memory, about 250 bytes a result; "
+                "PRFEVAL_MAX_QUERY_RESULTS raises the limit)",
+                path=path,
+                line_number=int(np.searchsorted(ends, start)) + 1,
+            )
+
+
+def _most_items(data: bytes, start: int, stop: int) -> int:
+    """The most items any one list or object directly inside the line's object has (a
+    ranking's ids, a map's entries): commas outside strings at depth 2, counted per
+    container, a block of :data:`_COUNT_BYTES` at a time (whether in a string, the run of
+    backslashes and the depth carried from block to block)."""
+    inside, run, depth, containers = False, 0, 0, 0
+    counts = np.zeros(0, dtype=np.int64)
+    for at in range(start, stop, _COUNT_BYTES):
+        b = np.frombuffer(data, dtype=np.uint8, count=min(_COUNT_BYTES, stop - at), offset=at)
+        quote = b == ord('"')
+        backslash = b == ord("\\")
+        if run or backslash.any():  # a quote after an odd run of backslashes is escaped
+            index = np.arange(b.size)
+            last_plain = np.maximum.accumulate(np.where(backslash, -1 - run, index))
+            before = np.empty(b.size, dtype=np.int64)
+            before[0] = run
+            before[1:] = index[:-1] - last_plain[:-1]
+            quote &= before % 2 == 0
+            run = int(b.size - 1 - last_plain[-1]) if backslash[-1] else 0
+        flips = np.cumsum(quote, dtype=np.int64)
+        outside = ((flips % 2 == 1) == inside) & ~quote
+        inside = inside != bool(flips[-1] % 2)
+        step = np.zeros(b.size, dtype=np.int64)
+        step[outside & ((b == ord("{")) | (b == ord("[")))] = 1
+        step[outside & ((b == ord("}")) | (b == ord("]")))] = -1
+        level = np.cumsum(step) + depth
+        opened = np.flatnonzero((step == 1) & (level == 2))
+        commas = np.flatnonzero(outside & (b == ord(",")) & (level == 2))
+        owner = containers - 1 + np.searchsorted(opened, commas, side="right")
+        containers += opened.size
+        counts = np.concatenate((counts, np.zeros(containers - counts.size, dtype=np.int64)))
+        np.add.at(counts, owner, 1)
+        depth = int(level[-1])
+    return int(counts.max()) + 1 if counts.size else 0
 
 
 def _vouched(

@@ -12,21 +12,20 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from prfeval._core.arrow import read_growing
 from prfeval._core.errors import InputFormatError
 from prfeval._core.tables import SourceLines
-from prfeval._io.jsonl import check_jsonl, json_kind
+from prfeval._io.jsonl import check_jsonl
+from prfeval._io.jsonl_rows import read_jsonl_rows
 from prfeval._io.source import Input, Source, arrow_buffer, open_input
 from prfeval._io.table_lines import (
     arrow_message,
     csv_error,
     decode,
-    json_object,
-    jsonl_error,
-    jsonl_lines,
     row_locator,
 )
 
@@ -90,8 +89,8 @@ def _read_jsonl(handle: Input) -> pa.Table:
     # in Arrow's memory (see prfeval._io.source).
     data = handle.read()
     check_jsonl(data, handle.name)  # text that would crash Arrow's reader never reaches it
-    if _objects_on_first_line(data):
-        return _read_jsonl_objects(data, handle.name)
+    if _not_for_arrow(data):
+        return read_jsonl_rows(data, handle.name)
     text = arrow_buffer(data)
 
     def read(block: int) -> pa.Table:
@@ -100,11 +99,48 @@ def _read_jsonl(handle: Input) -> pa.Table:
         )
 
     try:
-        return read_growing(read, _BLOCK_BYTES, len(data))
+        table = read_growing(read, _BLOCK_BYTES, len(data))
+        table.validate()
     except pa.ArrowInvalid as exc:
         if "Empty JSON file" in str(exc):
             return pa.table({})
-        raise jsonl_error(data, handle.name, exc) from None
+        # Python's parser reads it (a field the evaluation may not use changes type), or
+        # names the line and what is wrong with it.
+        return read_jsonl_rows(data, handle.name)
+    if _has_floats(table.schema) and _long_digits(data):
+        return read_jsonl_rows(data, handle.name)  # an integer of 2^63 or more: exactly
+    return table
+
+
+#: Bytes as ``0`` for a digit, a space for anything else (to find long runs of digits).
+_DIGITS = bytes(ord("0") if chr(i).isdigit() and i < 128 else ord(" ") for i in range(256))
+
+
+def _not_for_arrow(data: bytes) -> bool:
+    """Whether Arrow's reader would misread ``data``: a line whose first value is an object
+    (``{"q1": {"d1": 2}}``, a map that Arrow makes a struct with a field per doc id), or a
+    list whose first item is ``null`` (Arrow builds a broken array of it)."""
+    if _objects_on_first_line(data):
+        return True
+    return b"null" in data and re.search(rb"\[\s*null", data) is not None
+
+
+def _has_floats(schema: pa.Schema) -> bool:
+    """Whether Arrow inferred a floating point type anywhere (where a huge integer went)."""
+    import pyarrow as pa
+
+    def floats(kind: pa.DataType) -> bool:
+        if pa.types.is_floating(kind):
+            return True
+        return any(floats(kind.field(i).type) for i in range(kind.num_fields))
+
+    return any(floats(field.type) for field in schema)
+
+
+def _long_digits(data: bytes) -> bool:
+    """Whether ``data`` has a run of 19 digits or more: an integer that may not fit 64 bits
+    (Arrow reads one as a double, rounded)."""
+    return b"0" * 19 in data.translate(_DIGITS)
 
 
 def _objects_on_first_line(data: bytes) -> bool:
@@ -123,68 +159,6 @@ def _objects_on_first_line(data: bytes) -> bool:
             return isinstance(value, dict) and any(isinstance(v, dict) for v in value.values())
         start = end + 1
     return False
-
-
-def _read_jsonl_objects(data: bytes, path: str) -> pa.Table:
-    """JSON Lines whose values include objects, read here rather than by Arrow: a column of
-    objects becomes a list of (key, value) entries, the layout of an Arrow map. Arrow would
-    give a struct with one field for every key of every line (a field per doc id), whose
-    size grows with the square of the file's."""
-    import pyarrow as pa
-
-    lines: list[int] = []
-    rows: list[dict[str, Any]] = []
-    for line, text in jsonl_lines(data):
-        rows.append(json_object(text, line, path))
-        lines.append(line)
-    columns: dict[str, Any] = {}
-    for key in dict.fromkeys(k for row in rows for k in row):
-        values = [row.get(key) for row in rows]
-        if any(isinstance(v, dict) for v in values):
-            columns[key] = _map_column(key, values, lines, path)
-            continue
-        try:
-            columns[key] = pa.array(values)
-        except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
-            raise jsonl_error(data, path, exc) from None
-    return pa.table(columns)
-
-
-def _map_column(key: str, values: list[Any], lines: list[int], path: str) -> Any:
-    """A column of JSON objects (or nulls) as a list of (key, value) entries a row."""
-    import pyarrow as pa
-
-    offsets = [0]
-    ids: list[str] = []
-    items: list[Any] = []
-    item_lines: list[int] = []
-    first = next(line for v, line in zip(values, lines, strict=True) if isinstance(v, dict))
-    for value, line in zip(values, lines, strict=True):
-        if value is not None and not isinstance(value, dict):
-            raise InputFormatError(
-                f"{key!r} is {json_kind(value)} here but an object on line {first}",
-                path=path,
-                line_number=line,
-            )
-        if value:
-            ids.extend(value)
-            items.extend(value.values())
-            item_lines.extend([line] * len(value))
-        offsets.append(len(ids))
-    try:
-        entries = pa.array(items)
-    except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        kinds = [json_kind(v) for v in items]
-        known = next(k for k in kinds if k != "null")
-        at = next(i for i, k in enumerate(kinds) if k not in ("null", known))
-        raise InputFormatError(
-            f"{key!r} maps {ids[at]!r} to {kinds[at]}, but other ids to {known}",
-            path=path,
-            line_number=item_lines[at],
-        ) from None
-    struct = pa.StructArray.from_arrays([pa.array(ids, pa.string()), entries], ["key", "value"])
-    mask = pa.array([v is None for v in values])
-    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), struct, mask=mask)
 
 
 def _read_parquet(handle: Input) -> pa.Table:
