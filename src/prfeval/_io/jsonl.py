@@ -19,6 +19,7 @@ located by a second pass, says so then.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,7 @@ import numpy.typing as npt
 from prfeval._core.arrays import ranges
 from prfeval._core.checks import max_results
 from prfeval._core.errors import InputFormatError
+from prfeval._io.jsonl_native import DEEP, NOT_UTF8, START, TOO_MANY, native_check
 from prfeval._io.source import utf8_text
 
 __all__ = ["MAX_DEPTH", "check_jsonl", "json_kind"]
@@ -44,9 +46,86 @@ _SPACE[[ord(" "), ord("\t"), ord("\r"), 0xEF, 0xBB, 0xBF]] = True  # a byte-orde
 
 
 
-def check_jsonl(data: bytes, path: str) -> None:
+def check_jsonl(data: bytes, path: str) -> bool:
     """Raise :class:`~prfeval._core.errors.InputFormatError` naming the first line of
-    ``data`` that is not one JSON object, or that nests deeper than :data:`MAX_DEPTH`.
+    ``data`` that is not UTF-8 text, that holds a list (or object) of more items than one
+    query may have results, that is not one JSON object, or that nests deeper than
+    :data:`MAX_DEPTH`; else say whether the text is for Python's row-by-row reader
+    (:mod:`prfeval._io.jsonl_rows`) rather than Arrow's, which would misread it: a key
+    named twice, an integer beyond 64 bits, a list whose first item is ``null``, a map on
+    the first line, text that is not JSON.
+
+    The compiled check (:mod:`prfeval._io.jsonl_native`) does it in one pass over the bytes;
+    without it, numpy and Python's parser do (:func:`_check_numpy`), with the same
+    refusals (a test compares them).
+    """
+    found = native_check(data if isinstance(data, bytes) else bytes(data), MAX_DEPTH,
+                         max_results())
+    if found is None:
+        _check_numpy(data, path)
+        return _not_for_arrow(data)
+    status, line, for_python = found
+    if status == 0:
+        return for_python
+    if status == TOO_MANY:
+        raise _too_many(path, line)
+    if status == NOT_UTF8:
+        raise InputFormatError("not valid UTF-8 text", path=path, line_number=line)
+    if status == DEEP:
+        reason = f"nested deeper than {MAX_DEPTH} levels"
+    else:
+        text = data.split(b"\n", line)[line - 1].decode("utf-8", "replace").lstrip("\ufeff")
+        reason = _described("start" if status == START else "more", text)
+    raise InputFormatError(reason, path=path, line_number=line)
+
+
+def _too_many(path: str, line: int) -> InputFormatError:
+    limit = max_results()
+    return InputFormatError(
+        f"a list on this line has more than the {limit:,} results one query may have "
+        "(each query is ranked in memory, about 250 bytes a result; "
+        "PRFEVAL_MAX_QUERY_RESULTS raises the limit)",
+        path=path,
+        line_number=line,
+    )
+
+
+def _not_for_arrow(data: bytes) -> bool:
+    """Whether Arrow's reader would misread ``data`` (see :func:`check_jsonl`), as far as
+    cheap searches of the bytes tell: a map on the first line, ``[null``, a run of 19
+    digits or more (an integer that may not fit 64 bits). A key named twice and text that
+    is not JSON make Arrow fail, and its failure sends the text to Python's reader too."""
+    if _objects_on_first_line(data):
+        return True
+    if b"null" in data and re.search(rb"\[\s*null", data) is not None:
+        return True
+    return b"0" * 19 in data.translate(_DIGITS)
+
+
+#: Bytes as ``0`` for a digit, a space for anything else (to find long runs of digits).
+_DIGITS = bytes(ord("0") if 48 <= i <= 57 else ord(" ") for i in range(256))
+
+
+def _objects_on_first_line(data: bytes) -> bool:
+    """Whether the first line holding something has an object as a value (a map
+    ``{doc id: grade}``), which Arrow would read as a struct with a field per doc id."""
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        text = data[start:end].decode("utf-8-sig", errors="replace").strip()
+        if text:
+            try:
+                value = json.loads(text)
+            except (ValueError, RecursionError):
+                return False  # Arrow's failure sends it to Python's reader
+            return isinstance(value, dict) and any(isinstance(v, dict) for v in value.values())
+        start = end + 1
+    return False
+
+
+def _check_numpy(data: bytes, path: str) -> None:
+    """:func:`check_jsonl`'s refusals, by numpy and Python's parser.
 
     A line that starts with ``{``, ends with ``}`` and holds no other bracket is one object,
     whatever its strings hold; most lines are such, and a file of only such lines is found
@@ -61,9 +140,9 @@ def check_jsonl(data: bytes, path: str) -> None:
     stops = np.append(ends, b.size)
     held = stops > starts
     starts, stops = starts[held], stops[held]
-    _within_limit(data, starts, stops, ends, path)
     if not data.isascii():
         utf8_text(data, path)  # names the line of the first byte that is not UTF-8
+    _within_limit(data, starts, stops, ends, path)
     plain = (b[starts] == ord("{")) & (b[stops - 1] == ord("}"))
     opens = data.count(b"{") + data.count(b"[")
     closes = data.count(b"}") + data.count(b"]")
@@ -115,13 +194,7 @@ def _within_limit(
         if data.count(b",", start, stop) < limit:
             continue  # fewer commas than the limit: no list can exceed it
         if _most_items(data, start, stop) > limit:
-            raise InputFormatError(
-                f"a list on this line has more than the {limit:,} results one query may have "
-                "(each query is ranked in memory, about 250 bytes a result; "
-                "PRFEVAL_MAX_QUERY_RESULTS raises the limit)",
-                path=path,
-                line_number=int(np.searchsorted(ends, start)) + 1,
-            )
+            raise _too_many(path, int(np.searchsorted(ends, start)) + 1)
 
 
 def _most_items(data: bytes, start: int, stop: int) -> int:

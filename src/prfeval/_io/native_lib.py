@@ -66,7 +66,7 @@ MIN_BYTES = 8 << 20
 
 #: The C ABI this module is written for: the library's ``prf_abi_version()`` must say the
 #: same (``ABI_VERSION`` in native/pass/src/lib.rs), else it is not used.
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 #: What a caught panic of the library is called in messages.
 PANIC = "a panic inside the compiled pass, caught at its boundary"
@@ -93,6 +93,8 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "prf_join_rows": (_I64, [_P]),
     "prf_free_run": (None, [_P]),
     "prf_free_judged": (None, [_P]),
+    # The check of JSON Lines text (native/pass/src/jsonl.rs; prfeval._io.jsonl_native).
+    "prf_jsonl_check": (_I64, [_P]),
     # The paired tests' draws (native/pass/src/draws.rs; prfeval._comparison.draws): a
     # PCG64 state and increment as four 64-bit halves, then the arrays; 0, or -1 (a panic).
     "prf_pcg64_raw": (_I64, [_U64, _U64, _U64, _U64, _U64, _U64, _P, _N]),

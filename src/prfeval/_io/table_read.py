@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-import re
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
@@ -88,8 +86,9 @@ def _read_jsonl(handle: Input) -> pa.Table:
     # Read whole first (the text is checked before Arrow sees it), then parsed from a copy
     # in Arrow's memory (see prfeval._io.source).
     data = handle.read()
-    check_jsonl(data, handle.name)  # text that would crash Arrow's reader never reaches it
-    if _not_for_arrow(data):
+    # Text that would crash Arrow's reader never reaches it; text it would misread goes to
+    # Python's, row by row.
+    if check_jsonl(data, handle.name):
         return read_jsonl_rows(data, handle.name)
     text = arrow_buffer(data)
 
@@ -107,58 +106,7 @@ def _read_jsonl(handle: Input) -> pa.Table:
         # Python's parser reads it (a field the evaluation may not use changes type), or
         # names the line and what is wrong with it.
         return read_jsonl_rows(data, handle.name)
-    if _has_floats(table.schema) and _long_digits(data):
-        return read_jsonl_rows(data, handle.name)  # an integer of 2^63 or more: exactly
     return table
-
-
-#: Bytes as ``0`` for a digit, a space for anything else (to find long runs of digits).
-_DIGITS = bytes(ord("0") if chr(i).isdigit() and i < 128 else ord(" ") for i in range(256))
-
-
-def _not_for_arrow(data: bytes) -> bool:
-    """Whether Arrow's reader would misread ``data``: a line whose first value is an object
-    (``{"q1": {"d1": 2}}``, a map that Arrow makes a struct with a field per doc id), or a
-    list whose first item is ``null`` (Arrow builds a broken array of it)."""
-    if _objects_on_first_line(data):
-        return True
-    return b"null" in data and re.search(rb"\[\s*null", data) is not None
-
-
-def _has_floats(schema: pa.Schema) -> bool:
-    """Whether Arrow inferred a floating point type anywhere (where a huge integer went)."""
-    import pyarrow as pa
-
-    def floats(kind: pa.DataType) -> bool:
-        if pa.types.is_floating(kind):
-            return True
-        return any(floats(kind.field(i).type) for i in range(kind.num_fields))
-
-    return any(floats(field.type) for field in schema)
-
-
-def _long_digits(data: bytes) -> bool:
-    """Whether ``data`` has a run of 19 digits or more: an integer that may not fit 64 bits
-    (Arrow reads one as a double, rounded)."""
-    return b"0" * 19 in data.translate(_DIGITS)
-
-
-def _objects_on_first_line(data: bytes) -> bool:
-    """Whether the first line holding something has an object as a value (a map
-    ``{doc id: grade}``), which Arrow would read as a struct with a field per doc id."""
-    start = 0
-    while start < len(data):
-        end = data.find(b"\n", start)
-        end = len(data) if end < 0 else end
-        text = decode(data[start:end]).strip()
-        if text:
-            try:
-                value = json.loads(text)
-            except ValueError:
-                return False  # Arrow's reader and its second pass say what is wrong
-            return isinstance(value, dict) and any(isinstance(v, dict) for v in value.values())
-        start = end + 1
-    return False
 
 
 def _read_parquet(handle: Input) -> pa.Table:
