@@ -67,10 +67,11 @@ def test_too_many_items_are_refused_alike(tmp_path, monkeypatch) -> None:
 
 
 FRAGMENTS = ['{"q": "a", ', '"d": ', "[", "]", "{", "}", "null", ", ", '"x"', "1", "-0.5",
-             "18446744073709551616", '"q": 1', ": ", "\n", " ", '"\\""', "true", "\\"]
+             "18446744073709551616", '"q": 1', ": ", "\n", " ", '"\\""', "true", "\\",
+             '"\\u00e9"', "\r", '"é"', "\ufeff", "\t", "1e400", "-", "0"]
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=25))
 def test_hostile_fragments_are_read_and_refused_alike(tmp_path, monkeypatch, parts) -> None:

@@ -72,6 +72,20 @@ fn space(c: u8) -> bool {
 }
 
 impl<'a> Scan<'a> {
+    /// Spaces before and after a line's object, where the numpy check also takes the bytes
+    /// of a byte-order mark (0xEF, 0xBB, 0xBF) for spaces: such a line is for Python's
+    /// reader, which says what is wrong with it.
+    fn skip_line_space(&mut self) {
+        while self.i < self.end {
+            match self.b[self.i] {
+                c if space(c) => {}
+                0xEF | 0xBB | 0xBF => self.for_python = true,
+                _ => break,
+            }
+            self.i += 1;
+        }
+    }
+
     fn skip(&mut self) {
         while self.i < self.end && space(self.b[self.i]) {
             self.i += 1;
@@ -354,7 +368,7 @@ pub fn check(data: &[u8], max_depth: usize, max_items: u64) -> Found {
             b: data, i: start, end, max_depth, max_items, depth: 0, first_line,
             for_python: false, too_many: false,
         };
-        scan.skip();
+        scan.skip_line_space();
         if scan.i < end {
             first_line = false;
             let status = if scan.b[scan.i] != b'{' {
@@ -362,7 +376,7 @@ pub fn check(data: &[u8], max_depth: usize, max_items: u64) -> Found {
             } else {
                 match scan.object() {
                     Ok(()) => {
-                        scan.skip();
+                        scan.skip_line_space();
                         if scan.i < end { MORE } else { OK }
                     }
                     Err(Stop::Deep) => DEEP,
@@ -373,7 +387,6 @@ pub fn check(data: &[u8], max_depth: usize, max_items: u64) -> Found {
                     }
                 }
             };
-            found.for_python |= scan.for_python;
             if status == TOO_MANY {
                 found.status = TOO_MANY;
                 found.line = line;
@@ -383,6 +396,7 @@ pub fn check(data: &[u8], max_depth: usize, max_items: u64) -> Found {
                 first_problem = Some((status, line));
             }
         }
+        found.for_python |= scan.for_python;
         start = end + 1;
         line += 1;
     }
@@ -488,6 +502,7 @@ mod tests {
         let deep = format!("{{\"a\": x {}", "[".repeat(70));
         assert_eq!(run(&deep).0, DEEP);
         assert_eq!(run("{\"a\": x} {}").0, MORE);
+        assert_eq!(run("\r\u{feff}"), (OK, 0, true)); // a mark after a space: for Python
         assert_eq!(run("{\"a\": \"}\" x}").0, OK);
     }
 

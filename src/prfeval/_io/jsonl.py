@@ -4,16 +4,22 @@ Arrow's reader (pyarrow 26) crashes the process on some text that is not one obj
 a line starting with ``null`` and more after it (``null {...}``, ``null null``) ends in a
 segmentation fault, a line nested 20,000 deep too, and one nested 10,000 deep takes most of a
 minute. Two objects on one line are read as two rows, which puts every later error on the
-wrong line. So each line is checked first, vectorised over the bytes and a block of lines at
-a time:
+wrong line. It misreads other text (:mod:`prfeval._io.jsonl_rows` says what). So the text is
+checked first (:func:`check_jsonl`), by the compiled pass in one pass over the bytes
+(``prf_jsonl_check``, :mod:`prfeval._io.jsonl_native`) or, without it, vectorised over the
+bytes and a block of lines at a time, with the same refusals:
 
-* it holds one JSON object: its first character (after spaces, and a byte-order mark on the
-  first line) is ``{``, and nothing but spaces follows the brace that closes it;
+* the text is UTF-8;
+* no list (or object) directly inside a line's object has more items than one query may
+  have results (:func:`~prfeval._core.checks.max_results`): counted before anything
+  parses the line, in bounded memory;
+* each line holds one JSON object: its first character (after spaces, and a byte-order
+  mark on the first line) is ``{``, and nothing but spaces follows the brace that closes it;
 * its brackets nest at most :data:`MAX_DEPTH` deep.
 
 Quotes escaped by an odd run of backslashes do not end a string, and brackets inside strings
-do not count. Text that passes can still be bad JSON (a missing comma); Arrow's own error,
-located by a second pass, says so then.
+do not count. Text that passes can still be bad JSON (a missing comma): Arrow fails on it,
+and Python's parser, reading it row by row, names the line and what is wrong.
 """
 
 from __future__ import annotations
@@ -43,7 +49,6 @@ _COUNT_BYTES = 1 << 22
 
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[[ord(" "), ord("\t"), ord("\r"), 0xEF, 0xBB, 0xBF]] = True  # a byte-order mark too
-
 
 
 def check_jsonl(data: bytes, path: str) -> bool:
