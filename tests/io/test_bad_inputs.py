@@ -476,10 +476,10 @@ def test_the_numbers_match_a_hand_count_with_max() -> None:
 
 
 def test_an_arrow_failure_without_a_cause_of_its_own_is_still_located(tmp_path) -> None:
-    """A list of mixed types in a JSON line (found by the long fuzz run): Arrow's message,
-    at the line where reading starts to fail."""
+    """A list of mixed types in a JSON line (found by the long fuzz run), in a column that
+    is used: refused at the line where it shows."""
     path = tmp_path / "r.jsonl"
-    path.write_text('{}\n{}\n{"query_id": ["a", 1]}\n')
+    path.write_text('{"doc_id": "d"}\n{"doc_id": "d"}\n{"query_id": ["a", 1], "doc_id": "d"}\n')
     assert error_of(load_run, str(path)).startswith(f"{path}:3: ")
 
 

@@ -444,8 +444,6 @@ JSON_LINES_CASES = {
 }  # fmt: skip
 
 
-@pytest.mark.xfail(reason="the JSON Lines parser's (issue 45: D4, D6, D7, D8), fixed apart",
-                   strict=False)
 @pytest.mark.parametrize("case", list(JSON_LINES_CASES))
 def test_hostile_json_lines_runs(case: str, tmp_path: Path,
                                  capsys: pytest.CaptureFixture[str]) -> None:

@@ -108,11 +108,11 @@ def test_utf8_text_names_the_line_of_the_first_bad_byte():
     ],
 )
 def test_a_json_lines_line_is_one_object(text, message):
-    from prfeval._io.table_lines import json_object
+    from prfeval._io.jsonl_rows import line_object
 
-    assert json_object('{"a": 1}', 4, "t") == {"a": 1}
+    assert line_object('{"a": 1}', 4, "t") == {"a": 1}
     with pytest.raises(InputFormatError, match=message):
-        json_object(text, 4, "t")
+        line_object(text, 4, "t")
 
 
 def test_a_classification_result_lists_its_averages_in_report_order():

@@ -37,11 +37,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 mod draws;
 mod join;
+mod jsonl;
 
 /// The version of this library's C ABI: `prfeval._io.native_lib` refuses a library whose
 /// `prf_abi_version()` is not the one it was written for (and reads runs without it).
 /// Raise it whenever a signature, a struct or the meaning of a field changes.
-pub const ABI_VERSION: u32 = 3;
+pub const ABI_VERSION: u32 = 4;
 
 const BLOCK: usize = 16 << 20;
 /// A run line's grade when its document is not judged for its query.

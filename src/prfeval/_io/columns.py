@@ -116,6 +116,12 @@ def _listed(names: Sequence[str]) -> str:
     return ", ".join(repr(n) for n in names) or "none"
 
 
+def names_text(names: Sequence[str]) -> str:
+    """Column names for a message: as they are, but a name with a character that does not
+    print (a control, a line break) as its repr, so the message stays one line."""
+    return ", ".join(n if n.isprintable() else repr(n) for n in names) or "none"
+
+
 def _mapped(table: pa.Table, role: str, name: str, path: str) -> str:
     """The column the map names for ``role``: the exact name, else the only one equal to
     it in another case."""
@@ -153,7 +159,7 @@ def _known(
         return None
     raise InputFormatError(
         f"no {what} column: expected one of {', '.join(names)}; "
-        f"found {', '.join(table.column_names) or 'none'}",
+        f"found {names_text(table.column_names)}",
         path=path,
     )
 
@@ -186,7 +192,7 @@ def qrels_columns(table: pa.Table, columns: ColumnMap | None, path: str) -> Qrel
         raise InputFormatError(
             "no relevance column, and a rank column: is this a run? Judgments need a "
             f"relevance column ({', '.join(GRADE_NAMES)}), or none at all (every listed "
-            f"document relevant); found {', '.join(table.column_names)}",
+            f"document relevant); found {names_text(table.column_names)}",
             path=path,
         )
     if grade is None:
@@ -338,7 +344,7 @@ def _rag_layout(
     if query is None:
         raise InputFormatError(
             f"no query id column beside the passages {passages!r}: expected one of "
-            f"{', '.join(RAG_RUN_NAMES['query_id'])}; found {', '.join(table.column_names)}",
+            f"{', '.join(RAG_RUN_NAMES['query_id'])}; found {names_text(table.column_names)}",
             path=path,
         )
     return query, passages

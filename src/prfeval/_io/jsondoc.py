@@ -1,7 +1,8 @@
 """One JSON document: BEIR's results ``{qid: {docid: score}}`` (or judgments in that shape),
 or an array of records (one object per query, as DPR writes its retrieval results).
 
-The document is read whole (``json.loads``): an object is handed to the dict readers
+The document is read whole, by :mod:`prfeval._io.json_values`'s rules (a key named twice
+refused, integers exact): an object is handed to the dict readers
 (:mod:`prfeval._io.mapping`), an array of objects becomes a table with a row per object
 (:mod:`prfeval._io.tabular` reads its columns, lists included). Text that is not JSON is
 named by its line, as Python's parser finds it.
@@ -13,7 +14,9 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from prfeval._core.errors import InputFormatError
+from prfeval._io.json_values import DuplicateKey, duplicate_line, loads
 from prfeval._io.jsonl import json_kind
+from prfeval._io.jsonl_rows import records_table
 from prfeval._io.source import Input, utf8_text
 
 if TYPE_CHECKING:
@@ -33,28 +36,25 @@ def read_json_document(handle: Input) -> dict[str, Any] | pa.Table | None:
         Naming the file and line: bytes that are not UTF-8, text that is not JSON, a
         document that is neither an object nor an array of objects.
     """
-    import pyarrow as pa
-
     text = utf8_text(handle.read(), handle.name)
     try:
-        value = json.loads(text)
+        value = loads(text)
+    except DuplicateKey as duplicate:
+        raise InputFormatError(
+            str(duplicate), path=handle.name, line_number=duplicate_line(text)
+        ) from None
     except json.JSONDecodeError as err:
         if err.msg == "Extra data" and "\n" not in text[: err.pos].strip():
             return None  # an object on the first line, and more after it: JSON Lines
         raise InputFormatError(
             f"invalid JSON: {err.msg}", path=handle.name, line_number=err.lineno
         ) from None
-    except RecursionError:
-        raise InputFormatError("JSON nested too deeply", path=handle.name) from None
+    except ValueError as err:  # nested too deeply for Python's parser
+        raise InputFormatError(str(err), path=handle.name) from None
     if isinstance(value, dict):
         return value
     if isinstance(value, list) and all(isinstance(v, dict) for v in value):
-        try:
-            return pa.Table.from_pylist(value)
-        except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
-            raise InputFormatError(
-                f"the array's records cannot be read as a table: {exc}", path=handle.name
-            ) from None
+        return records_table(value)
     raise InputFormatError(
         "expected a JSON object {query id: {doc id: value}} or an array of objects (one per "
         f"query), got {json_kind(value)}",

@@ -36,6 +36,7 @@ import numpy.typing as npt
 from prfeval._core.arrow import arrow_ints, arrow_strings, numpy_of
 from prfeval._core.errors import InputFormatError, UsageError
 from prfeval._core.tables import SourceLines
+from prfeval._io.columns import names_text
 from prfeval._io.source import read_bytes, tabular_kind, utf8_text
 from prfeval._io.table_read import read_table
 
@@ -94,7 +95,7 @@ def _read_table(path: str, kind: str, columns: list[str]) -> tuple[pa.Table, Sou
 
 def _column(table: pa.Table, name: str, what: str, path: str) -> pa.ChunkedArray:
     if name not in table.column_names:
-        found = ", ".join(table.column_names) or "none"
+        found = names_text(table.column_names)
         raise InputFormatError(f"no column {name!r} for the {what} (columns: {found})",
                                path=path)
     return table.column(name)

@@ -56,7 +56,7 @@ ENV = "PRFEVAL_NATIVE"
 
 #: The C ABI this module is written for: the library's ``prf_abi_version()`` must say the
 #: same (``ABI_VERSION`` in native/pass/src/lib.rs), else it is not used.
-ABI_VERSION = 3
+ABI_VERSION = 4
 
 #: What a caught panic of the library is called in messages.
 PANIC = "a panic inside the compiled pass, caught at its boundary"
@@ -82,6 +82,8 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "prf_join_rows": (_I64, [_P]),
     "prf_free_run": (None, [_P]),
     "prf_free_judged": (None, [_P]),
+    # The check of JSON Lines text (native/pass/src/jsonl.rs; prfeval._io.jsonl_native).
+    "prf_jsonl_check": (_I64, [_P]),
     # The paired tests' draws (native/pass/src/draws.rs; prfeval._comparison.draws): a
     # PCG64 state and increment as four 64-bit halves, then the arrays; 0, or -1 (a panic).
     "prf_pcg64_raw": (_I64, [_U64, _U64, _U64, _U64, _U64, _U64, _P, _N]),
@@ -299,3 +301,17 @@ def discard_parsed() -> None:
         pointer = ahead.wait()
         if pointer:
             library().prf_free_judged(pointer)
+
+
+def native_setting() -> str:
+    """``PRFEVAL_NATIVE`` as set: ``"0"`` (never the compiled code), ``"1"`` (required), or
+    ``""``. The reader plan (:mod:`prfeval._io.plan`) decides with it."""
+    return os.environ.get(ENV, "").strip()
+
+
+def compiled_unavailable() -> str | None:
+    """Why the compiled library cannot be used (``None``: it can): turned off by
+    ``PRFEVAL_NATIVE=0``, or not loaded (:func:`library_error`)."""
+    if native_setting() == "0":
+        return f"{ENV}=0"
+    return library_error()

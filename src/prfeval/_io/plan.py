@@ -40,6 +40,7 @@ from typing import Any
 from prfeval._core.option_table import flags_not_taken, unhonoured
 from prfeval._core.options import EVAL_OPTIONS, EvalOptions
 from prfeval._io import native_lib
+from prfeval._io.native_lib import compiled_unavailable, native_setting
 
 __all__ = [
     "ARROW",
@@ -81,19 +82,6 @@ HEAD_START_COMMANDS = ("evaluate", "compare", "curve")
 #: The command-line words after which the compiled pass does not read the run: another
 #: engine, the flags of the options whose values the pass may not take.
 HEAD_START_NEVER = ("--engine=spark", *flags_not_taken(EVAL_OPTIONS, "compiled"))
-
-
-def native_setting() -> str:
-    """``PRFEVAL_NATIVE`` as set: ``"0"`` (never the compiled code), ``"1"`` (required), or
-    ``""``."""
-    return os.environ.get(native_lib.ENV, "").strip()
-
-
-def compiled_unavailable() -> str | None:
-    """Why the compiled library cannot be used (``None``: it can)."""
-    if native_setting() == "0":
-        return f"{native_lib.ENV}=0"
-    return native_lib.library_error()
 
 
 def required_but_unavailable() -> str | None:

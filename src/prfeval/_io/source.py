@@ -422,6 +422,8 @@ def _json_kind(line: bytes) -> str | None:
     text = line.decode("utf-8", errors="replace")
     try:  # a TREC query id may start with "{" too: the whole line must be an object
         value = json.loads(text)
+    except RecursionError:
+        return "json"  # nested too deeply to parse: its reader refuses it, naming the file
     except ValueError:
         # One JSON document over many lines ({ alone, or {"q1": {) is BEIR's layout.
         return "json" if _JSON_START.match(text) else None

@@ -19,6 +19,7 @@ import numpy as np
 from prfeval._core.codes import factorize
 from prfeval._core.errors import InputFormatError
 from prfeval._core.tables import Qrels, SourceLines, SubtopicJudgments
+from prfeval._io.columns import names_text
 
 __all__ = [
     "SUBTOPIC_COLUMNS",
@@ -154,7 +155,7 @@ def subtopics_from_table(table: Any, lines: SourceLines) -> Qrels:
     if name is None:
         raise InputFormatError(
             f"no subtopic column (one of {', '.join(SUBTOPIC_COLUMNS)}) in "
-            f"{', '.join(table.column_names)}", path=lines.path,
+            f"{names_text(table.column_names)}", path=lines.path,
         )
     flat = qrels_from_table(table.drop_columns([name]), lines)
     column = table.column(name).combine_chunks()

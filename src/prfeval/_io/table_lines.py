@@ -11,21 +11,16 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from collections.abc import Callable
-from typing import Any
 
 from prfeval._core.errors import InputFormatError
-from prfeval._io.jsonl import json_kind
 from prfeval._io.source import Input, arrow_buffer, utf8_text
 
 __all__ = [
     "arrow_message",
     "csv_error",
     "decode",
-    "json_object",
-    "jsonl_error",
     "jsonl_lines",
     "row_locator",
 ]
@@ -152,77 +147,6 @@ def csv_error(data: bytes, path: str, delimiter: str, exc: Exception) -> InputFo
     return InputFormatError(
         f"cannot read the table: {arrow_message(exc)}", path=path, line_number=failing
     )
-
-
-def json_object(text: str, line: int, path: str) -> dict[str, Any]:
-    """The object on one line of JSON Lines (``text``, line ``line`` of ``path``); an
-    :class:`InputFormatError` naming the line if it is not JSON or not an object."""
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputFormatError(f"invalid JSON: {err.msg}", path=path, line_number=line) from None
-    if not isinstance(value, dict):
-        raise InputFormatError(
-            f"expected a JSON object per line, got {json_kind(value)}",
-            path=path,
-            line_number=line,
-        )
-    return value
-
-
-def jsonl_error(data: bytes, path: str, exc: Exception) -> InputFormatError:
-    """Arrow's JSON Lines failure, located by a second pass: the first line that is not
-    JSON, not an object, or whose value changes type from the lines before."""
-    bad_text = _first_line_error(data, path)
-    if bad_text is not None:
-        return bad_text
-    kinds: dict[str, tuple[str, int]] = {}
-    items: dict[str, tuple[str, int, int]] = {}  # a list's items: kind, line, place
-    for line, text in jsonl_lines(data):
-        try:
-            value = json_object(text, line, path)
-        except InputFormatError as bad_line:
-            return bad_line
-        for key, item in value.items():
-            kind = json_kind(item)
-            if kind == "null":
-                continue
-            seen = kinds.setdefault(key, (kind, line))
-            if seen[0] != kind:
-                return InputFormatError(
-                    f"{key!r} is {kind} here but {seen[0]} on line {seen[1]}",
-                    path=path,
-                    line_number=line,
-                )
-            if isinstance(item, list):
-                mixed = _mixed_items(key, item, line, items)
-                if mixed is not None:
-                    return InputFormatError(mixed, path=path, line_number=line)
-    import pyarrow as pa
-    import pyarrow.json as pajson
-
-    failing = _first_failing_line(
-        data, 0, lambda text: pajson.read_json(pa.BufferReader(arrow_buffer(text)))
-    )
-    return InputFormatError(
-        f"cannot read the table: {arrow_message(exc)}", path=path, line_number=failing
-    )
-
-
-def _mixed_items(
-    key: str, values: list[Any], line: int, seen: dict[str, tuple[str, int, int]]
-) -> str | None:
-    """Why the list ``values`` (``key`` on ``line``) cannot be one Arrow list column with
-    the lists before it: an item of another kind (a number among ids), or ``None``."""
-    for place, value in enumerate(values, 1):
-        kind = json_kind(value)
-        if kind == "null":
-            continue  # a null item is refused later, by the reader of the column
-        first = seen.setdefault(key, (kind, line, place))
-        if first[0] != kind:
-            where = f"item {first[2]}" + ("" if first[1] == line else f" on line {first[1]}")
-            return f"{key!r}: item {place} is {kind}, but {where} is {first[0]}"
-    return None
 
 
 def _first_failing_line(

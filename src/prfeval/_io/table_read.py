@@ -11,22 +11,19 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from prfeval._core.arrow import read_growing
 from prfeval._core.errors import InputFormatError
 from prfeval._core.tables import SourceLines
-from prfeval._io.jsonl import check_jsonl, json_kind
+from prfeval._io.jsonl import check_jsonl
+from prfeval._io.jsonl_rows import read_jsonl_rows
 from prfeval._io.source import Input, Source, arrow_buffer, open_input
 from prfeval._io.table_lines import (
     arrow_message,
     csv_error,
     decode,
-    json_object,
-    jsonl_error,
-    jsonl_lines,
     row_locator,
 )
 from prfeval._io.table_values import text_cells
@@ -103,9 +100,10 @@ def _read_jsonl(handle: Input) -> pa.Table:
     # Read whole first (the text is checked before Arrow sees it), then parsed from a copy
     # in Arrow's memory (see prfeval._io.source).
     data = handle.read()
-    check_jsonl(data, handle.name)  # text that would crash Arrow's reader never reaches it
-    if _objects_on_first_line(data):
-        return _read_jsonl_objects(data, handle.name)
+    # Text that would crash Arrow's reader never reaches it; text it would misread goes to
+    # Python's, row by row.
+    if check_jsonl(data, handle.name):
+        return read_jsonl_rows(data, handle.name)
     text = arrow_buffer(data)
 
     def read(block: int) -> pa.Table:
@@ -114,91 +112,15 @@ def _read_jsonl(handle: Input) -> pa.Table:
         )
 
     try:
-        return read_growing(read, _BLOCK_BYTES, len(data))
+        table = read_growing(read, _BLOCK_BYTES, len(data))
+        table.validate()
     except pa.ArrowInvalid as exc:
         if "Empty JSON file" in str(exc):
             return pa.table({})
-        raise jsonl_error(data, handle.name, exc) from None
-
-
-def _objects_on_first_line(data: bytes) -> bool:
-    """Whether the first line holding something has an object as a value (a map
-    ``{doc id: grade}``), which Arrow would read as a struct with a field per doc id."""
-    start = 0
-    while start < len(data):
-        end = data.find(b"\n", start)
-        end = len(data) if end < 0 else end
-        text = decode(data[start:end]).strip()
-        if text:
-            try:
-                value = json.loads(text)
-            except ValueError:
-                return False  # Arrow's reader and its second pass say what is wrong
-            return isinstance(value, dict) and any(isinstance(v, dict) for v in value.values())
-        start = end + 1
-    return False
-
-
-def _read_jsonl_objects(data: bytes, path: str) -> pa.Table:
-    """JSON Lines whose values include objects, read here rather than by Arrow: a column of
-    objects becomes a list of (key, value) entries, the layout of an Arrow map. Arrow would
-    give a struct with one field for every key of every line (a field per doc id), whose
-    size grows with the square of the file's."""
-    import pyarrow as pa
-
-    lines: list[int] = []
-    rows: list[dict[str, Any]] = []
-    for line, text in jsonl_lines(data):
-        rows.append(json_object(text, line, path))
-        lines.append(line)
-    columns: dict[str, Any] = {}
-    for key in dict.fromkeys(k for row in rows for k in row):
-        values = [row.get(key) for row in rows]
-        if any(isinstance(v, dict) for v in values):
-            columns[key] = _map_column(key, values, lines, path)
-            continue
-        try:
-            columns[key] = pa.array(values)
-        except (pa.ArrowException, TypeError, ValueError, OverflowError) as exc:
-            raise jsonl_error(data, path, exc) from None
-    return pa.table(columns)
-
-
-def _map_column(key: str, values: list[Any], lines: list[int], path: str) -> Any:
-    """A column of JSON objects (or nulls) as a list of (key, value) entries a row."""
-    import pyarrow as pa
-
-    offsets = [0]
-    ids: list[str] = []
-    items: list[Any] = []
-    item_lines: list[int] = []
-    first = next(line for v, line in zip(values, lines, strict=True) if isinstance(v, dict))
-    for value, line in zip(values, lines, strict=True):
-        if value is not None and not isinstance(value, dict):
-            raise InputFormatError(
-                f"{key!r} is {json_kind(value)} here but an object on line {first}",
-                path=path,
-                line_number=line,
-            )
-        if value:
-            ids.extend(value)
-            items.extend(value.values())
-            item_lines.extend([line] * len(value))
-        offsets.append(len(ids))
-    try:
-        entries = pa.array(items)
-    except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        kinds = [json_kind(v) for v in items]
-        known = next(k for k in kinds if k != "null")
-        at = next(i for i, k in enumerate(kinds) if k not in ("null", known))
-        raise InputFormatError(
-            f"{key!r} maps {ids[at]!r} to {kinds[at]}, but other ids to {known}",
-            path=path,
-            line_number=item_lines[at],
-        ) from None
-    struct = pa.StructArray.from_arrays([pa.array(ids, pa.string()), entries], ["key", "value"])
-    mask = pa.array([v is None for v in values])
-    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), struct, mask=mask)
+        # Python's parser reads it (a field the evaluation may not use changes type), or
+        # names the line and what is wrong with it.
+        return read_jsonl_rows(data, handle.name)
+    return table
 
 
 def _read_parquet(handle: Input) -> pa.Table:

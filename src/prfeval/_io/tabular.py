@@ -29,6 +29,7 @@ from prfeval._core.errors import InputFormatError
 from prfeval._core.options import ColumnMap
 from prfeval._core.tables import Qrels, Run, SourceLines
 from prfeval._io.columns import COLUMN_ALIASES, qrels_columns, run_columns
+from prfeval._io.jsonl_rows import unreadable
 from prfeval._io.lists import flatten, is_nested
 from prfeval._io.source import TABULAR_SUFFIXES, tabular_kind
 from prfeval._io.table_read import read_table
@@ -48,6 +49,16 @@ __all__ = [
     "run_from_table",
     "tabular_kind",
 ]
+
+
+def _readable(table: pa.Table, columns: tuple[str | None, ...], lines: SourceLines) -> None:
+    """Refuse a column used here whose values could not be read as one column (JSON Lines
+    whose field changes type between lines, :mod:`prfeval._io.jsonl_rows`); a field no
+    role uses does not matter."""
+    for column in columns:
+        why = None if column is None else unreadable(table, column)
+        if why is not None:
+            raise InputFormatError(why[0], path=lines.path, line_number=why[1])
 
 
 def _source(source: SourceLines | str) -> SourceLines:
@@ -71,6 +82,7 @@ def qrels_from_table(
     lines = _source(source)
     names = qrels_columns(table, columns, lines.path)
     doc, grade = names.doc_id, names.relevance
+    _readable(table, (names.query_id, doc, grade), lines)
     queries = ids_column(table, names.query_id, lines)
     if is_nested(table.column(doc).type):
         flat = flatten(table, queries, names.query_id, doc, {"relevance": grade}, lines,
@@ -105,6 +117,7 @@ def run_from_table(
     lines = _source(source)
     names = run_columns(table, columns, lines.path)
     doc, score, rank = names.doc_id, names.score, names.rank
+    _readable(table, (names.query_id, doc, score, rank), lines)
     queries = ids_column(table, names.query_id, lines)
     extra: dict[str, Any] = {}
     positions = None
