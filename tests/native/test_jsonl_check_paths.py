@@ -13,8 +13,8 @@ from prfeval._io import native_lib
 from prfeval._io.table_read import read_table
 
 pytestmark = pytest.mark.skipif(
-    native_lib.unavailable() is not None,
-    reason=f"the compiled pass is not available: {native_lib.unavailable()}",
+    native_lib.compiled_unavailable() is not None,
+    reason=f"the compiled pass is not available: {native_lib.compiled_unavailable()}",
 )
 
 CASES = [

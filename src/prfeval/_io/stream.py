@@ -520,8 +520,8 @@ def rest_warning(path: str, first_line: int) -> str | None:
     line: the run is then simply read whole, which ``--verbose`` tells."""
     if first_line <= 1:
         return None
-    return (f"{path}: line {first_line} or one after it is not in the plain single-space "
-            "layout; the run is read whole from there on")
+    return (f"{path}: a line after the first block is not in the plain single-space layout; "
+            "the rest of the run is read whole (--verbose says from where)")
 
 
 def bools_in(values: Any, wanted: set[str]) -> npt.NDArray[np.bool_]:
