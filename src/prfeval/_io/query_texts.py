@@ -12,14 +12,13 @@ Two layouts, one query a line:
 A file is read as JSON Lines when its name ends in ``.jsonl``, ``.ndjson`` or ``.json`` (each
 maybe ``.gz``), as TSV when it ends in ``.tsv`` or ``.txt``, and otherwise by its first line
 (``{`` starts JSON). Blank lines are skipped. Errors name the file and the line: a line that is
-not one JSON object, a query with no id or no text, a query id listed twice (which of two
-texts would be asked?), or a query id holding whitespace, which a TREC run, whose fields are
-separated by whitespace, cannot hold.
+not one JSON object, an object naming a key twice, a query with no id or no text, a query id
+listed twice (which of two texts would be asked?), or a query id holding whitespace, which a
+TREC run, whose fields are separated by whitespace, cannot hold.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from prfeval._core.errors import InputFormatError
+from prfeval._io import json_values
 from prfeval._io.jsonl import check_jsonl
 from prfeval._io.source import Source, display_name, read_bytes, utf8_text
 
@@ -113,9 +113,12 @@ def _expected(kind: str, fields: Sequence[str], found: object) -> str:
 
 def _json_query(line: str, number: int, name: str) -> QueryText:
     try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputFormatError(f"not JSON: {exc.msg}", path=name, line_number=number) from None
+        record = json_values.loads(line)
+    except json_values.DuplicateKey as duplicate:
+        raise InputFormatError(str(duplicate), path=name, line_number=number) from None
+    except ValueError as exc:
+        why = getattr(exc, "msg", str(exc))
+        raise InputFormatError(f"not JSON: {why}", path=name, line_number=number) from None
     if not isinstance(record, dict):
         raise InputFormatError(
             f"expected one JSON object a line, got {type(record).__name__}",
