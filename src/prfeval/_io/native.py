@@ -125,14 +125,15 @@ class NativeJudgments:
         run = Freed(lib.prf_free_run, pointer)
         try:
             # One segment read ahead on a thread (ctypes releases the GIL), waited for
-            # before the run is freed, even when the reading stops early.
-            ahead = _Ahead(lib.prf_next, run.pointer)
+            # before the run is freed, even when the reading stops early; a run of one
+            # segment has nothing to read ahead of, and starts no thread.
+            ahead = _Ahead(lib.prf_next, run.pointer, stop - start > SEGMENT_BYTES)
             try:
                 while True:
                     segment = Segment(lib, ahead.result())
                     if segment.done or segment.refused is not None:
                         break
-                    ahead = _Ahead(lib.prf_next, run.pointer)
+                    ahead = _Ahead(lib.prf_next, run.pointer, stop - start > SEGMENT_BYTES)
                     yield segment
             finally:
                 ahead.wait()
@@ -146,10 +147,11 @@ class NativeJudgments:
 
 
 class _Ahead:
-    """``function(argument)`` called on a thread of its own: its result, or what it raised,
-    once :meth:`result` is asked (a thread per 16 MiB segment; no pool to import)."""
+    """``function(argument)`` called on a thread of its own (``ahead``; else here, now): its
+    result, or what it raised, once :meth:`result` is asked (a thread per 16 MiB segment; no
+    pool to import)."""
 
-    def __init__(self, function: Callable[[Any], Any], argument: Any) -> None:
+    def __init__(self, function: Callable[[Any], Any], argument: Any, ahead: bool) -> None:
         self._value: Any = None
         self._error: BaseException | None = None
 
@@ -159,16 +161,21 @@ class _Ahead:
             except BaseException as exc:  # raised again where the result is asked
                 self._error = exc
 
-        self._thread = threading.Thread(target=call, name="prfeval-pass")
-        self._thread.start()
+        self._thread: threading.Thread | None = None
+        if ahead:
+            self._thread = threading.Thread(target=call, name="prfeval-pass")
+            self._thread.start()
+        else:
+            call()
 
     def wait(self) -> None:
         """Wait for the call to end."""
-        self._thread.join()
+        if self._thread is not None:
+            self._thread.join()
 
     def result(self) -> Any:
         """The call's result, once it ended (what it raised is raised here)."""
-        self._thread.join()
+        self.wait()
         if self._error is not None:
             raise self._error
         return self._value
