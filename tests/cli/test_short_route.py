@@ -72,7 +72,10 @@ LEFT_TO_CLICK = [
 def click_parameters(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
     """What the click command hands ``run_evaluate`` for ``argv``."""
     seen: dict[str, object] = {}
-    monkeypatch.setattr(_evaluate_cmd, "run_evaluate", lambda *a: seen.update(zip(NAMES, a)))
+    def record(*given: object) -> None:
+        seen.update(zip(NAMES, given, strict=True))
+
+    monkeypatch.setattr(_evaluate_cmd, "run_evaluate", record)
     _evaluate_cmd.command.main(args=argv[1:], prog_name="prfeval", standalone_mode=False)
     assert seen, "the command did not run"
     return seen

@@ -18,6 +18,7 @@ words, and the route never reads a command line otherwise than click would
 
 from __future__ import annotations
 
+import gc
 import os
 from typing import Any
 
@@ -93,13 +94,22 @@ def short_route(args: list[str]) -> bool:
     """Run ``prfeval evaluate`` from ``args`` by the short route, ending the process as the
     command line does (:func:`prfeval.cli._process.guarded`); ``False`` when the route does
     not take the command line (nothing was done)."""
-    params = read_evaluate(args)
-    if params is None:
-        return False
-    from prfeval.cli._evaluate_run import run_evaluate
-    from prfeval.cli._files import check_files
-    from prfeval.cli._output import quiet_route
-    from prfeval.cli._process import guarded
+    # What is imported here (numpy and most of prfeval) lives as long as the process: the
+    # cycle collector, run every few hundred objects made, would only walk it again and
+    # again (a twentieth of the start). It runs again before the evaluation.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        params = read_evaluate(args)
+        if params is None:
+            return False
+        from prfeval.cli._evaluate_run import run_evaluate
+        from prfeval.cli._files import check_files
+        from prfeval.cli._output import quiet_route
+        from prfeval.cli._process import guarded
+    finally:
+        if collecting:
+            gc.enable()
 
     quiet = params.pop("quiet")
     output = params["output"]
