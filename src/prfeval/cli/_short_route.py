@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from typing import Any
 
 __all__ = ["read_evaluate", "short_route"]
@@ -115,10 +116,18 @@ def short_route(args: list[str]) -> bool:
     output = params["output"]
 
     def body() -> None:
-        check_files([params["qrels"], params["run"]], [output] if output else [],
-                    to_stdout=output is None)  # fmt: skip
-        with quiet_route(quiet):
-            run_evaluate(**params)
+        try:
+            check_files([params["qrels"], params["run"]], [output] if output else [],
+                        to_stdout=output is None)  # fmt: skip
+            with quiet_route(quiet):
+                run_evaluate(**params)
+        except (EOFError, KeyboardInterrupt) as exc:
+            # As click ends a command so interrupted: a blank line (closing the terminal's
+            # ^C), then "interrupted", exit 130.
+            if sys.stderr is not None:
+                sys.stderr.write("\n")
+                sys.stderr.flush()
+            raise KeyboardInterrupt from exc
 
     guarded(body)
     return True
