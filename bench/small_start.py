@@ -16,12 +16,17 @@ object: the median and every wall-clock time of
 and each tool's values, which must agree. The commands alternate, so that a busy moment of
 the machine falls on both; the CPU seconds (user + system) of each process are reported
 beside the wall clock, which a machine shared with other jobs inflates more.
+
+``--before SRC`` adds both prfeval commands run from another source tree (``SRC`` first on
+``PYTHONPATH``: a checkout's ``src`` before a change, its bytecode compiled), so that a change
+is measured side by side with what it replaced, under the same load.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import shutil
@@ -55,11 +60,11 @@ def write_files(folder: Path, queries: int, per_query: int, seed: int = 49) -> d
     return paths
 
 
-def timed(argv: list[str]) -> tuple[float, float, str]:
+def timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
     """Wall-clock and CPU (user + system) seconds of one run, and its output."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, env=env)
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode:
@@ -73,6 +78,8 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=20)
     parser.add_argument("--docs-per-query", type=int, default=100)
     parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--before", metavar="SRC", default=None,
+                        help="also run prfeval from this source tree (a checkout's src)")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="prfeval-start-"))
     try:
@@ -89,12 +96,18 @@ def main() -> None:
             "ir_measures (TREC)": [ir_measures, str(f["qrels"]), str(f["trec"]),
                                    "P@10 nDCG@10 AP"],
         }  # fmt: skip
+        envs: dict[str, dict[str, str] | None] = dict.fromkeys(commands)
+        if args.before:
+            path = os.pathsep.join(filter(None, [args.before, os.environ.get("PYTHONPATH")]))
+            for name in [k for k in commands if k.startswith("prfeval")]:
+                commands[f"{name}, before"] = commands[name]
+                envs[f"{name}, before"] = {**os.environ, "PYTHONPATH": path}
         times: dict[str, list[float]] = {k: [] for k in commands}
         cpu: dict[str, list[float]] = {k: [] for k in commands}
-        outputs = {k: timed(argv)[2] for k, argv in commands.items()}  # untimed warm-up
+        outputs = {k: timed(argv, envs[k])[2] for k, argv in commands.items()}  # warm-up
         for _ in range(args.reps):
             for name, argv in commands.items():
-                wall, used, _ = timed(argv)
+                wall, used, _ = timed(argv, envs[name])
                 times[name].append(wall)
                 cpu[name].append(used)
         report = {

@@ -8,7 +8,6 @@ lists its queries in this order.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -133,6 +132,8 @@ def close_ids(unknown: Sequence[str], known: Sequence[str], n: int = 3) -> str:
     >>> close_ids(["9999"], ["1", "99", "100"])
     "; did you mean '99'?"
     """
+    import difflib  # only to suggest an id
+
     close: list[str] = []
     for query in unknown[:n]:
         for match in difflib.get_close_matches(query, known, n=n, cutoff=0.6):

@@ -26,7 +26,6 @@ Adding an option is one entry in its table, plus its field written out in the cl
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import textwrap
 from collections.abc import Callable, Mapping
@@ -240,13 +239,29 @@ def _docstring(summary: str, table: tuple[Option, ...], notes: str) -> str:
     return textwrap.indent(text, "    ").lstrip()
 
 
+class _TableDoc:
+    """A class's docstring made from its table when first read (``help``, ``__doc__``), not
+    on import: wrapping every option's documentation costs more than the rest of the class."""
+
+    def __init__(self, summary: str, table: tuple[Option, ...], notes: str) -> None:
+        self._args: tuple[str, tuple[Option, ...], str] | None = (summary, table, notes)
+        self._text = ""
+
+    def __get__(self, instance: object, owner: type | None = None) -> str:
+        if self._args is not None:
+            self._text, self._args = _docstring(*self._args), None
+        return self._text
+
+
 def options_class(
     table: tuple[Option, ...], *, summary: str, notes: str = ""
 ) -> Callable[[type[T]], type[T]]:
     """A class decorator, written under ``@dataclass(frozen=True)`` over a class whose fields
     are written out: it checks them against the table (:func:`check_fields`, on import),
     makes the class's docstring (its Parameters from the table's ``doc``) and sets the
-    table as the class's ``TABLE``.
+    table as the class's ``TABLE``. The docstring is made when first read; written over
+    ``@dataclass`` instead, with a docstring of its own in the class, not even the
+    dataclass reads it on import (:class:`EvalOptions` is, being on every command's path).
 
     The class's ``__post_init__`` calls :func:`validate`, which runs each option's check
     (:class:`DeclaredOptions`'s does).
@@ -256,7 +271,7 @@ def options_class(
     def apply(cls: type[T]) -> type[T]:
         check_fields(cls, table)
         cls.TABLE = table  # type: ignore[attr-defined]  # set on the class the decorator is given
-        cls.__doc__ = _docstring(summary, table, notes)
+        cls.__doc__ = _TableDoc(summary, table, notes)  # type: ignore[assignment]  # read as text
         return cls
 
     return apply
@@ -364,6 +379,8 @@ def build_options(
     known = sorted(o.name for o in table)
     unknown = sorted(set(values) - set(known))
     if unknown:
+        import difflib  # only to suggest a name
+
         close = difflib.get_close_matches(unknown[0], known, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise UsageError(

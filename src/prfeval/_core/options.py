@@ -578,7 +578,6 @@ check_values(OptionValues, EVAL_OPTIONS)
 check_values(ValuesBesideQueries, tuple(o for o in EVAL_OPTIONS if o.name != "queries"))
 
 
-@dataclass(frozen=True)
 @options_class(
     EVAL_OPTIONS,
     summary="How a run is turned into judged rankings, and over which queries it is averaged.",
@@ -586,7 +585,10 @@ check_values(ValuesBesideQueries, tuple(o for o in EVAL_OPTIONS if o.name != "qu
     "documentation, command-line flag and the setting a result shows); the options are "
     "checked when the object is made, so a bad value fails before any file is read.",
 )
+@dataclass(frozen=True)
 class EvalOptions(DeclaredOptions):
+    """The evaluation options (this docstring is replaced by the table's, when first read)."""
+
     # Each field as EVAL_OPTIONS declares it, in its order (options_class checks them on
     # import); judged_only is an init-only alias of unjudged="drop" (trec_eval -J), so that
     # the rule is held once.

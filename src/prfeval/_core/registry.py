@@ -13,7 +13,6 @@ from the table of trec_eval's names it is given, keyed by canonical measure name
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -172,6 +171,8 @@ class Registry:
 
     def suggest(self, name: str) -> str:
         """``; did you mean X or Y?`` for a misspelt name, then where the list is."""
+        import difflib  # only to suggest a name
+
         candidates = self.names()
         close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.5)
         if not close:

@@ -25,7 +25,6 @@ import os
 import re
 import stat
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -172,6 +171,8 @@ def open_output(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     if not target.parent.is_dir():
         raise OutputError(f"{name}: cannot write: the folder {Path(name).parent} does not exist")
     try:
+        import tempfile  # only for a file written (a result to stdout needs none)
+
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
         raise OutputError(f"{name}: cannot write: {exc.strerror or exc}") from None

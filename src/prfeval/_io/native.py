@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import ctypes
 import os
+import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -55,7 +55,6 @@ from prfeval._io.native_lib import (
 from prfeval._io.native_segments import Freed, MappedFile, Segment
 from prfeval._io.plan import COMPILED, SEGMENT_BYTES, ReadPlan, plan_reading
 from prfeval._io.source import display_name
-from prfeval._io.stream import not_grouped, rest_block, rest_warning
 from prfeval._io.trec import run_id_of
 
 __all__ = [
@@ -125,16 +124,19 @@ class NativeJudgments:
             return
         run = Freed(lib.prf_free_run, pointer)
         try:
-            # One segment read ahead on the pool's thread (ctypes releases the GIL); the
-            # pool is shut down, waiting for it, before the run is freed.
-            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="prfeval-pass") as pool:
-                ahead = pool.submit(lib.prf_next, run.pointer)
+            # One segment read ahead on a thread (ctypes releases the GIL), waited for
+            # before the run is freed, even when the reading stops early; a run of one
+            # segment has nothing to read ahead of, and starts no thread.
+            ahead = _Ahead(lib.prf_next, run.pointer, stop - start > SEGMENT_BYTES)
+            try:
                 while True:
                     segment = Segment(lib, ahead.result())
                     if segment.done or segment.refused is not None:
                         break
-                    ahead = pool.submit(lib.prf_next, run.pointer)
+                    ahead = _Ahead(lib.prf_next, run.pointer, stop - start > SEGMENT_BYTES)
                     yield segment
+            finally:
+                ahead.wait()
             if segment.refused is not None:
                 yield segment
             elif span is None:
@@ -142,6 +144,41 @@ class NativeJudgments:
         finally:
             del run  # before its judgments and its file
             mapped.close()
+
+
+class _Ahead:
+    """``function(argument)`` called on a thread of its own (``ahead``; else here, now): its
+    result, or what it raised, once :meth:`result` is asked (a thread per 16 MiB segment; no
+    pool to import)."""
+
+    def __init__(self, function: Callable[[Any], Any], argument: Any, ahead: bool) -> None:
+        self._value: Any = None
+        self._error: BaseException | None = None
+
+        def call() -> None:
+            try:
+                self._value = function(argument)
+            except BaseException as exc:  # raised again where the result is asked
+                self._error = exc
+
+        self._thread: threading.Thread | None = None
+        if ahead:
+            self._thread = threading.Thread(target=call, name="prfeval-pass")
+            self._thread.start()
+        else:
+            call()
+
+    def wait(self) -> None:
+        """Wait for the call to end."""
+        if self._thread is not None:
+            self._thread.join()
+
+    def result(self) -> Any:
+        """The call's result, once it ended (what it raised is raised here)."""
+        self.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 @dataclass(frozen=True, eq=False)
@@ -247,6 +284,8 @@ class CompiledSource:
                 yield from self._refused(refused)
                 return
             if refused is not None:
+                from prfeval._io.stream import rest_block, rest_warning  # the fallback's rest
+
                 self._past_first(segment, refused, seen)
                 run_id = run_id_of(self.run_name)
                 self.plan = replace(self.plan.with_run(
@@ -268,6 +307,8 @@ class CompiledSource:
         is the fallback's error there (naming the line where the query comes again)."""
         if refused != "the run is not grouped by query":
             return
+        from prfeval._io.stream import not_grouped  # the fallback's words
+
         line = int(segment.line)
         query = _query_at(self.run_name, segment.end, line - segment.first_row)
         raise not_grouped(self.run_name, query, line)

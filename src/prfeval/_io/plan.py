@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -57,6 +57,7 @@ __all__ = [
     "compiled_unavailable",
     "find_layout",
     "head_start",
+    "is_array_run",
     "native_setting",
     "plan_reading",
     "required_but_unavailable",
@@ -114,10 +115,19 @@ class Layout:
     tables: Callable[[Any, Any, EvalOptions], tuple[Any, Any]]
 
 
-def _is_array(qrels: Any, run: Any) -> bool:
+def is_array_run(run: Any) -> bool:
+    """Whether ``run`` is a run array (:func:`prfeval._io.arrays.is_array`). A path, a
+    mapping, a sequence or an opened file never is: those are told apart here, without
+    importing the arrays' reader."""
+    if isinstance(run, str | bytes | os.PathLike | Mapping | Sequence) or hasattr(run, "read"):
+        return False
     from prfeval._io.arrays import is_array
 
     return is_array(run)
+
+
+def _is_array(qrels: Any, run: Any) -> bool:
+    return is_array_run(run)
 
 
 def _array_block(qrels: Any, run: Any, options: EvalOptions, compiled: bool) -> Any:

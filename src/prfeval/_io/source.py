@@ -21,7 +21,6 @@ aborts, ``terminate called without an active exception``, exit 134 after the rig
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
 import stat
@@ -115,6 +114,8 @@ def _os_error(exc: OSError, name: str) -> InputFormatError:
 
 def _gunzipped(data: bytes, name: str) -> bytes:
     if data[:2] == _GZIP_MAGIC:
+        import gzip  # only for gzip data
+
         try:
             return gzip.decompress(data)
         except (OSError, EOFError) as exc:

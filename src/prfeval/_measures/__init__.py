@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import copyreg
 import pickle
+import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prfeval._core import counts as C
 from prfeval._core.checks import MAX_BETA
@@ -45,9 +46,11 @@ from prfeval._measures import (
     rbp_trec,
     text,
     trec_table,
-    user,
     user_models,
 )
+
+if TYPE_CHECKING:  # the measures of users' own, imported when one is declared or unpickled
+    from prfeval._measures.user import UserMeasure
 
 __all__ = [
     "DEFAULT_MEASURES",
@@ -164,28 +167,42 @@ def definition_named(name: str) -> MeasureDef:
 def register_user_definition(d: MeasureDef) -> None:
     """Add a user's measure (:func:`prfeval._measures.user.measure`) to the registry; a
     built-in name is refused, a user's measure of the same name replaced."""
-    _REGISTRY.add(d, replaces=user.is_user_measure)
+    from prfeval._measures.user import is_user_measure
+
+    _REGISTRY.add(d, replaces=is_user_measure)
 
 
 def forget_user_measure(name: str) -> None:
     """Remove the user's measure ``name`` from the registry (tests, a redefinition)."""
     d = REGISTRY.get(name)
-    if d is None or not user.is_user_measure(d):
+    if d is None or not _is_user_measure(d):
         raise MeasureError(f"{name!r} is not a measure of your own")
     _REGISTRY.remove(name)
 
 
-def user_definition(declared: user.UserMeasure) -> MeasureDef:
+def _is_user_measure(d: MeasureDef) -> bool:
+    """Whether ``d`` is a user's measure: never before one was declared (their module, which
+    declares them, is then imported)."""
+    if "prfeval._measures.user" not in sys.modules:
+        return False
+    from prfeval._measures.user import is_user_measure
+
+    return is_user_measure(d)
+
+
+def user_definition(declared: UserMeasure) -> MeasureDef:
     """The registry's definition of a user's measure unpickled in another process (a Spark
     executor): registered there on first sight, so it travels with its function."""
     d = REGISTRY.get(declared.name)
     if d is None or d.ranked != declared:
-        register_user_definition(user.definition_of(declared))
+        from prfeval._measures.user import definition_of
+
+        register_user_definition(definition_of(declared))
     return REGISTRY[declared.name]
 
 
 def _reduce_definition(d: MeasureDef) -> str | tuple[Any, ...]:
-    if user.is_user_measure(d):
+    if _is_user_measure(d):
         return (user_definition, (d.ranked,))
     if REGISTRY.get(d.name) is not d:
         raise pickle.PicklingError(f"measure definition {d.name!r} is not the registry's")

@@ -11,12 +11,15 @@ occurring* when neither is. The three counts are summed over queries; the rest a
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.measure_def import Measure, MeasureDef
-from prfeval._core.preferences import PreferenceCounts
+
+if TYPE_CHECKING:  # each function reads the counts; made by the preference judgments' reader
+    from prfeval._core.preferences import PreferenceCounts
 
 __all__ = ["DEFINITIONS", "PREFS_MEASURES"]
 

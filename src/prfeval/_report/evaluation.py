@@ -8,7 +8,6 @@ notes a command prints on stderr beside a machine-readable format come from :fun
 from __future__ import annotations
 
 import io
-import json
 from typing import Any
 
 from prfeval._report._csv import csv_writer
@@ -154,6 +153,8 @@ def format_evaluation(e: Evaluation, fmt: str = "table", *, per_query: bool = Fa
     if fmt == "trec":
         return format_trec(e, per_query)
     if fmt == "json":
+        import json  # only for this format
+
         return json.dumps(e.to_dict(per_query=per_query), indent=2)
     if fmt == "csv":
         return format_csv(e, per_query)

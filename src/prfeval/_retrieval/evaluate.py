@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
 import numpy.typing as npt
@@ -13,17 +14,19 @@ from prfeval._core import aggregate
 from prfeval._core.checks import MAX_INTEGER, flag
 from prfeval._core.display import Table, number, plural, skipped, table
 from prfeval._core.errors import UsageError
-from prfeval._core.frames import FrameKind, frame
 from prfeval._core.options import EvalOptions, OptionValues
 from prfeval._core.partials import Partial
 from prfeval._core.progress import ProgressSetting, check_progress, reporter
 from prfeval._core.ranking import QueryAccounting, RankingNeeds
-from prfeval._io.arrays import array_run, is_array
-from prfeval._io.judgments_digest import LazyDigest
-from prfeval._io.prefs import Preferences
+from prfeval._io.plan import is_array_run
 from prfeval._measures import Measure, parse_measures, ranking_needs
 from prfeval._retrieval.kernel import MeasuredQueries, check_measures
 from prfeval._retrieval.pipeline import MeasureSink, PipelineRun, run_pipeline
+
+if TYPE_CHECKING:  # imported where used: a TREC evaluation needs none of them
+    from prfeval._core.frames import FrameKind
+    from prfeval._io.judgments_digest import LazyDigest
+    from prfeval._io.prefs import Preferences
 
 __all__ = [
     "Coverage",
@@ -248,6 +251,8 @@ class Evaluation:
 
         ``kind``: ``"pandas"`` or ``"polars"``; by default pandas when it is installed, else
         polars (``pip install 'prfeval[frames]'`` installs both)."""
+        from prfeval._core.frames import frame
+
         n_q = len(self.query_ids)
         return frame(
             {
@@ -262,6 +267,8 @@ class Evaluation:
     def summary_frame(self, kind: FrameKind | None = None) -> Any:
         """A DataFrame with one row per measure and macro, micro, f_of_means columns (NaN
         where an average does not apply); ``kind`` as in :meth:`to_frame`."""
+        from prfeval._core.frames import frame
+
         labels = self.labels
         return frame(
             {
@@ -436,10 +443,12 @@ def evaluate(
     opts = EvalOptions.build(options, **option_values)
     flag("stream", stream, optional=True)
     progress = check_progress(progress)
-    if isinstance(qrels, Preferences):
+    if _preferences(qrels):
         return _evaluate_preferences(qrels, run, measures, opts, bounds=bounds)
     plan = plan_evaluation(measures, opts, bounds=bounds)
-    if is_array(run):
+    if is_array_run(run):
+        from prfeval._io.arrays import array_run
+
         run = array_run(run, query_ids=query_ids, doc_ids=doc_ids)
     elif query_ids is not None or doc_ids is not None:
         raise UsageError("query_ids and doc_ids name the rows and doc ints of a run array "
@@ -553,6 +562,16 @@ def plan_evaluation(measures: Any, options: EvalOptions, *, bounds: bool) -> Eva
     if bounds:  # unjudged documents become relevant: their place in a tie shows then
         needs = replace(needs, nonrelevant_alike=False)
     return EvaluationPlan(parsed, tuple(hidden), tuple(cutoffs), needs, options, bounds)
+
+
+def _preferences(qrels: Any) -> bool:
+    """Whether ``qrels`` are preference judgments: never unless their reader was imported
+    (which alone makes them), so that an evaluation of qrels does not import it."""
+    if "prfeval._io.prefs" not in sys.modules:
+        return False
+    from prfeval._io.prefs import Preferences
+
+    return isinstance(qrels, Preferences)
 
 
 def _evaluate_preferences(

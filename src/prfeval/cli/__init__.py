@@ -50,9 +50,12 @@ def main(argv: list[str] | None = None) -> None:
 
             guarded(body)
         else:
-            from prfeval.cli._app import run
+            from prfeval.cli._short_route import short_route
 
-            run(argv)
+            if not short_route(args):  # the common `evaluate` lines, read without click
+                from prfeval.cli._app import run
+
+                run(argv)
 
 
 def _refuse_a_missing_pass_asked_for(args: list[str]) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import importlib
 
 import click
@@ -32,6 +31,8 @@ class LazyGroup(click.Group):
         measure does: ``prfeval evalute`` -> did you mean 'evaluate'?"""
         name = args[0] if args else None
         if name is not None and name not in COMMANDS and not name.startswith("-"):
+            import difflib  # only to suggest a name
+
             close = difflib.get_close_matches(name, sorted(COMMANDS), n=1, cutoff=0.6)
             if not close:  # a prefix is a close match too: `prfeval cl` -> classify
                 close = [c for c in sorted(COMMANDS) if c.startswith(name.lower())][:1]

@@ -1,17 +1,17 @@
 """``prfeval evaluate QRELS RUN``: trec_eval's job, with every average labelled.
 
-``--engine spark`` evaluates on Apache Spark instead (:mod:`prfeval.spark`, imported only
-then): the same numbers and the same output, to the last digit.
+Its options, for click; what it does is :func:`prfeval.cli._evaluate_run.run_evaluate`, which
+the short route (:mod:`prfeval.cli._short_route`) calls too, without click, on the common
+command lines.
 """
 
 from __future__ import annotations
 
 import click
 
-from prfeval._core.errors import UsageError
 from prfeval._core.options import EvalOptions
-from prfeval._report.evaluation import FORMATS, format_evaluation, notes
-from prfeval._retrieval.evaluate import Evaluation, evaluate
+from prfeval._report.evaluation import FORMATS
+from prfeval.cli._evaluate_run import ENGINES, run_evaluate
 from prfeval.cli._options import (
     evaluation_options,
     files,
@@ -19,9 +19,7 @@ from prfeval.cli._options import (
     measures_option,
     output_option,
 )
-from prfeval.cli._output import emit, note, notes_from_warnings, progress_bar, quiet_option
-
-ENGINES = ("local", "spark")
+from prfeval.cli._output import quiet_option
 
 
 @click.command("evaluate")
@@ -84,60 +82,5 @@ def command(
     output: str | None,
 ) -> None:
     """Evaluate RUN (TREC run, CSV/TSV/JSONL/Parquet, or - for stdin) against QRELS."""
-    asked = list(measures) or None
-    if engine == "spark":
-        result = _on_spark(qrels, run, asked, per_query, options, bounds, stream, spark_master)
-    else:
-        if spark_master is not None:
-            raise UsageError("--spark-master is for --engine spark")
-        with progress_bar("evaluating") as progress, notes_from_warnings():
-            result = evaluate(
-                qrels,
-                run,
-                asked,
-                bounds=bounds,
-                stream=stream,
-                progress=progress,
-                options=options,
-            )
-    text = format_evaluation(result, fmt, per_query=per_query)
-    for line in notes(result, fmt):
-        note(line)
-    if verbose:
-        for line in result.reading or (f"run {run}: Spark, in splits",):
-            note(f"read: {line}")
-    emit(text, output)
-
-
-def _on_spark(
-    qrels: str,
-    run: str,
-    measures: list[str] | None,
-    per_query: bool,
-    options: EvalOptions,
-    bounds: bool,
-    stream: bool | None,
-    master: str | None,
-) -> Evaluation:
-    """The evaluation on Spark, as the local engine's Evaluation: the per-query values are
-    collected only when they are printed."""
-    if stream is not None:
-        raise UsageError("--stream/--no-stream is for the local engine; Spark reads in splits")
-    if "-" in (qrels, run):
-        raise UsageError("--engine spark reads files Spark can open, not stdin (-)")
-    from prfeval.spark._engine import evaluate as evaluate_on_spark
-    from prfeval.spark._engine import refuse_options
-
-    refuse_options(options)  # before a JVM starts
-    from prfeval.spark._session import check_inputs, cli_session
-
-    check_inputs(master, qrels, run)  # a missing file is named before a JVM starts
-    with notes_from_warnings():
-        session = cli_session(master)
-        result = evaluate_on_spark(
-            qrels, run, measures, spark=session, bounds=bounds, persist=per_query, options=options
-        )
-        evaluation = result.to_evaluation(per_query=per_query)
-    if per_query:
-        result.unpersist()
-    return evaluation
+    run_evaluate(qrels, run, measures, per_query, options, bounds, stream, engine, spark_master,
+                 fmt, verbose, output)

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import functools
 import os
-import stat
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
 import click
 
-from prfeval._core.errors import UsageError
 from prfeval._core.ids import counted
 from prfeval._core.option_table import Option
 from prfeval._core.options import EVAL_OPTIONS, EvalOptions
@@ -171,6 +169,8 @@ output_option = click.option(
 
 
 def _load_measures(ctx: click.Context, _param: click.Parameter, sources: tuple[str, ...]) -> None:
+    if not sources:  # nothing to declare: their module is left unimported
+        return
     from prfeval._measures.declare import load_measures
 
     for source in sources:
@@ -202,46 +202,6 @@ def _names(value: Any) -> Iterator[str]:
         yield from (v for v in value if isinstance(v, str))
 
 
-def _check_read_once(read: list[str]) -> None:
-    """Refuse a pipe, FIFO or device named as two inputs: it can be read only once, and the
-    second reading would wait for ever (``-`` is checked as standard input)."""
-    seen: dict[tuple[int, int], str] = {}
-    for name in read:
-        if name == "-":
-            continue
-        try:
-            info = os.stat(name)
-        except OSError:
-            continue  # the reader says what is wrong with it
-        if stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode):
-            continue
-        key = (info.st_dev, info.st_ino)
-        if key in seen:
-            raise UsageError(
-                f"{name}: is not a regular file and is given twice (as {seen[key]!r} too); "
-                "it can be read only once: copy it to a file first"
-            )
-        seen[key] = name
-
-
-def _check_distinct(written: list[str]) -> None:
-    """Refuse one file named for two outputs (by any name: links and relative paths too)."""
-    seen: list[str] = []
-    for name in written:
-        if name == "-":
-            continue
-        for other in seen:
-            same = os.path.abspath(name) == os.path.abspath(other)
-            if not same and os.path.exists(name) and os.path.exists(other):
-                same = os.path.samefile(name, other)
-            if same:
-                raise UsageError(
-                    f"{name}: named for two outputs (as {other!r} too); each result needs "
-                    "a file of its own"
-                )
-        seen.append(name)
-
-
 def files(
     inputs: tuple[str, ...] = (),
     outputs: tuple[str, ...] = (),
@@ -259,9 +219,7 @@ def files(
     command whose result goes to standard output fails at once when stdout is closed. Every
     command carries this decorator, below its click options.
     """
-    from prfeval._io.atomic import check_not_an_input, check_output
-    from prfeval._io.source import check_one_stdin
-    from prfeval.cli._output import check_stdout
+    from prfeval.cli._files import check_files
 
     def wrap(function: F) -> F:
         @functools.wraps(function)
@@ -272,15 +230,7 @@ def files(
             written = [n for p in outputs for n in _names(params.get(p))]
             context = click.get_current_context(silent=True)
             read += context.meta.get(_MEASURES_FROM, ()) if context is not None else ()
-            check_one_stdin(read)
-            _check_read_once(read)
-            for name in written:
-                if name != "-":
-                    check_output(name)
-            check_not_an_input(written, read)
-            _check_distinct(written)
-            if params.get("output") in (None, "-"):
-                check_stdout()
+            check_files(read, written, to_stdout=params.get("output") in (None, "-"))
             return function(**params)
 
         return run  # type: ignore[return-value]  # wraps keep the signature

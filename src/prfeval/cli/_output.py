@@ -1,19 +1,26 @@
-"""Writing results: to stdout, or to a file through the one writer (:mod:`prfeval._io.atomic`)."""
+"""Writing results: to stdout, or to a file through the one writer (:mod:`prfeval._io.atomic`).
+
+It imports no click (the short route of ``prfeval evaluate`` runs without it): ``--quiet``'s
+click option is made when a command's module first asks for it.
+"""
 
 from __future__ import annotations
 
-import shutil
+import codecs
+import io
 import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import BinaryIO
-
-import click
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from prfeval._core.errors import OutputError
 from prfeval._core.progress import reporter
 from prfeval._io.atomic import open_output, write_atomic
+
+if TYPE_CHECKING:
+    import click
 
 __all__ = [
     "check_stdout",
@@ -22,7 +29,7 @@ __all__ = [
     "notes_from_warnings",
     "output_file",
     "progress_bar",
-    "quiet_option",
+    "quiet_route",
     "terminal_width",
 ]
 
@@ -86,19 +93,41 @@ def notes_from_warnings() -> Iterator[None]:
 _QUIET = "prfeval.quiet"
 
 
+#: ``--quiet`` as the short route read it (no click context holds it there).
+_quiet_route: ContextVar[bool] = ContextVar("prfeval_quiet", default=False)
+
+
 def _set_quiet(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if value:
         ctx.meta[_QUIET] = True
 
 
-#: ``--quiet``: no progress bar. The flag needs no parameter in the command's function.
-quiet_option = click.option(
-    "--quiet",
-    is_flag=True,
-    expose_value=False,
-    callback=_set_quiet,
-    help="No progress bar on stderr (there is none when stderr is not a terminal).",
-)
+def __getattr__(name: str) -> Any:
+    """``quiet_option``, made on first use: ``--quiet``, no progress bar (the flag needs no
+    parameter in the command's function)."""
+    if name != "quiet_option":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import click
+
+    option = click.option(
+        "--quiet",
+        is_flag=True,
+        expose_value=False,
+        callback=_set_quiet,
+        help="No progress bar on stderr (there is none when stderr is not a terminal).",
+    )
+    globals()["quiet_option"] = option
+    return option
+
+
+@contextmanager
+def quiet_route(quiet: bool) -> Iterator[None]:
+    """While a command runs by the short route: whether it was given ``--quiet``."""
+    token = _quiet_route.set(quiet)
+    try:
+        yield
+    finally:
+        _quiet_route.reset(token)
 
 
 @contextmanager
@@ -117,8 +146,9 @@ def progress_bar(
     quick commands print nothing extra; it is cleared when the work ends. Stdout is never
     touched, so the output can be piped while the bar shows.
     """
-    ctx = click.get_current_context(silent=True)
-    quiet = ctx is not None and ctx.find_root().meta.get(_QUIET, False)
+    click = sys.modules.get("click")  # no click context without click
+    ctx = click.get_current_context(silent=True) if click is not None else None
+    quiet = _quiet_route.get() or (ctx is not None and ctx.find_root().meta.get(_QUIET, False))
     with reporter(False if quiet else None, description, unit=unit, total=total,
                   delay=delay) as update:
         # A function either way: the API takes None as "a bar if stderr is a terminal".
@@ -131,9 +161,37 @@ def _silent(_done: int, _total: int) -> None:
 
 def terminal_width() -> int:
     """The width to fit tables to: ``COLUMNS`` if set, else the terminal's, else 80."""
+    import shutil  # only for a table drawn to a terminal's width
+
     return shutil.get_terminal_size((80, 24)).columns
 
 
 def note(message: str) -> None:
-    """A one-line note on stderr (warnings, skipped queries)."""
-    click.echo(f"prfeval: {message}", err=True)
+    """A one-line note on stderr (warnings, skipped queries), as ``click.echo`` writes it:
+    written directly to a plain UTF-8 text stream with no escape code in the line (what
+    click does then), else by click (which strips escape codes where stderr is not a
+    terminal, and rewraps a stream it finds misconfigured); nothing when stderr is gone."""
+    text = f"prfeval: {message}"
+    stream = sys.stderr
+    if stream is None:
+        return
+    if "\x1b" not in text and _plain_utf8(stream):
+        stream.write(text + "\n")
+        stream.flush()
+        return
+    import click
+
+    click.echo(text, err=True)
+
+
+def _plain_utf8(stream: Any) -> bool:
+    """Whether ``stream`` is a text stream in UTF-8 that click writes to as it is."""
+    if sys.platform == "win32" or not isinstance(stream, io.TextIOWrapper):
+        return False
+    encoding, errors = getattr(stream, "encoding", None), getattr(stream, "errors", None)
+    if not encoding or errors is None:
+        return False
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False

@@ -1,0 +1,96 @@
+"""A small ``prfeval evaluate`` loads only what it uses: each command line below runs in a
+fresh interpreter (what another test imported cannot hide an import), which then reports
+which of the modules a plain evaluation of TREC files does without are in ``sys.modules``.
+
+A small evaluation is mostly start-up; these are the imports that made it slower than the
+ir_measures CLI (``bench/small_start.py`` measures the time; no time is asserted here). The
+last cases check that the check sees an import: the options the short route leaves to click
+load click, and ``--format json`` loads ``json``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+#: What ``prfeval evaluate QRELS RUN`` on TREC files does not import: DataFrame, plotting,
+#: statistics and Arrow libraries, the progress bar's, click (the short route reads the
+#: command line), the standard modules of other paths, and prfeval's readers and measures
+#: of other inputs.
+NOT_LOADED = (
+    "pyarrow", "pandas", "polars", "scipy", "sklearn", "matplotlib", "rich", "tqdm", "click",
+    "concurrent.futures", "json", "tempfile", "gzip", "difflib", "shutil", "statistics",
+    "prfeval._io.arrays", "prfeval._io.prefs", "prfeval._io.stream", "prfeval._io.load",
+    "prfeval._measures.user", "prfeval._measures.declare", "prfeval._core.preferences",
+    "prfeval._core.frames", "prfeval._trec_eval", "prfeval.cli._app",
+)  # fmt: skip
+
+QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\nq2 0 d4 1\n"
+RUN = "\n".join(
+    f"{q} Q0 {d} {i + 1} {s} sys"
+    for q, docs in (("q1", ["d3", "d9", "d1", "d2"]), ("q2", ["d4", "d5", "d1"]))
+    for i, (d, s) in enumerate(zip(docs, (0.9, 0.8, 0.7, 0.6), strict=False))
+) + "\n"
+
+
+def loaded_after(argv: list[str], folder: Path) -> list[str]:
+    """The modules of :data:`NOT_LOADED` in ``sys.modules`` after ``prfeval ARGV`` ran (exit
+    0) in a fresh interpreter, its files in ``folder``."""
+    found = folder / "modules.json"
+    script = textwrap.dedent(f"""
+        import sys
+        from prfeval.cli import main
+        try:
+            main({argv!r})
+        except SystemExit as exit:
+            assert not exit.code, exit.code
+        names = [m for m in {NOT_LOADED!r} if m in sys.modules]
+        open({str(found)!r}, "w").write(repr(names).replace("'", '"'))  # no json here
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         cwd=folder, timeout=300, check=False)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    return json.loads(found.read_text())
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.trec").write_text(RUN)
+    return tmp_path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "words",
+    [
+        [],
+        ["--format", "csv"],
+        ["--format", "trec", "-q"],
+        ["-m", "P@10 nDCG@10 AP", "--format=table", "--verbose", "--quiet"],
+        ["--measure", "AP", "-m", "P@2"],
+    ],
+)
+def test_a_small_trec_evaluation_loads_none_of_them(files, words):
+    assert loaded_after(["evaluate", "qrels.txt", "run.trec", *words], files) == []
+
+
+@pytest.mark.slow
+def test_a_result_written_to_a_file_loads_only_the_temporary_files_module(files):
+    """``-o`` writes through a temporary file, replaced when complete (``_io/atomic.py``)."""
+    argv = ["evaluate", "qrels.txt", "run.trec", "-m", "P@2", "-o", "out.txt"]
+    assert loaded_after(argv, files) == ["tempfile", "shutil"]
+    assert "P@2" in (files / "out.txt").read_text()
+
+
+@pytest.mark.slow
+def test_the_check_sees_click_and_json_when_they_are_used(files):
+    """An option the short route leaves to click loads click; ``--format json`` loads json."""
+    assert loaded_after(["evaluate", "qrels.txt", "run.trec", "--bounds"], files) == [
+        "click", "prfeval.cli._app"]  # fmt: skip
+    assert "json" in loaded_after(["evaluate", "qrels.txt", "run.trec", "--format", "json"], files)
