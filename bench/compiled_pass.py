@@ -12,7 +12,7 @@ reported, with the load average before and after. The contenders:
 * ``polars``: ``pl.read_csv`` of the run's six columns (``bench/peers.py``), the floor;
 * ``prfeval evaluate``: ``prfeval evaluate QRELS RUN -m "P@10 R@100 SetP SetR SetF"
   --format json``, with the compiled pass (``PRFEVAL_NATIVE=1``), and with ``PRFEVAL_NATIVE=0``
-  (Arrow's streamed reader and the table encoder, as without the library);
+  (Arrow's whole-file reader and the table encoder, as without the library);
 * ``pytrec_eval``: its own parsers and ``RelevanceEvaluator`` (``bench/peers.py``);
 * ``compiled pass alone``: ``prfeval._io.native.NativeJudgments`` and its run's segments
   (parse, encode, join; no measure).

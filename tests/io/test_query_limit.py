@@ -56,16 +56,3 @@ def test_the_limit_holds_for_python_objects_and_can_be_raised(monkeypatch) -> No
         evaluate({"q1": {"d3": 1}}, run, "P@10", stream=False)
     monkeypatch.setenv("PRFEVAL_MAX_QUERY_RESULTS", str(LIMIT + 5))
     assert evaluate({"q1": {"d3": 1}}, run, "NumRet").macro["NumRet"] == LIMIT + 5
-
-
-def test_a_streamed_query_is_refused_as_it_is_read(files, monkeypatch) -> None:
-    """In blocks far smaller than the query, the reader refuses it once it passes the limit,
-    before the rest of it is read."""
-    from prfeval._core.options import EvalOptions
-    from prfeval._io.stream import StreamedRun
-
-    monkeypatch.setenv("PRFEVAL_MAX_QUERY_RESULTS", str(LIMIT))
-    source = StreamedRun(files["qrels"], files["run"], EvalOptions(), block_bytes=256)
-    with pytest.raises(InputFormatError, match=f"query 'q1' has more than the {LIMIT} results"):
-        for _ in source.blocks():
-            pass

@@ -59,11 +59,12 @@ def test_each_input_gets_its_reader_and_a_reason(files, monkeypatch):
         assert (chosen.reader, chosen.in_blocks) == (plan.COMPILED, False)
         assert chosen.fallback is not None and chosen.fallback.reader == plan.ARROW
     streamed = plan.plan_reading(qrels, run, options, stream=True)
-    assert streamed.in_blocks
+    assert streamed.in_blocks == (plan.compiled_unavailable() is None)
     monkeypatch.setenv("PRFEVAL_NATIVE", "0")
     off = plan.plan_reading(qrels, run, options, stream=True)
-    assert (off.reader, off.in_blocks) == (plan.ARROW, True)
+    assert (off.reader, off.in_blocks) == (plan.ARROW, False)  # only the pass reads in blocks
     assert "PRFEVAL_NATIVE=0" in off.run.why and "PRFEVAL_NATIVE=0" in off.judgments.why
+    assert off.warning and "only the compiled pass reads a run in blocks" in off.warning
     monkeypatch.setenv("PRFEVAL_NATIVE", "")
     ranked = plan.plan_reading(qrels, run, EvalOptions(order="rank"))
     assert ranked.reader == plan.ARROW and "order" in ranked.run.why

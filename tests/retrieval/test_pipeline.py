@@ -3,7 +3,8 @@
 Seeded random judgments and runs (graded and negative grades, tied scores broken by doc id
 descending, queries missing on either side, queries with nothing relevant, runs shorter than
 the cutoffs) are written as TREC files and evaluated through three sources: the file read
-whole, the same file streamed in 512-byte blocks, and plain dicts. Every expected number is
+whole, the same file read in blocks of a few whole queries (the compiled pass, its blocks
+made small), and plain dicts. Every expected number is
 pytrec_eval's, or for ``-c`` a hand rule over pytrec_eval's values (a judged query the run
 lacks scores 0, with NumRel its relevant count). Then the pieces: the streamed source's last
 block, QueryAccounting.merge, MeasuredQueries.concat/take, what a ranking is valid for, the
@@ -24,9 +25,9 @@ from prfeval import evaluate  # noqa: E402
 from prfeval._core.errors import PrfevalWarning  # noqa: E402
 from prfeval._core.options import EvalOptions  # noqa: E402
 from prfeval._core.ranking import QueryAccounting, RankingNeeds  # noqa: E402
-from prfeval._io import load_qrels, load_run  # noqa: E402
+from prfeval._io import load_qrels, load_run, native_blocks  # noqa: E402
 from prfeval._io.blocks import WholeSource  # noqa: E402
-from prfeval._io.stream import StreamedRun  # noqa: E402
+from prfeval._io.native_lib import compiled_unavailable  # noqa: E402
 from prfeval._measures import parse_measures, ranking_needs  # noqa: E402
 from prfeval._retrieval.encode import encode_dicts, encode_tables  # noqa: E402
 from prfeval._retrieval.evaluate import summarise  # noqa: E402
@@ -114,11 +115,27 @@ def expected_macro(per_query: dict[str, dict[str, float]], label: str) -> float:
     return float(np.sum(values)) if label in TOTALS else float(np.mean(values))
 
 
+@pytest.fixture(autouse=True)
+def small_blocks(monkeypatch):
+    """The compiled pass's blocks of whole queries, about 16 lines each: many blocks."""
+    monkeypatch.setattr(native_blocks, "BLOCK_ROWS", 16)
+
+
+needs_pass = pytest.mark.skipif(compiled_unavailable() is not None,
+                                reason="the compiled pass is the reader in blocks")
+
+
+def streamed_source(qrels_path, run_path, opts, measures=MEASURES):
+    """The run read in blocks (the compiled pass; without it, read whole)."""
+    needs = ranking_needs(parse_measures(measures))
+    return open_source(str(qrels_path), str(run_path), opts, needs, stream=True)
+
+
 def evaluate_streamed(qrels_path, run_path, measures=MEASURES, **options):
-    """The streamed source in 512-byte blocks through the pipeline, with no fallback."""
+    """The run read in blocks through the pipeline."""
     opts = EvalOptions(**options)
     parsed = parse_measures(measures)
-    source = StreamedRun(load_qrels(qrels_path), str(run_path), opts, block_bytes=512)
+    source = streamed_source(qrels_path, run_path, opts, parsed)
     sink, done = drain(source, opts, ranking_needs(parsed), MeasureSink(parsed, opts))
     return summarise(sink.result(), done.accounting, done.settings(opts)), sink, done
 
@@ -163,6 +180,7 @@ def test_file_read_whole_agrees_with_pytrec_eval(data):
     assert_agrees(result, pytrec(qrels, run))
 
 
+@needs_pass
 def test_file_streamed_in_small_blocks_agrees_with_pytrec_eval(data):
     qrels, run, qrels_path, run_path = data
     result, sink, done = evaluate_streamed(qrels_path, run_path)
@@ -170,6 +188,7 @@ def test_file_streamed_in_small_blocks_agrees_with_pytrec_eval(data):
     assert_agrees(result, pytrec(qrels, run))
 
 
+@needs_pass
 def test_every_measure_streamed_in_small_blocks_equals_the_whole_run_bit_for_bit(data):
     # A query's value must not depend on the block it is measured in: running sums, means
     # and maxima are all per query, never over the block.
@@ -238,11 +257,12 @@ def output_order(ids) -> tuple[str, ...]:
     return tuple(sorted(ids, key=str.encode))
 
 
+@needs_pass
 def test_streamed_last_block_accounts_for_judged_queries_never_retrieved(data):
     qrels, run, qrels_path, run_path = data
     missing = output_order(set(qrels) - set(run))
     opts = EvalOptions()
-    source = StreamedRun(load_qrels(qrels_path), str(run_path), opts, block_bytes=512)
+    source = streamed_source(qrels_path, run_path, opts)
     sink, done = drain(source, opts, ranking_needs(parse_measures(MEASURES)), Recorder())
     last_ids, last_retrieved, last_accounting = sink.blocks[-1]
     assert last_ids == [] and last_retrieved == []
@@ -252,11 +272,12 @@ def test_streamed_last_block_accounts_for_judged_queries_never_retrieved(data):
     assert done.accounting.evaluated == len(set(qrels) & set(run))
 
 
+@needs_pass
 def test_streamed_complete_evaluates_missing_queries_as_empty(data):
     qrels, run, qrels_path, run_path = data
     missing = set(qrels) - set(run)
     opts = EvalOptions(complete=True)
-    source = StreamedRun(load_qrels(qrels_path), str(run_path), opts, block_bytes=512)
+    source = streamed_source(qrels_path, run_path, opts)
     recorded, _ = drain(source, opts, ranking_needs(parse_measures(MEASURES)), Recorder())
     last_ids, last_retrieved, _ = recorded.blocks[-1]
     assert sorted(last_ids) == sorted(missing)
@@ -387,9 +408,10 @@ def test_open_source_picks_the_source(data, monkeypatch):
     qrels, run, qrels_path, run_path = data
     opts, needs = EvalOptions(), ranking_needs(parse_measures(MEASURES))
     streamed = open_source(qrels_path, run_path, opts, needs, stream=True)
-    assert streamed.plan.in_blocks and streamed.streamed  # the compiled pass, or Arrow's
-    monkeypatch.setenv("PRFEVAL_NATIVE", "0")
-    assert isinstance(open_source(qrels_path, run_path, opts, needs, stream=True), StreamedRun)
+    if compiled_unavailable() is None:  # only the compiled pass reads in blocks
+        assert streamed.plan.in_blocks and streamed.streamed
+    monkeypatch.setenv("PRFEVAL_NATIVE", "0")  # no compiled pass: read whole, even asked
+    assert isinstance(open_source(qrels_path, run_path, opts, needs, stream=True), WholeSource)
     assert isinstance(open_source(qrels_path, run_path, opts, needs), WholeSource)  # small
     assert isinstance(open_source(qrels_path, run_path, opts, needs, stream=False), WholeSource)
     source = open_source(qrels, run, opts, needs, stream=True)  # run_pipeline says why
@@ -409,14 +431,18 @@ def test_run_pipeline_falls_back_from_an_ungrouped_run(tmp_path, data):
     ungrouped.write_text("\n".join(moved) + "\n", encoding="utf-8")
     parsed = parse_measures(MEASURES)
     opts = EvalOptions()
-    with pytest.warns(PrfevalWarning, match="not grouped by query; reading it whole instead"):
+    said = ("not grouped by query; reading it whole instead" if compiled_unavailable() is None
+            else "only the compiled pass reads a run in blocks")  # fmt: skip
+    with pytest.warns(PrfevalWarning, match=said):
         sink, done = run_pipeline(
-            load_qrels(qrels_path), str(ungrouped), opts, ranking_needs(parsed),
+            str(qrels_path), str(ungrouped), opts, ranking_needs(parsed),
             lambda: MeasureSink(parsed, opts), stream=True,
         )
     assert not done.streamed
     assert_agrees(summarise(sink.result(), done.accounting, done.settings(opts)),
                   pytrec(qrels, run))
+    if compiled_unavailable() is not None:
+        return
     # The grouped file streams with no warning and gives the same numbers.
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrfevalWarning)

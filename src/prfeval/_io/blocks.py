@@ -8,11 +8,10 @@ over different sources:
 
 * :class:`WholeSource`: the run and the judgments read at once (any file format, DataFrames,
   Arrow tables, dicts, ranked lists), restricted to the query set: one block;
-* :class:`~prfeval._io.stream.StreamedRun`: a large TREC run file, cut into blocks of whole
-  queries as it is read (the judgments kept in a compact index); then one last block with the
-  judged queries the run never named (an empty run), so that they are accounted for as every
-  other path accounts for them;
-* :class:`~prfeval._io.native.CompiledSource`: a plain TREC pair through the compiled pass;
+* :class:`~prfeval._io.native.CompiledSource`: a plain TREC pair through the compiled pass,
+  whole or a segment of whole queries at a time (bounded memory); then one last block with
+  the judged queries the run never named, so that they are accounted for as every other
+  path accounts for them;
 * Spark partitions (:mod:`prfeval.spark`) are blocks too.
 
 Which source reads an input is the reader plan's choice (:mod:`prfeval._io.plan`).

@@ -39,6 +39,9 @@ __all__ = ["JudgmentsDigest", "LazyDigest", "dict_digest", "digest_from_dict",
 
 _P = np.uint64(0x100000001B3)  # FNV's 64-bit prime: the polynomial's base
 _M2 = np.uint64(0x94D049BB133111EB)  # an odd constant: each row's length, spread
+_P_INVERSE = np.uint64(0xCE965057AFF6957B)  # _P's inverse mod 2**64
+#: Bytes of the digest's rows hashed at a time (see :func:`_row_hashes`).
+_HASH_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -119,8 +122,8 @@ def judgments_digest(table: Qrels) -> JudgmentsDigest:
     # Separators as arrays: a Python string here would make pyarrow import pandas.
     lines = pc.binary_join_element_wise(
         qids, sorted_rows["d"].combine_chunks(),
-        pc.cast(sorted_rows["g"], pa.string()).combine_chunks(), arrow_strings([""] * n),
-        arrow_strings(["\x00"] * n),
+        pc.cast(sorted_rows["g"], pa.string()).combine_chunks(), _repeated(b"", n),
+        _repeated(b"\x00", n),
     ).cast(pa.large_string())  # fmt: skip
     data, offsets = _bytes_and_offsets(lines)
     if n:
@@ -168,6 +171,17 @@ def digest_from_dict(value: Mapping[str, Any]) -> JudgmentsDigest:
     return JudgmentsDigest(value["judgments"], value["queries"], value.get("per_query"))
 
 
+def _repeated(text: bytes, n: int) -> Any:
+    """An Arrow string array of ``n`` copies of ``text``, made from its buffers (a Python
+    list of strings would cost a second for millions of judgments)."""
+    import pyarrow as pa
+
+    small = len(text) * n < 2**31
+    kind, dtype = (pa.string(), np.int32) if small else (pa.large_string(), np.int64)
+    offsets = np.arange(n + 1, dtype=dtype) * len(text)
+    return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(offsets), pa.py_buffer(text * n)])
+
+
 def _strings(values: Any) -> Any:
     import pyarrow as pa
 
@@ -191,13 +205,39 @@ def _bytes_and_offsets(lines: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def _row_hashes(data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Each row's polynomial hash of its bytes (wrapping mod 2**64), with its length,
-    mixed: every row at once."""
+    mixed: every row at once.
+
+    Row ``r``'s sum is ``sum_i (data[o_r + i] + 1) * P**(i + 1)`` over its bytes ``i``.
+    Since ``P`` is odd it has an inverse mod 2**64, so the sum is also
+    ``P**(-o_r) * sum_k (data[k] + 1) * P**(k + 1)`` over the row's absolute positions
+    ``k``: one product per byte by a table of powers, summed per row, then one product per
+    row. The bytes are taken about :data:`_HASH_CHUNK` at a time (cut at row ends, positions
+    counted from the chunk's start), so the tables and temporaries stay small.
+    """
     lengths = np.diff(offsets)
-    if len(lengths) == 0:
+    n = len(lengths)
+    if n == 0:
         return np.zeros(0, dtype=np.uint64)
-    position = np.arange(len(data), dtype=np.int64) - np.repeat(offsets[:-1], lengths)
-    powers = np.cumprod(np.full(int(lengths.max()), _P, dtype=np.uint64), dtype=np.uint64)
+    sums = np.empty(n, dtype=np.uint64)
+    longest = int(lengths.max())
+    size = max(_HASH_CHUNK, 2 * longest)
+    step = size - longest  # a chunk's rows start within ``step`` bytes: it ends within size
+    powers = np.cumprod(np.full(size, _P, dtype=np.uint64), dtype=np.uint64)
+    inverses = np.empty(size, dtype=np.uint64)  # P**(-j), j = 0, 1, ...
+    inverses[0] = 1
+    np.cumprod(np.full(size - 1, _P_INVERSE, dtype=np.uint64), dtype=np.uint64,
+               out=inverses[1:])
+    cuts = np.unique(np.searchsorted(offsets[:-1], np.arange(0, int(offsets[-1]) + 1, step)))
+    cuts = np.unique(np.concatenate(([0], cuts[cuts < n], [n])))
     with np.errstate(over="ignore"):
-        terms = (data.astype(np.uint64) + np.uint64(1)) * powers[position]
-        sums = np.add.reduceat(terms, offsets[:-1]) ^ (lengths.astype(np.uint64) * _M2)
+        for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+            start, stop = int(offsets[a]), int(offsets[b])
+            terms = (data[start:stop].astype(np.uint64) + np.uint64(1)) * powers[: stop - start]
+            starts = offsets[a:b] - start
+            nonempty = lengths[a:b] > 0
+            part = np.zeros(b - a, dtype=np.uint64)
+            if stop > start:
+                part[nonempty] = np.add.reduceat(terms, starts[nonempty])
+            sums[a:b] = part * inverses[starts]
+        sums ^= lengths.astype(np.uint64) * _M2
     return mix64(sums)

@@ -14,16 +14,15 @@ segment's arrays to the aligner block by block, as the fields of an
 :class:`~prfeval._retrieval.encode.EncodedBlock`, so the same aligner and the same kernel
 measure them: the pass replaces the reading and the encoding, nothing else.
 
-The pass takes only what Arrow's streaming reader takes (:mod:`prfeval._io.stream`): plain
-files of single-space fields, a run grouped by query, integer grades, decimal scores, no
-repeated judgment. The reader plan (:mod:`prfeval._io.plan`) says when it is used. It
-accepts or refuses a run on its judgments and its first segment: refused there, the run is
-read by the plan's fallback, which says what is wrong exactly as it always has. Past the
-first segment it refuses nothing: a run not grouped by query there is the fallback's error
-(:func:`~prfeval._io.stream.not_grouped`), and anything else it does not read is read from
-the start of that segment to the end by the fallback's reader
-(:func:`~prfeval._io.stream.rest_block`), with the fallback's errors; the run is never read
-again from its start.
+The pass takes plain files of single-space fields, a run grouped by query, integer grades,
+decimal scores, no repeated judgment. The reader plan (:mod:`prfeval._io.plan`) says when it
+is used; it is the only reader of a run in blocks. It accepts or refuses a run on its
+judgments and its first segment: refused there, the run is read whole by the plan's
+fallback (Arrow, ``_io/trec.py``), which says what is wrong exactly as it always has. Past
+the first segment it refuses nothing: a run not grouped by query there is an error naming
+the line (:func:`not_grouped`), and anything else it does not read is read from the start
+of that segment to the end by the whole-file reader (:func:`rest_block`), with its errors
+and line numbers; the run is never read again from its start.
 
 This module parses the judgments and reads a whole run; the pass's memory as arrays is
 :mod:`prfeval._io.native_segments`, a segment as the aligner's blocks
@@ -39,9 +38,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
+from prfeval._core.arrow import arrow_strings
 from prfeval._core.checks import max_results
+from prfeval._core.errors import InputFormatError
 from prfeval._core.options import EvalOptions
-from prfeval._io.blocks import Block, SharedJudgments
+from prfeval._io.blocks import Block, SharedJudgments, load_judgments
+from prfeval._io.fields import field_counts
 from prfeval._io.native_blocks import SegmentBlocks, rank_order_of
 from prfeval._io.native_lib import (
     ENV,
@@ -54,8 +59,9 @@ from prfeval._io.native_lib import (
 )
 from prfeval._io.native_segments import Freed, MappedFile, Segment
 from prfeval._io.plan import COMPILED, SEGMENT_BYTES, ReadPlan, plan_reading
-from prfeval._io.source import display_name
-from prfeval._io.trec import run_id_of
+from prfeval._io.select import restrict_queries
+from prfeval._io.source import display_name, open_input
+from prfeval._io.trec import parse_run, run_id_of
 
 __all__ = [
     "ENV",
@@ -63,7 +69,10 @@ __all__ = [
     "CompiledSource",
     "NativeJudgments",
     "PassResult",
+    "not_grouped",
     "pass_takes",
+    "rest_block",
+    "rest_warning",
     "run_pass",
 ]
 
@@ -284,8 +293,6 @@ class CompiledSource:
                 yield from self._refused(refused)
                 return
             if refused is not None:
-                from prfeval._io.stream import rest_block, rest_warning  # the fallback's rest
-
                 self._past_first(segment, refused, seen)
                 run_id = run_id_of(self.run_name)
                 self.plan = replace(self.plan.with_run(
@@ -307,8 +314,6 @@ class CompiledSource:
         is the fallback's error there (naming the line where the query comes again)."""
         if refused != "the run is not grouped by query":
             return
-        from prfeval._io.stream import not_grouped  # the fallback's words
-
         line = int(segment.line)
         query = _query_at(self.run_name, segment.end, line - segment.first_row)
         raise not_grouped(self.run_name, query, line)
@@ -323,3 +328,122 @@ def _query_at(path: str, start: int, line: int) -> str:
     lines = data.split(b"\n", line)
     text = lines[line - 1] if len(lines) >= line else b""
     return text.split(b" ", 1)[0].decode("utf-8", "replace")
+
+
+#: Bytes after the lines read in blocks scanned first for the line the whole-file reader
+#: stops at (it is in the segment that begins there, or just after).
+_NEAR_BYTES = 8 << 20
+
+
+def not_grouped(path: str, query: str, line: int) -> InputFormatError:
+    """The error about a run read in blocks whose query ``query`` comes again at ``line``,
+    past the first segment."""
+    return InputFormatError(
+        f"the run is not grouped by query: query {query!r} comes again after other queries; "
+        "a run read in blocks keeps each query's lines together (sort it by query, or read "
+        "it whole: --no-stream, stream=False)",
+        path=path,
+        line_number=line,
+    )
+
+
+def rest_block(
+    qrels: Any, path: str, first_line: int, seen: set[str], options: EvalOptions,
+    run_id: Any,
+) -> Block:
+    """The run from line ``first_line`` to its end, read whole by the TREC reader (which
+    reads what the plain layout does not: tabs, repeated spaces, comments), with the
+    judgments of every judged query not in ``seen`` (those read before): the last block of
+    a run whose reading in blocks stopped there. Raises the whole-file reader's error about
+    a malformed line there, numbered in the whole file, and :func:`not_grouped` when a query
+    of ``seen`` comes again."""
+    ranks = options.order == "rank"
+    _raise_malformed_after(path, first_line - 1, ranks)
+    with open_input(path) as handle:
+        data = handle.read()
+    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    start = int(newlines[first_line - 2]) + 1 if first_line > 1 else 0
+    data = data[start:]
+    run = parse_run(data, path, name=path, ranks=ranks)
+    lines = np.asarray(run.source.line_numbers if run.source.line_numbers is not None
+                       else np.arange(1, len(run) + 1), dtype=np.int64) + (first_line - 1)
+    run = replace(run, source=replace(run.source, line_numbers=lines),
+                  extra={**run.extra, "run_id": run_id})  # fmt: skip
+    if seen and len(run):
+        again = _bools_in(run.query_ids, seen)
+        if again.any():
+            row = int(np.flatnonzero(again)[0])
+            query = str(run.query_ids[row].as_py())
+            raise not_grouped(path, query, run.source.line_of(row))
+    judged = load_judgments(qrels, options)
+    exclude = set(seen) | set(options.exclude_queries or ())
+    return Block(restrict_queries(judged, options.queries, exclude),
+                 restrict_queries(run, options.queries, options.exclude_queries))
+
+
+def rest_warning(path: str, first_line: int) -> str | None:
+    """What is said of a run read in blocks whose end :func:`rest_block` read from line
+    ``first_line`` (the same whichever reader stopped). ``None`` when that is the first
+    line: the run is then simply read whole, which ``--verbose`` tells."""
+    if first_line <= 1:
+        return None
+    return (f"{path}: a line after the first block is not in the plain single-space layout; "
+            "the rest of the run is read whole (--verbose says from where)")
+
+
+def _bools_in(values: Any, wanted: set[str]) -> npt.NDArray[np.bool_]:
+    """Whether each of the Arrow strings ``values`` is in ``wanted``."""
+    import pyarrow.compute as pc
+
+    from prfeval._core.arrow import bools_of
+
+    return bools_of(pc.is_in(values, value_set=arrow_strings(sorted(wanted))))
+
+
+def _raise_malformed_after(path: str, lines_done: int, ranks: bool) -> None:
+    """Raise the error about the first malformed line after the first ``lines_done`` of
+    the run at ``path``, if there is one there: the file is mapped, and only what follows
+    those lines is scanned, the first few MiB first (the line the pass stopped at is
+    within one segment of them), then the rest."""
+    import mmap
+
+    from prfeval._io.trec import scan_run_text
+
+    with open(path, "rb") as f:
+        if os.fstat(f.fileno()).st_size == 0:
+            return
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            start = 0
+            if lines_done:
+                newlines = np.flatnonzero(np.frombuffer(mapped, dtype=np.uint8) == 10)
+                if newlines.size < lines_done:
+                    return
+                start = int(newlines[lines_done - 1]) + 1
+            end = mapped.rfind(b"\n", start, start + _NEAR_BYTES) + 1
+            near = mapped[start:end] if end > start else b""
+            rest = mapped[end:] if near else mapped[start:]
+    first_line = lines_done + 1
+    blank_before = 0
+    for part in (near, rest):
+        if not part:
+            continue
+        try:
+            scan_run_text(part, path, ranks=ranks, first_line=first_line)
+        except InputFormatError as exc:
+            # Every line before ``part`` was a plain run line: the error's number among the
+            # lines that are not blank is known too (trec_eval numbers its lines so).
+            if exc.line_number is not None:
+                counts = field_counts(part[: _offset_of_line(part, exc.line_number - first_line)])
+                blank = int(np.count_nonzero(counts == 0)) + blank_before
+                exc.nonblank_line_number = exc.line_number - blank  # type: ignore[attr-defined]  # an attribute of this message only
+            raise
+        blank_before = int(np.count_nonzero(field_counts(part) == 0))
+        first_line += part.count(b"\n")
+
+
+def _offset_of_line(text: bytes, line: int) -> int:
+    """Where 0-based line ``line`` of ``text`` starts."""
+    if line == 0:
+        return 0
+    newlines = np.flatnonzero(np.frombuffer(text, dtype=np.uint8) == 10)
+    return int(newlines[line - 1]) + 1 if newlines.size >= line else len(text)

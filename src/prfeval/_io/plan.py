@@ -10,8 +10,9 @@ every result as ``reader``). The readers are:
 ``the compiled pass``  a plain TREC qrels file and run (``native/pass``): parsed, encoded
                        and joined in compiled code, whole (one segment, up to 16 MiB) or
                        a segment at a time; refused on its first segment only
-``Arrow``              every file format and in-memory table (``_io/load.py``), whole or
-                       (a TREC run) in blocks (``_io/stream.py``): the fallback
+``Arrow``              every file format and in-memory table (``_io/load.py``), read
+                       whole: the one pure-Python fallback (``stream=True`` without the
+                       pass reads whole, with a warning)
 ``Python dicts``       ``{qid: {docid: value}}`` for both inputs, joined through their own
                        hash tables (when no reader needs document ids)
 a layout's name        an entry of :data:`LAYOUTS` (2-D arrays: ``run arrays``)
@@ -67,9 +68,9 @@ COMPILED = "the compiled pass"
 ARROW = "Arrow"
 DICTS = "Python dicts"
 
-#: Runs larger than this are read in blocks when ``stream`` is left to choose (8 MiB):
-#: reading in blocks is not only leaner but faster than reading whole (each block's arrays
-#: stay in cache).
+#: Runs larger than this are read by the compiled pass in blocks when ``stream`` is left to
+#: choose (8 MiB): reading in blocks is not only leaner but faster than reading whole (each
+#: block's arrays stay in cache).
 STREAM_THRESHOLD_BYTES = 8 << 20
 
 #: The compiled pass's first segment (``BLOCK`` in native/pass/src/lib.rs), then on to the
@@ -189,6 +190,9 @@ class ReadPlan:
     warning: str | None = None
     #: Whether compiled code may run (``PRFEVAL_NATIVE`` and the library).
     compiled: bool = False
+    #: Whether the caller asked for the run in blocks (``stream=True``): read whole after
+    #: all, it is told so.
+    stream_asked: bool = False
 
     @property
     def reader(self) -> str:
@@ -210,10 +214,13 @@ class ReadPlan:
         assert self.fallback is not None
         said = f"the compiled pass refused it on its first segment: {why}"
         fallback = self.fallback
+        warning = (f"{self.run.name}: {why}; reading it whole instead" if self.stream_asked
+                   else fallback.warning)  # fmt: skip
         return replace(
             fallback,
             judgments=replace(fallback.judgments, why=said),
             run=replace(fallback.run, why=said),
+            warning=warning,
         )
 
     def with_run(self, **changes: Any) -> ReadPlan:
@@ -296,7 +303,9 @@ def plan_reading(
         The evaluation options: their formats, and the limits of the compiled pass.
     stream
         ``True``: read a TREC run in blocks whatever its size; ``False``: whole; ``None``:
-        in blocks from :data:`STREAM_THRESHOLD_BYTES` on.
+        in blocks from :data:`STREAM_THRESHOLD_BYTES` on. Only the compiled pass reads in
+        blocks: when it does not read the run, the run is read whole (and a stream asked
+        for is a warning).
     doc_ids
         Whether a reader of the ranking needs document ids (curves, explain): dicts are
         then read as tables.
@@ -306,8 +315,9 @@ def plan_reading(
     ReadPlan
         The compiled pass reads a plain TREC pair whenever it is built and honours the
         options: whole when the run fits its first segment (a small evaluation starts
-        without Arrow's reader), else in blocks (or whole by Arrow with ``stream=False``).
-        Everything else is read by Arrow (files and tables), by the dict encoder, or by a
+        without Arrow's reader), else in blocks (or whole by Arrow with ``stream=False``);
+        refused on its first segment, Arrow reads the run whole (``fallback``). Everything
+        else is read whole by Arrow (files and tables), by the dict encoder, or by a
         :data:`LAYOUTS` entry.
     """
     from prfeval._io.mapping import plain_dicts
@@ -341,17 +351,25 @@ def plan_reading(
     )
     how = (f"a TREC run of {size:,} bytes, read in blocks" if in_blocks
            else f"a TREC run of {size:,} bytes, read whole")  # fmt: skip
-    arrow = plan(ARROW, in_blocks, how)
+    whole = plan(ARROW, False, f"a TREC run of {size:,} bytes, read whole")
     if not size:
-        return arrow.with_run(why="an empty run: nothing to read")
+        return whole.with_run(why="an empty run: nothing to read")
     why_not = _compiled_refusal(qrels, os.fspath(run), options)
     if why_not is None and not in_blocks and size > SEGMENT_BYTES:
         why_not = "the run is read whole, and is larger than the pass's one segment"
     if why_not is not None:
-        return replace(arrow, judgments=replace(arrow.judgments, why=f"not {COMPILED}: {why_not}"),
-                       run=replace(arrow.run, why=f"{how}; not {COMPILED}: {why_not}"))
+        # Only the compiled pass reads in blocks: without it the run is read whole, and a
+        # stream asked for without compiled code is said not to be had (--verbose says why
+        # the pass did not read it otherwise).
+        unbuilt = stream and compiled_unavailable() is not None
+        warning = (f"{names[1]}: only the compiled pass reads a run in blocks, and {why_not}; "
+                   "reading it whole" if unbuilt else None)  # fmt: skip
+        return replace(whole, judgments=replace(whole.judgments, why=f"not {COMPILED}: {why_not}"),
+                       run=replace(whole.run, why=f"{whole.run.why}; not {COMPILED}: {why_not}"),
+                       warning=warning)
     return plan(COMPILED, in_blocks, f"{how}, in the plain layout the pass reads",
-                judged_why="a plain TREC file, parsed once by the pass", fallback=arrow)
+                judged_why="a plain TREC file, parsed once by the pass", fallback=whole,
+                stream_asked=bool(stream))
 
 
 def head_start(args: list[str]) -> tuple[str, str] | None:

@@ -405,9 +405,12 @@ def evaluate(
         ``result.upper`` holds that evaluation. Needs the default ``unjudged`` rule.
     stream
         Read a TREC run file block by block in bounded memory (it must be grouped by query,
-        as TREC runs are). ``None`` streams run files larger than 8 MiB. A run that cannot be
-        streamed is read whole, with a :class:`~prfeval._core.errors.PrfevalWarning`. The
-        numbers are the same either way, to the last digit.
+        as TREC runs are). ``None`` streams run files larger than 8 MiB. Only the compiled
+        reader reads in blocks: a run it does not read (no compiled code, gzip, options it
+        does not take, a layout it refuses) is read whole, with a
+        :class:`~prfeval._core.errors.PrfevalWarning` when ``True`` asked for blocks and
+        there is no compiled code or the reader refused the run. The numbers are the same
+        either way, to the last digit.
     progress
         A progress bar on stderr while a run is streamed: ``None`` (the default) draws one
         when stderr is a terminal or in a notebook, once the work has taken a second;

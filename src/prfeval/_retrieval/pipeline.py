@@ -3,7 +3,7 @@
 ::
 
     source (file whole | file in blocks | dicts | DataFrame | Arrow | ranked lists)
-      -> blocks of whole queries            (prfeval._io.blocks, prfeval._io.stream)
+      -> blocks of whole queries            (prfeval._io.blocks, prfeval._io.native)
       -> align: rank, policies, CSR         (prfeval._retrieval.align)  -> JudgedRanking
       -> a sink: measures, curves, ...      (prfeval._retrieval.kernel, .curves)
       -> averages and a result              (prfeval._core.aggregate)
@@ -31,7 +31,7 @@ from prfeval._core.partials import Partial
 from prfeval._core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
 from prfeval._io.blocks import Block, BlockSource, WholeSource, load_judgments
 from prfeval._io.judgments_digest import LazyDigest
-from prfeval._io.plan import ARROW, COMPILED, ReadPlan, plan_reading
+from prfeval._io.plan import COMPILED, ReadPlan, plan_reading
 from prfeval._io.select import restrict_queries
 from prfeval._io.source import check_one_stdin
 from prfeval._measures import Measure
@@ -142,8 +142,8 @@ def open_source(
     progress: Progress | None = None,
 ) -> BlockSource:
     """The source the reader plan (:func:`~prfeval._io.plan.plan_reading`) chooses for
-    ``run``: the compiled pass, Arrow whole or in blocks (``stream``: ``True`` in blocks,
-    ``False`` whole, ``None`` in blocks from 8 MiB on), dicts, or a layout's reader."""
+    ``run``: the compiled pass (whole or in blocks; ``stream``: ``True`` in blocks, ``False``
+    whole, ``None`` in blocks from 8 MiB on), Arrow whole, dicts, or a layout's reader."""
     plan = plan_reading(qrels, run, options, stream=stream, doc_ids=needs.doc_ids)
     return _source(plan, qrels, run, options, needs, progress)
 
@@ -162,11 +162,6 @@ def _source(plan: ReadPlan, qrels: Any, run: Any, options: EvalOptions, needs: R
         return CompiledSource(qrels, os.fspath(run), options, plan, fallback,
                               sorted_docs=needs.doc_order, progress=progress)  # fmt: skip
     discard_parsed()  # judgments parsed ahead for a pass that does not read them
-    if plan.reader == ARROW and plan.in_blocks:
-        from prfeval._io.stream import StreamedRun
-
-        return StreamedRun(qrels, os.fspath(run), options, plan,
-                           needs_doc_ids=needs.doc_ids, progress=progress)  # fmt: skip
     return WholeSource(qrels, run, options, use_dicts=not needs.doc_ids, plan=plan)
 
 

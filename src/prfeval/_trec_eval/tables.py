@@ -1,5 +1,5 @@
 """The tables of ``prfeval trec_eval``'s inputs: Arrow's reading of large clean judgments,
-the test of whether a large run reads the same to prfeval's streamed reader, and Arrow
+the test of whether a large run reads the same to prfeval's reader, and Arrow
 columns of what :mod:`prfeval._trec_eval.dialect` parsed itself.
 
 Kept apart from the text reader so that a small input, read into dicts, never imports Arrow.
