@@ -155,8 +155,8 @@ def test_drop_in_equals_mllib(spark, doubles, k):
 @pytest.mark.parametrize("kind", ["long", "int", "string", "struct"])
 def test_jvm_route_equals_mllib(spark, kind):
     """The metrics at k <= 16 computed in Spark SQL (no Python worker) against MLlib's RDD
-    API, on rows with repeated predictions, repeated labels, empty arrays and rows of more
-    than 32 labels (their distinct count by ``array_distinct``); ids of each kind."""
+    API, on rows with repeated predictions, repeated labels, empty arrays and rows
+    of many labels; ids of each kind."""
     from pyspark.mllib.evaluation import RankingMetrics
 
     from prfeval.spark._arrays import ListColumns

@@ -16,9 +16,10 @@ row with ``S`` distinct labels:
   ``(i + 1)``, divided by ``min(S, k)``;
 
 each 0 for a row without labels, the mean over every row (NaN for none). The sums run in
-place order, as MLlib's loops do. ``S`` counts a repeated label once: for a row of at most
-``LABEL_UNROLL`` labels, the labels whose first place is earlier are not counted
-(``array_position``), else ``size(array_distinct(l))``.
+place order, as MLlib's loops do. ``S`` counts a repeated label once
+(``size(array_distinct(l))``). (Finding the repeats by ``array_position`` over 32 unrolled
+labels instead was measured ten times slower: an expression too large to compile runs
+interpreted.)
 
 A row that may hold a null array, a null item or a NaN id is not judged here: the one
 aggregate also counts such rows (``array_contains`` of NaN, or of an id no one uses, is true
@@ -45,9 +46,8 @@ SQL_MAX_K = 16
 #: MLlib's metrics the JVM route computes.
 SQL_METRICS = frozenset({"precisionAtK", "recallAtK", "ndcgAtK", "meanAveragePrecisionAtK"})
 
-#: Places per integer of hit bits, and labels whose repeats are found by place.
+#: Places per integer of hit bits (larger expressions compile worse).
 CHUNK = 8
-LABEL_UNROLL = 32
 
 #: An id no one uses, by kind, for the null/NaN check (a row holding it goes to Python).
 _SENTINEL = {
@@ -150,18 +150,11 @@ def sql_mean(frame: DataFrame, cols: ListColumns, metric: str, k: int) -> float 
                    for i in range(lo, hi)) + f" AS w{j}"
         for j, (lo, hi) in enumerate(_chunks(k))
     ]
-    repeats = [
-        " + ".join(f"IF(array_position(l, get(l, {i})) < {i + 1}, 1, 0)" for i in range(lo, hi))
-        + f" AS d{j}"
-        for j, (lo, hi) in enumerate(_chunks(LABEL_UNROLL))
-    ]
     bad = (f"IF(p IS NULL OR l IS NULL OR coalesce(array_contains(p, {sentinel}), true) "
            f"OR coalesce(array_contains(l, {sentinel}), true), 1, 0) AS bad")
-    repeated = " + ".join(f"d{j}" for j in range(len(repeats)))
-    size = (f"IF(size(l) <= {LABEL_UNROLL}, size(l) - ({repeated}), "
-            "size(array_distinct(l))) AS s")
+    size = "size(array_distinct(l)) AS s"
     stage = frame.select(ranked.alias("p"), labels.alias("l"))
-    stage = stage.selectExpr(*words, *repeats, "l", bad)
+    stage = stage.selectExpr(*words, "l", bad)
     stage = stage.selectExpr(size, *(f"w{j}" for j in range(len(words))), "bad")
     for projection in _value(metric, k):
         stage = stage.selectExpr(*projection, "bad")
