@@ -6,12 +6,9 @@ MLlib's goes (a ``CrossValidator``, a ``TrainValidationSplit``, a dashboard) and
 number. For MLlib's five metric names ``evaluate(df)`` returns MLlib's value, by MLlib's
 definitions (:mod:`prfeval.spark._mllib`: P@k divides by k; MAP by the number of distinct
 labels, MAP@k by the smaller of that and k; a repeated prediction counts at every place; an
-empty label array scores 0 and counts in the mean). The metrics at ``k <= 16`` are computed
-in the JVM, in one Spark SQL aggregate of compiled expressions
-(:mod:`prfeval.spark._mllib_sql`); ``meanAveragePrecision``, a larger ``k``, and rows that
-may hold a null or NaN (refused there with their row) go to the executors' Python workers,
-over Arrow batches with numpy, each row's ids joined to its labels by the compiled join,
-reading only the first ``k`` predictions of a row for the metrics at k.
+empty label array scores 0 and counts in the mean). The executors compute it over Arrow
+batches with numpy, each row's ids joined to its labels by the compiled join, and read only
+the first ``k`` predictions of a row for the metrics at k.
 
 It also takes any prfeval measure name as ``metricName`` (``RR@10``, ``nDCG@10`` with
 trec_eval's definition, ``AP``): the value is then prfeval's, by prfeval's rules (a repeated
@@ -39,7 +36,6 @@ from prfeval._core.errors import UsageError
 from prfeval.spark._arrays import ListColumns
 from prfeval.spark._lists import select_lists
 from prfeval.spark._mllib import MLLIB_METRICS, SUMS_SCHEMA, mllib_sums, uses_k
-from prfeval.spark._mllib_sql import SQL_MAX_K, SQL_METRICS, sql_mean
 from prfeval.spark._session import spark_errors
 
 __all__ = ["RankingEvaluator"]
@@ -155,11 +151,6 @@ class RankingEvaluator(
         k = self.getK()
         if k < 1:
             raise UsageError(f"k must be at least 1 (a ranking position), got {k}")
-        if name in SQL_METRICS and k <= SQL_MAX_K:
-            with spark_errors():
-                value = sql_mean(dataset, cols, name, k)
-            if value is not None:
-                return value
         frame = select_lists(dataset, cols, limit=k if uses_k(name) else None, query=False)
         with spark_errors():
             parts = frame.mapInArrow(
