@@ -16,7 +16,8 @@ Round robin, ``--warmup`` untimed rounds then ``--reps`` timed ones, each round:
    ``meanAveragePrecision``, ``precisionAtK``, ``ndcgAtK`` and ``recallAtK`` (k = 10): four
    ``evaluate`` calls, as its users must make them;
 3. **the drop-in, one metric**: ``prfeval.spark.RankingEvaluator`` beside MLlib's, for
-   ``ndcgAtK`` and for ``meanAveragePrecision``.
+   ``ndcgAtK`` and ``precisionAtK`` (k = 10: computed in Spark SQL, in the JVM) and for
+   ``meanAveragePrecision`` (the Python workers).
 
 Prints the medians, their ratios and every round, the values of both (MLlib's where the
 definitions coincide: no row repeats a prediction and every row has 5 or more labels, so
@@ -85,6 +86,8 @@ def tasks_for(df: Any) -> dict[str, Any]:
         },
         "drop-in: ndcgAtK": lambda: RankingEvaluator(metricName="ndcgAtK").evaluate(df),
         "MLlib: ndcgAtK": lambda: MLlibEvaluator(metricName="ndcgAtK").evaluate(df),
+        "drop-in: precisionAtK": lambda: RankingEvaluator(metricName="precisionAtK").evaluate(df),
+        "MLlib: precisionAtK": lambda: MLlibEvaluator(metricName="precisionAtK").evaluate(df),
         "drop-in: meanAveragePrecision": lambda: RankingEvaluator().evaluate(df),
         "MLlib: meanAveragePrecision": lambda: MLlibEvaluator().evaluate(df),
     }
@@ -139,7 +142,7 @@ def main() -> None:
         print(f"\nfour measures: prfeval {med['prfeval: 4 measures, one call']:.2f} s, MLlib "
               f"{med['MLlib: 4 metrics, 4 calls']:.2f} s: "
               f"{med['MLlib: 4 metrics, 4 calls'] / med['prfeval: 4 measures, one call']:.2f}x")
-        for metric in ("ndcgAtK", "meanAveragePrecision"):
+        for metric in ("ndcgAtK", "precisionAtK", "meanAveragePrecision"):
             ours, theirs = med[f"drop-in: {metric}"], med[f"MLlib: {metric}"]
             print(f"{metric}: drop-in {ours:.2f} s, MLlib {theirs:.2f} s: {theirs / ours:.2f}x")
         print("values: prfeval", values["prfeval: 4 measures, one call"])

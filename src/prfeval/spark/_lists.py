@@ -65,7 +65,8 @@ def _id_array(frame: DataFrame, column: str, what: str, name: str) -> Column:
     item = kind.elementType
     if isinstance(item, T.StructType):
         field = struct_id_field(item, column, name)
-        return F.transform(F.col(column), lambda s: s[field])
+        # A field of an array of structs is an array (compiled; ``transform`` is not).
+        return F.col(column)[field]
     if not isinstance(item, T.NumericType | T.StringType):
         raise InputFormatError(
             f"column {column!r} holds {kind.simpleString()}: ids must be numbers or text",
