@@ -34,6 +34,7 @@ from prfeval._core.ids import ordered_ids, output_order_where
 from prfeval._core.options import QrelsDuplicates
 from prfeval._core.ranking import UNJUDGED
 from prfeval._core.tables import Qrels, Run
+from prfeval._retrieval.encode_lists import encode_lists
 
 __all__ = [
     "EncodedBlock",
@@ -90,6 +91,9 @@ def encode_tables(
     or its last one in the file (``"last"``). This is where judgments are joined, for every
     path (files read whole, streamed blocks, DataFrames), so every path counts the same.
     """
+    listed = encode_lists(qrels, run, complete=complete, qrels_duplicates=qrels_duplicates)
+    if listed is not None:  # a run read from lists, encoded by the compiled pass
+        return listed
     empty_ids = arrow_strings(list(run.extra.get("empty_queries", ())))
     (run_q, qrels_q, empty_q), query_vocab = factorize(
         [run.query_ids, qrels.query_ids, empty_ids], runs=True, sort=False
