@@ -27,9 +27,12 @@ needs_library = pytest.mark.skipif(
 MEASURES = {"P@5": "P_5", "ndcg_cut_10": "ndcg_cut_10", "map": "map", "recall@10": "recall_10"}
 
 
-def _data(seed: int, long_ids: bool, ints: bool = False) -> tuple[pa.Table, pa.Table]:
-    """A run (a row a query, its docs a list with scores, some repeated in the row, one
-    query on two rows, one row empty) and graded gold (some rows empty)."""
+def _data(
+    seed: int, long_ids: bool, ints: bool = False, split: bool = True
+) -> tuple[pa.Table, pa.Table]:
+    """A run (a row a query, its docs a list with scores, some repeated in the row, one row
+    empty, and with ``split`` one query on two rows apart) and graded gold (some rows
+    empty)."""
     rng = np.random.default_rng(seed)
     n_q, pool = 40, 60
 
@@ -45,9 +48,10 @@ def _data(seed: int, long_ids: bool, ints: bool = False) -> tuple[pa.Table, pa.T
         queries.append(f"q{q}")
         lists.append(ids)
         scores.append([float(s) for s in np.round(rng.random(k) * 10, 1)])
-    queries.append("q5")  # a second row of query q5
-    lists.append([doc(pool + 1), doc(pool + 2)])
-    scores.append([0.5, 0.25])
+    if split:
+        queries.append("q5")  # a second row of query q5
+        lists.append([doc(pool + 1), doc(pool + 2)])
+        scores.append([0.5, 0.25])
     run = pa.table({"qid": queries, "doc_id": lists, "scores": scores})
     gold_q, gold_docs = [], []
     for q in range(n_q + 5):  # q40..q44: judged, not in the run
@@ -173,13 +177,17 @@ def _pytrec(run: pa.Table, gold: pa.Table) -> dict[str, float]:
 
 @pytest.mark.parametrize("native", ["1", "0"])
 @pytest.mark.parametrize("long_ids", [False, True])
+@pytest.mark.parametrize("split", [False, True])
 def test_values_are_pytrec_evals(
-    native: str, long_ids: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: object
+    native: str, long_ids: bool, split: bool, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: object,
 ) -> None:
-    """Through files, as users give them: JSON Lines and Parquet."""
+    """Through files, as users give them: JSON Lines and Parquet; scores rounded to a
+    tenth, so that ties are ranked by doc id (the compiled pass ranks a run whose queries'
+    rows follow one another; one with a query's rows apart is ranked by the aligner)."""
     import pyarrow.parquet as pq
 
-    run, gold = _data(11, long_ids)
+    run, gold = _data(11, long_ids, split=split)
     # Repeats within a row: pytrec_eval's dict keeps one, as prfeval's duplicates="first"
     # does (its first place); give a repeat its first score, which the dict keeps.
     fixed = []
@@ -194,7 +202,7 @@ def test_values_are_pytrec_evals(
 
     def counted(*args: object) -> object:
         found = native_encode_lists(*args)
-        calls.append(found is not None)
+        calls.append(found is not None and (found.rank_rows is None) == split)
         return found
 
     monkeypatch.setattr(encode_lists, "native_encode_lists", counted)
@@ -212,4 +220,22 @@ def test_values_are_pytrec_evals(
         for m in MEASURES:
             assert got.macro[m] == pytest.approx(want[m], abs=1e-12), (suffix, m)
     compiled = native == "1" and native_lib.library_error() is None
-    assert calls == [compiled, compiled]  # each file's run went through the compiled encode
+    # Each file's run went through the compiled encode, ranked there unless split.
+    assert calls == [compiled, compiled]
+
+
+@needs_library
+@pytest.mark.parametrize("version", [9, 10])
+def test_scores_tie_as_the_trec_eval_version_says(
+    version: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1.0 + 1e-9 and 1.0 tie in single precision (trec_eval 9: the greater doc id, z,
+    ranks first) and not in double (10: x, of the higher score, does)."""
+    run = pa.table({"qid": ["a"], "doc_id": [["z", "x"]], "scores": [[1.0, 1.0 + 1e-9]]})
+    gold = pa.table({"qid": ["a"], "doc_id": ["x"], "grade": [1]})
+    want = 0.5 if version == 9 else 1.0
+    for native in ("1", "0"):
+        monkeypatch.setenv("PRFEVAL_NATIVE", native)
+        got = prfeval.evaluate(gold, run, ["recip_rank"], run_columns={"score": "scores"},
+                               trec_eval_version=version)
+        assert got.per_query["a"]["recip_rank"] == want

@@ -59,6 +59,13 @@ pub struct EncodeLists {
     pub duplicates: i64,
     pub max_items: u64,
     pub threads: usize,
+    /// The items' scores (null: none), compared in single precision when `single` is 1
+    /// (trec_eval 9 keeps them as C floats); with them, `out_rank_rows` gets each query's
+    /// items in rank order (score descending, ties by doc id descending), when every
+    /// query's items are one run of items (else `ranked` stays 0).
+    pub scores: *const f64,
+    pub single: u8,
+    pub out_rank_rows: *mut i64,
     /// Outputs of `items` entries (the run's items, every chunk's, in order).
     pub items: usize,
     pub out_query: *mut i64,
@@ -88,6 +95,7 @@ pub struct EncodeLists {
     pub n_queries: u64,
     pub n_docs: u64,
     pub n_judged: u64,
+    pub ranked: u8,
 }
 
 /// A (query, doc) judged twice under the policy `error`.
@@ -434,6 +442,8 @@ pub struct Encoded<'a> {
     pub judged_offsets: Vec<i64>,
     pub judged_docs: Vec<i64>,
     pub judged_grades: Vec<i64>,
+    /// Whether the items were ranked (`ItemsOut::ranking`).
+    pub ranked: bool,
 }
 
 /// The per-item outputs (each of the run's item count).
@@ -442,6 +452,8 @@ pub struct ItemsOut<'o> {
     pub doc: &'o mut [i64],
     pub grade: &'o mut [i64],
     pub repeated: &'o mut [u8],
+    /// With scores (and whether they tie in single precision): the items in rank order.
+    pub ranking: Option<(&'o [f64], bool, &'o mut [i64])>,
 }
 
 /// Encode and join (see the module's notes): `Err(status)` on a refusal.
@@ -558,6 +570,12 @@ pub fn encode<'a>(
         place[q as usize] += 1;
     }
     let biggest = sizes.iter().copied().max().unwrap_or(0) as usize;
+    // Ranked here when each query's rows follow one another (its items one run of items).
+    let contiguous = (0..n_q).all(|q| {
+        let rows = &rows_of[query_rows[q]..query_rows[q + 1]];
+        rows.windows(2).all(|w| w[1] == w[0] + 1)
+    });
+    let ranking = if contiguous { out.ranking.map(|(sc, single, rr)| (sc, single, rr.as_mut_ptr() as usize)) } else { None };
     // Per item: query code, sorted doc code, grade, repeated; queries shared among threads
     // (their items are scattered, so each thread writes through raw pointers to its own).
     let ptrs = (out.query.as_mut_ptr() as usize, out.doc.as_mut_ptr() as usize,
@@ -599,10 +617,25 @@ pub fn encode<'a>(
                             }
                         }
                     }
+                    let rows = &rows_of[query_rows[q]..query_rows[q + 1]];
+                    if let (Some((scores, single, pk)), Some(&r0), Some(&r1)) = (ranking, rows.first(), rows.last()) {
+                        let (a, b) = (row_items[r0].0, row_items[r1].1);
+                        let key = |i: usize| if single { scores[i] as f32 as f64 } else { scores[i] };
+                        // SAFETY: items a..b are query q's, this thread's alone.
+                        let doc = |i: usize| unsafe { *(pd as *const i64).add(i) };
+                        let mut order: Vec<usize> = (a..b).collect();
+                        order.sort_by(|&x, &y| key(y).partial_cmp(&key(x)).unwrap_or(std::cmp::Ordering::Equal)
+                            .then(doc(y).cmp(&doc(x))));
+                        for (k, &i) in order.iter().enumerate() {
+                            // SAFETY: as above.
+                            unsafe { *(pk as *mut i64).add(a + k) = i as i64 };
+                        }
+                    }
                 }
             });
         }
     });
+    let ranked = ranking.is_some();
     Ok(Encoded {
         queries: queries.strings,
         flags,
@@ -611,6 +644,7 @@ pub fn encode<'a>(
         judged_offsets: kept_offsets.clone(),
         judged_docs,
         judged_grades,
+        ranked,
     })
 }
 
@@ -669,6 +703,9 @@ pub unsafe fn encode_c(a: &mut EncodeLists) -> i64 {
         doc: out_slice(a.out_doc, n),
         grade: out_slice(a.out_grade, n),
         repeated: out_slice(a.out_repeated, n),
+        ranking: if a.scores.is_null() || n == 0 { None } else {
+            Some((std::slice::from_raw_parts(a.scores, n), a.single != 0, out_slice(a.out_rank_rows, n)))
+        },
     };
     let total: usize = chunks.iter().map(|c| c.lists.at(c.queries.len()) - c.lists.at(0)).sum();
     if total != n {
@@ -702,6 +739,7 @@ pub unsafe fn encode_c(a: &mut EncodeLists) -> i64 {
     a.n_queries = nq as u64;
     a.n_docs = e.docs.len() as u64;
     a.n_judged = nj as u64;
+    a.ranked = e.ranked as u8;
     0
 }
 
@@ -743,7 +781,7 @@ mod tests {
         let (mut q, mut d, mut g, mut rep) = (vec![0; n], vec![0; n], vec![0; n], vec![0u8; n]);
         let e = encode(&[chunk], View::new(Offsets::Wide(&gqo), &gqd), View::new(Offsets::Wide(&gdo), &gdd),
                        &grades, duplicates, 1000, threads,
-                       ItemsOut { query: &mut q, doc: &mut d, grade: &mut g, repeated: &mut rep })?;
+                       ItemsOut { query: &mut q, doc: &mut d, grade: &mut g, repeated: &mut rep, ranking: None })?;
         let name = |c: i64| String::from_utf8(e.docs[c as usize].to_vec()).unwrap();
         let cells = (0..n).map(|i| (q[i], name(d[i]), g[i], rep[i])).collect();
         let queries = e.queries.iter().map(|s| String::from_utf8(s.to_vec()).unwrap()).collect();
@@ -792,6 +830,32 @@ mod tests {
             assert_eq!(names, ids);
             assert_eq!(cells[0].2, 1);
         }
+    }
+
+    #[test]
+    fn items_are_ranked_by_score_then_doc_id_descending() {
+        let (qo, qd) = strings(&["a", "b"]);
+        let (d_o, dd) = strings(&["x", "z", "y", "y", "w"]);
+        let lists = [0i32, 3, 5];
+        let scores = [1.0, 2.0, 2.0, 0.5, 1.0 + 1e-9];
+        let chunk = Chunk { queries: View::new(Offsets::Wide(&qo), &qd), lists: Offsets::Narrow(&lists),
+                            docs: View::new(Offsets::Wide(&d_o), &dd) };
+        let none = View::new(Offsets::Wide(&[0]), &[]);
+        for (single, want) in [(false, [1, 2, 0, 4, 3]), (true, [1, 2, 0, 4, 3])] {
+            let (mut q, mut d, mut g, mut r, mut k) = ([0; 5], [0; 5], [0; 5], [0u8; 5], [0i64; 5]);
+            let e = encode(&[chunk], none, none, &[], 0, 10, 2, ItemsOut {
+                query: &mut q, doc: &mut d, grade: &mut g, repeated: &mut r,
+                ranking: Some((&scores, single, &mut k)) }).unwrap();
+            assert!(e.ranked);
+            assert_eq!(k, want);
+        }
+        // In single precision 1.0 and 1.0 + 1e-9 tie: the doc id decides (y before w).
+        let scores = [1.0, 1.0 + 1e-9, 0.0, 1.0, 1.0 + 1e-9];
+        let (mut q, mut d, mut g, mut r, mut k) = ([0; 5], [0; 5], [0; 5], [0u8; 5], [0i64; 5]);
+        encode(&[chunk], none, none, &[], 0, 10, 1, ItemsOut {
+            query: &mut q, doc: &mut d, grade: &mut g, repeated: &mut r,
+            ranking: Some((&scores, true, &mut k)) }).unwrap();
+        assert_eq!(k, [1, 0, 2, 3, 4]);
     }
 
     #[test]

@@ -75,6 +75,9 @@ class EncodeLists(ctypes.Structure):
         ("duplicates", ctypes.c_int64),
         ("max_items", ctypes.c_uint64),
         ("threads", _N),
+        ("scores", _P),
+        ("single", ctypes.c_uint8),
+        ("out_rank_rows", _P),
         ("items", _N),
         ("out_query", _P),
         ("out_doc", _P),
@@ -97,6 +100,7 @@ class EncodeLists(ctypes.Structure):
         ("n_queries", ctypes.c_uint64),
         ("n_docs", ctypes.c_uint64),
         ("n_judged", ctypes.c_uint64),
+        ("ranked", ctypes.c_uint8),
     ]
 
 
@@ -116,6 +120,10 @@ class ListCodes:
     judged_offsets: IntArray
     judged_docs: IntArray
     judged_grades: IntArray
+    #: Each query's items in rank order (score descending, ties by doc id descending), the
+    #: queries' runs of items in input order; ``None``: not ranked (no scores given, or a
+    #: query's rows apart).
+    rank_rows: IntArray | None
 
 
 def _strings(values: Any, keep: list[Any]) -> tuple[Strings, int]:
@@ -162,10 +170,14 @@ def native_encode_lists(
     grades: IntArray,
     duplicates: str,
     max_items: int,
+    scores: npt.NDArray[np.float64] | None = None,
+    single: bool = True,
 ) -> ListCodes | None:
     """Encode the run whose row ``r`` (query ``row_queries[r]``) holds the next
     ``lengths[r]`` doc ids of ``docs``, and join it to the judgments (see the module's
-    notes); ``None`` when the compiled pass is unavailable, fails or refuses."""
+    notes); ``None`` when the compiled pass is unavailable, fails or refuses. With
+    ``scores`` (one an item), the items are ranked too, the scores compared in single
+    precision when ``single`` (trec_eval 9's C floats)."""
     if native_lib.compiled_unavailable() is not None or duplicates not in _POLICY:
         return None
     keep: list[Any] = []
@@ -194,11 +206,16 @@ def native_encode_lists(
         "judged_offsets": np.empty(query_room + 1, np.int64),
         "judged_docs": np.empty(max(n_gold, 1), np.int64),
         "judged_grades": np.empty(max(n_gold, 1), np.int64),
+        "rank_rows": np.empty(n_items if scores is not None else 1, np.int64),
     }
+    if scores is not None:
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        keep.append(scores)
     args = EncodeLists(
         chunks=ctypes.pointer(chunk), n_chunks=1, gold_queries=g_q, gold_docs=g_d,
         gold_grades=grades.ctypes.data, duplicates=_POLICY[duplicates], max_items=max_items,
         threads=native_lib.default_threads(), items=n_items, query_room=query_room,
+        scores=None if scores is None else scores.ctypes.data, single=int(single),
         query_bytes=query_bytes, doc_room=doc_room, doc_bytes=doc_bytes,
         **{f"out_{name}": array.ctypes.data for name, array in out.items()},
     )
@@ -215,5 +232,6 @@ def native_encode_lists(
         doc_vocab=_vocab(out["doc_offsets"], out["doc_data"], nd),
         judged_offsets=out["judged_offsets"][:nq + 1],
         judged_docs=out["judged_docs"][:nj], judged_grades=out["judged_grades"][:nj],
+        rank_rows=out["rank_rows"] if args.ranked else None,
     )
 

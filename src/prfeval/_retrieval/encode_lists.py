@@ -34,19 +34,21 @@ BoolArray = npt.NDArray[np.bool_]
 
 def encode_lists(
     qrels: Qrels, run: Run, *, complete: bool = False,
-    qrels_duplicates: QrelsDuplicates = "error",
+    qrels_duplicates: QrelsDuplicates = "error", single_scores: bool = True,
 ) -> EncodedBlock | None:
     """The :class:`EncodedBlock` of a run read from lists, by the compiled pass; ``None``
     when the run is not one (or no longer one: restricted to a query set), the judgments
     have subtopics, or the pass is unavailable or refuses (see
-    :mod:`prfeval._io.native_lists`)."""
+    :mod:`prfeval._io.native_lists`). A run with scores comes ranked too (``rank_rows``:
+    scores compared in single precision when ``single_scores``, as trec_eval 9 does)."""
     rows = run.extra.get("lists")
     if not isinstance(rows, ListRows) or rows.doc_ids is not run.doc_ids:
         return None
     if qrels.subtopics is not None:
         return None
     codes = native_encode_lists(rows.queries, rows.lengths, run.doc_ids, qrels.query_ids,
-                                qrels.doc_ids, qrels.grades, qrels_duplicates, max_results())
+                                qrels.doc_ids, qrels.grades, qrels_duplicates, max_results(),
+                                run.scores, single_scores)
     if codes is None:
         return None
     vocab, in_run, judged = codes.query_vocab, codes.in_run, codes.judged
@@ -99,4 +101,5 @@ def encode_lists(
         run_source=run.extra.get("run_id") or run.name,
         repeated_judgments=codes.repeated_judgments[out_codes],
         repeated_judgments_total=int(codes.repeated_judgments.sum()),
+        rank_rows=codes.rank_rows,
     )
