@@ -129,8 +129,8 @@ def _plain(values: Any) -> Any:
     functions take: given a map, ``list_parent_indices`` aborts the process)."""
     import pyarrow as pa
 
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
+    if isinstance(values, pa.ChunkedArray):  # one chunk is taken as it is, not copied
+        values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
     kind = values.type
     if pa.types.is_map(kind):
         entry = pa.struct([("key", kind.key_type), ("value", kind.item_type)])

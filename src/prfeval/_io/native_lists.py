@@ -194,7 +194,7 @@ def native_encode_lists(
                                                       _strings(gold_docs, keep))
     query_room, query_bytes = len(row_queries) + n_gold, query_bytes + gold_query_bytes
     doc_room, doc_bytes = n_items + n_gold, doc_bytes + gold_doc_bytes
-    out = {
+    out: dict[str, Any] = {
         "query": np.empty(n_items, np.int64), "doc": np.empty(n_items, np.int64),
         "grade": np.empty(n_items, np.int64), "repeated": np.empty(n_items, np.bool_),
         "query_offsets": np.empty(query_room + 1, np.int64),
