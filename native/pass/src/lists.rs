@@ -308,25 +308,31 @@ fn short_ids<'a>(chunks: &[Chunk<'a>], gold: View<'a>, out: &mut [i64]) -> Optio
         (rest.len() <= 8).then(|| u64::from_be_bytes(prefix(rest).to_le_bytes()))
     };
     let mut pairs: Vec<(u64, u32)> = Vec::with_capacity(n_items + gold.len());
-    let mut places: Vec<&'a [u8]> = Vec::with_capacity(n_items + gold.len());
+    let mut starts = Vec::with_capacity(chunks.len()); // each chunk's first place
     for c in chunks {
+        starts.push(pairs.len());
         for i in c.lists.at(0)..c.lists.at(c.queries.len()) {
-            let id = c.docs.get(i);
-            pairs.push((key(id)?, pairs.len() as u32));
-            places.push(id);
+            pairs.push((key(c.docs.get(i))?, pairs.len() as u32));
         }
     }
     for i in 0..gold.len() {
         pairs.push((key(gold.get(i))?, pairs.len() as u32));
-        places.push(gold.get(i));
     }
+    // The id at a place: an item of its chunk, or a judgment.
+    let id_at = |at: usize| -> &'a [u8] {
+        if at >= n_items {
+            return gold.get(at - n_items);
+        }
+        let c = starts.partition_point(|&s| s <= at) - 1;
+        chunks[c].docs.get(chunks[c].lists.at(0) + at - starts[c])
+    };
     radix_sort(&mut pairs);
     let mut strings = Vec::new();
     let mut gold_codes = vec![0u64; gold.len()];
     let mut last = None;
     for &(k, at) in &pairs {
         if last != Some(k) {
-            strings.push(places[at as usize]);
+            strings.push(id_at(at as usize));
             last = Some(k);
         }
         let code = strings.len() as u64 - 1;
@@ -507,7 +513,7 @@ pub fn encode<'a>(
     for (place, &code) in order.iter().enumerate() {
         rank[code as usize] = place as i64;
     }
-    let global = |c: u64| rank[base[(c >> 32) as usize] + (c & 0xFFFF_FFFF) as usize];
+    let global = |c: u64| if in_order { c as i64 } else { rank[base[(c >> 32) as usize] + (c & 0xFFFF_FFFF) as usize] };
     let gold_doc: Vec<i64> = gold_doc.iter().map(|&c| global(c)).collect();
     let docs = Interner { slots: Vec::new(), strings, mask: 0 };
     let sorted_docs: Vec<&[u8]> = order.iter().map(|&c| docs.strings[c as usize]).collect();
@@ -602,7 +608,8 @@ pub fn encode<'a>(
                             // alone; the outputs hold every item.
                             unsafe {
                                 let c = *(pd as *const i64).add(i) as u64;
-                                let d = rank[base[(c >> 32) as usize] + (c & 0xFFFF_FFFF) as usize];
+                                // Codes from the sort are in byte order already.
+                                let d = if in_order { c as i64 } else { rank[base[(c >> 32) as usize] + (c & 0xFFFF_FFFF) as usize] };
                                 *(pd as *mut i64).add(i) = d;
                                 *(pq as *mut i64).add(i) = row_query[r];
                                 *(pg as *mut i64).add(i) = match gold.binary_search(&d) {
@@ -708,8 +715,8 @@ pub unsafe fn encode_c(a: &mut EncodeLists) -> i64 {
         },
     };
     let total: usize = chunks.iter().map(|c| c.lists.at(c.queries.len()) - c.lists.at(0)).sum();
-    if total != n {
-        return -1;
+    if total != n || n + n_gold >= u32::MAX as usize {
+        return -1; // codes and places are 32-bit: the numpy encoder takes a run that large
     }
     let e = match encode(&chunks, gold_q, gold_d, grades, a.duplicates, a.max_items, a.threads, out) {
         Ok(e) => e,
