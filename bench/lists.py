@@ -11,7 +11,8 @@ questions with none), each as JSON Lines and as Parquet. Then times, round robin
 in rep 1, then rep 2, ...), medians of ``--reps``, each job in a child process (wall time
 spawn to reaping; peak RSS from ``os.wait4``):
 
-* ``prfeval evaluate`` on the command line, and ``prfeval.evaluate`` from Python;
+* ``prfeval evaluate`` on the command line, and ``prfeval.evaluate`` from Python (also with
+  ``PRFEVAL_NATIVE=0``: the pure-Python readers, for the compiled encode's share);
 * polars ``read_ndjson`` / ``read_parquet`` of the run: the floor, reading alone;
 * ``json.loads`` per line + pytrec_eval, and pyarrow ``read_table`` + pytrec_eval: what a
   user writes today.
@@ -108,7 +109,12 @@ print(json.dumps({{m: sum(v[t] for v in out.values()) / len(out) for m, t in nam
 }
 
 
+#: Jobs that run a job of :data:`CHILD` with the compiled pass turned off.
+PURE = {"prfeval python, PRFEVAL_NATIVE=0": "prfeval python"}
+
+
 def command(job: str, gold: Path, run: Path) -> list[str]:
+    job = PURE.get(job, job)
     if job == "prfeval cli":
         return [sys.executable, "-m", "prfeval", "evaluate", str(gold), str(run), "-m",
                 " ".join(MEASURES), "--run-columns", "score=scores", "--format", "json"]
@@ -116,11 +122,13 @@ def command(job: str, gold: Path, run: Path) -> list[str]:
     return [sys.executable, "-c", code, str(gold), str(run)]
 
 
-def timed(argv: list[str]) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS in MiB, stdout) of one child, reaped by ``os.wait4``."""
+def timed(argv: list[str], pure: bool = False) -> tuple[float, float, str]:
+    """(wall seconds, peak RSS in MiB, stdout) of one child, reaped by ``os.wait4``
+    (``pure``: with ``PRFEVAL_NATIVE=0``)."""
+    env = {**os.environ, "PRFEVAL_NATIVE": "0"} if pure else None
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        child = subprocess.Popen(argv, stdout=out, stderr=err)
+        child = subprocess.Popen(argv, stdout=out, stderr=err, env=env)
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start
         child.returncode = os.waitstatus_to_exitcode(status)
@@ -148,8 +156,10 @@ def main() -> int:
     subprocess.run([sys.executable, __file__, "--generate-only", "--queries",
                     str(args.queries), "--docs", str(args.docs)], check=True)
     jobs = {
-        "jsonl": ["prfeval cli", "prfeval python", "polars read", "json.loads + pytrec_eval"],
-        "parquet": ["prfeval cli", "prfeval python", "polars read", "pyarrow + pytrec_eval"],
+        "jsonl": ["prfeval cli", "prfeval python", *PURE, "polars read",
+                  "json.loads + pytrec_eval"],
+        "parquet": ["prfeval cli", "prfeval python", *PURE, "polars read",
+                    "pyarrow + pytrec_eval"],
     }
     times: dict[tuple[str, str], list[tuple[float, float]]] = {}
     means: dict[tuple[str, str], dict[str, float]] = {}
@@ -158,7 +168,7 @@ def main() -> int:
         for kind, names in jobs.items():
             gold, run = folder / f"gold.{kind}", folder / f"run.{kind}"
             for job in names:
-                wall, peak, out = timed(command(job, gold, run))
+                wall, peak, out = timed(command(job, gold, run), pure=job in PURE)
                 times.setdefault((kind, job), []).append((wall, peak))
                 if job == "prfeval cli":
                     rows = json.loads(out)
@@ -169,7 +179,7 @@ def main() -> int:
     bad = []
     for kind in jobs:
         theirs = means[(kind, jobs[kind][-1])]
-        for job in ("prfeval cli", "prfeval python"):
+        for job in ("prfeval cli", "prfeval python", *PURE):
             ours = means[(kind, job)]
             bad += [f"{kind} {job} {m}: {ours[m]}, pytrec_eval {theirs[m]}" for m in MEASURES
                     if abs(ours[m] - theirs[m]) > 1e-9]

@@ -38,11 +38,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 mod draws;
 mod join;
 mod jsonl;
+mod lists;
 
 /// The version of this library's C ABI: `prfeval._io.native_lib` refuses a library whose
 /// `prf_abi_version()` is not the one it was written for (and reads runs without it).
 /// Raise it whenever a signature, a struct or the meaning of a field changes.
-pub const ABI_VERSION: u32 = 4;
+pub const ABI_VERSION: u32 = 5;
 
 const BLOCK: usize = 16 << 20;
 /// A run line's grade when its document is not judged for its query.
@@ -1582,6 +1583,18 @@ unsafe fn join_into<C: join::Code>(a: &join::JoinRows) -> i64 {
         counts: std::slice::from_raw_parts_mut(nonnull(a.out_counts) as *mut i64, a.n_rows),
     };
     join::join(&join_input(a), a.n_rows, a.threads, out).map_or(-1, |n| n as i64)
+}
+
+/// Encode a run given as lists and join it to its judgments into `args`' outputs (see
+/// `lists.rs`): 0 (done, or a refusal in `status`), or -1 (a panic, bad arguments, outputs
+/// too small).
+///
+/// # Safety
+/// `args` must be valid: the chunks' and judgments' buffers as `EncodeLists` describes them,
+/// outputs writable for the room it gives.
+#[no_mangle]
+pub unsafe extern "C" fn prf_encode_lists(args: *mut lists::EncodeLists) -> i64 {
+    guarded(|| -1, || lists::encode_c(&mut *args))
 }
 
 /// Free a segment.

@@ -44,7 +44,7 @@ from prfeval._io.columns import (
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["Flattened", "flatten", "is_nested"]
+__all__ = ["Flattened", "ListRows", "flatten", "is_nested"]
 
 #: The names of an item's id field, in a list of objects.
 ITEM_ID_NAMES = ("id", "_id", *DOC_NAMES, "pid", "passage_id", "corpus_id")
@@ -91,6 +91,8 @@ class Flattened:
         Each item's place in its list, 1 first (float64, as ranks are).
     empty_queries
         Queries given only with empty lists: they retrieved nothing.
+    lengths
+        Each row's count of items (the rows' items are in row order, one row after another).
     """
 
     table: pa.Table
@@ -100,6 +102,22 @@ class Flattened:
     values: Mapping[str, str]
     positions: npt.NDArray[np.float64]
     empty_queries: tuple[str, ...]
+    lengths: npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True, eq=False)
+class ListRows:
+    """A run read from lists, as rows: what the compiled encode reads
+    (:mod:`prfeval._io.native_lists`) instead of the flat query column.
+
+    Row ``r`` is query ``queries[r]`` with the next ``lengths[r]`` doc ids of ``doc_ids``,
+    the run's own flat doc id column (so a run whose rows were taken apart, by a query set,
+    is told by its doc ids not being this array).
+    """
+
+    queries: pa.Array
+    lengths: npt.NDArray[np.int64]
+    doc_ids: pa.Array
 
 
 def _first(mask: npt.NDArray[np.bool_]) -> int:
@@ -111,8 +129,8 @@ def _plain(values: Any) -> Any:
     functions take: given a map, ``list_parent_indices`` aborts the process)."""
     import pyarrow as pa
 
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
+    if isinstance(values, pa.ChunkedArray):  # one chunk is taken as it is, not copied
+        values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
     kind = values.type
     if pa.types.is_map(kind):
         entry = pa.struct([("key", kind.key_type), ("value", kind.item_type)])
@@ -428,6 +446,7 @@ def flatten(
         values=found,
         positions=positions,
         empty_queries=_empty_queries(query_ids, items),
+        lengths=items.lengths,
     )
 
 

@@ -30,7 +30,7 @@ from prfeval._core.options import ColumnMap
 from prfeval._core.tables import Qrels, Run, SourceLines
 from prfeval._io.columns import COLUMN_ALIASES, qrels_columns, run_columns
 from prfeval._io.jsonl_rows import unreadable
-from prfeval._io.lists import flatten, is_nested
+from prfeval._io.lists import ListRows, flatten, is_nested
 from prfeval._io.source import TABULAR_SUFFIXES, tabular_kind
 from prfeval._io.table_read import read_table
 from prfeval._io.table_values import ids_column, numbers_column
@@ -122,6 +122,7 @@ def run_from_table(
     extra: dict[str, Any] = {}
     positions = None
     if is_nested(table.column(doc).type):
+        row_queries = queries
         flat = flatten(table, queries, names.query_id, doc, {"score": score, "rank": rank}, lines)
         table, lines, doc = flat.table, flat.source, flat.doc
         score, rank = flat.values.get("score"), flat.values.get("rank")
@@ -131,9 +132,12 @@ def run_from_table(
             extra["empty_queries"] = flat.empty_queries
     scores = None if score is None else numbers_column(table, score, lines, integer=False)
     ranks = positions if rank is None else numbers_column(table, rank, lines, integer=False)
+    doc_ids = ids_column(table, doc, lines)
+    if positions is not None:
+        extra["lists"] = ListRows(row_queries, flat.lengths, doc_ids)
     return Run(
         queries,
-        ids_column(table, doc, lines),
+        doc_ids,
         scores,
         ranks,
         source=lines,

@@ -34,6 +34,7 @@ from prfeval._core.ids import ordered_ids, output_order_where
 from prfeval._core.options import QrelsDuplicates
 from prfeval._core.ranking import UNJUDGED
 from prfeval._core.tables import Qrels, Run
+from prfeval._retrieval.encode_lists import encode_lists
 
 __all__ = [
     "EncodedBlock",
@@ -77,6 +78,7 @@ def encode_tables(
     complete: bool = False,
     sorted_docs: bool = True,
     qrels_duplicates: QrelsDuplicates = "error",
+    single_scores: bool = True,
 ) -> EncodedBlock:
     """Encode and join the columns of a run and its judgments.
 
@@ -89,7 +91,15 @@ def encode_tables(
     its line (``"error"``, as trec_eval), or counts once with its highest grade (``"max"``)
     or its last one in the file (``"last"``). This is where judgments are joined, for every
     path (files read whole, streamed blocks, DataFrames), so every path counts the same.
+
+    A run read from lists is encoded by the compiled pass when it can
+    (:func:`~prfeval._retrieval.encode_lists.encode_lists`: the same block, ranked too, its
+    scores compared in single precision when ``single_scores``, as trec_eval 9 does).
     """
+    listed = encode_lists(qrels, run, complete=complete, qrels_duplicates=qrels_duplicates,
+                          single_scores=single_scores)
+    if listed is not None:  # a run read from lists, encoded by the compiled pass
+        return listed
     empty_ids = arrow_strings(list(run.extra.get("empty_queries", ())))
     (run_q, qrels_q, empty_q), query_vocab = factorize(
         [run.query_ids, qrels.query_ids, empty_ids], runs=True, sort=False

@@ -96,6 +96,7 @@ def align_block(block: Block, options: EvalOptions, needs: RankingNeeds) -> Judg
             complete=options.complete,
             sorted_docs=needs.doc_order,
             qrels_duplicates=options.qrels_duplicates,
+            single_scores=options.trec_eval_version == 9,
         )
     return assemble(encoded, options, needs)
 
