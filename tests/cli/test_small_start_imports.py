@@ -25,7 +25,8 @@ import pytest
 NOT_LOADED = (
     "pyarrow", "pandas", "polars", "scipy", "sklearn", "matplotlib", "rich", "tqdm", "click",
     "concurrent.futures", "json", "tempfile", "gzip", "difflib", "shutil", "statistics",
-    "prfeval._io.arrays", "prfeval._io.prefs", "prfeval._io.stream", "prfeval._io.load",
+    "prfeval._io.arrays", "prfeval._io.prefs", "prfeval._io.lists", "prfeval._io.load",
+    "prfeval._retrieval.encode_lists", "prfeval._io.native_lists",
     "prfeval._measures.user", "prfeval._measures.declare", "prfeval._core.preferences",
     "prfeval._core.frames", "prfeval._trec_eval", "prfeval.cli._app",
 )  # fmt: skip

@@ -34,7 +34,6 @@ from prfeval._core.ids import ordered_ids, output_order_where
 from prfeval._core.options import QrelsDuplicates
 from prfeval._core.ranking import UNJUDGED
 from prfeval._core.tables import Qrels, Run
-from prfeval._retrieval.encode_lists import encode_lists
 
 __all__ = [
     "EncodedBlock",
@@ -96,10 +95,13 @@ def encode_tables(
     (:func:`~prfeval._retrieval.encode_lists.encode_lists`: the same block, ranked too, its
     scores compared in single precision when ``single_scores``, as trec_eval 9 does).
     """
-    listed = encode_lists(qrels, run, complete=complete, qrels_duplicates=qrels_duplicates,
-                          single_scores=single_scores)
-    if listed is not None:  # a run read from lists, encoded by the compiled pass
-        return listed
+    if "lists" in run.extra:  # a run read from lists (imported only then: a small start)
+        from prfeval._retrieval.encode_lists import encode_lists
+
+        listed = encode_lists(qrels, run, complete=complete, qrels_duplicates=qrels_duplicates,
+                              single_scores=single_scores)
+        if listed is not None:  # encoded by the compiled pass
+            return listed
     empty_ids = arrow_strings(list(run.extra.get("empty_queries", ())))
     (run_q, qrels_q, empty_q), query_vocab = factorize(
         [run.query_ids, qrels.query_ids, empty_ids], runs=True, sort=False
