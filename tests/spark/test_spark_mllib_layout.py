@@ -152,61 +152,6 @@ def test_drop_in_equals_mllib(spark, doubles, k):
         assert ours == pytest.approx(theirs, abs=1e-9), (metric, k)
 
 
-@pytest.mark.parametrize("kind", ["long", "int", "string", "struct"])
-def test_jvm_route_equals_mllib(spark, kind):
-    """The metrics at k <= 16 computed in Spark SQL (no Python worker) against MLlib's RDD
-    API, on rows with repeated predictions, repeated labels, empty arrays and rows
-    of many labels; ids of each kind."""
-    from pyspark.mllib.evaluation import RankingMetrics
-
-    from prfeval.spark._arrays import ListColumns
-    from prfeval.spark._mllib_sql import SQL_METRICS, sql_mean
-
-    rows = random_rows(7, n=120)
-    rng = np.random.default_rng(8)
-    rows += [(rng.integers(0, 40, 30).tolist(), rng.integers(0, 60, 45).tolist())
-             for _ in range(6)]
-    ids = str if kind == "string" else int
-    data = [([ids(x) for x in p], [ids(x) for x in lab]) for p, lab in rows]
-    item = {"long": "long", "int": "int", "string": "string", "struct": "struct<item:int, "
-            "rating:float>"}[kind]
-    if kind == "struct":
-        frame = spark.createDataFrame([([(x, 1.0) for x in p], lab) for p, lab in data],
-                                      f"prediction array<{item}>, label array<int>")
-    else:
-        frame = spark.createDataFrame(data, f"prediction array<{item}>, label array<{item}>")
-    metrics = RankingMetrics(spark.sparkContext.parallelize(data, 3))
-    for k in (1, 5, 16):
-        expected = {
-            "meanAveragePrecisionAtK": metrics.meanAveragePrecisionAt(k),
-            "precisionAtK": metrics.precisionAt(k),
-            "ndcgAtK": metrics.ndcgAt(k),
-            "recallAtK": metrics.recallAt(k),
-        }
-        assert set(expected) == SQL_METRICS
-        for metric, value in expected.items():
-            ours = sql_mean(frame, ListColumns(), metric, k)
-            assert ours is not None
-            assert ours == pytest.approx(value, abs=1e-9), (metric, k)
-
-
-def test_jvm_route_leaves_bad_rows_to_python(spark):
-    """A row that may hold a null or a NaN is not measured in SQL (``None``): the Python
-    route names it (below)."""
-    from prfeval.spark._arrays import ListColumns
-    from prfeval.spark._mllib_sql import sql_mean
-
-    for data, schema in [
-        ([([1.0, None], [1.0])], "prediction array<double>, label array<double>"),
-        ([([1.0], [float("nan")])], "prediction array<double>, label array<double>"),
-        ([(None, [1])], "prediction array<long>, label array<long>"),
-        ([(["a"], [None])], "prediction array<string>, label array<string>"),
-        ([([1], ["a"])], "prediction array<long>, label array<string>"),
-    ]:
-        frame = spark.createDataFrame(data, schema)
-        assert sql_mean(frame, ListColumns(), "ndcgAtK", 10) is None, data
-
-
 def test_drop_in_mllib_conventions(spark):
     from prfeval.spark import RankingEvaluator
 
@@ -350,7 +295,7 @@ def test_bad_rows_name_the_column_and_row(spark, data, schema, message):
         prfeval.spark.evaluate(frame, "AP")
     with pytest.raises(InputFormatError, match=message):
         RankingEvaluator().evaluate(frame)
-    with pytest.raises(InputFormatError, match=message):  # the JVM route's metrics
+    with pytest.raises(InputFormatError, match=message):  # a metric at k
         RankingEvaluator(metricName="ndcgAtK", k=10).evaluate(frame)
 
 
