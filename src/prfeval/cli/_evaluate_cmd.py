@@ -44,8 +44,9 @@ from prfeval.cli._output import quiet_option
 @click.option(
     "--stream/--no-stream",
     default=None,
-    help="Read the run block by block in bounded memory (default: for runs over "
-    "8 MiB). The run must be grouped by query.",
+    help="Read a TREC run block by block in bounded memory (default: for runs over "
+    "8 MiB), by the compiled pass; without it the run is read whole, with a warning. The "
+    "run must be grouped by query.",
 )
 @click.option(
     "--engine",
