@@ -49,19 +49,19 @@ pub struct Found {
     pub for_python: bool,
 }
 
-struct Scan<'a> {
-    b: &'a [u8],
-    i: usize,
-    end: usize,
-    max_depth: usize,
-    max_items: u64,
-    depth: usize,
-    first_line: bool,
-    for_python: bool,
-    too_many: bool,
+pub(crate) struct Scan<'a> {
+    pub(crate) b: &'a [u8],
+    pub(crate) i: usize,
+    pub(crate) end: usize,
+    pub(crate) max_depth: usize,
+    pub(crate) max_items: u64,
+    pub(crate) depth: usize,
+    pub(crate) first_line: bool,
+    pub(crate) for_python: bool,
+    pub(crate) too_many: bool,
 }
 
-enum Stop {
+pub(crate) enum Stop {
     Syntax,
     Deep,
     TooMany,
@@ -75,7 +75,7 @@ impl<'a> Scan<'a> {
     /// Spaces before and after a line's object, where the numpy check also takes the bytes
     /// of a byte-order mark (0xEF, 0xBB, 0xBF) for spaces: such a line is for Python's
     /// reader, which says what is wrong with it.
-    fn skip_line_space(&mut self) {
+    pub(crate) fn skip_line_space(&mut self) {
         while self.i < self.end {
             match self.b[self.i] {
                 c if space(c) => {}
@@ -86,17 +86,17 @@ impl<'a> Scan<'a> {
         }
     }
 
-    fn skip(&mut self) {
+    pub(crate) fn skip(&mut self) {
         while self.i < self.end && space(self.b[self.i]) {
             self.i += 1;
         }
     }
 
-    fn peek(&self) -> Option<u8> {
+    pub(crate) fn peek(&self) -> Option<u8> {
         (self.i < self.end).then(|| self.b[self.i])
     }
 
-    fn value(&mut self) -> Result<(), Stop> {
+    pub(crate) fn value(&mut self) -> Result<(), Stop> {
         self.skip();
         match self.peek() {
             Some(b'{') => self.object(),
@@ -110,7 +110,7 @@ impl<'a> Scan<'a> {
         }
     }
 
-    fn word(&mut self, w: &[u8]) -> Result<(), Stop> {
+    pub(crate) fn word(&mut self, w: &[u8]) -> Result<(), Stop> {
         if self.b[self.i..self.end].starts_with(w) {
             self.i += w.len();
             Ok(())
@@ -119,7 +119,7 @@ impl<'a> Scan<'a> {
         }
     }
 
-    fn digits(&mut self) -> usize {
+    pub(crate) fn digits(&mut self) -> usize {
         let start = self.i;
         while self.i < self.end && self.b[self.i].is_ascii_digit() {
             self.i += 1;
@@ -127,7 +127,7 @@ impl<'a> Scan<'a> {
         self.i - start
     }
 
-    fn number(&mut self) -> Result<(), Stop> {
+    pub(crate) fn number(&mut self) -> Result<(), Stop> {
         let negative = self.b[self.i] == b'-';
         if negative {
             self.i += 1;
@@ -165,7 +165,7 @@ impl<'a> Scan<'a> {
     }
 
     /// A string; returns its raw bytes between the quotes, and whether it has an escape.
-    fn string(&mut self) -> Result<(usize, usize, bool), Stop> {
+    pub(crate) fn string(&mut self) -> Result<(usize, usize, bool), Stop> {
         self.i += 1; // the opening quote
         let start = self.i;
         let mut escaped = false;
@@ -201,7 +201,7 @@ impl<'a> Scan<'a> {
         Err(Stop::Syntax)
     }
 
-    fn open(&mut self) -> Result<(), Stop> {
+    pub(crate) fn open(&mut self) -> Result<(), Stop> {
         self.depth += 1;
         self.i += 1;
         if self.depth > self.max_depth {
@@ -210,7 +210,7 @@ impl<'a> Scan<'a> {
         Ok(())
     }
 
-    fn counted(&mut self, items: u64) -> Result<(), Stop> {
+    pub(crate) fn counted(&mut self, items: u64) -> Result<(), Stop> {
         if self.depth == 2 && items > self.max_items {
             self.too_many = true;
             return Err(Stop::TooMany);
@@ -218,7 +218,7 @@ impl<'a> Scan<'a> {
         Ok(())
     }
 
-    fn object(&mut self) -> Result<(), Stop> {
+    pub(crate) fn object(&mut self) -> Result<(), Stop> {
         self.open()?;
         let top = self.depth == 1;
         let mut few: Vec<(usize, usize)> = Vec::new();
@@ -280,7 +280,7 @@ impl<'a> Scan<'a> {
         }
     }
 
-    fn list(&mut self) -> Result<(), Stop> {
+    pub(crate) fn list(&mut self) -> Result<(), Stop> {
         self.open()?;
         let mut items = 0u64;
         self.skip();
@@ -312,7 +312,7 @@ impl<'a> Scan<'a> {
 
     /// After a syntax error at `self.i`: the rest of the line's brackets outside strings,
     /// from the depth reached, as the numpy check counts them (`DEEP`, `MORE`, or `OK`).
-    fn brackets(&mut self) -> i64 {
+    pub(crate) fn brackets(&mut self) -> i64 {
         let mut depth = self.depth as i64;
         let mut inside = false;
         let mut closed = false;

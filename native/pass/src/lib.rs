@@ -38,12 +38,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 mod draws;
 mod join;
 mod jsonl;
+mod jsonl_lists;
 mod lists;
 
 /// The version of this library's C ABI: `prfeval._io.native_lib` refuses a library whose
 /// `prf_abi_version()` is not the one it was written for (and reads runs without it).
 /// Raise it whenever a signature, a struct or the meaning of a field changes.
-pub const ABI_VERSION: u32 = 5;
+pub const ABI_VERSION: u32 = 6;
 
 const BLOCK: usize = 16 << 20;
 /// A run line's grade when its document is not judged for its query.
@@ -1595,6 +1596,16 @@ unsafe fn join_into<C: join::Code>(a: &join::JoinRows) -> i64 {
 #[no_mangle]
 pub unsafe extern "C" fn prf_encode_lists(args: *mut lists::EncodeLists) -> i64 {
     guarded(|| -1, || lists::encode_c(&mut *args))
+}
+
+/// Read a JSON Lines run of lists (see `jsonl_lists`): 0, or -1 (bad arguments, a panic).
+///
+/// # Safety
+/// `args` must be valid: `data` holds `len` bytes, the keys as `JsonlLists` describes them,
+/// outputs writable for the room it gives.
+#[no_mangle]
+pub unsafe extern "C" fn prf_jsonl_lists(args: *mut jsonl_lists::JsonlLists) -> i64 {
+    guarded(|| -1, || jsonl_lists::read_c(&mut *args))
 }
 
 /// Free a segment.

@@ -597,6 +597,7 @@ pub fn encode<'a>(
             s.spawn(move || {
                 let (pq, pd, pg, pr) = ptrs;
                 let mut seen = Seen::new(biggest);
+                let mut keys: Vec<(u64, u32, u32)> = Vec::new();
                 for q in qa..qb {
                     let gold = &judged_docs_ref[kept_offsets[q] as usize..kept_offsets[q + 1] as usize];
                     let ga = kept_offsets[q] as usize;
@@ -630,12 +631,24 @@ pub fn encode<'a>(
                         let key = |i: usize| if single { scores[i] as f32 as f64 } else { scores[i] };
                         // SAFETY: items a..b are query q's, this thread's alone.
                         let doc = |i: usize| unsafe { *(pd as *const i64).add(i) };
-                        let mut order: Vec<usize> = (a..b).collect();
-                        order.sort_by(|&x, &y| key(y).partial_cmp(&key(x)).unwrap_or(std::cmp::Ordering::Equal)
-                            .then(doc(y).cmp(&doc(x))));
-                        for (k, &i) in order.iter().enumerate() {
-                            // SAFETY: as above.
-                            unsafe { *(pk as *mut i64).add(a + k) = i as i64 };
+                        if (a..b).any(|i| key(i).is_nan()) {
+                            let mut order: Vec<usize> = (a..b).collect();
+                            order.sort_by(|&x, &y| key(y).partial_cmp(&key(x)).unwrap_or(std::cmp::Ordering::Equal)
+                                .then(doc(y).cmp(&doc(x))));
+                            for (k, &i) in order.iter().enumerate() {
+                                // SAFETY: as above.
+                                unsafe { *(pk as *mut i64).add(a + k) = i as i64 };
+                            }
+                        } else {
+                            // One key an item, all distinct (the place last), so an unstable
+                            // sort gives the stable sort's order, at a fraction of its cost.
+                            keys.clear();
+                            keys.extend((a..b).map(|i| (descending(key(i)), !(doc(i) as u32), (i - a) as u32)));
+                            keys.sort_unstable();
+                            for (k, &(_, _, i)) in keys.iter().enumerate() {
+                                // SAFETY: as above.
+                                unsafe { *(pk as *mut i64).add(a + k) = (a + i as usize) as i64 };
+                            }
                         }
                     }
                 }
@@ -653,6 +666,15 @@ pub fn encode<'a>(
         judged_grades,
         ranked,
     })
+}
+
+/// A key that sorts scores in descending order as integers (0 and -0 alike, as they
+/// compare equal); not for NaN.
+#[inline(always)]
+fn descending(x: f64) -> u64 {
+    let bits = if x == 0.0 { 0u64 } else { x.to_bits() };
+    let ascending = if bits >> 63 == 1 { !bits } else { bits | 1 << 63 };
+    !ascending
 }
 
 /// Write strings as offsets (`n + 1`, from 0) and bytes; `false` when they do not fit.
@@ -863,6 +885,15 @@ mod tests {
             query: &mut q, doc: &mut d, grade: &mut g, repeated: &mut r,
             ranking: Some((&scores, true, &mut k)) }).unwrap();
         assert_eq!(k, [1, 0, 2, 3, 4]);
+    }
+
+    #[test]
+    fn descending_keys_order_as_the_scores_do() {
+        let xs = [f64::NEG_INFINITY, -1e300, -2.5, -1e-300, -0.0, 0.0, 1e-300, 3.0, 1e300, f64::INFINITY];
+        for w in xs.windows(2) {
+            assert!(descending(w[0]) >= descending(w[1]), "{} {}", w[0], w[1]);
+            assert_eq!(descending(w[0]) == descending(w[1]), w[0] == w[1]);
+        }
     }
 
     #[test]

@@ -44,7 +44,7 @@ from prfeval._io.columns import (
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["Flattened", "ListRows", "flatten", "is_nested"]
+__all__ = ["Flattened", "ListRows", "empty_queries", "flatten", "is_nested", "plain_lists"]
 
 #: The names of an item's id field, in a list of objects.
 ITEM_ID_NAMES = ("id", "_id", *DOC_NAMES, "pid", "passage_id", "corpus_id")
@@ -397,6 +397,60 @@ def _parallel(
     return pc.list_flatten(values)
 
 
+def plain_lists(
+    table: pa.Table, doc: str, score: str | None, rank: str | None
+) -> tuple[npt.NDArray[np.int64], pa.Array, npt.NDArray[np.float64] | None] | None:
+    """Each row's count of items, the doc ids (as strings) and the scores (float64, when
+    ``score`` names a parallel list), read straight from Arrow's list buffers when the run
+    is plain lists: no rank column, lists (not views, maps or objects) of strings or
+    integers, and scores as numbers, with no null, no empty id, no NaN or infinite score, no
+    list longer than one query may be, and as many scores as ids in every row. ``None``
+    otherwise: :func:`flatten` then reads the table, or names what is wrong with it.
+    Parquet's list columns, DataFrames and Arrow-read JSON Lines take this way."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from prfeval._core.checks import max_results
+
+    def lists_of(column: str, items: Any) -> Any:
+        values = _plain(table.column(column))
+        kind = values.type
+        if not (pa.types.is_list(kind) or pa.types.is_large_list(kind)) or values.null_count:
+            return None
+        flat = values.flatten()  # the items of the rows, a slice's offset applied
+        return (values, flat) if items(flat.type) and not flat.null_count else None
+
+    def is_id(kind: Any) -> bool:
+        return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind)
+                    or pa.types.is_integer(kind))  # fmt: skip
+
+    def is_number(kind: Any) -> bool:
+        return bool(pa.types.is_integer(kind) or pa.types.is_floating(kind))
+
+    docs = None if rank is not None else lists_of(doc, is_id)
+    if docs is None:
+        return None
+    lengths = numpy_of(pc.list_value_length(docs[0])).astype(np.int64)
+    if lengths.size and int(lengths.max()) > max_results():
+        return None
+    ids = docs[1]
+    if pa.types.is_integer(ids.type):
+        ids = ids.cast(pa.string())
+    ids = ids.cast(pa.string()) if pa.types.is_large_string(ids.type) else ids
+    if len(ids) and bools_of(pc.equal(pc.binary_length(ids), 0)).any():
+        return None  # an empty id: refused, naming its line, by flatten
+    scores = None
+    if score is not None:
+        scored = lists_of(score, is_number)
+        if scored is None:
+            return None
+        same = numpy_of(pc.list_value_length(scored[0])).astype(np.int64)
+        scores = numpy_of(scored[1]).astype(np.float64, copy=False)
+        if not np.array_equal(same, lengths) or not np.isfinite(scores).all():
+            return None
+    return lengths, ids, scores
+
+
 def flatten(
     table: pa.Table,
     query_ids: Any,
@@ -445,19 +499,20 @@ def flatten(
         doc=items.label,
         values=found,
         positions=positions,
-        empty_queries=_empty_queries(query_ids, items),
+        empty_queries=empty_queries(query_ids, items.lengths),
         lengths=items.lengths,
     )
 
 
-def _empty_queries(query_ids: Any, items: _Items) -> tuple[str, ...]:
-    """The queries whose every row has an empty list, in their first row's order."""
+def empty_queries(query_ids: Any, lengths: npt.NDArray[np.int64]) -> tuple[str, ...]:
+    """The queries whose every row has an empty list (row ``r`` of ``query_ids`` has
+    ``lengths[r]`` items), in their first row's order."""
     import pyarrow.compute as pc
 
-    empty = items.lengths == 0
+    empty = lengths == 0
     if not empty.any():
         return ()
     listed = query_ids.take(arrow_ints(np.flatnonzero(empty)))
-    with_items = query_ids.take(arrow_ints(items.parents))
+    with_items = query_ids.take(arrow_ints(np.flatnonzero(~empty)))
     alone = ~bools_of(pc.is_in(listed, value_set=pc.unique(with_items)))
     return tuple(dict.fromkeys(listed.take(arrow_ints(np.flatnonzero(alone))).to_pylist()))

@@ -171,4 +171,10 @@ def _run_file(handle: Input, kind: str, ranks: bool, columns: ColumnMap | None) 
         if document is not None:
             return run_from_table(document, handle.name, columns=columns)
         kind = "jsonl"
+    if kind == "jsonl":
+        from prfeval._io.jsonl_lists import compiled_list_run
+
+        run = compiled_list_run(handle.read(text=False), handle, columns)
+        if run is not None:
+            return run
     return run_from_table(*read_table(handle, kind), columns=columns)

@@ -56,7 +56,7 @@ ENV = "PRFEVAL_NATIVE"
 
 #: The C ABI this module is written for: the library's ``prf_abi_version()`` must say the
 #: same (``ABI_VERSION`` in native/pass/src/lib.rs), else it is not used.
-ABI_VERSION = 5
+ABI_VERSION = 6
 
 #: What a caught panic of the library is called in messages.
 PANIC = "a panic inside the compiled pass, caught at its boundary"
@@ -81,6 +81,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     # A run array's join (native/pass/src/join.rs; prfeval._io.native_join): JoinRows.
     "prf_join_rows": (_I64, [_P]),
     "prf_encode_lists": (_I64, [_P]),
+    "prf_jsonl_lists": (_I64, [_P]),
     "prf_free_run": (None, [_P]),
     "prf_free_judged": (None, [_P]),
     # The check of JSON Lines text (native/pass/src/jsonl.rs; prfeval._io.jsonl_native).

@@ -24,13 +24,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
+from prfeval._core.arrow import arrow_ints
 from prfeval._core.errors import InputFormatError
 from prfeval._core.options import ColumnMap
 from prfeval._core.tables import Qrels, Run, SourceLines
 from prfeval._io.columns import COLUMN_ALIASES, qrels_columns, run_columns
 from prfeval._io.jsonl_rows import unreadable
-from prfeval._io.lists import ListRows, flatten, is_nested
+from prfeval._io.lists import ListRows, empty_queries, flatten, is_nested, plain_lists
 from prfeval._io.source import TABULAR_SUFFIXES, tabular_kind
 from prfeval._io.table_read import read_table
 from prfeval._io.table_values import ids_column, numbers_column
@@ -46,6 +48,7 @@ __all__ = [
     "frame_to_table",
     "qrels_from_table",
     "read_table",
+    "run_from_lists",
     "run_from_table",
     "tabular_kind",
 ]
@@ -122,6 +125,9 @@ def run_from_table(
     extra: dict[str, Any] = {}
     positions = None
     if is_nested(table.column(doc).type):
+        plain = plain_lists(table, doc, score, rank)
+        if plain is not None:  # Arrow's list buffers as they are, without a flat table
+            return run_from_lists(queries, *plain, lines, name=name or lines.path)
         row_queries = queries
         flat = flatten(table, queries, names.query_id, doc, {"score": score, "rank": rank}, lines)
         table, lines, doc = flat.table, flat.source, flat.doc
@@ -143,6 +149,39 @@ def run_from_table(
         source=lines,
         default_order="score" if score else ("rank" if rank else "file"),
         name=name or lines.path,
+        extra=extra,
+    )
+
+
+def run_from_lists(
+    row_queries: pa.Array,
+    lengths: npt.NDArray[np.int64],
+    doc_ids: pa.Array,
+    scores: npt.NDArray[np.float64] | None,
+    source: SourceLines,
+    *,
+    name: str,
+) -> Run:
+    """A run read as lists by the compiled JSON Lines reader: row ``r`` is query
+    ``row_queries[r]`` with the next ``lengths[r]`` of ``doc_ids`` (and of ``scores``, when
+    given), ``source`` the rows' lines. The run :func:`run_from_table` makes of the same
+    lists: one item a row, ranked by its place in its list unless scores are given (the
+    place is the rank too), with the queries whose lists are all empty kept apart."""
+    parents = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
+    starts = np.cumsum(lengths) - lengths
+    positions = (np.arange(parents.size) - starts[parents] + 1).astype(np.float64)
+    extra: dict[str, Any] = {"lists": ListRows(row_queries, lengths, doc_ids)}
+    empty = empty_queries(row_queries, lengths)
+    if empty:
+        extra["empty_queries"] = empty
+    return Run(
+        row_queries.take(arrow_ints(parents)),
+        doc_ids,
+        scores,
+        positions,
+        source=source.take(parents),
+        default_order="score" if scores is not None else "file",
+        name=name,
         extra=extra,
     )
 

@@ -1,0 +1,482 @@
+//! The compiled reader of a JSON Lines run given as lists (`prf_jsonl_lists`): one object a
+//! line, a question's id under one key and its ranked passages as a list under another,
+//! with, optionally, a parallel list of scores. It writes what Arrow's JSON reader and the
+//! flattening of its list columns would give (the rows' query ids, each row's list offsets,
+//! the doc ids and the scores) straight into the caller's buffers, on every core, in one
+//! pass over the bytes.
+//!
+//! It takes only the plain case and gives the rest back (status `NOT_PLAIN`, with the line),
+//! for prfeval's other reader, which reads it or names what is wrong: every line an object
+//! with exactly the first line's keys (`keys`), each once and unescaped; the query id a
+//! non-empty string without escapes or an integer of at most 18 digits (not `-0`), of one
+//! kind in the whole file (as Arrow types a column); the doc ids likewise; the scores numbers
+//! (integers of at most 15 digits: exact as doubles) as many as the doc ids. Every other
+//! value is checked as the JSON Lines check (`jsonl.rs`) checks it: the text is UTF-8, no
+//! key is named twice, no integer is beyond 64 bits, no list is deeper than `max_depth`,
+//! none longer than `max_items`. Blank lines are skipped, as both other readers skip them.
+
+use crate::jsonl::{Scan, Stop};
+
+/// The line was read by this reader.
+pub const READ: i64 = 0;
+/// The text is not in the plain case: prfeval's other reader reads it (`line`: where).
+pub const NOT_PLAIN: i64 = 1;
+
+/// The inputs and outputs of `prf_jsonl_lists`, by name (see `prfeval._io.jsonl_lists`).
+#[repr(C)]
+pub struct JsonlLists {
+    pub data: *const u8,
+    pub len: usize,
+    /// The first line's keys: `n_keys` strings, key `k` is `keys[key_offsets[k]..key_offsets[k + 1]]`.
+    pub keys: *const u8,
+    pub key_offsets: *const i64,
+    pub n_keys: usize,
+    /// Which key holds the query id, the doc ids and the scores (-1: no scores).
+    pub query_key: i64,
+    pub docs_key: i64,
+    pub scores_key: i64,
+    pub max_depth: u64,
+    pub max_items: u64,
+    pub threads: usize,
+    /// Room in the outputs: rows, items, bytes of query ids, bytes of doc ids.
+    pub row_room: usize,
+    pub item_room: usize,
+    pub query_bytes: usize,
+    pub doc_bytes: usize,
+    /// Outputs: Arrow string offsets (4 bytes, `rows + 1`) and bytes of the rows' query ids;
+    /// each row's list offsets (`rows + 1`); the doc ids' offsets (`items + 1`) and bytes;
+    /// the scores (`items`; unused without scores).
+    pub out_query_offsets: *mut i32,
+    pub out_query_data: *mut u8,
+    pub out_list_offsets: *mut i64,
+    pub out_doc_offsets: *mut i32,
+    pub out_doc_data: *mut u8,
+    pub out_scores: *mut f64,
+    /// Results: `READ` or `NOT_PLAIN` (and its line, 1 first); the counts written.
+    pub status: i64,
+    pub line: u64,
+    pub rows: u64,
+    pub items: u64,
+}
+
+/// What one thread read of its lines.
+#[derive(Default)]
+struct Part {
+    query_ends: Vec<usize>,
+    query_data: Vec<u8>,
+    row_items: Vec<usize>,
+    doc_ends: Vec<usize>,
+    doc_data: Vec<u8>,
+    scores: Vec<f64>,
+    /// Kinds of id met: 1 strings, 2 integers.
+    query_kinds: u8,
+    doc_kinds: u8,
+    /// Lines in the part, and the first one not plain (0 first), if any.
+    lines: u64,
+    not_plain: Option<u64>,
+}
+
+/// Which keys a line must have, and the roles of three of them.
+#[derive(Clone, Copy)]
+pub struct Keys<'k> {
+    pub names: &'k [&'k [u8]],
+    pub query: usize,
+    pub docs: usize,
+    pub scores: Option<usize>,
+}
+
+type Plain<T> = Result<T, ()>;
+
+fn stop<T>(r: Result<T, Stop>) -> Plain<T> {
+    r.map_err(|_| ())
+}
+
+/// An id: a string without escapes (not empty) or a plain integer of at most 18 digits.
+fn id(scan: &mut Scan, data: &mut Vec<u8>, ends: &mut Vec<usize>, kinds: &mut u8) -> Plain<()> {
+    scan.skip();
+    match scan.peek() {
+        Some(b'"') => {
+            let (s, e, escaped) = stop(scan.string())?;
+            if escaped || s == e {
+                return Err(());
+            }
+            data.extend_from_slice(&scan.b[s..e]);
+            *kinds |= 1;
+        }
+        Some(c) if c == b'-' || c.is_ascii_digit() => {
+            let start = scan.i;
+            stop(scan.number())?;
+            let token = &scan.b[start..scan.i];
+            let digits = token.strip_prefix(b"-").unwrap_or(token);
+            if digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) || token == b"-0" {
+                return Err(());
+            }
+            data.extend_from_slice(token);
+            *kinds |= 2;
+        }
+        _ => return Err(()),
+    }
+    ends.push(data.len());
+    Ok(())
+}
+
+/// A number as Arrow reads it into a double: correctly rounded (`f64::from_str`), finite.
+fn score(scan: &mut Scan) -> Plain<f64> {
+    scan.skip();
+    let start = scan.i;
+    if !matches!(scan.peek(), Some(c) if c == b'-' || c.is_ascii_digit()) {
+        return Err(());
+    }
+    stop(scan.number())?;
+    let token = &scan.b[start..scan.i];
+    let integer = !token.iter().any(|&c| matches!(c, b'.' | b'e' | b'E'));
+    if integer && token.len() > 15 {
+        return Err(());
+    }
+    let text = std::str::from_utf8(token).map_err(|_| ())?;
+    let value: f64 = text.parse().map_err(|_| ())?;
+    if value.is_finite() { Ok(value) } else { Err(()) }
+}
+
+/// A list of `max_items` items at most, each read by `item`.
+fn list(scan: &mut Scan, mut item: impl FnMut(&mut Scan) -> Plain<()>) -> Plain<()> {
+    scan.skip();
+    if scan.peek() != Some(b'[') {
+        return Err(());
+    }
+    stop(scan.open())?;
+    scan.skip();
+    if scan.peek() == Some(b']') {
+        scan.i += 1;
+        scan.depth -= 1;
+        return Ok(());
+    }
+    let mut items = 0u64;
+    loop {
+        item(scan)?;
+        items += 1;
+        if items > scan.max_items {
+            return Err(());
+        }
+        scan.skip();
+        match scan.peek() {
+            Some(b',') => scan.i += 1,
+            Some(b']') => {
+                scan.i += 1;
+                scan.depth -= 1;
+                return Ok(());
+            }
+            _ => return Err(()),
+        }
+    }
+}
+
+/// One line's object (`scan` at its `{`) into `part`.
+fn row(scan: &mut Scan, keys: Keys, part: &mut Part) -> Plain<()> {
+    stop(scan.open())?;
+    let mut seen = 0u64;
+    let docs_before = part.doc_ends.len();
+    let mut n_scores = 0usize;
+    loop {
+        scan.skip();
+        if scan.peek() != Some(b'"') {
+            return Err(()); // also `{}`: a line without the keys
+        }
+        let (s, e, escaped) = stop(scan.string())?;
+        let key = &scan.b[s..e];
+        let k = keys.names.iter().position(|&name| name == key).ok_or(())?;
+        if escaped || seen & (1 << k) != 0 {
+            return Err(());
+        }
+        seen |= 1 << k;
+        scan.skip();
+        if scan.peek() != Some(b':') {
+            return Err(());
+        }
+        scan.i += 1;
+        if k == keys.query {
+            id(scan, &mut part.query_data, &mut part.query_ends, &mut part.query_kinds)?;
+        } else if k == keys.docs {
+            let (data, ends, kinds) = (&mut part.doc_data, &mut part.doc_ends, &mut part.doc_kinds);
+            list(scan, |scan| id(scan, data, ends, kinds))?;
+        } else if Some(k) == keys.scores {
+            let scores = &mut part.scores;
+            list(scan, |scan| {
+                scores.push(score(scan)?);
+                n_scores += 1;
+                Ok(())
+            })?;
+        } else {
+            scan.skip();
+            stop(scan.value())?;
+            if scan.for_python {
+                return Err(());
+            }
+        }
+        scan.skip();
+        match scan.peek() {
+            Some(b',') => scan.i += 1,
+            Some(b'}') => {
+                scan.i += 1;
+                scan.depth -= 1;
+                break;
+            }
+            _ => return Err(()),
+        }
+    }
+    let items = part.doc_ends.len() - docs_before;
+    if seen.count_ones() as usize != keys.names.len() || (keys.scores.is_some() && n_scores != items) {
+        return Err(());
+    }
+    part.row_items.push(items);
+    Ok(())
+}
+
+/// Read the lines of `data[a..b]` (whole lines).
+fn read_part(data: &[u8], a: usize, b: usize, keys: Keys, max_depth: usize, max_items: u64) -> Part {
+    let mut part = Part::default();
+    let guess = (b - a) / 16;
+    part.doc_data.reserve(guess);
+    part.doc_ends.reserve(guess / 4);
+    if keys.scores.is_some() {
+        part.scores.reserve(guess / 4);
+    }
+    if std::str::from_utf8(&data[a..b]).is_err() {
+        part.not_plain = Some(0);
+        return part;
+    }
+    let mut start = a;
+    while start < b {
+        let end = data[start..b].iter().position(|&c| c == b'\n').map_or(b, |k| start + k);
+        let mut scan = Scan {
+            b: data, i: start, end, max_depth, max_items, depth: 0, first_line: false,
+            for_python: false, too_many: false,
+        };
+        scan.skip_line_space();
+        if scan.i < end {
+            let plain = scan.b[scan.i] == b'{' && row(&mut scan, keys, &mut part).is_ok() && {
+                scan.skip_line_space();
+                scan.i == end && !scan.for_python
+            };
+            if !plain {
+                part.not_plain = Some(part.lines);
+                return part;
+            }
+        }
+        part.lines += 1;
+        start = end + 1;
+    }
+    part
+}
+
+/// The outputs to write into.
+pub struct Out<'o> {
+    pub query_offsets: &'o mut [i32],
+    pub query_data: &'o mut [u8],
+    pub list_offsets: &'o mut [i64],
+    pub doc_offsets: &'o mut [i32],
+    pub doc_data: &'o mut [u8],
+    pub scores: &'o mut [f64],
+}
+
+/// Read `data` (see the module's notes) into `out`: `Ok((rows, items))`, `Err(line)` (1
+/// first) where the text is not plain, or `Err(0)` when the outputs are too small.
+pub fn read(data: &[u8], keys: Keys, max_depth: usize, max_items: u64, threads: usize, out: Out)
+    -> Result<(usize, usize), u64> {
+    if data.starts_with(b"\xef\xbb\xbf") || keys.names.len() > 64 {
+        return Err(1);
+    }
+    let threads = threads.clamp(1, 64).min(data.len() / (1 << 20) + 1);
+    let mut cuts = vec![0usize];
+    for t in 1..threads {
+        let at = (t * data.len() / threads).max(*cuts.last().unwrap_or(&0));
+        let next = data[at..].iter().position(|&c| c == b'\n').map_or(data.len(), |k| at + k + 1);
+        cuts.push(next);
+    }
+    cuts.push(data.len());
+    let parts: Vec<Part> = std::thread::scope(|s| {
+        let handles: Vec<_> = cuts.windows(2)
+            .map(|w| (w[0], w[1]))
+            .map(|(a, b)| s.spawn(move || read_part(data, a, b, keys, max_depth, max_items)))
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a reading thread failed")).collect()
+    });
+    let mut line = 0u64;
+    for p in &parts {
+        if let Some(at) = p.not_plain {
+            return Err(line + at + 1);
+        }
+        line += p.lines;
+    }
+    let (mut query_kinds, mut doc_kinds) = (0u8, 0u8);
+    for p in &parts {
+        query_kinds |= p.query_kinds;
+        doc_kinds |= p.doc_kinds;
+    }
+    if query_kinds == 3 || doc_kinds == 3 {
+        return Err(1); // strings and integers in one column: Arrow's types differ
+    }
+    let rows: usize = parts.iter().map(|p| p.row_items.len()).sum();
+    let items: usize = parts.iter().map(|p| p.doc_ends.len()).sum();
+    let query_bytes: usize = parts.iter().map(|p| p.query_data.len()).sum();
+    let doc_bytes: usize = parts.iter().map(|p| p.doc_data.len()).sum();
+    let scored = keys.scores.is_some();
+    if out.query_offsets.len() < rows + 1 || out.list_offsets.len() < rows + 1
+        || out.doc_offsets.len() < items + 1 || out.query_data.len() < query_bytes
+        || out.doc_data.len() < doc_bytes || (scored && out.scores.len() < items)
+    {
+        return Err(0);
+    }
+    if query_bytes > i32::MAX as usize || doc_bytes > i32::MAX as usize {
+        return Err(1); // past Arrow's 4-byte string offsets: the other reader reads it
+    }
+    let Out { query_offsets, query_data, list_offsets, doc_offsets, doc_data, scores } = out;
+    query_offsets[0] = 0;
+    list_offsets[0] = 0;
+    doc_offsets[0] = 0;
+    let (mut r, mut q, mut i, mut d) = (0usize, 0usize, 0usize, 0usize);
+    for p in &parts {
+        for (k, &end) in p.query_ends.iter().enumerate() {
+            query_offsets[r + k + 1] = (q + end) as i32;
+        }
+        let mut at = i;
+        for (k, &n) in p.row_items.iter().enumerate() {
+            at += n;
+            list_offsets[r + k + 1] = at as i64;
+        }
+        for (k, &end) in p.doc_ends.iter().enumerate() {
+            doc_offsets[i + k + 1] = (d + end) as i32;
+        }
+        query_data[q..q + p.query_data.len()].copy_from_slice(&p.query_data);
+        doc_data[d..d + p.doc_data.len()].copy_from_slice(&p.doc_data);
+        if scored {
+            scores[i..i + p.scores.len()].copy_from_slice(&p.scores);
+        }
+        r += p.row_items.len();
+        q += p.query_data.len();
+        i += p.doc_ends.len();
+        d += p.doc_data.len();
+    }
+    Ok((rows, items))
+}
+
+unsafe fn out_slice<'o, T>(p: *mut T, n: usize) -> &'o mut [T] {
+    if n == 0 || p.is_null() { &mut [] } else { std::slice::from_raw_parts_mut(p, n) }
+}
+
+/// `prf_jsonl_lists`' body: 0 (read, or not plain: `status`), or -1 (bad arguments,
+/// outputs too small).
+pub unsafe fn read_c(a: &mut JsonlLists) -> i64 {
+    let data = crate::bytes(a.data, a.len);
+    if a.n_keys == 0 || a.n_keys > 64 {
+        a.status = NOT_PLAIN;
+        a.line = 1;
+        return 0;
+    }
+    let offsets = std::slice::from_raw_parts(a.key_offsets, a.n_keys + 1);
+    let all = crate::bytes(a.keys, offsets[a.n_keys] as usize);
+    let names: Vec<&[u8]> = offsets.windows(2).map(|w| &all[w[0] as usize..w[1] as usize]).collect();
+    let role = |k: i64| usize::try_from(k).ok().filter(|&k| k < a.n_keys);
+    let (Some(query), Some(docs)) = (role(a.query_key), role(a.docs_key)) else { return -1 };
+    let keys = Keys { names: &names, query, docs, scores: role(a.scores_key) };
+    let out = Out {
+        query_offsets: out_slice(a.out_query_offsets, a.row_room + 1),
+        query_data: out_slice(a.out_query_data, a.query_bytes),
+        list_offsets: out_slice(a.out_list_offsets, a.row_room + 1),
+        doc_offsets: out_slice(a.out_doc_offsets, a.item_room + 1),
+        doc_data: out_slice(a.out_doc_data, a.doc_bytes),
+        scores: out_slice(a.out_scores, if keys.scores.is_some() { a.item_room } else { 0 }),
+    };
+    match read(data, keys, a.max_depth as usize, a.max_items, a.threads, out) {
+        Ok((rows, items)) => {
+            a.status = READ;
+            a.rows = rows as u64;
+            a.items = items as u64;
+            0
+        }
+        Err(0) => -1,
+        Err(line) => {
+            a.status = NOT_PLAIN;
+            a.line = line;
+            0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEYS: [&[u8]; 3] = [b"qid", b"doc_id", b"scores"];
+
+    /// Read `text` with the keys above: (query ids, lists of doc ids, scores) or the line.
+    fn run(text: &str, threads: usize) -> Result<(Vec<String>, Vec<Vec<String>>, Vec<f64>), u64> {
+        let keys = Keys { names: &KEYS, query: 0, docs: 1, scores: Some(2) };
+        let n = text.len() + 2;
+        let (mut qo, mut qd, mut lo) = (vec![0i32; n], vec![0u8; n], vec![0i64; n]);
+        let (mut d_o, mut dd, mut sc) = (vec![0i32; n], vec![0u8; n], vec![0f64; n]);
+        let out = Out { query_offsets: &mut qo, query_data: &mut qd, list_offsets: &mut lo,
+                        doc_offsets: &mut d_o, doc_data: &mut dd, scores: &mut sc };
+        let (rows, items) = read(text.as_bytes(), keys, 8, 5, threads, out)?;
+        let s = |o: &[i32], d: &[u8], k: usize| String::from_utf8(d[o[k] as usize..o[k + 1] as usize].to_vec()).unwrap();
+        let queries = (0..rows).map(|r| s(&qo, &qd, r)).collect();
+        let lists = (0..rows).map(|r| (lo[r] as usize..lo[r + 1] as usize).map(|i| s(&d_o, &dd, i)).collect()).collect();
+        Ok((queries, lists, sc[..items].to_vec()))
+    }
+
+    #[test]
+    fn plain_lines_are_read_in_any_key_order() {
+        let text = "{\"qid\": \"q1\", \"doc_id\": [\"a\", \"b\"], \"scores\": [2, 1.5]}\n\n\
+                    {\"scores\": [], \"doc_id\": [], \"qid\": \"q2\"}\r\n   \n\
+                    {\"doc_id\":[\"c\"],\"qid\":\"q1\",\"scores\":[-3e-1]}";
+        let (queries, lists, scores) = run(text, 1).unwrap();
+        assert_eq!(queries, ["q1", "q2", "q1"]);
+        assert_eq!(lists, vec![vec!["a", "b"], vec![], vec!["c"]]);
+        assert_eq!(scores, [2.0, 1.5, -0.3]);
+    }
+
+    #[test]
+    fn integer_ids_are_their_text() {
+        let text = "{\"qid\": 7, \"doc_id\": [10, -2], \"scores\": [1, 2]}";
+        let (queries, lists, _) = run(text, 1).unwrap();
+        assert_eq!((queries, lists), (vec!["7".to_string()], vec![vec!["10".to_string(), "-2".into()]]));
+    }
+
+    #[test]
+    fn threads_read_the_same() {
+        let text: String = (0..40000)
+            .map(|i| format!("{{\"qid\": \"q{i}\", \"doc_id\": [\"d{i}\", \"e\"], \"scores\": [{i}.5, 0]}}\n"))
+            .collect();
+        assert_eq!(run(&text, 1), run(&text, 4));
+        assert_eq!(run(&text, 4).unwrap().0.len(), 40000);
+    }
+
+    #[test]
+    fn what_is_not_plain_gives_its_line() {
+        let good = "{\"qid\": \"q\", \"doc_id\": [\"a\"], \"scores\": [1]}\n";
+        for (bad, why) in [
+            ("{\"qid\": \"q\", \"doc_id\": [\"a\"]}", "a key missing"),
+            ("{\"qid\": \"q\", \"doc_id\": [\"a\"], \"scores\": [1], \"x\": 1}", "a key not on the first line"),
+            ("{\"qid\": \"q\", \"qid\": \"r\", \"doc_id\": [\"a\"], \"scores\": [1]}", "a key twice"),
+            ("{\"qid\": \"q\\u0041\", \"doc_id\": [\"a\"], \"scores\": [1]}", "an escape"),
+            ("{\"qid\": \"\", \"doc_id\": [\"a\"], \"scores\": [1]}", "an empty id"),
+            ("{\"qid\": null, \"doc_id\": [\"a\"], \"scores\": [1]}", "a null id"),
+            ("{\"qid\": 1.5, \"doc_id\": [\"a\"], \"scores\": [1]}", "a decimal id"),
+            ("{\"qid\": -0, \"doc_id\": [\"a\"], \"scores\": [1]}", "minus zero"),
+            ("{\"qid\": \"q\", \"doc_id\": [\"a\", null], \"scores\": [1, 2]}", "a null item"),
+            ("{\"qid\": \"q\", \"doc_id\": [\"a\"], \"scores\": [1, 2]}", "lengths differ"),
+            ("{\"qid\": \"q\", \"doc_id\": [\"a\"], \"scores\": [\"1\"]}", "a text score"),
+            ("{\"qid\": \"q\", \"doc_id\": [\"a\"], \"scores\": [1e999]}", "an infinite score"),
+            ("{\"qid\": \"q\", \"doc_id\": [\"a\"], \"scores\": [1234567890123456]}", "an inexact score"),
+            ("{\"qid\": \"q\", \"doc_id\": [\"a\",\"b\",\"c\",\"d\",\"e\",\"f\"], \"scores\": [1,1,1,1,1,1]}", "too many"),
+            ("{\"qid\": \"q\", \"doc_id\": [\"a\"], \"scores\": [1]} x", "more after the object"),
+            ("[1]", "not an object"),
+            ("{\"qid\": \"q\", \"doc_id\": [\"a\"], \"scores\": [1]", "unclosed"),
+        ] {
+            let text = format!("{good}{bad}\n{good}");
+            assert_eq!(run(&text, 1), Err(2), "{why}");
+        }
+        assert_eq!(run(&format!("{good}{{\"qid\": 1, \"doc_id\": [], \"scores\": []}}"), 1), Err(1), "kinds mixed");
+        assert_eq!(run(&format!("\u{feff}{good}"), 1), Err(1), "a byte-order mark");
+    }
+}

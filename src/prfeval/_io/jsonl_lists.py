@@ -1,0 +1,196 @@
+"""The compiled reader of a JSON Lines run given as lists (``prf_jsonl_lists`` in
+native/pass/src/jsonl_lists.rs), through ctypes: one line a question, its id under one key,
+its ranked passages as a list of ids under another, and optionally a parallel list of scores,
+as a RAG evaluation writes it (``{"qid": "q1", "doc_id": ["p3", "p9"], "scores": [2.1, 1.4]}``).
+
+The keys are resolved on the first line by the rules every table follows
+(:func:`prfeval._io.columns.run_columns`), so that ``--run-columns`` and the usual names
+work alike; the library then reads every line into the buffers Arrow's reader and the
+flattening of its list columns would give (query ids, list offsets, doc ids, scores), with
+no Arrow JSON parse, no check pass before it and no flattening after it. It takes only the
+plain case (see the library's notes: every line has the first line's keys, ids are plain
+strings or integers, no null, as many scores as ids) and gives anything else back:
+:func:`compiled_list_run` is then ``None`` and the table reader reads the file, or names
+what is wrong with it, as it always has. Both give the same run (a test compares them).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from prfeval._core.tables import Run, SourceLines
+from prfeval._io.columns import run_columns
+from prfeval._io.jsonl import MAX_DEPTH
+from prfeval._io.native_lib import compiled_unavailable, default_threads, library
+
+if TYPE_CHECKING:
+    from prfeval._core.options import ColumnMap
+    from prfeval._io.source import Input
+
+__all__ = ["JsonlLists", "compiled_list_run"]
+
+_P, _N = ctypes.c_void_p, ctypes.c_size_t
+
+
+class JsonlLists(ctypes.Structure):
+    """``JsonlLists`` in native/pass/src/jsonl_lists.rs, field by field."""
+
+    _fields_ = [
+        ("data", ctypes.c_char_p),
+        ("len", _N),
+        ("keys", _P),
+        ("key_offsets", _P),
+        ("n_keys", _N),
+        ("query_key", ctypes.c_int64),
+        ("docs_key", ctypes.c_int64),
+        ("scores_key", ctypes.c_int64),
+        ("max_depth", ctypes.c_uint64),
+        ("max_items", ctypes.c_uint64),
+        ("threads", _N),
+        ("row_room", _N),
+        ("item_room", _N),
+        ("query_bytes", _N),
+        ("doc_bytes", _N),
+        ("out_query_offsets", _P),
+        ("out_query_data", _P),
+        ("out_list_offsets", _P),
+        ("out_doc_offsets", _P),
+        ("out_doc_data", _P),
+        ("out_scores", _P),
+        ("status", ctypes.c_int64),
+        ("line", ctypes.c_uint64),
+        ("rows", ctypes.c_uint64),
+        ("items", ctypes.c_uint64),
+    ]
+
+
+#: The longest first line parsed here (by Python's parser, to tell the columns apart): a
+#: question with thousands of passages is a few hundred KiB; a longer line is left to the
+#: table reader, whose check refuses a line of too many items without parsing it.
+FIRST_LINE_BYTES = 1 << 20
+
+
+def _first_line(data: bytes) -> dict[str, Any] | None:
+    """The first non-blank line's object, or ``None`` (not one object of 1 to 64 keys, or
+    longer than :data:`FIRST_LINE_BYTES`)."""
+    from prfeval._io.json_values import loads
+
+    start = len(data) - len(data.lstrip(b" \t\r\n"))  # blank lines before it
+    end = data.find(b"\n", start, start + FIRST_LINE_BYTES + 1)
+    if end < 0 and len(data) - start > FIRST_LINE_BYTES:
+        return None
+    try:
+        first = loads(data[start:end if end >= 0 else len(data)])
+    except ValueError:
+        return None
+    return first if isinstance(first, dict) and 0 < len(first) <= 64 else None
+
+
+def _arrow_type(value: Any) -> Any:
+    """The Arrow type of a JSON value, as far as telling the columns apart needs it (a
+    list's type is its first item's: the library checks every item it reads)."""
+    import pyarrow as pa
+
+    if isinstance(value, dict):
+        return pa.struct([(key, _arrow_type(v)) for key, v in value.items()])
+    if isinstance(value, list):
+        return pa.list_(next((_arrow_type(v) for v in value if v is not None), pa.null()))
+    if isinstance(value, bool):
+        return pa.bool_()
+    if isinstance(value, int):
+        return pa.int64()
+    if isinstance(value, float):
+        return pa.float64()
+    return pa.null() if value is None else pa.string()  # text, and integers past 64 bits
+
+
+def _roles(first: dict[str, Any], columns: ColumnMap | None, path: str) -> tuple[
+        str, str, str | None] | None:
+    """Which keys hold the query id, the doc ids and the scores, by the rules of every
+    table, told from the first line's keys and types; ``None`` when the run is not plain
+    lists of ids (another layout, a rank column, objects as items) or its columns cannot be
+    told apart (the table reader then says why)."""
+    import pyarrow as pa
+
+    from prfeval._core.errors import InputFormatError
+
+    types = pa.schema([(key, _arrow_type(value)) for key, value in first.items()])
+    try:
+        names = run_columns(types.empty_table(), columns, path)
+    except InputFormatError:
+        return None
+    query, doc = types.field(names.query_id).type, types.field(names.doc_id).type
+    ids = (pa.types.is_string, pa.types.is_int64, pa.types.is_null)
+    if names.rank is not None or not pa.types.is_list(doc):
+        return None
+    if not any(is_(query) for is_ in ids[:2]) or not any(is_(doc.value_type) for is_ in ids):
+        return None
+    if names.score is not None:
+        score = types.field(names.score).type
+        if not pa.types.is_list(score) or not (pa.types.is_integer(score.value_type)
+                                               or pa.types.is_floating(score.value_type)
+                                               or pa.types.is_null(score.value_type)):
+            return None
+    return names.query_id, names.doc_id, names.score
+
+
+def _strings(offsets: npt.NDArray[np.int32], data: npt.NDArray[np.uint8], n: int) -> Any:
+    """Arrow strings over the library's buffers (not copied)."""
+    import pyarrow as pa
+
+    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets[:n + 1]),
+                                       pa.py_buffer(data[:int(offsets[n])]))
+
+
+def compiled_list_run(data: bytes, handle: Input, columns: ColumnMap | None) -> Run | None:
+    """The run in ``data`` (the JSON Lines text of ``handle``) read by the compiled reader,
+    or ``None`` when it is unavailable or the text is not its plain case (see the module's
+    notes): the table reader then reads it."""
+    from prfeval._core.checks import max_results
+
+    if compiled_unavailable() is not None:
+        return None
+    first = _first_line(data)
+    roles = None if first is None else _roles(first, columns, handle.name)
+    if first is None or roles is None:
+        return None
+    keys, (query, doc, score) = list(first), roles
+    names = [key.encode("utf-8") for key in keys]
+    key_offsets = np.zeros(len(names) + 1, dtype=np.int64)
+    np.cumsum([len(name) for name in names], out=key_offsets[1:])
+    key_bytes = np.frombuffer(b"".join(names) or b"\0", dtype=np.uint8)
+    # The most the text can hold (a row is more than 8 bytes, an item at least 2 with its
+    # comma); numpy reserves it, and only the pages written are ever touched.
+    size = len(data)
+    rows, items = size // 8 + 1, size // 2 + 1
+    out: dict[str, Any] = {
+        "query_offsets": np.empty(rows + 1, np.int32), "query_data": np.empty(size + 1, np.uint8),
+        "list_offsets": np.empty(rows + 1, np.int64), "doc_offsets": np.empty(items + 1, np.int32),
+        "doc_data": np.empty(size + 1, np.uint8),
+        "scores": np.empty(items if score is not None else 1, np.float64),
+    }
+    args = JsonlLists(
+        data=data, len=size, keys=key_bytes.ctypes.data, key_offsets=key_offsets.ctypes.data,
+        n_keys=len(names), query_key=keys.index(query), docs_key=keys.index(doc),
+        scores_key=-1 if score is None else keys.index(score), max_depth=MAX_DEPTH,
+        max_items=max_results(), threads=default_threads(), row_room=rows,
+        item_room=items, query_bytes=size + 1, doc_bytes=size + 1,
+        **{f"out_{name}": array.ctypes.data for name, array in out.items()},
+    )
+    if int(library().prf_jsonl_lists(ctypes.byref(args))) < 0 or args.status:
+        return None
+    n_rows, n_items = int(args.rows), int(args.items)
+    lengths = np.diff(out["list_offsets"][:n_rows + 1])
+    row_queries = _strings(out["query_offsets"], out["query_data"], n_rows)
+    doc_ids = _strings(out["doc_offsets"], out["doc_data"], n_items)
+    scores = out["scores"][:n_items] if score is not None else None
+    from prfeval._io.table_lines import row_locator
+    from prfeval._io.tabular import run_from_lists
+
+    source = SourceLines(handle.name, header_lines=0,
+                         locate=row_locator(handle, "jsonl", n_rows))
+    return run_from_lists(row_queries, lengths, doc_ids, scores, source, name=handle.name)
