@@ -27,6 +27,7 @@ from typing import Any, Protocol, TypeVar, Unpack
 from prfeval._core.errors import PrfevalWarning, UsageError
 from prfeval._core.ids import close_ids, id_list, ordered_ids, query_output_order
 from prfeval._core.options import EvalOptions, OptionValues
+from prfeval._core.pages import plain_pages
 from prfeval._core.partials import Partial
 from prfeval._core.ranking import JudgedRanking, QueryAccounting, RankingNeeds
 from prfeval._io.blocks import Block, BlockSource, WholeSource, load_judgments
@@ -226,10 +227,11 @@ def run_pipeline(
     before it.
     """
     check_one_stdin([qrels, run])
-    if not _readable_again(qrels):
-        qrels = load_judgments(qrels, options)  # read once, kept for every use
-    source = open_source(qrels, run, options, needs, stream=stream, progress=progress)
-    result = _with_digest(drain(source, options, needs, make_sink()), qrels, options)
+    with plain_pages():  # see prfeval._core.pages: large arrays, used once
+        if not _readable_again(qrels):
+            qrels = load_judgments(qrels, options)  # read once, kept for every use
+        source = open_source(qrels, run, options, needs, stream=stream, progress=progress)
+        result = _with_digest(drain(source, options, needs, make_sink()), qrels, options)
     check_query_set(result[1].accounting, options, qrels)
     plan = result[1].plan
     if plan is not None and plan.warning:
