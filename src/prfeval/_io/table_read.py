@@ -133,7 +133,8 @@ def _read_parquet(handle: Input) -> pa.Table:
         source: Any = handle.arrow_file(text=False)  # Parquet is binary
     else:
         source = pa.BufferReader(arrow_buffer(handle.read(text=False)))
-    return pq.read_table(source)
+    # One file: read by its reader, not the dataset layer (which imports pandas, 0.3 s).
+    return pq.ParquetFile(source).read()
 
 
 def read_table(
