@@ -223,3 +223,27 @@ def test_without_the_library_the_table_reader_reads(
     with open_input(str(path)) as handle:
         assert compiled_list_run(handle.read(text=False), handle, {"score": "scores"}) is None
     assert len(load_run(str(path), run_columns={"score": "scores"}).doc_ids) > 0
+
+
+@needs_library
+def test_the_result_and_verbose_say_which_reader_read_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from support.cli import run_cli
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q0 0 a 1\n")
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text('{"qid": "q0", "doc_id": ["a", "b"], "scores": [2, 1]}\n')
+    result = prfeval.evaluate(str(qrels), str(plain), ["P@1"], run_columns={"score": "scores"})
+    assert result.reading[1] == (f"run {plain}: the compiled JSON Lines reader, whole (a JSON "
+                                 "Lines run of lists, every line plain)")
+    code, _, err = run_cli(capsys, "evaluate", str(qrels), str(plain), "-m", "P@1",
+                           "--run-columns", "score=scores", "--verbose")
+    assert code == 0, err
+    assert f"prfeval: read: run {plain}: the compiled JSON Lines reader, whole" in err
+    objects = tmp_path / "objects.jsonl"  # passages as objects: Arrow reads them
+    objects.write_text('{"qid": "q0", "ctxs": [{"id": "a", "score": 2}]}\n')
+    result = prfeval.evaluate(str(qrels), str(objects), ["P@1"])
+    assert result.reading[1].startswith(f"run {objects}: Arrow, whole")
+    assert result.per_query["q0"]["P@1"] == 1.0

@@ -31,9 +31,12 @@ if TYPE_CHECKING:
     from prfeval._core.options import ColumnMap
     from prfeval._io.source import Input
 
-__all__ = ["JsonlLists", "compiled_list_run"]
+__all__ = ["READER", "JsonlLists", "compiled_list_run"]
 
 _P, _N = ctypes.c_void_p, ctypes.c_size_t
+
+#: This reader's name in the reader plan (:mod:`prfeval._io.plan`), as ``--verbose`` says it.
+READER = "the compiled JSON Lines reader"
 
 
 class JsonlLists(ctypes.Structure):
@@ -193,4 +196,6 @@ def compiled_list_run(data: bytes, handle: Input, columns: ColumnMap | None) -> 
 
     source = SourceLines(handle.name, header_lines=0,
                          locate=row_locator(handle, "jsonl", n_rows))
-    return run_from_lists(row_queries, lengths, doc_ids, scores, source, name=handle.name)
+    run = run_from_lists(row_queries, lengths, doc_ids, scores, source, name=handle.name)
+    run.extra["read_by"] = (READER, "a JSON Lines run of lists, every line plain")
+    return run

@@ -10,6 +10,9 @@ every result as ``reader``). The readers are:
 ``the compiled pass``  a plain TREC qrels file and run (``native/pass``): parsed, encoded
                        and joined in compiled code, whole (one segment, up to 16 MiB) or
                        a segment at a time; refused on its first segment only
+``the compiled JSON     a JSON Lines run of lists in the plain case
+Lines reader``         (``native/pass/src/jsonl_lists.rs``): read straight into the
+                       buffers the compiled encode reads; anything else is Arrow's
 ``Arrow``              every file format and in-memory table (``_io/load.py``), read
                        whole: the one pure-Python fallback (``stream=True`` without the
                        pass reads whole, with a warning)
