@@ -39,3 +39,39 @@ def test_an_evaluation_runs_inside_it(monkeypatch: pytest.MonkeyPatch) -> None:
     result = prfeval.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0, "b": 0.5}}, ["P@2"])
     assert result.macro["P@2"] == 0.5
     assert calls == [1]
+
+
+def _kept(env: dict[str, str]) -> str:
+    import os
+    import subprocess
+    import sys
+
+    code = "from prfeval._core.pages import keep_freed_memory; print(keep_freed_memory())"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, **env}, check=True, timeout=60)
+    return done.stdout.strip()
+
+
+def test_freed_memory_is_kept_where_glibc_is_and_the_caller_did_not_tune_it() -> None:
+    import platform
+    import sys
+
+    if not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc":
+        pytest.skip("mallopt is glibc's")
+    assert _kept({}) == "True"
+    assert _kept({"MALLOC_TRIM_THRESHOLD_": "1000000"}) == "False"  # the caller's own
+
+
+def test_only_the_commands_own_process_keeps_freed_memory(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import prfeval.cli
+
+    calls: list[int] = []
+    monkeypatch.setattr(prfeval.cli, "keep_freed_memory", lambda: calls.append(1) or True)
+    monkeypatch.setattr("sys.argv", ["prfeval", "--version"])
+    for argv in (["--version"], None):  # a caller's main([...]), then the command's
+        with pytest.raises(SystemExit):
+            prfeval.cli.main(argv)
+    assert calls == [1]
+    capsys.readouterr()

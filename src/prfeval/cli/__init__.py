@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
+from prfeval._core.pages import keep_freed_memory
 from prfeval._io.plan import HEAD_START_COMMANDS, HEAD_START_NEVER, head_start
 from prfeval.cli._commands import COMMANDS
 from prfeval.cli._process import (
@@ -34,6 +35,8 @@ def main(argv: list[str] | None = None) -> None:
     # costs a third of numpy's import on two cores and is never used (a caller who set
     # the variable keeps theirs).
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if argv is None:  # the command's own process (not a caller's main([...]))
+        keep_freed_memory()
     args = sys.argv[1:] if argv is None else argv
     if args[:1] != ["trec_eval"]:  # trec_eval's output stays its bytes, as trec_eval's
         readable_on_any_terminal()
