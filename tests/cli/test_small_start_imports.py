@@ -5,7 +5,9 @@ which of the modules a plain evaluation of TREC files does without are in ``sys.
 A small evaluation is mostly start-up; these are the imports that made it slower than the
 ir_measures CLI (``bench/small_start.py`` measures the time; no time is asserted here). The
 last cases check that the check sees an import: the options the short route leaves to click
-load click, and ``--format json`` loads ``json``.
+load click, and ``--format json`` loads ``json``. Then: ``import prfeval.cli`` (the program's
+first line) leaves the start-up's imports to ``main``, which pauses the cycle collector for
+them and, as the program, freezes them (``cli/_process.py``, ``start_up``).
 """
 
 from __future__ import annotations
@@ -95,3 +97,49 @@ def test_the_check_sees_click_and_json_when_they_are_used(files):
     assert loaded_after(["evaluate", "qrels.txt", "run.trec", "--bounds"], files) == [
         "click", "prfeval.cli._app"]  # fmt: skip
     assert "json" in loaded_after(["evaluate", "qrels.txt", "run.trec", "--format", "json"], files)
+
+
+def _run_script(script: str, folder: Path) -> str:
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True,
+                         text=True, cwd=folder, timeout=300, check=False)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.slow
+def test_importing_the_command_line_package_imports_no_reader_plan(files):
+    """``import prfeval.cli`` (the ``prfeval`` program's first line) loads neither the reader
+    plan nor what it needs: ``main`` imports them, with the cycle collector paused."""
+    script = """
+        import sys
+        import prfeval.cli
+        heavy = ["prfeval._io.plan", "prfeval._io.native_lib", "prfeval._core.options",
+                 "dataclasses", "ctypes", "numpy"]
+        print([m for m in heavy if m in sys.modules])
+        from prfeval.cli import AHEAD_COMMANDS, AHEAD_NEVER
+        from prfeval._io import plan
+        assert AHEAD_COMMANDS == plan.HEAD_START_COMMANDS and AHEAD_NEVER == plan.HEAD_START_NEVER
+    """
+    assert _run_script(script, files) == "[]"
+
+
+@pytest.mark.slow
+def test_the_program_freezes_its_start_up_and_a_call_in_process_does_not(files):
+    """As the program (``main()``, its words in ``sys.argv``), what the start-up imported is
+    frozen out of the cycle collector's walks (:func:`gc.freeze`); ``main([...])`` called
+    in-process freezes nothing of its caller's, and leaves the collector on."""
+    script = """
+        import gc, sys
+        from prfeval.cli import main
+        sys.argv = ["prfeval", "evaluate", "qrels.txt", "run.trec", "-m", "P@2"]
+        seen = []
+        for how in ((), (sys.argv[1:],)):
+            gc.unfreeze()
+            try:
+                main(*how)
+            except SystemExit as exit:
+                assert not exit.code, exit.code
+            seen.append((gc.get_freeze_count() > 0, gc.isenabled()))
+        print(seen)
+    """
+    assert _run_script(script, files) == "[(True, True), (False, True)]"

@@ -69,6 +69,7 @@ def test_only_the_commands_own_process_keeps_freed_memory(
 
     calls: list[int] = []
     monkeypatch.setattr(prfeval.cli, "keep_freed_memory", lambda: calls.append(1) or True)
+    monkeypatch.setattr("gc.freeze", lambda: None)  # the program's start-up, not pytest's
     monkeypatch.setattr("sys.argv", ["prfeval", "--version"])
     for argv in (["--version"], None):  # a caller's main([...]), then the command's
         with pytest.raises(SystemExit):

@@ -18,10 +18,12 @@ words, and the route never reads a command line otherwise than click would
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
+
+from prfeval.cli._process import guarded, start_up
 
 __all__ = ["read_evaluate", "short_route"]
 
@@ -91,26 +93,21 @@ def read_evaluate(args: list[str]) -> dict[str, Any] | None:
     }
 
 
-def short_route(args: list[str]) -> bool:
-    """Run ``prfeval evaluate`` from ``args`` by the short route, ending the process as the
-    command line does (:func:`prfeval.cli._process.guarded`); ``False`` when the route does
-    not take the command line (nothing was done)."""
+def short_route(args: list[str]) -> Callable[[], None] | None:
+    """``prfeval evaluate`` from ``args`` by the short route: the command, its modules
+    imported, ready to run (it ends the process as the command line does,
+    :func:`prfeval.cli._process.guarded`); ``None`` when the route does not take the command
+    line (nothing was done)."""
     # What is imported here (numpy and most of prfeval) lives as long as the process: the
-    # cycle collector, run every few hundred objects made, would only walk it again and
-    # again (a twentieth of the start). It runs again before the evaluation.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    # collector is paused while it is (a no-op inside main's own start-up, which pauses it
+    # already), and runs again before the evaluation.
+    with start_up(program=False):
         params = read_evaluate(args)
         if params is None:
-            return False
+            return None
         from prfeval.cli._evaluate_run import run_evaluate
         from prfeval.cli._files import check_files
         from prfeval.cli._output import quiet_route
-        from prfeval.cli._process import guarded
-    finally:
-        if collecting:
-            gc.enable()
 
     quiet = params.pop("quiet")
     output = params["output"]
@@ -129,5 +126,4 @@ def short_route(args: list[str]) -> bool:
                 sys.stderr.flush()
             raise KeyboardInterrupt from exc
 
-    guarded(body)
-    return True
+    return lambda: guarded(body)
