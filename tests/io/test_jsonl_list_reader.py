@@ -10,9 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import prfeval
-from prfeval._core.errors import InputFormatError
+from prfeval._core.errors import InputFormatError, PrfevalWarning
 from prfeval._io import native_lib
 from prfeval._io.jsonl_lists import compiled_list_run
 from prfeval._io.load import load_run
@@ -82,7 +84,8 @@ def _same_run(compiled: object, table: object) -> None:
     assert ours.get("empty_queries") == theirs.get("empty_queries")
     assert ours["lists"].queries.to_pylist() == theirs["lists"].queries.to_pylist()
     np.testing.assert_array_equal(ours["lists"].lengths, theirs["lists"].lengths)
-    for i in (0, len(compiled.doc_ids) // 2, len(compiled.doc_ids) - 1):  # type: ignore[attr-defined]
+    n = len(compiled.doc_ids)  # type: ignore[attr-defined]
+    for i in sorted({0, n // 2, n - 1}) if n else ():
         assert str(compiled.source.error(i, "x")) == str(table.source.error(i, "x"))  # type: ignore[attr-defined]
 
 
@@ -247,3 +250,92 @@ def test_the_result_and_verbose_say_which_reader_read_the_run(
     result = prfeval.evaluate(str(qrels), str(objects), ["P@1"])
     assert result.reading[1].startswith(f"run {objects}: Arrow, whole")
     assert result.per_query["q0"]["P@1"] == 1.0
+
+
+_PLAIN_TEXT = st.text("abcxyz019-_.:/é字🙂", min_size=1, max_size=6)
+_ODD_IDS = st.sampled_from(["", "a\"b", "a\\b", "q\u2028", "\x01", " ", 10**19, 1.5, None])
+
+
+@st.composite
+def _ids(draw: st.DrawFn, kind: str) -> object:
+    """An id of the file's kind (text or integers), now and then an odd one."""
+    if draw(st.integers(0, 30)) == 0:
+        return draw(_ODD_IDS)
+    return draw(_PLAIN_TEXT if kind == "text" else st.integers(-10**17, 10**17))
+
+
+_SCORES = st.one_of(
+    st.integers(-10**17, 10**17),
+    st.floats(allow_nan=False, allow_infinity=False, width=64),
+    st.sampled_from([0.0, -0.0, 1e-300, 1e300, 2.5]),
+)
+_OTHER = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
+                                                                max_size=3),
+    max_leaves=6,
+)
+
+
+@st.composite
+def _json_lines(draw: st.DrawFn) -> bytes:
+    """JSON Lines runs of lists, mostly plain, with whatever JSON allows around them."""
+    n = draw(st.integers(1, 6))
+    extra = draw(st.booleans())
+    query_kind = draw(st.sampled_from(["text", "int"]))
+    doc_kind = draw(st.sampled_from(["text", "int"]))
+    lines = []
+    for _ in range(n):
+        docs = draw(st.lists(_ids(doc_kind), max_size=5))
+        row: dict[str, object] = {"qid": draw(_ids(query_kind)), "doc_id": docs}
+        scores = draw(st.lists(_SCORES, min_size=len(docs), max_size=len(docs)))
+        if draw(st.integers(0, 30)) == 0:  # now and then a length that differs
+            scores = scores[1:]
+        row["scores"] = scores
+        if extra:
+            row["note"] = draw(_OTHER)
+        keys = draw(st.permutations(list(row)))
+        escaped = draw(st.integers(0, 9)) == 0  # non-ASCII as \\u escapes: given back
+        text = json.dumps({k: row[k] for k in keys}, ensure_ascii=escaped)
+        if draw(st.integers(0, 20)) == 0:
+            odd = ["", "  ", "{}", "null", text + " ,", text.replace(":", ": ")]
+            text = draw(st.sampled_from(odd))
+        lines.append(text)
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    return (end.join(lines) + draw(st.sampled_from(["", end]))).encode("utf-8")
+
+
+@needs_library
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(text=_json_lines())
+def test_any_text_the_compiled_reader_takes_is_the_table_readers_run(
+    text: bytes, tmp_path: Path
+) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(text)
+    columns = {"score": "scores"}
+    with open_input(str(path)) as handle:
+        compiled = compiled_list_run(handle.read(text=False), handle, columns)
+    if compiled is None:
+        return  # given back: the table reader reads it, as without the compiled reader
+    with open_input(str(path)) as handle:
+        table = run_from_table(*read_table(handle, "jsonl"), columns=columns)
+    _same_run(compiled, table)
+
+
+@pytest.mark.parametrize("native", ["1", "0"])
+def test_a_run_whose_lists_are_all_empty_retrieved_nothing(
+    tmp_path: Path, native: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every list empty: Arrow types the scores' items as null, which the table reader took
+    for a column that is not numeric; each query retrieved nothing, by either reader."""
+    monkeypatch.setenv("PRFEVAL_NATIVE", native)
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"qid": "q1", "doc_id": [], "scores": []}\n'
+                    '{"qid": "q2", "doc_id": [], "scores": []}\n')
+    with pytest.warns(PrfevalWarning, match="is empty: every measure is 0"):
+        result = prfeval.evaluate({"q1": {"a": 1}, "q2": {"b": 1}}, str(path), ["P@1", "R@5"],
+                                  run_columns={"score": "scores"})
+    assert result.per_query == {"q1": {"P@1": 0.0, "R@5": 0.0},
+                                "q2": {"P@1": 0.0, "R@5": 0.0}}

@@ -158,6 +158,7 @@ UNUSED = [
     [[1, 2], ["x", 3], {"k": 1}],  # lists of mixed items, then an object
     ["x", 3, [None]],  # a scalar that changes type
     [None, {"a": 1}, 2.5],  # null first, then an object
+    [{"": [0, False]}, {"a": [True, 1]}, None],  # objects whose lists mix their items
 ]
 
 

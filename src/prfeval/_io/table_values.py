@@ -152,6 +152,8 @@ def numbers_column(
     if values.null_count:
         raise source.error(_first(values.is_null()), f"column {column!r} is missing (null)")
     kind = values.type
+    if pa.types.is_null(kind) and len(values) == 0:  # the items of lists that are all empty
+        return np.empty(0, dtype=np.int64 if integer else np.float64)
     if (pa.types.is_string(kind) or pa.types.is_large_string(kind)) and integer and not (
         _of_text(table)
     ):
