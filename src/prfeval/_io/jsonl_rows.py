@@ -202,8 +202,7 @@ def _map_column(key: str, values: list[Any], lines: list[int], unit: str) -> Any
         known = next((k for k in kinds if k != "null"), "null")
         at = next((i for i, k in enumerate(kinds) if k not in ("null", known)), None)
         if at is None:  # the values agree in kind, their own items do not ([0, false])
-            why, line = _conflict(key, items, item_lines, unit)
-            raise _Unreadable(why, line) from None
+            raise _Unreadable(*_conflict(key, items, item_lines, unit)) from None
         raise _Unreadable(
             f"{key!r} maps {ids[at]!r} to {kinds[at]}, but other ids to {known}", item_lines[at]
         ) from None
