@@ -46,7 +46,10 @@ def _same(fast: Any, general: Any) -> None:
     assert fast.default_order == general.default_order
     assert fast.extra.get("empty_queries") == general.extra.get("empty_queries")
     np.testing.assert_array_equal(fast.extra["lists"].lengths, general.extra["lists"].lengths)
-    np.testing.assert_array_equal(fast.source.line_numbers, general.source.line_numbers)
+    every = np.arange(len(fast.doc_ids))
+    np.testing.assert_array_equal(fast.source.line_numbers[every],
+                                  general.source.line_numbers[every])
+    assert [fast.source.line_of(i) for i in every] == [general.source.line_of(i) for i in every]
 
 
 @pytest.mark.parametrize("ints", [False, True])
@@ -119,3 +122,24 @@ def test_what_is_not_plain_is_flattened(change: str, monkeypatch: pytest.MonkeyP
         except InputFormatError as exc:
             outcomes.append(str(exc))
     assert outcomes[0] == outcomes[1]
+
+
+def test_without_ranks_a_list_runs_places_are_left_out(tmp_path: Any) -> None:
+    """``ranks=False`` (what an evaluation ordered by score asks): no place a passage, as a
+    TREC run's rank column is skipped; ``order="rank"`` still ranks by the places."""
+    import prfeval
+
+    table = _table(11)
+    pq.write_table(table, tmp_path / "run.parquet")
+    run = load_run(str(tmp_path / "run.parquet"), ranks=False)
+    assert run.ranks is None and run.scores is not None
+    gold = {f"q{q}": {"d1": 1, "d7": 2} for q in range(20)}
+    by_rank = prfeval.evaluate(gold, str(tmp_path / "run.parquet"), ["P@2"], order="rank")
+    queries = table.column("qid").to_pylist()
+    checked = 0
+    for q, docs in zip(queries, table.column("doc_id").to_pylist(), strict=True):
+        if queries.count(q) == 1 and docs and len(set(docs[:2])) == 2:  # one row, no repeat
+            want = len({d for d in docs[:2] if d in ("d1", "d7")}) / 2
+            assert by_rank.per_query[q]["P@2"] == want, q
+            checked += 1
+    assert checked > 5

@@ -49,6 +49,27 @@ def grades_in_range(values: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
 Order = Literal["score", "rank", "file"]
 
 
+class ItemLines:
+    """The nominal lines of the items of rows of lists, found only when asked for: item
+    ``i`` belongs to the row ``r`` with ``ends[r - 1] <= i < ends[r]`` (``ends``: the rows'
+    running counts of items) and has that row's line. A list run of 10M passages keeps its
+    rows' counts (one number a question) instead of a line number a passage (80 MB), read
+    only by a message or a query set. Indexed as an array is, by one position or many."""
+
+    __slots__ = ("_ends", "_rows")
+
+    def __init__(self, ends: npt.NDArray[np.int64], row_lines: Callable[[Any], Any]) -> None:
+        self._ends = ends
+        self._rows = row_lines
+
+    def __len__(self) -> int:
+        return int(self._ends[-1]) if self._ends.size else 0
+
+    def __getitem__(self, at: Any) -> Any:
+        row = np.searchsorted(self._ends, at, side="right")
+        return self._rows(row)
+
+
 @dataclass(frozen=True)
 class SourceLines:
     """Where rows came from, so an error about row ``i`` can name its file and line.
@@ -62,7 +83,7 @@ class SourceLines:
     """
 
     path: str
-    line_numbers: npt.NDArray[np.int64] | None = None
+    line_numbers: npt.NDArray[np.int64] | ItemLines | None = None
     header_lines: int = 0
     locate: Callable[[int], int] | None = None
     unit: Literal["line", "row"] = "line"
@@ -90,6 +111,18 @@ class SourceLines:
             self.line_numbers[at] if self.line_numbers is not None else at + 1 + self.header_lines
         )
         return SourceLines(self.path, lines, 0, self.locate, self.unit)
+
+    def of_items(self, lengths: npt.NDArray[np.int64]) -> SourceLines:
+        """The source lines of the items of this table's rows, row ``r`` holding the next
+        ``lengths[r]`` (a table of lists, flattened): what :meth:`take` of each item's row
+        gives, found only when asked for (:class:`ItemLines`)."""
+        known, header = self.line_numbers, self.header_lines
+
+        def row_lines(rows: Any) -> Any:
+            return known[rows] if known is not None else np.add(rows, 1 + header)
+
+        ends = np.cumsum(lengths, dtype=np.int64)
+        return SourceLines(self.path, ItemLines(ends, row_lines), 0, self.locate, self.unit)
 
 
 @dataclass(frozen=True)

@@ -151,10 +151,13 @@ def _strings(offsets: npt.NDArray[np.int32], data: npt.NDArray[np.uint8], n: int
                                        pa.py_buffer(data[:int(offsets[n])]))
 
 
-def compiled_list_run(data: bytes, handle: Input, columns: ColumnMap | None) -> Run | None:
+def compiled_list_run(
+    data: bytes, handle: Input, columns: ColumnMap | None, *, ranks: bool = True
+) -> Run | None:
     """The run in ``data`` (the JSON Lines text of ``handle``) read by the compiled reader,
     or ``None`` when it is unavailable or the text is not its plain case (see the module's
-    notes): the table reader then reads it."""
+    notes): the table reader then reads it. ``ranks=False`` leaves out each item's place
+    in its list (only ``order="rank"`` reads it)."""
     from prfeval._core.checks import max_results
 
     if compiled_unavailable() is not None:
@@ -198,6 +201,7 @@ def compiled_list_run(data: bytes, handle: Input, columns: ColumnMap | None) -> 
 
     source = SourceLines(handle.name, header_lines=0,
                          locate=row_locator(handle, "jsonl", n_rows))
-    run = run_from_lists(row_queries, lengths, doc_ids, scores, source, name=handle.name)
+    run = run_from_lists(row_queries, lengths, doc_ids, scores, source, name=handle.name,
+                         ranks=ranks)
     run.extra["read_by"] = (READER, "a JSON Lines run of lists, every line plain")
     return run

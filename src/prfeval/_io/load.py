@@ -130,8 +130,9 @@ def load_run(
     Arrow table, a Hugging Face dataset, ``{qid: {docid: score}}`` or ranked lists
     ``{qid: [docid, ...]}``.
 
-    ``ranks=False`` skips a TREC run's rank column (only ``order="rank"`` reads it), which
-    saves time and memory on large runs. ``format`` is as in :func:`load_qrels`.
+    ``ranks=False`` skips a TREC run's rank column, and a list run's places in its lists
+    (only ``order="rank"`` reads them), which saves time and memory on large runs.
+    ``format`` is as in :func:`load_qrels`.
     ``run_columns`` maps the roles ``query_id``, ``doc_id``, ``score`` and ``rank`` to a
     table's columns, e.g. ``{"query_id": "question_id", "doc_id": "ctxs"}``; a doc id
     column of lists is a ranking, in list order unless scores are given (docs/inputs.md).
@@ -174,7 +175,7 @@ def _run_file(handle: Input, kind: str, ranks: bool, columns: ColumnMap | None) 
     if kind == "jsonl":
         from prfeval._io.jsonl_lists import compiled_list_run
 
-        run = compiled_list_run(handle.read(text=False), handle, columns)
+        run = compiled_list_run(handle.read(text=False), handle, columns, ranks=ranks)
         if run is not None:
             return run
-    return run_from_table(*read_table(handle, kind), columns=columns)
+    return run_from_table(*read_table(handle, kind), columns=columns, ranks=ranks)

@@ -108,6 +108,7 @@ def run_from_table(
     *,
     name: str | None = None,
     columns: ColumnMap | None = None,
+    ranks: bool = True,
 ) -> Run:
     """A run from an Arrow table with query id, doc id and score (and optional rank) columns.
 
@@ -115,7 +116,8 @@ def run_from_table(
     without either the rows' order is the ranking (``default_order="file"``). ``columns``
     is as in :func:`qrels_from_table`. A doc id column of lists is one row per item, ranked
     by its place in the list unless scores are given (a parallel list, the items' own score
-    field, or a map's values); the place is the rank column too.
+    field, or a map's values); the place is the rank column too (plain lists with
+    ``ranks=False`` leave it out: only ``order="rank"`` reads it).
     """
     lines = _source(source)
     names = run_columns(table, columns, lines.path)
@@ -127,7 +129,7 @@ def run_from_table(
     if is_nested(table.column(doc).type):
         plain = plain_lists(table, doc, score, rank)
         if plain is not None:  # Arrow's list buffers as they are, without a flat table
-            return run_from_lists(queries, *plain, lines, name=name or lines.path)
+            return run_from_lists(queries, *plain, lines, name=name or lines.path, ranks=ranks)
         row_queries = queries
         flat = flatten(table, queries, names.query_id, doc, {"score": score, "rank": rank}, lines)
         table, lines, doc = flat.table, flat.source, flat.doc
@@ -137,7 +139,7 @@ def run_from_table(
         if flat.empty_queries:
             extra["empty_queries"] = flat.empty_queries
     scores = None if score is None else numbers_column(table, score, lines, integer=False)
-    ranks = positions if rank is None else numbers_column(table, rank, lines, integer=False)
+    places = positions if rank is None else numbers_column(table, rank, lines, integer=False)
     doc_ids = ids_column(table, doc, lines)
     if positions is not None:
         extra["lists"] = ListRows(row_queries, flat.lengths, doc_ids)
@@ -145,7 +147,7 @@ def run_from_table(
         queries,
         doc_ids,
         scores,
-        ranks,
+        places,
         source=lines,
         default_order="score" if score else ("rank" if rank else "file"),
         name=name or lines.path,
@@ -161,25 +163,33 @@ def run_from_lists(
     source: SourceLines,
     *,
     name: str,
+    ranks: bool = True,
 ) -> Run:
     """A run read as lists by the compiled JSON Lines reader: row ``r`` is query
     ``row_queries[r]`` with the next ``lengths[r]`` of ``doc_ids`` (and of ``scores``, when
     given), ``source`` the rows' lines. The run :func:`run_from_table` makes of the same
     lists: one item a row, ranked by its place in its list unless scores are given (the
-    place is the rank too), with the queries whose lists are all empty kept apart."""
-    parents = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
-    starts = np.cumsum(lengths) - lengths
-    positions = (np.arange(parents.size) - starts[parents] + 1).astype(np.float64)
+    place is the rank too; ``ranks=False`` leaves it out, as for a TREC run's rank column:
+    only ``order="rank"`` reads it), with the queries whose lists are all empty kept apart.
+    The items' lines are found only when a message asks (``SourceLines.of_items``)."""
+    # The rows' numbers, an item each, as narrow as they fit: they are only taken from.
+    narrow = lengths.size < 2**31
+    parents = np.repeat(np.arange(lengths.size, dtype=np.int32 if narrow else np.int64),
+                        lengths)
+    positions = None
+    if ranks:
+        starts = np.cumsum(lengths) - lengths
+        positions = (np.arange(parents.size) - starts[parents] + 1).astype(np.float64)
     extra: dict[str, Any] = {"lists": ListRows(row_queries, lengths, doc_ids)}
     empty = empty_queries(row_queries, lengths)
     if empty:
         extra["empty_queries"] = empty
     return Run(
-        row_queries.take(arrow_ints(parents)),
+        row_queries.take(arrow_ints(parents, bits=32 if narrow else 64)),
         doc_ids,
         scores,
         positions,
-        source=source.take(parents),
+        source=source.of_items(lengths),
         default_order="score" if scores is not None else "file",
         name=name,
         extra=extra,
