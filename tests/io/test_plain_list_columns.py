@@ -143,3 +143,20 @@ def test_without_ranks_a_list_runs_places_are_left_out(tmp_path: Any) -> None:
             assert by_rank.per_query[q]["P@2"] == want, q
             checked += 1
     assert checked > 5
+
+
+def test_a_parquet_list_run_is_read_without_pandas(tmp_path: Any) -> None:
+    """Arrow converts a Python scalar given to a compute function through its pandas check,
+    which imports pandas (0.3 s): the plain lists' checks are numpy's."""
+    import subprocess
+    import sys
+
+    pq.write_table(_table(12), tmp_path / "run.parquet")
+    code = ("import sys, prfeval\n"
+            f"r = prfeval.evaluate({{'q1': {{'d1': 1}}}}, {str(tmp_path / 'run.parquet')!r}, "
+            "['P@1'])\n"
+            "print(sorted(m for m in ('pandas', 'polars') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"

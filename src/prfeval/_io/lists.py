@@ -437,7 +437,8 @@ def plain_lists(
     if pa.types.is_integer(ids.type):
         ids = ids.cast(pa.string())
     ids = ids.cast(pa.string()) if pa.types.is_large_string(ids.type) else ids
-    if len(ids) and bools_of(pc.equal(pc.binary_length(ids), 0)).any():
+    # By length in numpy: pc.equal(..., 0) converts the 0 through pandas, importing it.
+    if len(ids) and (numpy_of(pc.binary_length(ids)) == 0).any():
         return None  # an empty id: refused, naming its line, by flatten
     scores = None
     if score is not None:
