@@ -158,25 +158,33 @@ fn list(scan: &mut Scan, mut item: impl FnMut(&mut Scan) -> Plain<()>) -> Plain<
         if items > scan.max_items {
             return Err(());
         }
-        scan.skip();
-        match scan.peek() {
-            Some(b',') => scan.i += 1,
-            Some(b']') => {
-                scan.i += 1;
-                scan.depth -= 1;
-                return Ok(());
-            }
-            _ => return Err(()),
+        if closed(scan, b']')? {
+            return Ok(());
         }
     }
+}
+
+/// After a list's item or an object's value: past a comma (`false`) or the closing
+/// `close` (`true`, one level up).
+fn closed(scan: &mut Scan, close: u8) -> Plain<bool> {
+    scan.skip();
+    match scan.peek() {
+        Some(b',') => scan.i += 1,
+        Some(c) if c == close => {
+            scan.i += 1;
+            scan.depth -= 1;
+            return Ok(true);
+        }
+        _ => return Err(()),
+    }
+    Ok(false)
 }
 
 /// One line's object (`scan` at its `{`) into `part`.
 fn row(scan: &mut Scan, keys: Keys, part: &mut Part) -> Plain<()> {
     stop(scan.open())?;
     let mut seen = 0u64;
-    let docs_before = part.doc_ends.len();
-    let mut n_scores = 0usize;
+    let (docs_before, scores_before) = (part.doc_ends.len(), part.scores.len());
     loop {
         scan.skip();
         if scan.peek() != Some(b'"') {
@@ -201,11 +209,7 @@ fn row(scan: &mut Scan, keys: Keys, part: &mut Part) -> Plain<()> {
             list(scan, |scan| id(scan, data, ends, kinds))?;
         } else if Some(k) == keys.scores {
             let scores = &mut part.scores;
-            list(scan, |scan| {
-                scores.push(score(scan)?);
-                n_scores += 1;
-                Ok(())
-            })?;
+            list(scan, |scan| score(scan).map(|x| scores.push(x)))?;
         } else {
             scan.skip();
             stop(scan.value())?;
@@ -213,18 +217,12 @@ fn row(scan: &mut Scan, keys: Keys, part: &mut Part) -> Plain<()> {
                 return Err(());
             }
         }
-        scan.skip();
-        match scan.peek() {
-            Some(b',') => scan.i += 1,
-            Some(b'}') => {
-                scan.i += 1;
-                scan.depth -= 1;
-                break;
-            }
-            _ => return Err(()),
+        if closed(scan, b'}')? {
+            break;
         }
     }
     let items = part.doc_ends.len() - docs_before;
+    let n_scores = part.scores.len() - scores_before;
     if seen.count_ones() as usize != keys.names.len() || (keys.scores.is_some() && n_scores != items) {
         return Err(());
     }
