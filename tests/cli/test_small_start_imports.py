@@ -84,15 +84,30 @@ def test_a_small_trec_evaluation_loads_none_of_them(files, words):
 
 
 @pytest.mark.slow
-def test_a_small_json_lines_evaluation_loads_no_dataframe_library(files):
-    """A JSON Lines run of lists needs Arrow (its columns are Arrow's), not pandas: the
-    compiled JSON Lines reader tells the columns apart without it (``Schema.empty_table``
-    would import it: 0.15 s of a 0.25 s start)."""
+def test_a_small_json_lines_evaluation_loads_none_of_them(files):
+    """A small JSON Lines run of lists beside TREC judgments is read by the compiled pass
+    (its first line's keys told apart without Arrow, by Python's JSON parser): no Arrow,
+    no DataFrame library; ``--run-columns`` is click's (the short route leaves it), and
+    still no Arrow."""
+    lines = ['{"qid": "q1", "doc_id": ["d3", "d9", "d1"], "score": [3, 2, 1]}',
+             '{"qid": "q2", "doc_id": ["d4"], "score": [1.5]}']
+    (files / "run.jsonl").write_text("\n".join(lines) + "\n")
+    assert loaded_after(["evaluate", "qrels.txt", "run.jsonl"], files) == ["json"]
+    (files / "mapped.jsonl").write_text("\n".join(lines).replace('"score"', '"s"') + "\n")
+    argv = ["evaluate", "qrels.txt", "mapped.jsonl", "--run-columns", "score=s"]
+    assert loaded_after(argv, files) == ["click", "json", "prfeval.cli._app"]
+
+
+@pytest.mark.slow
+def test_a_json_lines_evaluation_read_by_arrow_loads_no_dataframe_library(files):
+    """Beside JSON Lines judgments (which the pass does not read) a JSON Lines run of lists
+    needs Arrow (its columns are Arrow's), not pandas: its columns are told apart without
+    it (``Schema.empty_table`` would import it: 0.15 s of a 0.25 s start)."""
     lines = ['{"qid": "q1", "doc_id": ["d3", "d9", "d1"], "scores": [3, 2, 1]}',
              '{"qid": "q2", "doc_id": ["d4"], "scores": [1.5]}']
     (files / "run.jsonl").write_text("\n".join(lines) + "\n")
-    argv = ["evaluate", "qrels.txt", "run.jsonl", "--run-columns", "score=scores"]
-    loaded = loaded_after(argv, files)
+    (files / "gold.jsonl").write_text('{"qid": "q1", "doc_id": "d9", "relevance": 1}\n')
+    loaded = loaded_after(["evaluate", "gold.jsonl", "run.jsonl"], files)
     assert "pyarrow" in loaded
     assert not {"pandas", "polars", "scipy", "sklearn", "matplotlib"} & set(loaded)
 

@@ -185,10 +185,11 @@ def test_the_head_start_stops_at_the_flags_the_compiled_pass_may_not_take():
     derived = flags_not_taken(EVAL_OPTIONS, "compiled")
     assert ("--engine=spark", *derived) == AHEAD_NEVER
     assert {"--order=rank", "--queries", "--exclude-queries", "--qrels-columns",
-            "--run-columns", "--qrels-format=csv", "--run-format=json"} <= set(derived)
-    # What the pass takes does not stop it: the default order, a TREC or guessed format.
-    assert not {"--order=score", "--order=file", "--qrels-format=trec",
-                "--run-format=auto"} & set(derived)  # fmt: skip
+            "--qrels-format=csv", "--run-format=json"} <= set(derived)
+    # What the pass takes does not stop it: the default order, a TREC or guessed format, a
+    # JSON Lines run (of lists) and its columns.
+    assert not {"--order=score", "--order=file", "--qrels-format=trec", "--run-format=auto",
+                "--run-format=jsonl", "--run-columns"} & set(derived)  # fmt: skip
 
 
 @pytest.mark.parametrize(

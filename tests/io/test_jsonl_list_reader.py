@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import prfeval
 from prfeval._core.errors import InputFormatError, PrfevalWarning
@@ -20,6 +19,7 @@ from prfeval._io.jsonl_lists import compiled_list_run
 from prfeval._io.load import load_run
 from prfeval._io.source import open_input
 from prfeval._io.tabular import read_table, run_from_table
+from support.json_lines_runs import json_lines_runs
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -238,13 +238,25 @@ def test_the_result_and_verbose_say_which_reader_read_the_run(
     qrels.write_text("q0 0 a 1\n")
     plain = tmp_path / "plain.jsonl"
     plain.write_text('{"qid": "q0", "doc_id": ["a", "b"], "scores": [2, 1]}\n')
+    # Beside TREC judgments, a small run is read by the compiled pass itself.
     result = prfeval.evaluate(str(qrels), str(plain), ["P@1"], run_columns={"score": "scores"})
+    assert result.reading[1] == (f"run {plain}: the compiled pass, whole (a JSON Lines run "
+                                 "of 54 bytes, read whole as lists)")
+    # Beside judgments the pass does not read, the compiled JSON Lines reader reads it.
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"qid": "q0", "doc_id": "a", "relevance": 1}\n')
+    result = prfeval.evaluate(str(gold), str(plain), ["P@1"], run_columns={"score": "scores"})
     assert result.reading[1] == (f"run {plain}: the compiled JSON Lines reader, whole (a JSON "
-                                 "Lines run of lists, every line plain)")
-    code, _, err = run_cli(capsys, "evaluate", str(qrels), str(plain), "-m", "P@1",
+                                 "Lines run of lists, every line plain; not the compiled pass: "
+                                 "it reads TREC judgments only)")
+    code, _, err = run_cli(capsys, "evaluate", str(gold), str(plain), "-m", "P@1",
                            "--run-columns", "score=scores", "--verbose")
     assert code == 0, err
     assert f"prfeval: read: run {plain}: the compiled JSON Lines reader, whole" in err
+    code, _, err = run_cli(capsys, "evaluate", str(qrels), str(plain), "-m", "P@1",
+                           "--run-columns", "score=scores", "--verbose")
+    assert code == 0, err
+    assert f"prfeval: read: run {plain}: the compiled pass, whole" in err
     objects = tmp_path / "objects.jsonl"  # passages as objects: Arrow reads them
     objects.write_text('{"qid": "q0", "ctxs": [{"id": "a", "score": 2}]}\n')
     result = prfeval.evaluate(str(qrels), str(objects), ["P@1"])
@@ -252,63 +264,10 @@ def test_the_result_and_verbose_say_which_reader_read_the_run(
     assert result.per_query["q0"]["P@1"] == 1.0
 
 
-_PLAIN_TEXT = st.text("abcxyz019-_.:/é字🙂", min_size=1, max_size=6)
-_ODD_IDS = st.sampled_from(["", "a\"b", "a\\b", "q\u2028", "\x01", " ", 10**19, 1.5, None])
-
-
-@st.composite
-def _ids(draw: st.DrawFn, kind: str) -> object:
-    """An id of the file's kind (text or integers), now and then an odd one."""
-    if draw(st.integers(0, 30)) == 0:
-        return draw(_ODD_IDS)
-    return draw(_PLAIN_TEXT if kind == "text" else st.integers(-10**17, 10**17))
-
-
-_SCORES = st.one_of(
-    st.integers(-10**17, 10**17),
-    st.floats(allow_nan=False, allow_infinity=False, width=64),
-    st.sampled_from([0.0, -0.0, 1e-300, 1e300, 2.5]),
-)
-_OTHER = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=4),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
-                                                                max_size=3),
-    max_leaves=6,
-)
-
-
-@st.composite
-def _json_lines(draw: st.DrawFn) -> bytes:
-    """JSON Lines runs of lists, mostly plain, with whatever JSON allows around them."""
-    n = draw(st.integers(1, 6))
-    extra = draw(st.booleans())
-    query_kind = draw(st.sampled_from(["text", "int"]))
-    doc_kind = draw(st.sampled_from(["text", "int"]))
-    lines = []
-    for _ in range(n):
-        docs = draw(st.lists(_ids(doc_kind), max_size=5))
-        row: dict[str, object] = {"qid": draw(_ids(query_kind)), "doc_id": docs}
-        scores = draw(st.lists(_SCORES, min_size=len(docs), max_size=len(docs)))
-        if draw(st.integers(0, 30)) == 0:  # now and then a length that differs
-            scores = scores[1:]
-        row["scores"] = scores
-        if extra:
-            row["note"] = draw(_OTHER)
-        keys = draw(st.permutations(list(row)))
-        escaped = draw(st.integers(0, 9)) == 0  # non-ASCII as \\u escapes: given back
-        text = json.dumps({k: row[k] for k in keys}, ensure_ascii=escaped)
-        if draw(st.integers(0, 20)) == 0:
-            odd = ["", "  ", "{}", "null", text + " ,", text.replace(":", ": ")]
-            text = draw(st.sampled_from(odd))
-        lines.append(text)
-    end = draw(st.sampled_from(["\n", "\r\n"]))
-    return (end.join(lines) + draw(st.sampled_from(["", end]))).encode("utf-8")
-
-
 @needs_library
 @settings(max_examples=300, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(text=_json_lines())
+@given(text=json_lines_runs())
 def test_any_text_the_compiled_reader_takes_is_the_table_readers_run(
     text: bytes, tmp_path: Path
 ) -> None:

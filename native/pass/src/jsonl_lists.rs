@@ -5,6 +5,10 @@
 //! the doc ids and the scores) straight into the caller's buffers, on every core, in one
 //! pass over the bytes.
 //!
+//! The compiled pass reads such a run with the same parser (`read_parts`, `by_span`): the ids
+//! are then where they are in the text, not copied, and the pass joins them as it joins a
+//! TREC run's lines (`prf_run_lists` in lib.rs).
+//!
 //! It takes only the plain case and gives the rest back (status `NOT_PLAIN`, with the line),
 //! for prfeval's other reader, which reads it or names what is wrong: every line an object
 //! with exactly the first line's keys (`keys`), each once and unescaped; the query id a
@@ -22,12 +26,11 @@ pub const READ: i64 = 0;
 /// The text is not in the plain case: prfeval's other reader reads it (`line`: where).
 pub const NOT_PLAIN: i64 = 1;
 
-/// The inputs and outputs of `prf_jsonl_lists`, by name (see `prfeval._io.jsonl_lists`).
+/// The keys of a JSON Lines run of lists, by name: the first line's, and the roles of three
+/// (`prfeval._io.jsonl_lists.ListKeys` mirrors it).
 #[repr(C)]
-pub struct JsonlLists {
-    pub data: *const u8,
-    pub len: usize,
-    /// The first line's keys: `n_keys` strings, key `k` is `keys[key_offsets[k]..key_offsets[k + 1]]`.
+pub struct ListKeys {
+    /// `n_keys` strings: key `k` is `keys[key_offsets[k]..key_offsets[k + 1]]`.
     pub keys: *const u8,
     pub key_offsets: *const i64,
     pub n_keys: usize,
@@ -36,6 +39,62 @@ pub struct JsonlLists {
     pub docs_key: i64,
     pub scores_key: i64,
     pub max_depth: u64,
+}
+
+/// A run's keys, owned (the compiled pass keeps them while it reads the run).
+pub struct Layout {
+    names: Vec<Vec<u8>>,
+    query: usize,
+    docs: usize,
+    scores: Option<usize>,
+    pub max_depth: usize,
+}
+
+impl Layout {
+    /// The keys `k` say, or `None` when they are not 1 to 64 keys with a query id and
+    /// doc ids among them.
+    ///
+    /// # Safety
+    /// `k`'s pointers must be valid for `n_keys` keys.
+    pub unsafe fn of(k: &ListKeys) -> Option<Layout> {
+        if k.n_keys == 0 || k.n_keys > 64 {
+            return None;
+        }
+        let offsets = std::slice::from_raw_parts(k.key_offsets, k.n_keys + 1);
+        let all = crate::bytes(k.keys, offsets[k.n_keys] as usize);
+        let names = offsets.windows(2).map(|w| all[w[0] as usize..w[1] as usize].to_vec()).collect();
+        let role = |r: i64| usize::try_from(r).ok().filter(|&r| r < k.n_keys);
+        Some(Layout {
+            names,
+            query: role(k.query_key)?,
+            docs: role(k.docs_key)?,
+            scores: role(k.scores_key),
+            max_depth: k.max_depth as usize,
+        })
+    }
+
+    /// Whether the run has scores.
+    pub fn scored(&self) -> bool {
+        self.scores.is_some()
+    }
+
+    /// The keys' names, borrowed (for `keys`).
+    pub fn names(&self) -> Vec<&[u8]> {
+        self.names.iter().map(Vec::as_slice).collect()
+    }
+
+    /// The keys, as a read takes them (`names`: from `names`).
+    pub fn keys<'k>(&self, names: &'k [&'k [u8]]) -> Keys<'k> {
+        Keys { names, query: self.query, docs: self.docs, scores: self.scores }
+    }
+}
+
+/// The inputs and outputs of `prf_jsonl_lists`, by name (see `prfeval._io.jsonl_lists`).
+#[repr(C)]
+pub struct JsonlLists {
+    pub data: *const u8,
+    pub len: usize,
+    pub keys: ListKeys,
     pub max_items: u64,
     pub threads: usize,
     /// Room in the outputs: rows, items, bytes of query ids, bytes of doc ids.
@@ -59,18 +118,44 @@ pub struct JsonlLists {
     pub items: u64,
 }
 
+/// The ids one thread read, in one of two forms: copied one after the other (`data`, each
+/// id's end in `ends`: what Arrow's buffers take), or as `spans` of the text (the compiled
+/// pass hashes and joins them where they are).
+#[derive(Default)]
+struct Ids {
+    by_span: bool,
+    data: Vec<u8>,
+    ends: Vec<usize>,
+    spans: Vec<(usize, usize)>,
+    /// Kinds of id met: 1 strings, 2 integers.
+    kinds: u8,
+}
+
+impl Ids {
+    fn push(&mut self, b: &[u8], s: usize, e: usize, kind: u8) {
+        if self.by_span {
+            self.spans.push((s, e));
+        } else {
+            self.data.extend_from_slice(&b[s..e]);
+            self.ends.push(self.data.len());
+        }
+        self.kinds |= kind;
+    }
+
+    fn len(&self) -> usize {
+        if self.by_span { self.spans.len() } else { self.ends.len() }
+    }
+}
+
 /// What one thread read of its lines.
 #[derive(Default)]
-struct Part {
-    query_ends: Vec<usize>,
-    query_data: Vec<u8>,
+pub(crate) struct Part {
+    queries: Ids,
+    docs: Ids,
     row_items: Vec<usize>,
-    doc_ends: Vec<usize>,
-    doc_data: Vec<u8>,
+    /// Each row's line in the part (0 first; blank lines count).
+    row_lines: Vec<u64>,
     scores: Vec<f64>,
-    /// Kinds of id met: 1 strings, 2 integers.
-    query_kinds: u8,
-    doc_kinds: u8,
     /// Lines in the part, and the first one not plain (0 first), if any.
     lines: u64,
     not_plain: Option<u64>,
@@ -92,7 +177,7 @@ fn stop<T>(r: Result<T, Stop>) -> Plain<T> {
 }
 
 /// An id: a string without escapes (not empty) or a plain integer of at most 18 digits.
-fn id(scan: &mut Scan, data: &mut Vec<u8>, ends: &mut Vec<usize>, kinds: &mut u8) -> Plain<()> {
+fn id(scan: &mut Scan, ids: &mut Ids) -> Plain<()> {
     scan.skip();
     match scan.peek() {
         Some(b'"') => {
@@ -100,8 +185,7 @@ fn id(scan: &mut Scan, data: &mut Vec<u8>, ends: &mut Vec<usize>, kinds: &mut u8
             if escaped || s == e {
                 return Err(());
             }
-            data.extend_from_slice(&scan.b[s..e]);
-            *kinds |= 1;
+            ids.push(scan.b, s, e, 1);
         }
         Some(c) if c == b'-' || c.is_ascii_digit() => {
             let start = scan.i;
@@ -111,12 +195,10 @@ fn id(scan: &mut Scan, data: &mut Vec<u8>, ends: &mut Vec<usize>, kinds: &mut u8
             if digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) || token == b"-0" {
                 return Err(());
             }
-            data.extend_from_slice(token);
-            *kinds |= 2;
+            ids.push(scan.b, start, scan.i, 2);
         }
         _ => return Err(()),
     }
-    ends.push(data.len());
     Ok(())
 }
 
@@ -184,7 +266,7 @@ fn closed(scan: &mut Scan, close: u8) -> Plain<bool> {
 fn row(scan: &mut Scan, keys: Keys, part: &mut Part) -> Plain<()> {
     stop(scan.open())?;
     let mut seen = 0u64;
-    let (docs_before, scores_before) = (part.doc_ends.len(), part.scores.len());
+    let (docs_before, scores_before) = (part.docs.len(), part.scores.len());
     loop {
         scan.skip();
         if scan.peek() != Some(b'"') {
@@ -203,10 +285,10 @@ fn row(scan: &mut Scan, keys: Keys, part: &mut Part) -> Plain<()> {
         }
         scan.i += 1;
         if k == keys.query {
-            id(scan, &mut part.query_data, &mut part.query_ends, &mut part.query_kinds)?;
+            id(scan, &mut part.queries)?;
         } else if k == keys.docs {
-            let (data, ends, kinds) = (&mut part.doc_data, &mut part.doc_ends, &mut part.doc_kinds);
-            list(scan, |scan| id(scan, data, ends, kinds))?;
+            let docs = &mut part.docs;
+            list(scan, |scan| id(scan, docs))?;
         } else if Some(k) == keys.scores {
             let scores = &mut part.scores;
             list(scan, |scan| score(scan).map(|x| scores.push(x)))?;
@@ -221,21 +303,28 @@ fn row(scan: &mut Scan, keys: Keys, part: &mut Part) -> Plain<()> {
             break;
         }
     }
-    let items = part.doc_ends.len() - docs_before;
+    let items = part.docs.len() - docs_before;
     let n_scores = part.scores.len() - scores_before;
     if seen.count_ones() as usize != keys.names.len() || (keys.scores.is_some() && n_scores != items) {
         return Err(());
     }
     part.row_items.push(items);
+    part.row_lines.push(part.lines);
     Ok(())
 }
 
 /// Read the lines of `data[a..b]` (whole lines).
-fn read_part(data: &[u8], a: usize, b: usize, keys: Keys, max_depth: usize, max_items: u64) -> Part {
+fn read_part(data: &[u8], a: usize, b: usize, keys: Keys, limits: Limits) -> Part {
     let mut part = Part::default();
     let guess = (b - a) / 16;
-    part.doc_data.reserve(guess);
-    part.doc_ends.reserve(guess / 4);
+    (part.queries.by_span, part.docs.by_span) = (limits.by_span, limits.by_span);
+    if limits.by_span {
+        part.docs.spans.reserve(guess / 2);
+    } else {
+        part.docs.data.reserve(guess);
+        part.docs.ends.reserve(guess / 4);
+    }
+    let Limits { max_depth, max_items, .. } = limits;
     if keys.scores.is_some() {
         part.scores.reserve(guess / 4);
     }
@@ -277,10 +366,18 @@ pub struct Out<'o> {
     pub scores: &'o mut [f64],
 }
 
-/// Read `data` (see the module's notes) into `out`: `Ok((rows, items))`, `Err(line)` (1
-/// first) where the text is not plain, or `Err(0)` when the outputs are too small.
-pub fn read(data: &[u8], keys: Keys, max_depth: usize, max_items: u64, threads: usize, out: Out)
-    -> Result<(usize, usize), u64> {
+/// How a read goes: the limits of the JSON Lines check, and the form of the ids (`by_span`:
+/// where they are in the text, for the compiled pass; else copied, for Arrow's buffers).
+#[derive(Clone, Copy)]
+pub struct Limits {
+    pub max_depth: usize,
+    pub max_items: u64,
+    pub by_span: bool,
+}
+
+/// Read `data` (see the module's notes) on `threads` threads: the parts, in order, or
+/// `Err(line)` (1 first) where the text is not plain.
+pub(crate) fn read_parts(data: &[u8], keys: Keys, limits: Limits, threads: usize) -> Result<Vec<Part>, u64> {
     if data.starts_with(b"\xef\xbb\xbf") || keys.names.len() > 64 {
         return Err(1);
     }
@@ -295,7 +392,7 @@ pub fn read(data: &[u8], keys: Keys, max_depth: usize, max_items: u64, threads: 
     let parts: Vec<Part> = std::thread::scope(|s| {
         let handles: Vec<_> = cuts.windows(2)
             .map(|w| (w[0], w[1]))
-            .map(|(a, b)| s.spawn(move || read_part(data, a, b, keys, max_depth, max_items)))
+            .map(|(a, b)| s.spawn(move || read_part(data, a, b, keys, limits)))
             .collect();
         handles.into_iter().map(|h| h.join().expect("a reading thread failed")).collect()
     });
@@ -306,18 +403,39 @@ pub fn read(data: &[u8], keys: Keys, max_depth: usize, max_items: u64, threads: 
         }
         line += p.lines;
     }
-    let (mut query_kinds, mut doc_kinds) = (0u8, 0u8);
-    for p in &parts {
-        query_kinds |= p.query_kinds;
-        doc_kinds |= p.doc_kinds;
-    }
+    let query_kinds = parts.iter().fold(0, |k, p| k | p.queries.kinds);
+    let doc_kinds = parts.iter().fold(0, |k, p| k | p.docs.kinds);
     if query_kinds == 3 || doc_kinds == 3 {
         return Err(1); // strings and integers in one column: Arrow's types differ
     }
+    Ok(parts)
+}
+
+/// Each row of `parts` (read `by_span`), in order: its line (1 first), its query id's span,
+/// its doc ids' spans and its scores (none without scores).
+pub(crate) fn for_each_row(parts: &[Part], mut row: impl FnMut(u64, (usize, usize), &[(usize, usize)], &[f64])) {
+    let mut line0 = 0u64;
+    for p in parts {
+        let mut at = 0;
+        for (r, &n) in p.row_items.iter().enumerate() {
+            let scores = if p.scores.is_empty() { &[][..] } else { &p.scores[at..at + n] };
+            row(line0 + p.row_lines[r] + 1, p.queries.spans[r], &p.docs.spans[at..at + n], scores);
+            at += n;
+        }
+        line0 += p.lines;
+    }
+}
+
+/// Read `data` (see the module's notes) into `out`: `Ok((rows, items))`, `Err(line)` (1
+/// first) where the text is not plain, or `Err(0)` when the outputs are too small.
+pub fn read(data: &[u8], keys: Keys, max_depth: usize, max_items: u64, threads: usize, out: Out)
+    -> Result<(usize, usize), u64> {
+    let limits = Limits { max_depth, max_items, by_span: false };
+    let parts = read_parts(data, keys, limits, threads)?;
     let rows: usize = parts.iter().map(|p| p.row_items.len()).sum();
-    let items: usize = parts.iter().map(|p| p.doc_ends.len()).sum();
-    let query_bytes: usize = parts.iter().map(|p| p.query_data.len()).sum();
-    let doc_bytes: usize = parts.iter().map(|p| p.doc_data.len()).sum();
+    let items: usize = parts.iter().map(|p| p.docs.ends.len()).sum();
+    let query_bytes: usize = parts.iter().map(|p| p.queries.data.len()).sum();
+    let doc_bytes: usize = parts.iter().map(|p| p.docs.data.len()).sum();
     let scored = keys.scores.is_some();
     if out.query_offsets.len() < rows + 1 || out.list_offsets.len() < rows + 1
         || out.doc_offsets.len() < items + 1 || out.query_data.len() < query_bytes
@@ -334,7 +452,8 @@ pub fn read(data: &[u8], keys: Keys, max_depth: usize, max_items: u64, threads: 
     doc_offsets[0] = 0;
     let (mut r, mut q, mut i, mut d) = (0usize, 0usize, 0usize, 0usize);
     for p in &parts {
-        for (k, &end) in p.query_ends.iter().enumerate() {
+        let (queries, docs) = (&p.queries, &p.docs);
+        for (k, &end) in queries.ends.iter().enumerate() {
             query_offsets[r + k + 1] = (q + end) as i32;
         }
         let mut at = i;
@@ -342,18 +461,18 @@ pub fn read(data: &[u8], keys: Keys, max_depth: usize, max_items: u64, threads: 
             at += n;
             list_offsets[r + k + 1] = at as i64;
         }
-        for (k, &end) in p.doc_ends.iter().enumerate() {
+        for (k, &end) in docs.ends.iter().enumerate() {
             doc_offsets[i + k + 1] = (d + end) as i32;
         }
-        query_data[q..q + p.query_data.len()].copy_from_slice(&p.query_data);
-        doc_data[d..d + p.doc_data.len()].copy_from_slice(&p.doc_data);
+        query_data[q..q + queries.data.len()].copy_from_slice(&queries.data);
+        doc_data[d..d + docs.data.len()].copy_from_slice(&docs.data);
         if scored {
             scores[i..i + p.scores.len()].copy_from_slice(&p.scores);
         }
         r += p.row_items.len();
-        q += p.query_data.len();
-        i += p.doc_ends.len();
-        d += p.doc_data.len();
+        q += queries.data.len();
+        i += docs.ends.len();
+        d += docs.data.len();
     }
     Ok((rows, items))
 }
@@ -366,17 +485,14 @@ unsafe fn out_slice<'o, T>(p: *mut T, n: usize) -> &'o mut [T] {
 /// outputs too small).
 pub unsafe fn read_c(a: &mut JsonlLists) -> i64 {
     let data = crate::bytes(a.data, a.len);
-    if a.n_keys == 0 || a.n_keys > 64 {
+    if a.keys.n_keys == 0 || a.keys.n_keys > 64 {
         a.status = NOT_PLAIN;
         a.line = 1;
         return 0;
     }
-    let offsets = std::slice::from_raw_parts(a.key_offsets, a.n_keys + 1);
-    let all = crate::bytes(a.keys, offsets[a.n_keys] as usize);
-    let names: Vec<&[u8]> = offsets.windows(2).map(|w| &all[w[0] as usize..w[1] as usize]).collect();
-    let role = |k: i64| usize::try_from(k).ok().filter(|&k| k < a.n_keys);
-    let (Some(query), Some(docs)) = (role(a.query_key), role(a.docs_key)) else { return -1 };
-    let keys = Keys { names: &names, query, docs, scores: role(a.scores_key) };
+    let Some(layout) = Layout::of(&a.keys) else { return -1 };
+    let names = layout.names();
+    let keys = layout.keys(&names);
     let out = Out {
         query_offsets: out_slice(a.out_query_offsets, a.row_room + 1),
         query_data: out_slice(a.out_query_data, a.query_bytes),
@@ -385,7 +501,7 @@ pub unsafe fn read_c(a: &mut JsonlLists) -> i64 {
         doc_data: out_slice(a.out_doc_data, a.doc_bytes),
         scores: out_slice(a.out_scores, if keys.scores.is_some() { a.item_room } else { 0 }),
     };
-    match read(data, keys, a.max_depth as usize, a.max_items, a.threads, out) {
+    match read(data, keys, layout.max_depth, a.max_items, a.threads, out) {
         Ok((rows, items)) => {
             a.status = READ;
             a.rows = rows as u64;

@@ -11,6 +11,11 @@
 //! else it stops and says why (`status`), and prfeval reads the files its usual way, which
 //! then reports any error as it always has: the pass never reports errors of its own.
 //!
+//! A JSON Lines run of lists (`prf_run_lists`: one object a line, a query id and a list of
+//! doc ids, maybe a parallel list of scores) is read too, whole, in one segment of at most
+//! `BLOCK` bytes: `jsonl_lists` finds the ids where they are in the text, each item is a row
+//! (its line in `row_line`), and the join is the one below. Its plain case is that reader's.
+//!
 //! The judgments are read once (`prf_judge`) and only read after that, so any number of
 //! runs share them (`prf_run`). A run is read a segment at a time (`prf_next`): about 16 MiB
 //! of text, cut at line ends and then past the end of the query there, so that a segment
@@ -44,7 +49,7 @@ mod lists;
 /// The version of this library's C ABI: `prfeval._io.native_lib` refuses a library whose
 /// `prf_abi_version()` is not the one it was written for (and reads runs without it).
 /// Raise it whenever a signature, a struct or the meaning of a field changes.
-pub const ABI_VERSION: u32 = 6;
+pub const ABI_VERSION: u32 = 7;
 
 const BLOCK: usize = 16 << 20;
 /// A run line's grade when its document is not judged for its query.
@@ -726,6 +731,48 @@ fn segment_end(buf: &[u8], pos: usize) -> usize {
     end
 }
 
+/// A JSON Lines run of lists (`prf_run_lists`), read whole as one segment of at most `BLOCK`
+/// bytes (a larger one is left to prfeval's other readers): its end, its rows (an item
+/// each, in file order) and its query runs (a line each; lines of one query one after the
+/// other are one run), the docs into `refs`, the scores (zeros without scores) and each
+/// row's line into `out`; or why not, and the line.
+fn parse_lists(buf: &[u8], layout: &jsonl_lists::Layout, max_items: u64, threads: usize,
+               refs: &mut Vec<DocRef>, out: &mut Segment) -> Result<(usize, usize, Vec<QueryRun>), (i64, usize)> {
+    if buf.len() > BLOCK {
+        return Err((TOO_LARGE, 1));
+    }
+    let names = layout.names();
+    let limits = jsonl_lists::Limits { max_depth: layout.max_depth, max_items, by_span: true };
+    let parts = jsonl_lists::read_parts(buf, layout.keys(&names), limits, threads)
+        .map_err(|line| (RUN_LAYOUT, line as usize))?;
+    refs.clear();
+    let mut runs: Vec<QueryRun> = Vec::new();
+    let mut long = false;
+    jsonl_lists::for_each_row(&parts, |line, (qs, qe), docs, scores| {
+        let same = runs.last().is_some_and(|q| buf[q.pos..q.pos + q.len] == buf[qs..qe]);
+        if !same {
+            runs.push(QueryRun { row: refs.len(), pos: qs, len: qe - qs });
+        }
+        long |= qe - qs > 0xffff;
+        for &(s, e) in docs {
+            let len = e - s;
+            long |= len > 0xffff; // the slots keep 16 bits of length
+            let w = words(buf, s, len);
+            refs.push(DocRef { pos: s, len: len as u32, h: hash_key(buf, s, len, w), w });
+            out.row_line.push(line as u32);
+        }
+        out.scores.extend_from_slice(scores);
+    });
+    if long {
+        return Err((RUN_LAYOUT, 1));
+    }
+    let rows = refs.len();
+    if !layout.scored() {
+        out.scores = vec![0.0; rows];
+    }
+    Ok((buf.len(), rows, runs))
+}
+
 /// The judgments, parsed once and never changed: any number of runs are read against them.
 /// Grouped by query code (CSR, each query's in file order): per judgment its doc id's hash,
 /// its bytes and its grade.
@@ -927,6 +974,9 @@ pub struct Segment {
     /// rank order (score descending, ties by doc id descending in byte order, a repeated
     /// id in file order).
     order: Vec<u32>,
+    /// A JSON Lines run of lists: each row's line (1 first; empty for a TREC run, whose
+    /// rows are its lines).
+    row_line: Vec<u32>,
 }
 
 /// `status[S_DONE]`: 1 when no segment is left.
@@ -975,6 +1025,8 @@ pub struct RunPass {
     failed: Option<(i64, i64)>,
     refs: Vec<DocRef>,
     no_grades: Vec<i32>,
+    /// A JSON Lines run of lists (`prf_run_lists`): its keys; `None` for a TREC run.
+    lists: Option<jsonl_lists::Layout>,
 }
 
 impl RunPass {
@@ -1038,6 +1090,28 @@ impl RunPass {
         starts
     }
 
+    /// The TREC lines of the segment that begins at `self.pos`: its end, its rows and its
+    /// query runs, the docs into `refs` and the scores into `out`; or why not and the line.
+    fn parse_trec(&mut self, buf: &[u8], refs: &mut Vec<DocRef>, out: &mut Segment)
+        -> Result<(usize, usize, Vec<QueryRun>), (i64, usize)> {
+        let (pos, row0, np) = (self.pos, self.row0, self.threads);
+        let end = segment_end(buf, pos);
+        let cut = chunk_cuts(buf, pos, end, np);
+        let counts = count_chunks(buf, &cut);
+        let rows: usize = counts.iter().sum();
+        if row0 + rows >= u32::MAX as usize {
+            return Err((TOO_LARGE, row0 + 1));
+        }
+        out.scores = vec![0.0; rows];
+        let mut no_grades = std::mem::take(&mut self.no_grades);
+        let parsed = parse_block(buf, &cut, &counts, 6, refs, &mut out.scores, &mut no_grades);
+        self.no_grades = no_grades;
+        match parsed {
+            Ok((_, runs)) => Ok((end, rows, runs)),
+            Err(r) => Err((RUN_LAYOUT, row0 + r + 1)),
+        }
+    }
+
     fn next(&mut self) -> Segment {
         if let Some((why, line)) = self.failed {
             return Segment { status: vec![why, line, 0, 0, 0, 0, self.pos as i64, self.row0 as i64, 0], ..Segment::default() };
@@ -1050,23 +1124,16 @@ impl RunPass {
             out.status[S_DONE] = 1;
             return out;
         }
-        let end = segment_end(buf, pos);
-        let cut = chunk_cuts(buf, pos, end, np);
-        let counts = count_chunks(buf, &cut);
-        let rows: usize = counts.iter().sum();
-        if row0 + rows >= u32::MAX as usize {
-            return self.failed(TOO_LARGE, row0 + 1);
-        }
-        out.scores = vec![0.0; rows];
         let mut refs = std::mem::take(&mut self.refs);
-        let mut no_grades = std::mem::take(&mut self.no_grades);
-        let parsed = parse_block(buf, &cut, &counts, 6, &mut refs, &mut out.scores, &mut no_grades);
-        self.no_grades = no_grades;
-        let runs = match parsed {
-            Ok((_, runs)) => runs,
-            Err(r) => {
+        let parsed = match &self.lists {
+            None => self.parse_trec(buf, &mut refs, &mut out),
+            Some(layout) => parse_lists(buf, layout, self.max_results as u64, np, &mut refs, &mut out),
+        };
+        let (end, rows, runs) = match parsed {
+            Ok(parsed) => parsed,
+            Err((why, line)) => {
                 self.refs = refs;
-                return self.failed(RUN_LAYOUT, row0 + r + 1);
+                return self.failed(why, line);
             }
         };
         // Query codes; a query met again after others is a run not grouped by query.
@@ -1432,7 +1499,28 @@ pub unsafe extern "C" fn prf_run(j: *const Judged, run: *const u8, run_len: usiz
             failed: None,
             refs: Vec::new(),
             no_grades: Vec::new(),
+            lists: None,
         }))
+    })
+}
+
+/// `prf_run` for a JSON Lines run of lists whose first line's keys are `keys` (see
+/// `jsonl_lists`): read whole, as one segment, when it is at most 16 MiB and every line is
+/// plain (else the first segment says why not, and prfeval's other readers read it). Each
+/// item of a list is a row; its line is in the segment's `row_line`. Null if it panicked or
+/// the keys are not 1 to 64 with a query id and doc ids among them.
+///
+/// # Safety
+/// As `prf_run`; `keys` must be valid for the call (the keys are copied).
+#[no_mangle]
+pub unsafe extern "C" fn prf_run_lists(j: *const Judged, run: *const u8, run_len: usize, max_results: usize, threads: usize, order: u8, keys: *const jsonl_lists::ListKeys) -> *mut RunPass {
+    guarded(std::ptr::null_mut, || {
+        let Some(layout) = jsonl_lists::Layout::of(&*keys) else { return std::ptr::null_mut() };
+        let r = prf_run(j, run, run_len, max_results, threads, order);
+        if !r.is_null() {
+            (*r).lists = Some(layout);
+        }
+        r
     })
 }
 
@@ -1502,6 +1590,7 @@ pub struct SegmentView {
     pub j_doc: ArrayView,
     pub j_grade: ArrayView,
     pub order: ArrayView,
+    pub row_line: ArrayView,
 }
 
 /// Fill `out` with the segment `s`'s fields and arrays (valid until the segment is freed).
@@ -1536,6 +1625,7 @@ pub unsafe extern "C" fn prf_segment_view(s: *const Segment, out: *mut SegmentVi
         j_doc: ArrayView::of(&s.j_doc),
         j_grade: ArrayView::of(&s.j_grade),
         order: ArrayView::of(&s.order),
+        row_line: ArrayView::of(&s.row_line),
     };
 }
 

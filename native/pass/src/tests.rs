@@ -99,3 +99,66 @@ fn reasons_are_words_ending_in_nul() {
     assert_eq!(unsafe { *prf_reason(99) }, 0);
     assert_eq!(prf_abi_version(), ABI_VERSION);
 }
+
+/// Read the JSON Lines `run` (keys `qid`, `doc_id`, `scores`) against `qrels`, rank order
+/// asked: the first segment.
+fn first_list_segment(qrels: &[u8], run: &[u8]) -> (Box<Segment>, *mut Judged, *mut RunPass) {
+    let names = b"qiddoc_idscores";
+    let offsets: [i64; 4] = [0, 3, 9, 15];
+    let keys = jsonl_lists::ListKeys {
+        keys: names.as_ptr(), key_offsets: offsets.as_ptr(), n_keys: 3, query_key: 0,
+        docs_key: 1, scores_key: 2, max_depth: 64,
+    };
+    unsafe {
+        let j = prf_judge(qrels.as_ptr(), qrels.len(), 2);
+        assert_eq!((&*j).status[0], OK);
+        let r = prf_run_lists(j, run.as_ptr(), run.len(), 1000, 2, 1, &keys);
+        assert!(!r.is_null());
+        (Box::from_raw(prf_next(r)), j, r)
+    }
+}
+
+#[test]
+fn a_run_of_lists_is_a_row_an_item_joined_as_lines_are() {
+    let qrels = b"q1 0 b 2\nq2 0 x 1\n";
+    // q1 on two lines one after the other (one query), a blank line, an empty list.
+    let run = b"{\"qid\": \"q1\", \"doc_id\": [\"a\", \"b\"], \"scores\": [1, 3]}\n\n\
+                {\"scores\": [2], \"doc_id\": [\"c\"], \"qid\": \"q1\"}\n\
+                {\"qid\": \"q3\", \"doc_id\": [], \"scores\": []}\n\
+                {\"qid\": \"q7\", \"doc_id\": [\"d\"], \"scores\": [0.5]}\n";
+    let (segment, j, r) = first_list_segment(qrels, run);
+    assert_eq!(segment.status[0], OK);
+    assert_eq!(segment.status[2], 4); // rows: a, b, c, d
+    assert_eq!(segment.row_line, vec![1, 1, 3, 5]);
+    assert_eq!(segment.scores, vec![1.0, 3.0, 2.0, 0.5]);
+    // Queries q1 (rows 0-2), q3 (none), q7 (row 3).
+    assert_eq!(segment.run_start, vec![0, 3, 3, 4]);
+    assert_eq!(segment.q_arena, b"q1q3q7".to_vec());
+    assert_eq!(segment.run_grade, vec![NO_GRADE, 2, NO_GRADE, NO_GRADE]);
+    assert_eq!(segment.order, vec![1, 2, 0, 3]); // b (3), c (2), a (1)
+    drop(segment);
+    free(j, r);
+}
+
+#[test]
+fn a_run_of_lists_not_plain_or_not_grouped_is_refused() {
+    let qrels = b"q1 0 b 2\n";
+    let apart = b"{\"qid\": \"q1\", \"doc_id\": [\"a\"], \"scores\": [1]}\n\
+                  {\"qid\": \"q2\", \"doc_id\": [\"a\"], \"scores\": [1]}\n\
+                  {\"qid\": \"q1\", \"doc_id\": [\"b\"], \"scores\": [1]}\n";
+    let objects = b"{\"qid\": \"q1\", \"doc_id\": [{\"id\": \"a\"}], \"scores\": [1]}\n";
+    for (run, why) in [(&apart[..], NOT_GROUPED), (&objects[..], RUN_LAYOUT)] {
+        let (segment, j, r) = first_list_segment(qrels, run);
+        assert_eq!(segment.status[0], why);
+        drop(segment);
+        free(j, r);
+    }
+    let mut big = Vec::new();
+    while big.len() <= BLOCK {
+        big.extend_from_slice(b"{\"qid\": \"q1\", \"doc_id\": [\"a\"], \"scores\": [1]}\n");
+    }
+    let (segment, j, r) = first_list_segment(qrels, &big);
+    assert_eq!(segment.status[0], TOO_LARGE);
+    drop(segment);
+    free(j, r);
+}

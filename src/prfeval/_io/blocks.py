@@ -179,7 +179,10 @@ class WholeSource:
                                  run_columns=options.run_columns)
             read_by = run_table.extra.get("read_by")
             if read_by is not None:  # a reader of the file's own (JSON Lines lists)
-                self.plan = plan.with_run(reader=read_by[0], why=read_by[1])
+                # Why the compiled pass did not read it, when the plan says, is kept.
+                why = [read_by[1], *(c for c in plan.run.why.split("; ")
+                                     if "compiled pass" in c)]  # fmt: skip
+                self.plan = plan.with_run(reader=read_by[0], why="; ".join(why))
         self._empty = len(run_table) == 0
         self.qrels_name, self.run_name = qrels_table.source.path, run_table.name
         include, exclude = options.queries, options.exclude_queries

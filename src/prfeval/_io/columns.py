@@ -23,7 +23,7 @@ grade=NAME``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -47,6 +47,7 @@ __all__ = [
     "RunColumns",
     "qrels_columns",
     "run_columns",
+    "run_roles",
     "unread_grade",
 ]
 
@@ -122,33 +123,34 @@ def names_text(names: Sequence[str]) -> str:
     return ", ".join(n if n.isprintable() else repr(n) for n in names) or "none"
 
 
-def _mapped(table: pa.Table, role: str, name: str, path: str) -> str:
-    """The column the map names for ``role``: the exact name, else the only one equal to
-    it in another case."""
-    if name in table.column_names:
-        if table.column_names.count(name) > 1:
+def _mapped(columns: Sequence[str], role: str, name: str, path: str) -> str:
+    """The column (of those named ``columns``) the map names for ``role``: the exact name,
+    else the only one equal to it in another case."""
+    if name in columns:
+        if columns.count(name) > 1:
             raise InputFormatError(
                 f"column {name!r} (given for {role}) is named twice in the header", path=path
             )
         return name
-    same = [c for c in table.column_names if c.lower() == name.lower()]
+    same = [c for c in columns if c.lower() == name.lower()]
     if len(same) == 1:
         return same[0]
     raise InputFormatError(
         f"no column {name!r} (given for {role} by the column map); the columns are "
-        f"{_listed(table.column_names)}",
+        f"{_listed(columns)}",
         path=path,
     )
 
 
 def _known(
-    table: pa.Table, names: tuple[str, ...], what: str, path: str, *, required: bool
+    columns: Sequence[str], names: tuple[str, ...], what: str, path: str, *, required: bool
 ) -> str | None:
-    """The first column (in any case) with one of ``names``; an error when ``required``."""
-    lowered = [c.lower() for c in table.column_names]
+    """The first of ``columns`` (in any case) with one of ``names``; an error when
+    ``required``."""
+    lowered = [c.lower() for c in columns]
     for name in names:
         if name in lowered:
-            column = table.column_names[lowered.index(name)]
+            column = columns[lowered.index(name)]
             if lowered.count(name) > 1:
                 raise InputFormatError(
                     f"column {column!r} is named twice in the header: which holds the {what}?",
@@ -159,13 +161,13 @@ def _known(
         return None
     raise InputFormatError(
         f"no {what} column: expected one of {', '.join(names)}; "
-        f"found {names_text(table.column_names)}",
+        f"found {names_text(columns)}",
         path=path,
     )
 
 
 def _find(
-    table: pa.Table,
+    present: Sequence[str],
     columns: ColumnMap | None,
     role: str,
     names: tuple[str, ...],
@@ -174,21 +176,23 @@ def _find(
     *,
     required: bool,
 ) -> str | None:
+    """The column of ``present`` for ``role``: the one the map names, else by ``names``."""
     given = dict(columns or ())
     if role in given:
-        return _mapped(table, role, given[role], path)
-    return _known(table, names, what, path, required=required)
+        return _mapped(present, role, given[role], path)
+    return _known(present, names, what, path, required=required)
 
 
 def qrels_columns(table: pa.Table, columns: ColumnMap | None, path: str) -> QrelsColumns:
     """The query id, doc id and relevance columns of judgments (see the module's notes)."""
-    query = _find(table, columns, "query_id", QUERY_NAMES, "query id", path, required=True)
-    doc = _find(table, columns, "doc_id", DOC_NAMES, "doc id", path, required=True)
-    grade = _find(table, columns, "relevance", GRADE_NAMES, "relevance", path, required=False)
+    names = table.column_names
+    query = _find(names, columns, "query_id", QUERY_NAMES, "query id", path, required=True)
+    doc = _find(names, columns, "doc_id", DOC_NAMES, "doc id", path, required=True)
+    grade = _find(names, columns, "relevance", GRADE_NAMES, "relevance", path, required=False)
     if grade is None:
         # BEIR's qrels (query-id, corpus-id, score) call the grade a score.
-        grade = _known(table, SCORE_NAMES, "relevance", path, required=False)
-    if grade is None and _known(table, RANK_NAMES, "rank", path, required=False) is not None:
+        grade = _known(names, SCORE_NAMES, "relevance", path, required=False)
+    if grade is None and _known(names, RANK_NAMES, "rank", path, required=False) is not None:
         raise InputFormatError(
             "no relevance column, and a rank column: is this a run? Judgments need a "
             f"relevance column ({', '.join(GRADE_NAMES)}), or none at all (every listed "
@@ -299,13 +303,15 @@ def _list_of(kind: pa.DataType) -> bool:
                 or pa.types.is_large_list_view(kind))  # fmt: skip
 
 
-def _candidates(table: pa.Table, role: str, path: str) -> str | None:
-    """The one column of ``table`` named for ``role`` in :data:`RAG_RUN_NAMES`, ``None``
-    when there is none; two are refused as ambiguous, naming both."""
+def _candidates(
+    columns: Sequence[str], holds_items: Callable[[str], bool], role: str, path: str
+) -> str | None:
+    """The one of ``columns`` named for ``role`` in :data:`RAG_RUN_NAMES`, ``None`` when
+    there is none; two are refused as ambiguous, naming both."""
     names = RAG_RUN_NAMES[role]
-    found = [c for c in table.column_names if c.lower() in names]
+    found = [c for c in columns if c.lower() in names]
     if role == "doc_id":  # the passages hold lists (or objects); a column of ids is not one
-        found = [c for c in found if _holds_items(table.schema.field(c).type)]
+        found = [c for c in found if holds_items(c)]
     if len(found) > 1:
         what = "passages" if role == "doc_id" else "query id"
         raise InputFormatError(
@@ -326,25 +332,26 @@ def _holds_items(kind: pa.DataType) -> bool:
 
 
 def _rag_layout(
-    table: pa.Table, columns: ColumnMap | None, path: str
+    names: Sequence[str], holds_items: Callable[[str], bool], columns: ColumnMap | None,
+    path: str,
 ) -> tuple[str, str] | None:
     """The query id and passages columns of a RAG run (:data:`RAG_RUN_NAMES`), when the
     column map does not name the doc id and a passages column holds lists; else ``None``."""
     given = dict(columns or ())
     if "doc_id" in given:
         return None
-    passages = _candidates(table, "doc_id", path)
+    passages = _candidates(names, holds_items, "doc_id", path)
     if passages is None:
         return None
     if "query_id" in given:
-        return _mapped(table, "query_id", given["query_id"], path), passages
-    query = _candidates(table, "query_id", path)
+        return _mapped(names, "query_id", given["query_id"], path), passages
+    query = _candidates(names, holds_items, "query_id", path)
     if query is None:
-        query = _known(table, QUERY_NAMES, "query id", path, required=False)
+        query = _known(names, QUERY_NAMES, "query id", path, required=False)
     if query is None:
         raise InputFormatError(
             f"no query id column beside the passages {passages!r}: expected one of "
-            f"{', '.join(RAG_RUN_NAMES['query_id'])}; found {names_text(table.column_names)}",
+            f"{', '.join(RAG_RUN_NAMES['query_id'])}; found {names_text(names)}",
             path=path,
         )
     return query, passages
@@ -352,17 +359,29 @@ def _rag_layout(
 
 def run_columns(table: pa.Table, columns: ColumnMap | None, path: str) -> RunColumns:
     """The query id, doc id, score and rank columns of a run (see the module's notes)."""
-    rag = _rag_layout(table, columns, path)
+    schema = table.schema
+    return run_roles(table.column_names, lambda name: _holds_items(schema.field(name).type),
+                     columns, path)
+
+
+def run_roles(
+    names: Sequence[str], holds_items: Callable[[str], bool], columns: ColumnMap | None,
+    path: str,
+) -> RunColumns:
+    """:func:`run_columns` of a run whose columns are ``names`` (``holds_items``: whether a
+    column holds many items a row, a list, a map or an object), without a table: a JSON
+    Lines run's first line is enough."""
+    rag = _rag_layout(names, holds_items, columns, path)
     if rag is not None:
         return RunColumns(
             rag[0],
             rag[1],
-            _find(table, columns, "score", SCORE_NAMES, "score", path, required=False),
-            _find(table, columns, "rank", RANK_NAMES, "rank", path, required=False),
+            _find(names, columns, "score", SCORE_NAMES, "score", path, required=False),
+            _find(names, columns, "rank", RANK_NAMES, "rank", path, required=False),
         )
     return RunColumns(
-        str(_find(table, columns, "query_id", QUERY_NAMES, "query id", path, required=True)),
-        str(_find(table, columns, "doc_id", DOC_NAMES, "doc id", path, required=True)),
-        _find(table, columns, "score", SCORE_NAMES, "score", path, required=False),
-        _find(table, columns, "rank", RANK_NAMES, "rank", path, required=False),
+        str(_find(names, columns, "query_id", QUERY_NAMES, "query id", path, required=True)),
+        str(_find(names, columns, "doc_id", DOC_NAMES, "doc id", path, required=True)),
+        _find(names, columns, "score", SCORE_NAMES, "score", path, required=False),
+        _find(names, columns, "rank", RANK_NAMES, "rank", path, required=False),
     )

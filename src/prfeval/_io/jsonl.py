@@ -34,13 +34,10 @@ import numpy.typing as npt
 from prfeval._core.arrays import ranges
 from prfeval._core.checks import max_results
 from prfeval._core.errors import InputFormatError
-from prfeval._io.jsonl_native import DEEP, NOT_UTF8, START, TOO_MANY, native_check
+from prfeval._io.jsonl_native import DEEP, MAX_DEPTH, NOT_UTF8, START, TOO_MANY, native_check
 from prfeval._io.source import utf8_text
 
 __all__ = ["MAX_DEPTH", "check_jsonl", "json_kind"]
-
-#: The deepest nesting of objects and lists a line may have: far beyond any table's cells.
-MAX_DEPTH = 64
 
 #: Lines are checked a block at a time, so the work arrays stay a few times this size.
 _BLOCK_BYTES = 1 << 20

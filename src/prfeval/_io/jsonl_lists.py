@@ -23,20 +23,34 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.tables import Run, SourceLines
-from prfeval._io.columns import run_columns
-from prfeval._io.jsonl import MAX_DEPTH
+from prfeval._io.columns import run_roles
+from prfeval._io.jsonl_native import MAX_DEPTH
 from prfeval._io.native_lib import compiled_unavailable, default_threads, library
 
 if TYPE_CHECKING:
     from prfeval._core.options import ColumnMap
     from prfeval._io.source import Input
 
-__all__ = ["READER", "JsonlLists", "compiled_list_run"]
+__all__ = ["READER", "JsonlLists", "ListKeys", "RunKeys", "compiled_list_run"]
 
 _P, _N = ctypes.c_void_p, ctypes.c_size_t
 
 #: This reader's name in the reader plan (:mod:`prfeval._io.plan`), as ``--verbose`` says it.
 READER = "the compiled JSON Lines reader"
+
+
+class ListKeys(ctypes.Structure):
+    """``ListKeys`` in native/pass/src/jsonl_lists.rs, field by field: a run's keys."""
+
+    _fields_ = [
+        ("keys", _P),
+        ("key_offsets", _P),
+        ("n_keys", _N),
+        ("query_key", ctypes.c_int64),
+        ("docs_key", ctypes.c_int64),
+        ("scores_key", ctypes.c_int64),
+        ("max_depth", ctypes.c_uint64),
+    ]
 
 
 class JsonlLists(ctypes.Structure):
@@ -45,13 +59,7 @@ class JsonlLists(ctypes.Structure):
     _fields_ = [
         ("data", ctypes.c_char_p),
         ("len", _N),
-        ("keys", _P),
-        ("key_offsets", _P),
-        ("n_keys", _N),
-        ("query_key", ctypes.c_int64),
-        ("docs_key", ctypes.c_int64),
-        ("scores_key", ctypes.c_int64),
-        ("max_depth", ctypes.c_uint64),
+        ("keys", ListKeys),
         ("max_items", ctypes.c_uint64),
         ("threads", _N),
         ("row_room", _N),
@@ -93,54 +101,69 @@ def _first_line(data: bytes) -> dict[str, Any] | None:
     return first if isinstance(first, dict) and 0 < len(first) <= 64 else None
 
 
-def _arrow_type(value: Any) -> Any:
-    """The Arrow type of a JSON value, as far as telling the columns apart needs it (a
-    list's type is its first item's: the library checks every item it reads)."""
-    import pyarrow as pa
+def _is_id(value: Any) -> bool:
+    """A value Arrow types as a string or a 64-bit integer column (not true/false)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
-    if isinstance(value, dict):
-        return pa.struct([(key, _arrow_type(v)) for key, v in value.items()])
-    if isinstance(value, list):
-        return pa.list_(next((_arrow_type(v) for v in value if v is not None), pa.null()))
-    if isinstance(value, bool):
-        return pa.bool_()
-    if isinstance(value, int):
-        return pa.int64()
-    if isinstance(value, float):
-        return pa.float64()
-    return pa.null() if value is None else pa.string()  # text, and integers past 64 bits
+
+def _first_item(values: list[Any]) -> Any:
+    """A list's type is its first item's, as Arrow infers it (nulls aside): the library
+    checks every item it reads."""
+    return next((v for v in values if v is not None), None)
 
 
 def _roles(first: dict[str, Any], columns: ColumnMap | None, path: str) -> tuple[
         str, str, str | None] | None:
     """Which keys hold the query id, the doc ids and the scores, by the rules of every
-    table, told from the first line's keys and types; ``None`` when the run is not plain
-    lists of ids (another layout, a rank column, objects as items) or its columns cannot be
-    told apart (the table reader then says why)."""
-    import pyarrow as pa
-
+    table (:func:`~prfeval._io.columns.run_roles`), told from the first line's keys and
+    values; ``None`` when the run is not plain lists of ids (another layout, a rank column,
+    objects as items) or its columns cannot be told apart (the table reader then says
+    why)."""
     from prfeval._core.errors import InputFormatError
 
-    types = pa.schema([(key, _arrow_type(value)) for key, value in first.items()])
     try:
-        # (from typed empty arrays: ``Schema.empty_table`` imports pandas, 0.15 s)
-        empty = pa.Table.from_arrays([pa.nulls(0, f.type) for f in types], schema=types)
-        names = run_columns(empty, columns, path)
+        names = run_roles(list(first), lambda key: isinstance(first[key], list | dict),
+                          columns, path)
     except InputFormatError:
         return None
-    query, doc = types.field(names.query_id).type, types.field(names.doc_id).type
-    ids = (pa.types.is_string, pa.types.is_int64, pa.types.is_null)
-    if names.rank is not None or not pa.types.is_list(doc):
+    query, docs = first[names.query_id], first[names.doc_id]
+    if names.rank is not None or not isinstance(docs, list) or not _is_id(query):
         return None
-    if not any(is_(query) for is_ in ids[:2]) or not any(is_(doc.value_type) for is_ in ids):
+    item = _first_item(docs)
+    if item is not None and not _is_id(item):
         return None
     if names.score is not None:
-        score = types.field(names.score).type
-        if not pa.types.is_list(score) or not (pa.types.is_integer(score.value_type)
-                                               or pa.types.is_floating(score.value_type)
-                                               or pa.types.is_null(score.value_type)):
+        scores = first[names.score]
+        score = _first_item(scores) if isinstance(scores, list) else ""
+        if isinstance(score, bool) or not (score is None or isinstance(score, int | float)):
             return None
     return names.query_id, names.doc_id, names.score
+
+
+class RunKeys:
+    """A JSON Lines run's keys as the library takes them (:attr:`struct`), or ``None`` from
+    :meth:`of` when the run is not its plain case; ``scored``: whether it has scores."""
+
+    def __init__(self, keys: list[str], roles: tuple[str, str, str | None]) -> None:
+        query, doc, score = roles
+        names = [key.encode("utf-8") for key in keys]
+        self._offsets = np.zeros(len(names) + 1, dtype=np.int64)
+        np.cumsum([len(name) for name in names], out=self._offsets[1:])
+        self._bytes = np.frombuffer(b"".join(names) or b"\0", dtype=np.uint8)
+        self.scored = score is not None
+        self.struct = ListKeys(
+            keys=self._bytes.ctypes.data, key_offsets=self._offsets.ctypes.data,
+            n_keys=len(names), query_key=keys.index(query), docs_key=keys.index(doc),
+            scores_key=-1 if score is None else keys.index(score), max_depth=MAX_DEPTH,
+        )
+
+    @classmethod
+    def of(cls, data: bytes, columns: ColumnMap | None, path: str) -> RunKeys | None:
+        """The keys of the run whose text begins with ``data`` (its first line at least),
+        told apart by :func:`_roles`; ``None`` when they cannot be."""
+        first = _first_line(data)
+        roles = None if first is None else _roles(first, columns, path)
+        return None if first is None or roles is None else cls(list(first), roles)
 
 
 def _strings(offsets: npt.NDArray[np.int32], data: npt.NDArray[np.uint8], n: int) -> Any:
@@ -162,15 +185,9 @@ def compiled_list_run(
 
     if compiled_unavailable() is not None:
         return None
-    first = _first_line(data)
-    roles = None if first is None else _roles(first, columns, handle.name)
-    if first is None or roles is None:
+    keys = RunKeys.of(data, columns, handle.name)
+    if keys is None:
         return None
-    keys, (query, doc, score) = list(first), roles
-    names = [key.encode("utf-8") for key in keys]
-    key_offsets = np.zeros(len(names) + 1, dtype=np.int64)
-    np.cumsum([len(name) for name in names], out=key_offsets[1:])
-    key_bytes = np.frombuffer(b"".join(names) or b"\0", dtype=np.uint8)
     # The most the text can hold (a row is more than 8 bytes, an item at least 2 with its
     # comma); numpy reserves it, and only the pages written are ever touched.
     size = len(data)
@@ -179,15 +196,12 @@ def compiled_list_run(
         "query_offsets": np.empty(rows + 1, np.int32), "query_data": np.empty(size + 1, np.uint8),
         "list_offsets": np.empty(rows + 1, np.int64), "doc_offsets": np.empty(items + 1, np.int32),
         "doc_data": np.empty(size + 1, np.uint8),
-        "scores": np.empty(items if score is not None else 1, np.float64),
+        "scores": np.empty(items if keys.scored else 1, np.float64),
     }
     args = JsonlLists(
-        data=data, len=size, keys=key_bytes.ctypes.data, key_offsets=key_offsets.ctypes.data,
-        n_keys=len(names), query_key=keys.index(query), docs_key=keys.index(doc),
-        scores_key=-1 if score is None else keys.index(score), max_depth=MAX_DEPTH,
-        max_items=max_results(), threads=default_threads(), row_room=rows,
-        item_room=items, query_bytes=size + 1, doc_bytes=size + 1,
-        **{f"out_{name}": array.ctypes.data for name, array in out.items()},
+        data=data, len=size, keys=keys.struct, max_items=max_results(),
+        threads=default_threads(), row_room=rows, item_room=items, query_bytes=size + 1,
+        doc_bytes=size + 1, **{f"out_{name}": array.ctypes.data for name, array in out.items()},
     )
     if int(library().prf_jsonl_lists(ctypes.byref(args))) < 0 or args.status:
         return None
@@ -195,7 +209,7 @@ def compiled_list_run(
     lengths = np.diff(out["list_offsets"][:n_rows + 1])
     row_queries = _strings(out["query_offsets"], out["query_data"], n_rows)
     doc_ids = _strings(out["doc_offsets"], out["doc_data"], n_items)
-    scores = out["scores"][:n_items] if score is not None else None
+    scores = out["scores"][:n_items] if keys.scored else None
     from prfeval._io.table_lines import row_locator
     from prfeval._io.tabular import run_from_lists
 

@@ -9,7 +9,12 @@ import ctypes
 
 from prfeval._io.native_lib import compiled_unavailable, library
 
-__all__ = ["DEEP", "MORE", "NOT_UTF8", "START", "TOO_MANY", "JsonlCheck", "native_check"]
+__all__ = ["DEEP", "MAX_DEPTH", "MORE", "NOT_UTF8", "START", "TOO_MANY", "JsonlCheck",
+           "native_check"]
+
+#: The deepest nesting of objects and lists a JSON Lines line may have: far beyond any
+#: table's cells (every reader of JSON Lines checks it: :mod:`prfeval._io.jsonl`).
+MAX_DEPTH = 64
 
 #: The library's refusal codes (``jsonl.rs``).
 START, MORE, DEEP, NOT_UTF8, TOO_MANY = 1, 2, 3, 4, 5

@@ -15,7 +15,9 @@ segment's arrays to the aligner block by block, as the fields of an
 measure them: the pass replaces the reading and the encoding, nothing else.
 
 The pass takes plain files of single-space fields, a run grouped by query, integer grades,
-decimal scores, no repeated judgment. The reader plan (:mod:`prfeval._io.plan`) says when it
+decimal scores, no repeated judgment; beside such judgments, a JSON Lines run of lists of up
+to 16 MiB too (``lists``: its keys, :class:`~prfeval._io.jsonl_lists.RunKeys`), read whole
+as one segment, an item a row. The reader plan (:mod:`prfeval._io.plan`) says when it
 is used; it is the only reader of a run in blocks. It accepts or refuses a run on its
 judgments and its first segment: refused there, the run is read whole by the plan's
 fallback (Arrow, ``_io/trec.py``), which says what is wrong exactly as it always has. Past
@@ -36,7 +38,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -62,6 +64,9 @@ from prfeval._io.plan import COMPILED, SEGMENT_BYTES, ReadPlan, plan_reading
 from prfeval._io.select import restrict_queries
 from prfeval._io.source import display_name, open_input
 from prfeval._io.trec import parse_run, run_id_of
+
+if TYPE_CHECKING:
+    from prfeval._io.jsonl_lists import RunKeys
 
 __all__ = [
     "ENV",
@@ -101,6 +106,7 @@ class NativeJudgments:
         order: int = 0,
         span: tuple[int, int] | None = None,
         threads: int | None = None,
+        lists: RunKeys | None = None,
     ) -> Iterator[Segment]:
         """The run's segments, each read on a thread of its own while the one before it is
         used, then the segment of the judged queries the run never names (``done``); or up
@@ -115,6 +121,9 @@ class NativeJudgments:
         at line ends (a Spark task's split): its segments, without the judged queries it
         never names, which only the whole run can tell. Line numbers then count from
         ``start``. ``threads``: the pass's threads (default: the cores, up to 8).
+
+        ``lists``: the run is JSON Lines of lists with these keys, read whole as one
+        segment (up to :data:`~prfeval._io.plan.SEGMENT_BYTES`), a row per item.
         """
         if self.refused is not None:
             raise RuntimeError("the judgments cannot serve this run")
@@ -125,8 +134,10 @@ class NativeJudgments:
             raise ValueError(f"bytes {start} to {stop} are not in {run_path}")
         # The run's threads, whatever the judgments' parse had (one, when it ran beside
         # Python's imports).
-        pointer = lib.prf_run(self._owner.pointer, mapped.address + start, stop - start,
-                              max_results(), threads or default_threads(), order)
+        args = (self._owner.pointer, mapped.address + start, stop - start, max_results(),
+                threads or default_threads(), order)
+        pointer = (lib.prf_run(*args) if lists is None
+                   else lib.prf_run_lists(*args, ctypes.byref(lists.struct)))  # fmt: skip
         if not pointer:  # the pass caught a panic: refused, read the usual way
             mapped.close()
             yield Segment(lib, None)
@@ -281,10 +292,19 @@ class CompiledSource:
             yield from self._refused(judgments.refused)
             return
         self.qrels_name = display_name(path)
+        keys, order = None, rank_order_of(options)
+        if self.plan.lists:
+            keys = _run_keys(self.run_name, options)
+            if keys is None:
+                yield from self._refused("its first line is not a plain row of lists")
+                return
+            order = order if keys.scored else 0  # no scores: ranked as listed
         total, begin, first = os.path.getsize(self.run_name), 0, True
         seen: set[str] = set()
-        for segment in judgments.segments(self.run_name, order=rank_order_of(options)):
+        for segment in judgments.segments(self.run_name, order=order, lists=keys):
             refused = segment.refused
+            if refused is None and keys is not None and not segment.done and not segment.rows:
+                refused = "no list holds an item"  # an empty run: its reader says so
             if refused is None and segment.n_repeated and options.duplicates == "error":
                 # Which repeat is reported first depends on where the blocks are cut: the
                 # fallback's reader reports the first in the file.
@@ -306,7 +326,8 @@ class CompiledSource:
             if not segment.done:
                 seen.update(segment.query_ids())
             yield from SegmentBlocks(segment, self.run_name, options, self._sorted,
-                                     progress=self._progress, begin=begin, total=total)
+                                     progress=self._progress, begin=begin, total=total,
+                                     scored=keys is None or keys.scored)  # fmt: skip
             begin = segment.end
 
     def _past_first(self, segment: Segment, refused: str, seen: set[str]) -> None:
@@ -317,6 +338,16 @@ class CompiledSource:
         line = int(segment.line)
         query = _query_at(self.run_name, segment.end, line - segment.first_row)
         raise not_grouped(self.run_name, query, line)
+
+
+def _run_keys(path: str, options: EvalOptions) -> RunKeys | None:
+    """The keys of the JSON Lines run of lists at ``path``, told from its first line (see
+    :class:`~prfeval._io.jsonl_lists.RunKeys`); ``None`` when they cannot be."""
+    from prfeval._io.jsonl_lists import FIRST_LINE_BYTES, RunKeys
+
+    with open(path, "rb") as f:
+        head = f.read(FIRST_LINE_BYTES + 1)
+    return RunKeys.of(head, options.run_columns, path)
 
 
 def _query_at(path: str, start: int, line: int) -> str:

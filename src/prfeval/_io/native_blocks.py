@@ -122,12 +122,16 @@ class SegmentBlocks:
         progress: Callable[[int, int], None] | None = None,
         begin: int = 0,
         total: int = 0,
+        scored: bool = True,
     ) -> None:
         self.s = segment
+        # A run without scores (JSON Lines lists) is ranked as listed.
+        self.scored = scored
         self.progress, self.total, self.begin = progress, total, begin
         self.path = run_path
         self.options = options
-        self.run_id = run_id_of(run_path)
+        # A TREC run's id is in its lines; a JSON Lines run is known by its name.
+        self.run_id = run_id_of(run_path) if not segment.row_line.size else run_path
         self.query_ids = segment.query_ids()
         n = segment.n_docs
         self.rank: IntArray | None = None  # each doc code's place in byte order
@@ -197,7 +201,7 @@ class SegmentBlocks:
             "ranks": None,
             "tie_ranks": self.tie_ranks,
             "doc_vocab": self.vocab,
-            "default_order": "score",
+            "default_order": "score" if self.scored else "file",
             "name": self.path,
             "run_source": self.run_id,
             "repeated_judgments_total": 0,
@@ -223,8 +227,10 @@ class SegmentBlocks:
         # The pass's rank order, as rows of the block (none unless asked for).
         rank_rows = s.order[row0:row1].astype(np.int64) - row0 if s.order.size else None
         vocab = self.vocab
-        # No blank lines: row i of the block is line first_row + row0 + i + 1.
-        source = SourceLines(self.path, header_lines=s.first_row + row0)
+        # A TREC run has no blank lines: row i of the block is line first_row + row0 + i + 1;
+        # a JSON Lines run's rows are items, each on its line.
+        source = (SourceLines(self.path, header_lines=s.first_row + row0) if not s.row_line.size
+                  else SourceLines(self.path, s.row_line[row0:row1].astype(np.int64)))  # fmt: skip
 
         def row_names(i: int) -> tuple[str, str]:
             return ids[int(local[i])], str(vocab[int(doc[i])].as_py())
@@ -237,7 +243,7 @@ class SegmentBlocks:
             slot=slot_of[local],
             query_code=local,
             doc=doc,
-            scores=s.scores[row0:row1],
+            scores=s.scores[row0:row1] if self.scored else None,
             grade=np.where(found, grade.astype(np.int64), UNJUDGED),
             found=found,
             repeated=s.repeated[row0:row1],

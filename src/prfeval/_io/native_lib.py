@@ -56,7 +56,7 @@ ENV = "PRFEVAL_NATIVE"
 
 #: The C ABI this module is written for: the library's ``prf_abi_version()`` must say the
 #: same (``ABI_VERSION`` in native/pass/src/lib.rs), else it is not used.
-ABI_VERSION = 6
+ABI_VERSION = 7
 
 #: What a caught panic of the library is called in messages.
 PANIC = "a panic inside the compiled pass, caught at its boundary"
@@ -73,6 +73,8 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "prf_judge": (_P, [_P, _N, _N]),
     "prf_judged_status": (_I64, [_P, ctypes.POINTER(_I64)]),
     "prf_run": (_P, [_P, _P, _N, _N, _N, ctypes.c_uint8]),
+    # The same for a JSON Lines run of lists, its keys last (jsonl_lists.ListKeys).
+    "prf_run_lists": (_P, [_P, _P, _N, _N, _N, ctypes.c_uint8, _P]),
     "prf_next": (_P, [_P]),
     "prf_missing": (_P, [_P]),
     # The segment's fields and arrays by name (native_segments.SegmentView).

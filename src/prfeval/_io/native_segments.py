@@ -45,6 +45,7 @@ ARRAYS = {
     "j_doc": np.uint32,
     "j_grade": np.int32,
     "order": np.uint32,
+    "row_line": np.uint32,
 }
 
 #: The reason the pass gives after a panic it caught (``FAILED`` in lib.rs).
@@ -104,8 +105,9 @@ class Segment:
     and ``repeated`` (whether the doc appears again in the query). Its queries, in run
     order: each one's first line ``run_start[i]`` (then the number of lines), whether it is
     ``judged``, its id (``q_off``/``q_arena``) and its judgments (CSR: ``j_start``,
-    ``j_doc``, ``j_grade``). Doc ids by code: ``d_off``/``d_arena``. All arrays are
-    read-only views of the pass's memory.
+    ``j_doc``, ``j_grade``). Doc ids by code: ``d_off``/``d_arena``. A JSON Lines run of
+    lists has a row per item, not per line: ``row_line`` is each row's line (1-based; empty
+    for a TREC run). All arrays are read-only views of the pass's memory.
     """
 
     def __init__(self, lib: ctypes.CDLL, pointer: int | None) -> None:

@@ -9,7 +9,10 @@ every result as ``reader``). The readers are:
 =====================  ==============================================================
 ``the compiled pass``  a plain TREC qrels file and run (``native/pass``): parsed, encoded
                        and joined in compiled code, whole (one segment, up to 16 MiB) or
-                       a segment at a time; refused on its first segment only
+                       a segment at a time; refused on its first segment only. Beside
+                       TREC judgments it reads a JSON Lines run of lists of up to 16 MiB
+                       too, whole, an item a row (a small RAG evaluation starts without
+                       Arrow)
 ``the compiled JSON     a JSON Lines run of lists in the plain case
 Lines reader``         (``native/pass/src/jsonl_lists.rs``): read straight into the
                        buffers the compiled encode reads; anything else is Arrow's
@@ -196,6 +199,8 @@ class ReadPlan:
     #: Whether the caller asked for the run in blocks (``stream=True``): read whole after
     #: all, it is told so.
     stream_asked: bool = False
+    #: Whether the compiled pass reads the run as JSON Lines of lists (else TREC lines).
+    lists: bool = False
 
     @property
     def reader(self) -> str:
@@ -257,13 +262,16 @@ def _kind(source: Any, format: str | None) -> str:
     return f"a {type(source).__name__}"
 
 
-def _trec_run_file(run: Any, options: EvalOptions) -> bool:
-    """A regular TREC run file (by its name and first line): the only run read in blocks."""
+def _pass_run_format(run: Any, options: EvalOptions) -> str | None:
+    """The format of a regular run file the compiled pass may read (by its name and first
+    line): ``trec`` (the only run read in blocks) or ``jsonl`` (lists, read whole); else
+    ``None``."""
     if not isinstance(run, str | os.PathLike) or str(run) == "-" or not os.path.isfile(run):
-        return False
+        return None
     from prfeval._io.source import file_format
 
-    return file_format(run, options.run_format) == "trec"
+    kind = file_format(run, options.run_format)
+    return kind if kind in ("trec", "jsonl") else None
 
 
 def _compiled_refusal(qrels: Any, run: str, options: EvalOptions) -> str | None:
@@ -342,12 +350,14 @@ def plan_reading(
         return plan(layout.name, False, layout.why, layout=layout)
     if not doc_ids and plain_dicts(qrels, run) and any(qrels.values()):
         return plan(DICTS, False, "dicts of dicts, joined through their own hash tables")
-    if not _trec_run_file(run, options):
+    run_format = _pass_run_format(run, options)
+    if run_format != "trec":
         kind = _kind(run, options.run_format)
         warning = ("only a TREC run file can be streamed; reading it whole"
                    if stream else None)  # fmt: skip
-        return plan(ARROW, False, f"{kind}: read whole", warning=warning,
-                    judged_why=f"{_kind(qrels, options.qrels_format)}: read whole")
+        whole = plan(ARROW, False, f"{kind}: read whole", warning=warning,
+                     judged_why=f"{_kind(qrels, options.qrels_format)}: read whole")
+        return whole if run_format is None else _lists_plan(whole, qrels, run, options, plan)
     size = os.path.getsize(run)
     in_blocks = bool(size) and stream is not False and (
         bool(stream) or size >= STREAM_THRESHOLD_BYTES
@@ -373,6 +383,23 @@ def plan_reading(
     return plan(COMPILED, in_blocks, f"{how}, in the plain layout the pass reads",
                 judged_why="a plain TREC file, parsed once by the pass", fallback=whole,
                 stream_asked=bool(stream))
+
+
+def _lists_plan(whole: ReadPlan, qrels: Any, run: Any, options: EvalOptions,
+                plan: Callable[..., ReadPlan]) -> ReadPlan:
+    """The plan of a JSON Lines run file: the compiled pass reads it whole, as one segment,
+    beside TREC judgments, when it is small enough (a small evaluation then starts without
+    Arrow); its first line's keys say whether it is a plain run of lists, and the pass
+    refuses anything else, which ``whole`` (Arrow's reader) then reads."""
+    size = os.path.getsize(run)
+    why_not = _compiled_refusal(qrels, os.fspath(run), options) if size else "an empty run"
+    if why_not is None and size > SEGMENT_BYTES:
+        why_not = "a JSON Lines run larger than its one segment"
+    if why_not is not None:
+        return whole.with_run(why=f"{whole.run.why}; not {COMPILED}: {why_not}")
+    return plan(COMPILED, False, f"a JSON Lines run of {size:,} bytes, read whole as lists",
+                judged_why="a plain TREC file, parsed once by the pass",
+                fallback=whole, lists=True, warning=whole.warning)
 
 
 def head_start(args: list[str]) -> tuple[str, str] | None:
