@@ -184,12 +184,13 @@ def test_the_gate_words_each_setting_as_before():
 def test_the_head_start_stops_at_the_flags_the_compiled_pass_may_not_take():
     derived = flags_not_taken(EVAL_OPTIONS, "compiled")
     assert ("--engine=spark", *derived) == AHEAD_NEVER
-    assert {"--order=rank", "--queries", "--exclude-queries", "--qrels-columns",
-            "--qrels-format=csv", "--run-format=json"} <= set(derived)
-    # What the pass takes does not stop it: the default order, a TREC or guessed format, a
-    # JSON Lines run (of lists) and its columns.
+    assert {"--order=rank", "--queries", "--exclude-queries", "--qrels-format=csv",
+            "--run-format=json"} <= set(derived)
+    # What the pass takes does not stop it: the default order, a TREC or guessed format, JSON
+    # Lines of lists and their columns.
     assert not {"--order=score", "--order=file", "--qrels-format=trec", "--run-format=auto",
-                "--run-format=jsonl", "--run-columns"} & set(derived)  # fmt: skip
+                "--run-format=jsonl", "--qrels-format=jsonl", "--run-columns",
+                "--qrels-columns"} & set(derived)  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -201,7 +202,7 @@ def test_the_head_start_stops_at_the_flags_the_compiled_pass_may_not_take():
         ({"order": "rank"}, ("order",)),
         ({"queries": ["1"], "run_format": "csv"}, ("queries", "run_format")),
         ({"exclude_queries": ["1"]}, ("exclude_queries",)),
-        ({"qrels_columns": "doc_id=d"}, ("qrels_columns",)),
+        ({"qrels_columns": "doc_id=d"}, ()),
     ],
 )
 def test_what_the_compiled_pass_leaves_to_the_local_reader(values, refused):

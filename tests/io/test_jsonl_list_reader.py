@@ -242,13 +242,15 @@ def test_the_result_and_verbose_say_which_reader_read_the_run(
     result = prfeval.evaluate(str(qrels), str(plain), ["P@1"], run_columns={"score": "scores"})
     assert result.reading[1] == (f"run {plain}: the compiled pass, whole (a JSON Lines run "
                                  "of 54 bytes, read whole as lists)")
-    # Beside judgments the pass does not read, the compiled JSON Lines reader reads it.
+    # Beside judgments the pass does not read (a grade a row), the compiled JSON Lines reader
+    # reads it.
     gold = tmp_path / "gold.jsonl"
     gold.write_text('{"qid": "q0", "doc_id": "a", "relevance": 1}\n')
     result = prfeval.evaluate(str(gold), str(plain), ["P@1"], run_columns={"score": "scores"})
     assert result.reading[1] == (f"run {plain}: the compiled JSON Lines reader, whole (a JSON "
-                                 "Lines run of lists, every line plain; not the compiled pass: "
-                                 "it reads TREC judgments only)")
+                                 "Lines run of lists, every line plain; the compiled pass "
+                                 "refused it on its first segment: the judgments' first line "
+                                 "is not a plain row of lists of relevant ids)")
     code, _, err = run_cli(capsys, "evaluate", str(gold), str(plain), "-m", "P@1",
                            "--run-columns", "score=scores", "--verbose")
     assert code == 0, err

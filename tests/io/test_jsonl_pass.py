@@ -1,5 +1,5 @@
-"""A small JSON Lines run of lists beside TREC judgments is read by the compiled pass itself
-(``prf_run_lists``): one segment, an item a row, joined as TREC lines are. Checked against
+"""A JSON Lines run of lists beside TREC judgments is read by the compiled pass itself
+(``prf_run_lists``): whole, as one segment, an item a row, joined as TREC lines are. Checked against
 the other readers of the same file (the compiled JSON Lines reader and Arrow's, which read
 it when the judgments are not a TREC file) and against pytrec_eval; what the pass does not
 take is read by them, with their words."""
@@ -157,28 +157,27 @@ def test_a_repeated_id_is_named_at_its_line_by_the_reader_that_reads_it(tmp_path
     assert prfeval.evaluate(str(qrels), str(run), ["P@1"]).per_query["q2"]["P@1"] == 1.0
 
 
-def test_a_larger_run_is_left_to_the_json_lines_reader(tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from prfeval._io import plan
-
-    qrels, run = _files(tmp_path, _rows(4))
-    monkeypatch.setattr(plan, "SEGMENT_BYTES", 1000)
-    result = _evaluate(str(qrels), run)
-    assert result.reading[1].endswith("not the compiled pass: a JSON Lines run larger than "
-                                      "its one segment)")
-    monkeypatch.undo()
-    _same(result, _evaluate(str(qrels), run))
+def test_a_run_read_on_every_thread_gives_the_same(tmp_path: Path) -> None:
+    """A run of several MiB is parsed by both threads, still as one segment."""
+    rng = np.random.default_rng(12)
+    rows = [{"qid": f"q{q}", "doc_id": [f"p{i}" for i in rng.integers(0, 50, size=30)],
+             "score": [float(s) for s in np.round(rng.random(30), 2)]} for q in range(8000)]
+    qrels, run = _files(tmp_path, rows)  # type: ignore[arg-type]
+    assert run.stat().st_size > 2 << 20
+    ours = _evaluate(str(qrels), run)
+    assert ours.reading[1].startswith(f"run {run}: {PASS}")
+    _same(ours, _evaluate(load_qrels(str(qrels)), run))
 
 
 def test_the_segment_gives_each_items_line(tmp_path: Path) -> None:
-    from prfeval._io.jsonl_lists import RunKeys
+    from prfeval._io.jsonl_lists import LineKeys
     from prfeval._io.native import NativeJudgments
 
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("q1 0 b 1\n")
     run = tmp_path / "run.jsonl"
     run.write_text('\n{"qid": "q1", "doc_id": ["a", "b"]}\n  \n{"qid": "q2", "doc_id": ["c"]}\n')
-    keys = RunKeys.of(run.read_bytes(), None, str(run))
+    keys = LineKeys.of_run(run.read_bytes(), None, str(run))
     assert keys is not None and not keys.scored
     segment = next(NativeJudgments(str(qrels)).segments(str(run), lists=keys))
     assert segment.refused is None
@@ -231,3 +230,75 @@ def test_any_run_gives_what_the_other_readers_give(text: bytes, tmp_path: Path) 
     run.write_bytes(text)
     qrels.write_text(_judgments_of(text))
     assert _outcome(str(qrels), run) == _outcome(load_qrels(str(qrels)), run)
+
+
+def _gold_lines(qrels: Path, folder: Path, *, extra: bool = False) -> Path:
+    """The relevant documents of TREC judgments as JSON Lines lists (grade 1 each), one line
+    a query in file order, with an empty list for a query judged nothing relevant."""
+    relevant: dict[str, list[str]] = {}
+    for line in qrels.read_text().splitlines():
+        q, _, d, g = line.split()
+        relevant.setdefault(q, [])
+        if int(g) > 0:
+            relevant[q].append(d)
+    rows = [{"qid": q, "doc_id": docs, **({"question": f"what is {q}?"} if extra else {})}
+            for q, docs in relevant.items()]
+    path = folder / "gold.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.mark.parametrize("run_kind", ["jsonl", "trec"])
+def test_judgments_as_lists_are_read_by_the_pass(tmp_path: Path, run_kind: str) -> None:
+    qrels, run = _files(tmp_path, _rows(13))
+    gold = _gold_lines(qrels, tmp_path)
+    if run_kind == "trec":
+        trec = tmp_path / "run.trec"
+        trec.write_text("".join(
+            f"q{q} Q0 p{d} {i + 1} {30 - i} r\n"
+            for q in range(40) for i, d in enumerate(range(q % 7, 30, 3))
+        ))  # fmt: skip
+        run = trec
+    ours = _evaluate(str(gold), run)
+    assert ours.reading[0] == (f"judgments {gold}: the compiled pass, whole (a JSON Lines file "
+                               "of lists of relevant ids, parsed once by the pass)")
+    assert ours.reading[1].startswith(f"run {run}: the compiled pass")
+    _same(ours, _evaluate(load_qrels(str(gold)), run))
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ("question", "the judgments' first line is not a plain row of lists of relevant ids"),
+        ("repeat", "a judgment is repeated"),
+        ("escape", "the qrels are not in the plain layout"),
+    ],
+)
+def test_judgments_the_pass_refuses_are_read_by_the_others(tmp_path: Path, change: str,
+                                                           why: str) -> None:
+    qrels, run = _files(tmp_path, _rows(14))
+    gold = _gold_lines(qrels, tmp_path, extra=change == "question")
+    if change == "repeat":
+        gold.write_text(gold.read_text() + '{"qid": "q99", "doc_id": ["p1", "p1"]}\n')
+    if change == "escape":
+        gold.write_text(gold.read_text() + '{"qid": "q\\u00e9", "doc_id": ["p1"]}\n')
+    ours = _outcome(str(gold), run)
+    if change == "repeat":  # a judgment twice: an error at its line, by the file's reader
+        assert isinstance(ours, str) and "gold.jsonl" in ours and "repeated" in ours
+        return
+    assert ours == _outcome(load_qrels(str(gold)), run)
+    result = _evaluate(str(gold), run)
+    assert f"the compiled pass refused it on its first segment: {why}" in result.reading[0]
+
+
+@settings(max_examples=100, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(text=json_lines_runs())
+def test_any_run_beside_judgments_as_lists_gives_what_the_others_give(
+    text: bytes, tmp_path: Path
+) -> None:
+    run, qrels = tmp_path / "run.jsonl", tmp_path / "qrels.txt"
+    run.write_bytes(text)
+    qrels.write_text(_judgments_of(text))
+    gold = _gold_lines(qrels, tmp_path)
+    assert _outcome(str(gold), run) == _outcome(load_qrels(str(gold)), run)

@@ -12,9 +12,11 @@
 //! then reports any error as it always has: the pass never reports errors of its own.
 //!
 //! A JSON Lines run of lists (`prf_run_lists`: one object a line, a query id and a list of
-//! doc ids, maybe a parallel list of scores) is read too, whole, in one segment of at most
-//! `BLOCK` bytes: `jsonl_lists` finds the ids where they are in the text, each item is a row
+//! doc ids, maybe a parallel list of scores) is read too, whole, in one segment:
+//! `jsonl_lists` finds the ids where they are in the text, each item is a row
 //! (its line in `row_line`), and the join is the one below. Its plain case is that reader's.
+//! Judgments given as such lists (a query id and its relevant doc ids, grade 1 each) are
+//! parsed by the same reader (`prf_judge_lists`) into the judgments below.
 //!
 //! The judgments are read once (`prf_judge`) and only read after that, so any number of
 //! runs share them (`prf_run`). A run is read a segment at a time (`prf_next`): about 16 MiB
@@ -49,7 +51,7 @@ mod lists;
 /// The version of this library's C ABI: `prfeval._io.native_lib` refuses a library whose
 /// `prf_abi_version()` is not the one it was written for (and reads runs without it).
 /// Raise it whenever a signature, a struct or the meaning of a field changes.
-pub const ABI_VERSION: u32 = 7;
+pub const ABI_VERSION: u32 = 8;
 
 const BLOCK: usize = 16 << 20;
 /// A run line's grade when its document is not judged for its query.
@@ -731,16 +733,14 @@ fn segment_end(buf: &[u8], pos: usize) -> usize {
     end
 }
 
-/// A JSON Lines run of lists (`prf_run_lists`), read whole as one segment of at most `BLOCK`
-/// bytes (a larger one is left to prfeval's other readers): its end, its rows (an item
-/// each, in file order) and its query runs (a line each; lines of one query one after the
-/// other are one run), the docs into `refs`, the scores (zeros without scores) and each
-/// row's line into `out`; or why not, and the line.
+/// A JSON Lines run of lists (`prf_run_lists`), read whole as one segment, so that it is
+/// accepted or refused as a whole before any of it is measured (a query's lines may be
+/// anywhere in the file): its end, its rows (an item each, in file order) and its query
+/// runs (a line each; lines of one query one after the other are one run), the docs into
+/// `refs`, the scores (zeros without scores) and each row's line into `out`; or why not,
+/// and the line.
 fn parse_lists(buf: &[u8], layout: &jsonl_lists::Layout, max_items: u64, threads: usize,
                refs: &mut Vec<DocRef>, out: &mut Segment) -> Result<(usize, usize, Vec<QueryRun>), (i64, usize)> {
-    if buf.len() > BLOCK {
-        return Err((TOO_LARGE, 1));
-    }
     let names = layout.names();
     let limits = jsonl_lists::Limits { max_depth: layout.max_depth, max_items, by_span: true };
     let parts = jsonl_lists::read_parts(buf, layout.keys(&names), limits, threads)
@@ -767,6 +767,9 @@ fn parse_lists(buf: &[u8], layout: &jsonl_lists::Layout, max_items: u64, threads
         return Err((RUN_LAYOUT, 1));
     }
     let rows = refs.len();
+    if rows >= u32::MAX as usize {
+        return Err((TOO_LARGE, 1)); // a row's number is 32 bits
+    }
     if !layout.scored() {
         out.scores = vec![0.0; rows];
     }
@@ -795,20 +798,36 @@ impl Judged {
     }
 }
 
+impl Judged {
+    fn new(status: i64) -> Judged {
+        Judged {
+            status: vec![status, 0],
+            queries: Table::new(1 << 12),
+            j_start: Vec::new(),
+            j_hash: Vec::new(),
+            j_off: vec![0],
+            j_arena: Vec::new(),
+            j_grade: Vec::new(),
+        }
+    }
+}
+
+/// The judgments as they were read, in file order: each one's query code, doc hash, grade
+/// and doc id (`arena[off[i]..off[i + 1]]`).
+#[derive(Default)]
+struct Read {
+    jq: Vec<u32>,
+    jh: Vec<u64>,
+    jg: Vec<i32>,
+    arena: Vec<u8>,
+    off: Vec<usize>,
+}
+
 fn judge(qrels: &[u8], threads: usize) -> Judged {
     let threads = threads.clamp(1, 64);
-    let mut judged = Judged {
-        status: vec![OK, 0],
-        queries: Table::new(1 << 12),
-        j_start: Vec::new(),
-        j_hash: Vec::new(),
-        j_off: vec![0],
-        j_arena: Vec::new(),
-        j_grade: Vec::new(),
-    };
-    // In file order: each line's query code, doc hash, grade and doc id (in `arena`).
-    let (mut jq, mut jh, mut jg) = (Vec::<u32>::new(), Vec::<u64>::new(), Vec::<i32>::new());
-    let (mut arena, mut off) = (Vec::<u8>::new(), vec![0usize]);
+    let mut judged = Judged::new(OK);
+    let mut read = Read { off: vec![0], ..Read::default() };
+    let Read { jq, jh, jg, arena, off } = &mut read;
     let (mut docs, mut grades) = (Vec::new(), Vec::new());
     let (mut pos, mut line0) = (0, 0);
     while pos < qrels.len() {
@@ -836,6 +855,51 @@ fn judge(qrels: &[u8], threads: usize) -> Judged {
         line0 += rows;
         pos = end;
     }
+    finish(judged, read)
+}
+
+/// A JSON Lines file of judgments as lists (`prf_judge_lists`): one object a line, a query
+/// id and the list of its relevant doc ids (grade 1 each), read by the compiled JSON Lines
+/// reader's parser (`jsonl_lists`, its plain case); a line without ids judges nothing.
+fn judge_lists(qrels: &[u8], layout: &jsonl_lists::Layout, threads: usize) -> Judged {
+    let mut judged = Judged::new(OK);
+    let names = layout.names();
+    let limits = jsonl_lists::Limits { max_depth: layout.max_depth, max_items: u64::MAX, by_span: true };
+    let parts = match jsonl_lists::read_parts(qrels, layout.keys(&names), limits, threads) {
+        Ok(parts) => parts,
+        Err(line) => {
+            judged.status = vec![QRELS_LAYOUT, line as i64];
+            return judged;
+        }
+    };
+    let mut read = Read { off: vec![0], ..Read::default() };
+    let mut long = false;
+    jsonl_lists::for_each_row(&parts, |_, (qs, qe), docs, _| {
+        if docs.is_empty() {
+            return;
+        }
+        long |= qe - qs > 0xffff;
+        let code = judged.queries.code_of(qrels, qs, qe - qs);
+        for &(s, e) in docs {
+            long |= e - s > 0xffff;
+            read.jq.push(code);
+            read.jh.push(hash_key(qrels, s, e - s, words(qrels, s, e - s)));
+            read.jg.push(1);
+            read.arena.extend_from_slice(&qrels[s..e]);
+            read.off.push(read.arena.len());
+        }
+    });
+    if long {
+        judged.status = vec![QRELS_LAYOUT, 0];
+        return judged;
+    }
+    finish(judged, read)
+}
+
+/// The judgments `read` (their queries coded in `judged`) grouped by query, each query's in
+/// file order; refused when there are none (prfeval's reader says so) or one is repeated.
+fn finish(mut judged: Judged, read: Read) -> Judged {
+    let Read { jq, jh, jg, arena, off } = read;
     if jq.is_empty() {
         // No judgments: prfeval's reader says so (an error), not the pass.
         judged.status = vec![QRELS_LAYOUT, 0];
@@ -1443,16 +1507,22 @@ pub extern "C" fn prf_reason(code: i64) -> *const c_char {
 /// `qrels` must be valid for `qrels_len` bytes for the duration of the call.
 #[no_mangle]
 pub unsafe extern "C" fn prf_judge(qrels: *const u8, qrels_len: usize, threads: usize) -> *mut Judged {
-    let failed = || Judged {
-        status: vec![FAILED, 0],
-        queries: Table::new(16),
-        j_start: Vec::new(),
-        j_hash: Vec::new(),
-        j_off: vec![0],
-        j_arena: Vec::new(),
-        j_grade: Vec::new(),
-    };
-    Box::into_raw(Box::new(guarded(failed, || judge(bytes(qrels, qrels_len), threads))))
+    Box::into_raw(Box::new(guarded(|| Judged::new(FAILED), || judge(bytes(qrels, qrels_len), threads))))
+}
+
+/// `prf_judge` for a JSON Lines file of judgments as lists whose first line's keys are
+/// `keys` (a query id and its relevant doc ids, grade 1 each; see `judge_lists`): refused
+/// (`prf_judged_status`) when it is not in that reader's plain case, or the keys are not 1
+/// to 64 with a query id and doc ids among them.
+///
+/// # Safety
+/// As `prf_judge`; `keys` must be valid for the call (they are not kept).
+#[no_mangle]
+pub unsafe extern "C" fn prf_judge_lists(qrels: *const u8, qrels_len: usize, threads: usize, keys: *const jsonl_lists::ListKeys) -> *mut Judged {
+    Box::into_raw(Box::new(guarded(|| Judged::new(FAILED), || match jsonl_lists::Layout::of(&*keys) {
+        Some(layout) => judge_lists(bytes(qrels, qrels_len), &layout, threads),
+        None => Judged::new(QRELS_LAYOUT),
+    })))
 }
 
 /// Why the judgments were refused (0: they were not) and the line, in `line`.
@@ -1505,8 +1575,8 @@ pub unsafe extern "C" fn prf_run(j: *const Judged, run: *const u8, run_len: usiz
 }
 
 /// `prf_run` for a JSON Lines run of lists whose first line's keys are `keys` (see
-/// `jsonl_lists`): read whole, as one segment, when it is at most 16 MiB and every line is
-/// plain (else the first segment says why not, and prfeval's other readers read it). Each
+/// `jsonl_lists`): read whole, as one segment, when every line is plain (else the first
+/// segment says why not, and prfeval's other readers read it). Each
 /// item of a list is a row; its line is in the segment's `row_line`. Null if it panicked or
 /// the keys are not 1 to 64 with a query id and doc ids among them.
 ///

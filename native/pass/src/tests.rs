@@ -153,12 +153,34 @@ fn a_run_of_lists_not_plain_or_not_grouped_is_refused() {
         drop(segment);
         free(j, r);
     }
-    let mut big = Vec::new();
-    while big.len() <= BLOCK {
-        big.extend_from_slice(b"{\"qid\": \"q1\", \"doc_id\": [\"a\"], \"scores\": [1]}\n");
+}
+
+#[test]
+fn judgments_as_lists_are_grade_one_each_and_serve_a_run() {
+    let names = b"qiddoc_id";
+    let offsets: [i64; 3] = [0, 3, 9];
+    let keys = jsonl_lists::ListKeys {
+        keys: names.as_ptr(), key_offsets: offsets.as_ptr(), n_keys: 2, query_key: 0,
+        docs_key: 1, scores_key: -1, max_depth: 64,
+    };
+    let gold = b"{\"qid\": \"q1\", \"doc_id\": [\"b\", \"c\"]}\n{\"qid\": \"q2\", \"doc_id\": []}\n";
+    let run = b"q1 Q0 a 1 3 r\nq1 Q0 b 2 2 r\nq1 Q0 c 3 1 r\n";
+    unsafe {
+        let j = prf_judge_lists(gold.as_ptr(), gold.len(), 2, &keys);
+        assert_eq!((&*j).status[0], OK);
+        assert_eq!((&*j).j_grade, vec![1, 1]);
+        let r = prf_run(j, run.as_ptr(), run.len(), 1000, 2, 1);
+        let segment = Box::from_raw(prf_next(r));
+        assert_eq!(segment.run_grade, vec![NO_GRADE, 1, 1]);
+        drop(segment);
+        free(j, r);
+        let repeated = b"{\"qid\": \"q1\", \"doc_id\": [\"b\", \"b\"]}\n";
+        let j = prf_judge_lists(repeated.as_ptr(), repeated.len(), 1, &keys);
+        assert_eq!((&*j).status[0], REPEATED_JUDGMENT);
+        prf_free_judged(j);
+        let objects = b"{\"qid\": \"q1\", \"doc_id\": [{\"id\": \"b\"}]}\n";
+        let j = prf_judge_lists(objects.as_ptr(), objects.len(), 1, &keys);
+        assert_eq!(((&*j).status[0], (&*j).status[1]), (QRELS_LAYOUT, 1));
+        prf_free_judged(j);
     }
-    let (segment, j, r) = first_list_segment(qrels, &big);
-    assert_eq!(segment.status[0], TOO_LARGE);
-    drop(segment);
-    free(j, r);
 }

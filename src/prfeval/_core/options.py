@@ -183,12 +183,12 @@ def _absent(value: Any) -> bool:
     return value is None
 
 
-#: The compiled pass reads every query (no query set), plain TREC judgments by their own
-#: columns, a plain TREC run or a JSON Lines run of lists (its columns as ``run_columns``
-#: says), in score or file order; on other options the local reader reads the input.
+#: The compiled pass reads every query (no query set), plain TREC judgments or JSON Lines
+#: lists of relevant ids, a plain TREC run or a JSON Lines run of lists (the lists' columns
+#: as the column maps say), in score or file order; on other options the local reader
+#: reads the input.
 _COMPILED_NONE = Limit("compiled", _absent)
-_COMPILED_TREC = Limit("compiled", lambda value: value in (None, "trec"))
-_COMPILED_RUN = Limit("compiled", lambda value: value in (None, "trec", "jsonl"))
+_COMPILED_FORMATS = Limit("compiled", lambda value: value in (None, "trec", "jsonl"))
 #: Spark finds a table's columns by their names, and reads the formats of SPARK_FORMATS.
 _SPARK_FORMATS = Limit(
     "spark",
@@ -427,7 +427,7 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             show_default=True,
             convert=_formats,
         ),
-        limits=(_COMPILED_TREC, _SPARK_FORMATS),
+        limits=(_COMPILED_FORMATS, _SPARK_FORMATS),
     ),
     Option(
         "run_format",
@@ -445,7 +445,7 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             show_default=True,
             convert=_formats,
         ),
-        limits=(_COMPILED_RUN, _SPARK_FORMATS),
+        limits=(_COMPILED_FORMATS, _SPARK_FORMATS),
     ),
     Option(
         "qrels_columns",
@@ -466,7 +466,6 @@ EVAL_OPTIONS: tuple[Option, ...] = (
             metavar="KEY=NAME,...",
             convert=_flag_columns("--qrels-columns", QRELS_COLUMN_KEYS),
         ),
-        limits=(_COMPILED_NONE,),
     ),
     Option(
         "run_columns",

@@ -46,6 +46,7 @@ __all__ = [
     "QrelsColumns",
     "RunColumns",
     "qrels_columns",
+    "qrels_roles",
     "run_columns",
     "run_roles",
     "unread_grade",
@@ -185,7 +186,24 @@ def _find(
 
 def qrels_columns(table: pa.Table, columns: ColumnMap | None, path: str) -> QrelsColumns:
     """The query id, doc id and relevance columns of judgments (see the module's notes)."""
-    names = table.column_names
+    found = qrels_roles(table.column_names, columns, path)
+    if found.relevance is None:
+        unread = unread_grade(table, (found.query_id, found.doc_id))
+        if unread is not None:
+            raise InputFormatError(
+                f"column {unread!r} could be the grade, but prfeval does not read that name "
+                f"as one: say so with --qrels-columns grade={unread} (qrels_columns="
+                f"{{'grade': {unread!r}}}), or leave the column out to make every listed "
+                "document relevant",
+                path=path,
+            )
+    return found
+
+
+def qrels_roles(names: Sequence[str], columns: ColumnMap | None, path: str) -> QrelsColumns:
+    """:func:`qrels_columns` of judgments whose columns are ``names``, by their names alone:
+    without a table, no column's values are looked at (a grade under a name prfeval does
+    not read is not found)."""
     query = _find(names, columns, "query_id", QUERY_NAMES, "query id", path, required=True)
     doc = _find(names, columns, "doc_id", DOC_NAMES, "doc id", path, required=True)
     grade = _find(names, columns, "relevance", GRADE_NAMES, "relevance", path, required=False)
@@ -196,19 +214,9 @@ def qrels_columns(table: pa.Table, columns: ColumnMap | None, path: str) -> Qrel
         raise InputFormatError(
             "no relevance column, and a rank column: is this a run? Judgments need a "
             f"relevance column ({', '.join(GRADE_NAMES)}), or none at all (every listed "
-            f"document relevant); found {names_text(table.column_names)}",
+            f"document relevant); found {names_text(names)}",
             path=path,
         )
-    if grade is None:
-        unread = unread_grade(table, (str(query), str(doc)))
-        if unread is not None:
-            raise InputFormatError(
-                f"column {unread!r} could be the grade, but prfeval does not read that name "
-                f"as one: say so with --qrels-columns grade={unread} (qrels_columns="
-                f"{{'grade': {unread!r}}}), or leave the column out to make every listed "
-                "document relevant",
-                path=path,
-            )
     return QrelsColumns(str(query), str(doc), grade)
 
 

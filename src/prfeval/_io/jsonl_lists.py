@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prfeval._core.tables import Run, SourceLines
-from prfeval._io.columns import run_roles
+from prfeval._io.columns import qrels_roles, run_roles
 from prfeval._io.jsonl_native import MAX_DEPTH
 from prfeval._io.native_lib import compiled_unavailable, default_threads, library
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from prfeval._core.options import ColumnMap
     from prfeval._io.source import Input
 
-__all__ = ["READER", "JsonlLists", "ListKeys", "RunKeys", "compiled_list_run"]
+__all__ = ["READER", "JsonlLists", "LineKeys", "ListKeys", "compiled_list_run"]
 
 _P, _N = ctypes.c_void_p, ctypes.c_size_t
 
@@ -140,9 +140,31 @@ def _roles(first: dict[str, Any], columns: ColumnMap | None, path: str) -> tuple
     return names.query_id, names.doc_id, names.score
 
 
-class RunKeys:
-    """A JSON Lines run's keys as the library takes them (:attr:`struct`), or ``None`` from
-    :meth:`of` when the run is not its plain case; ``scored``: whether it has scores."""
+def _judgment_roles(first: dict[str, Any], columns: ColumnMap | None, path: str) -> tuple[
+        str, str, None] | None:
+    """Which keys hold the query id and the relevant doc ids of judgments given as lists,
+    by the rules of every table (:func:`~prfeval._io.columns.qrels_roles`), when the first
+    line holds those two keys only (a third could be a grade, which only a table's values
+    tell apart) and no grade: ``None`` otherwise."""
+    from prfeval._core.errors import InputFormatError
+
+    try:
+        names = qrels_roles(list(first), columns, path)
+    except InputFormatError:
+        return None
+    query, docs = first.get(names.query_id), first.get(names.doc_id)
+    if names.relevance is not None or len(first) != 2 or names.query_id == names.doc_id:
+        return None
+    if not isinstance(docs, list) or not _is_id(query):
+        return None
+    item = _first_item(docs)
+    return None if item is not None and not _is_id(item) else (names.query_id, names.doc_id, None)
+
+
+class LineKeys:
+    """The keys of a JSON Lines file of lists as the library takes them (:attr:`struct`):
+    a run's (:meth:`of_run`) or judgments' (:meth:`of_judgments`), ``None`` from either when
+    the file is not its plain case; ``scored``: whether a run has scores."""
 
     def __init__(self, keys: list[str], roles: tuple[str, str, str | None]) -> None:
         query, doc, score = roles
@@ -158,11 +180,19 @@ class RunKeys:
         )
 
     @classmethod
-    def of(cls, data: bytes, columns: ColumnMap | None, path: str) -> RunKeys | None:
+    def of_run(cls, data: bytes, columns: ColumnMap | None, path: str) -> LineKeys | None:
         """The keys of the run whose text begins with ``data`` (its first line at least),
         told apart by :func:`_roles`; ``None`` when they cannot be."""
         first = _first_line(data)
         roles = None if first is None else _roles(first, columns, path)
+        return None if first is None or roles is None else cls(list(first), roles)
+
+    @classmethod
+    def of_judgments(cls, data: bytes, columns: ColumnMap | None, path: str) -> LineKeys | None:
+        """The keys of the judgments whose text begins with ``data``, told apart by
+        :func:`_judgment_roles`; ``None`` when they cannot be."""
+        first = _first_line(data)
+        roles = None if first is None else _judgment_roles(first, columns, path)
         return None if first is None or roles is None else cls(list(first), roles)
 
 
@@ -185,7 +215,7 @@ def compiled_list_run(
 
     if compiled_unavailable() is not None:
         return None
-    keys = RunKeys.of(data, columns, handle.name)
+    keys = LineKeys.of_run(data, columns, handle.name)
     if keys is None:
         return None
     # The most the text can hold (a row is more than 8 bytes, an item at least 2 with its

@@ -15,9 +15,9 @@ segment's arrays to the aligner block by block, as the fields of an
 measure them: the pass replaces the reading and the encoding, nothing else.
 
 The pass takes plain files of single-space fields, a run grouped by query, integer grades,
-decimal scores, no repeated judgment; beside such judgments, a JSON Lines run of lists of up
-to 16 MiB too (``lists``: its keys, :class:`~prfeval._io.jsonl_lists.RunKeys`), read whole
-as one segment, an item a row. The reader plan (:mod:`prfeval._io.plan`) says when it
+decimal scores, no repeated judgment; beside such judgments, a JSON Lines run of lists too
+(``lists``: its keys, :class:`~prfeval._io.jsonl_lists.LineKeys`), read whole as one
+segment, an item a row. The reader plan (:mod:`prfeval._io.plan`) says when it
 is used; it is the only reader of a run in blocks. It accepts or refuses a run on its
 judgments and its first segment: refused there, the run is read whole by the plan's
 fallback (Arrow, ``_io/trec.py``), which says what is wrong exactly as it always has. Past
@@ -66,7 +66,7 @@ from prfeval._io.source import display_name, open_input
 from prfeval._io.trec import parse_run, run_id_of
 
 if TYPE_CHECKING:
-    from prfeval._io.jsonl_lists import RunKeys
+    from prfeval._io.jsonl_lists import LineKeys
 
 __all__ = [
     "ENV",
@@ -83,17 +83,22 @@ __all__ = [
 
 
 class NativeJudgments:
-    """A TREC qrels file parsed by the pass, once, for any number of runs.
+    """A TREC qrels file parsed by the pass, once, for any number of runs; or, with
+    ``lists`` (its keys), a JSON Lines file of judgments as lists (a query id and its
+    relevant doc ids, grade 1 each).
 
     ``refused`` says why the pass does not take the file (``None``: it does).
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, threads: int | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, threads: int | None = None,
+                 lists: LineKeys | None = None) -> None:
         self.path = os.fspath(path)
         self._lib = library()
-        pointer = claim_parsed(self.path)  # the command line may have started it early
+        # The command line may have started a TREC file's parse early.
+        pointer = claim_parsed(self.path) if lists is None else None
         if pointer is None:
-            pointer = parse_judgments(self.path, threads or default_threads())
+            pointer = parse_judgments(self.path, threads or default_threads(),
+                                      None if lists is None else lists.struct)
         self._owner = Freed(self._lib.prf_free_judged, pointer)
         line = ctypes.c_int64()
         why = int(self._lib.prf_judged_status(pointer, ctypes.byref(line)))
@@ -106,7 +111,7 @@ class NativeJudgments:
         order: int = 0,
         span: tuple[int, int] | None = None,
         threads: int | None = None,
-        lists: RunKeys | None = None,
+        lists: LineKeys | None = None,
     ) -> Iterator[Segment]:
         """The run's segments, each read on a thread of its own while the one before it is
         used, then the segment of the judged queries the run never names (``done``); or up
@@ -123,7 +128,7 @@ class NativeJudgments:
         ``start``. ``threads``: the pass's threads (default: the cores, up to 8).
 
         ``lists``: the run is JSON Lines of lists with these keys, read whole as one
-        segment (up to :data:`~prfeval._io.plan.SEGMENT_BYTES`), a row per item.
+        segment, a row per item.
         """
         if self.refused is not None:
             raise RuntimeError("the judgments cannot serve this run")
@@ -282,19 +287,27 @@ class CompiledSource:
     def blocks(self) -> Iterator[Block]:
         """The run's blocks, then the block of the judged queries it never named."""
         options, shared = self._options, self._qrels
+        path = shared.path if isinstance(shared, SharedJudgments) else shared
+        judged_keys = None
+        if self.plan.judgment_lists:
+            judged_keys = _line_keys(path, options, run=False)
+            if judged_keys is None:
+                yield from self._refused("the judgments' first line is not a plain row of "
+                                         "lists of relevant ids")
+                return
         if isinstance(shared, SharedJudgments):
             if shared.parsed is None:
-                shared.parsed = NativeJudgments(shared.path)
-            judgments, path = shared.parsed, shared.path
+                shared.parsed = NativeJudgments(shared.path, lists=judged_keys)
+            judgments = shared.parsed
         else:
-            judgments, path = NativeJudgments(shared), shared
+            judgments = NativeJudgments(shared, lists=judged_keys)
         if judgments.refused is not None:
             yield from self._refused(judgments.refused)
             return
         self.qrels_name = display_name(path)
         keys, order = None, rank_order_of(options)
         if self.plan.lists:
-            keys = _run_keys(self.run_name, options)
+            keys = _line_keys(self.run_name, options, run=True)
             if keys is None:
                 yield from self._refused("its first line is not a plain row of lists")
                 return
@@ -340,14 +353,17 @@ class CompiledSource:
         raise not_grouped(self.run_name, query, line)
 
 
-def _run_keys(path: str, options: EvalOptions) -> RunKeys | None:
-    """The keys of the JSON Lines run of lists at ``path``, told from its first line (see
-    :class:`~prfeval._io.jsonl_lists.RunKeys`); ``None`` when they cannot be."""
-    from prfeval._io.jsonl_lists import FIRST_LINE_BYTES, RunKeys
+def _line_keys(path: str, options: EvalOptions, *, run: bool) -> LineKeys | None:
+    """The keys of the JSON Lines file of lists at ``path`` (a run's, or judgments' when not
+    ``run``), told from its first line (see :class:`~prfeval._io.jsonl_lists.LineKeys`);
+    ``None`` when they cannot be."""
+    from prfeval._io.jsonl_lists import FIRST_LINE_BYTES, LineKeys
 
     with open(path, "rb") as f:
         head = f.read(FIRST_LINE_BYTES + 1)
-    return RunKeys.of(head, options.run_columns, path)
+    if run:
+        return LineKeys.of_run(head, options.run_columns, path)
+    return LineKeys.of_judgments(head, options.qrels_columns, path)
 
 
 def _query_at(path: str, start: int, line: int) -> str:

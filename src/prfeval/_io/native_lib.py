@@ -56,7 +56,7 @@ ENV = "PRFEVAL_NATIVE"
 
 #: The C ABI this module is written for: the library's ``prf_abi_version()`` must say the
 #: same (``ABI_VERSION`` in native/pass/src/lib.rs), else it is not used.
-ABI_VERSION = 7
+ABI_VERSION = 8
 
 #: What a caught panic of the library is called in messages.
 PANIC = "a panic inside the compiled pass, caught at its boundary"
@@ -71,6 +71,8 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "prf_abi_version": (ctypes.c_uint32, []),
     "prf_reason": (ctypes.c_char_p, [_I64]),
     "prf_judge": (_P, [_P, _N, _N]),
+    # The same for judgments as JSON Lines lists, their keys last (jsonl_lists.ListKeys).
+    "prf_judge_lists": (_P, [_P, _N, _N, _P]),
     "prf_judged_status": (_I64, [_P, ctypes.POINTER(_I64)]),
     "prf_run": (_P, [_P, _P, _N, _N, _N, ctypes.c_uint8]),
     # The same for a JSON Lines run of lists, its keys last (jsonl_lists.ListKeys).
@@ -180,22 +182,29 @@ def library() -> ctypes.CDLL:
     return lib
 
 
-def parse_judgments(path: str, threads: int) -> int:
+def parse_judgments(path: str, threads: int, lists: Any = None) -> int:
     """The pass's judgments of the TREC qrels file at ``path`` (a pointer for
-    ``prf_judged_status`` and ``prf_run``; freed by ``prf_free_judged``). The file is mapped
+    ``prf_judged_status`` and ``prf_run``; freed by ``prf_free_judged``), or of a JSON Lines
+    file of lists with the keys ``lists`` (a ``jsonl_lists.ListKeys``). The file is mapped
     for the parse only: the judgments keep no pointer into it."""
     lib = library()
+
+    def judge(address: int | None, size: int) -> int:
+        if lists is None:
+            return int(lib.prf_judge(address, size, threads))
+        return int(lib.prf_judge_lists(address, size, threads, ctypes.byref(lists)))
+
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         if not size:
-            return int(lib.prf_judge(None, 0, threads))
+            return judge(None, 0)
         # A private mapping is writable to Python, which ctypes needs to take its address;
         # the pass only reads it, so no page is ever copied.
         mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
     try:
         view = (ctypes.c_char * size).from_buffer(mapped)
         try:
-            return int(lib.prf_judge(ctypes.addressof(view), size, threads))
+            return judge(ctypes.addressof(view), size)
         finally:
             del view
     finally:

@@ -9,10 +9,10 @@ every result as ``reader``). The readers are:
 =====================  ==============================================================
 ``the compiled pass``  a plain TREC qrels file and run (``native/pass``): parsed, encoded
                        and joined in compiled code, whole (one segment, up to 16 MiB) or
-                       a segment at a time; refused on its first segment only. Beside
-                       TREC judgments it reads a JSON Lines run of lists of up to 16 MiB
-                       too, whole, an item a row (a small RAG evaluation starts without
-                       Arrow)
+                       a segment at a time; refused on its first segment only. It reads
+                       a JSON Lines run of lists too, whole, as one segment, an item a
+                       row, and judgments as JSON Lines lists of relevant ids (a small
+                       RAG evaluation starts without Arrow)
 ``the compiled JSON     a JSON Lines run of lists in the plain case
 Lines reader``         (``native/pass/src/jsonl_lists.rs``): read straight into the
                        buffers the compiled encode reads; anything else is Arrow's
@@ -201,6 +201,8 @@ class ReadPlan:
     stream_asked: bool = False
     #: Whether the compiled pass reads the run as JSON Lines of lists (else TREC lines).
     lists: bool = False
+    #: Whether it reads the judgments as JSON Lines of lists of relevant ids (else TREC).
+    judgment_lists: bool = False
 
     @property
     def reader(self) -> str:
@@ -289,8 +291,8 @@ def _compiled_refusal(qrels: Any, run: str, options: EvalOptions) -> str | None:
         return "it reads judgments from a regular file only"
     from prfeval._io.source import file_format
 
-    if file_format(path, options.qrels_format) != "trec":
-        return "it reads TREC judgments only"
+    if file_format(path, options.qrels_format) not in ("trec", "jsonl"):
+        return "it reads TREC judgments and JSON Lines lists of relevant ids only"
     if native_lib.gzipped(os.fspath(path)) or native_lib.gzipped(run):
         return "it reads no gzip"
     return None
@@ -381,25 +383,41 @@ def plan_reading(
                        run=replace(whole.run, why=f"{whole.run.why}; not {COMPILED}: {why_not}"),
                        warning=warning)
     return plan(COMPILED, in_blocks, f"{how}, in the plain layout the pass reads",
-                judged_why="a plain TREC file, parsed once by the pass", fallback=whole,
-                stream_asked=bool(stream))
+                fallback=whole, stream_asked=bool(stream), **_judged_by_the_pass(qrels, options))
 
 
 def _lists_plan(whole: ReadPlan, qrels: Any, run: Any, options: EvalOptions,
                 plan: Callable[..., ReadPlan]) -> ReadPlan:
-    """The plan of a JSON Lines run file: the compiled pass reads it whole, as one segment,
-    beside TREC judgments, when it is small enough (a small evaluation then starts without
-    Arrow); its first line's keys say whether it is a plain run of lists, and the pass
-    refuses anything else, which ``whole`` (Arrow's reader) then reads."""
+    """The plan of a JSON Lines run file: beside TREC judgments the compiled pass reads it
+    whole, as one segment (a small evaluation then starts without Arrow, and a large one
+    takes less time and memory than the list readers: docs/benchmarks.md); its first
+    line's keys say whether it is a plain run of lists, and the pass refuses anything else,
+    which ``whole`` (the list readers) then reads."""
     size = os.path.getsize(run)
     why_not = _compiled_refusal(qrels, os.fspath(run), options) if size else "an empty run"
-    if why_not is None and size > SEGMENT_BYTES:
-        why_not = "a JSON Lines run larger than its one segment"
     if why_not is not None:
         return whole.with_run(why=f"{whole.run.why}; not {COMPILED}: {why_not}")
     return plan(COMPILED, False, f"a JSON Lines run of {size:,} bytes, read whole as lists",
-                judged_why="a plain TREC file, parsed once by the pass",
-                fallback=whole, lists=True, warning=whole.warning)
+                fallback=whole, lists=True, warning=whole.warning,
+                **_judged_by_the_pass(qrels, options))
+
+
+def _judged_by_the_pass(qrels: Any, options: EvalOptions) -> dict[str, Any]:
+    """How the pass reads the judgments file ``qrels`` (its format is one it reads: see
+    :func:`_compiled_refusal`): as TREC lines, or as JSON Lines of lists of relevant ids."""
+    from prfeval._io.source import file_format
+
+    path = os.fspath(getattr(qrels, "path", qrels))
+    if file_format(path, options.qrels_format) == "jsonl":
+        return {"judged_why": "a JSON Lines file of lists of relevant ids, parsed once by the "
+                              "pass", "judgment_lists": True}  # fmt: skip
+    return {"judged_why": "a plain TREC file, parsed once by the pass"}
+
+
+#: The names of judgment files the head start does not parse as TREC (``file_format``'s
+#: suffixes of tables; the plan reads what the files hold).
+_NAMED_TABLES = tuple(f"{suffix}{gz}" for suffix in (".csv", ".tsv", ".jsonl", ".json",
+                                                      ".parquet") for gz in ("", ".gz"))
 
 
 def head_start(args: list[str]) -> tuple[str, str] | None:
@@ -424,6 +442,8 @@ def head_start(args: list[str]) -> tuple[str, str] | None:
     if native_setting() == "0" or not native_lib.LIBRARY.is_file():
         return None
     qrels, run = files
+    if qrels.endswith(_NAMED_TABLES):
+        return None  # judgments with named columns: no TREC parse to start
     try:
         if not (os.path.isfile(qrels) and os.path.isfile(run)) or not os.path.getsize(run):
             return None
