@@ -157,8 +157,20 @@ def test_a_repeated_id_is_named_at_its_line_by_the_reader_that_reads_it(tmp_path
     assert prfeval.evaluate(str(qrels), str(run), ["P@1"]).per_query["q2"]["P@1"] == 1.0
 
 
+def test_a_run_of_many_chunks_gives_the_same(tmp_path: Path) -> None:
+    """More items than the pass hands out at a time (2**19): read whole, then measured a
+    chunk of whole queries at a time."""
+    rng = np.random.default_rng(15)
+    rows = [{"qid": f"q{q}", "doc_id": [f"p{i}" for i in rng.integers(0, 40, size=12)],
+             "score": [float(s) for s in np.round(rng.random(12), 2)]} for q in range(50_000)]
+    qrels, run = _files(tmp_path, rows)  # type: ignore[arg-type]
+    ours = _evaluate(str(qrels), run, complete=True)
+    assert ours.reading[1].startswith(f"run {run}: {PASS}")
+    _same(ours, _evaluate(load_qrels(str(qrels)), run, complete=True))
+
+
 def test_a_run_read_on_every_thread_gives_the_same(tmp_path: Path) -> None:
-    """A run of several MiB is parsed by both threads, still as one segment."""
+    """A run of several MiB is parsed by both threads."""
     rng = np.random.default_rng(12)
     rows = [{"qid": f"q{q}", "doc_id": [f"p{i}" for i in rng.integers(0, 50, size=30)],
              "score": [float(s) for s in np.round(rng.random(30), 2)]} for q in range(8000)]

@@ -223,7 +223,8 @@ def test_query_output_order_is_the_same_for_small_and_large_sets(kind):
 
     rng = np.random.default_rng(3)
     numbers = [str(v) for v in rng.permutation(3000)[:1500]] + ["007", "0"]  # "007" after "7"
-    others = [] if kind == "numbers" else ["b", "B", "é", "a10", "a9", "7x"]
+    others = [] if kind == "numbers" else ["b", "B", "é", "a10", "a9", "7x", "\uffff", "\U00010000",
+                                           "\x7f", "字", "🙂"]
     ids = list(dict.fromkeys(numbers + others))
     ids = [ids[i] for i in rng.permutation(len(ids))]
 

@@ -411,19 +411,47 @@ pub(crate) fn read_parts(data: &[u8], keys: Keys, limits: Limits, threads: usize
     Ok(parts)
 }
 
-/// Each row of `parts` (read `by_span`), in order: its line (1 first), its query id's span,
-/// its doc ids' spans and its scores (none without scores).
-pub(crate) fn for_each_row(parts: &[Part], mut row: impl FnMut(u64, (usize, usize), &[(usize, usize)], &[f64])) {
-    let mut line0 = 0u64;
-    for p in parts {
+impl Part {
+    /// The items (doc ids) read.
+    pub(crate) fn items(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// The spans of the part's items `at..at + n` (read `by_span`).
+    pub(crate) fn doc_spans(&self, at: usize, n: usize) -> &[(usize, usize)] {
+        &self.docs.spans[at..at + n]
+    }
+
+    /// The scores of the part's items `at..at + n` (none without scores).
+    pub(crate) fn item_scores(&self, at: usize, n: usize) -> &[f64] {
+        if self.scores.is_empty() { &[] } else { &self.scores[at..at + n] }
+    }
+
+    /// Each row of the part (read `by_span`), in order: its line (1 first, the part's first
+    /// line being `line0 + 1`), its query id's span, its first item in the part and its doc
+    /// ids' spans.
+    pub(crate) fn rows(&self, line0: u64, mut row: impl FnMut(u64, (usize, usize), usize, &[(usize, usize)])) {
         let mut at = 0;
-        for (r, &n) in p.row_items.iter().enumerate() {
-            let scores = if p.scores.is_empty() { &[][..] } else { &p.scores[at..at + n] };
-            row(line0 + p.row_lines[r] + 1, p.queries.spans[r], &p.docs.spans[at..at + n], scores);
+        for (r, &n) in self.row_items.iter().enumerate() {
+            row(line0 + self.row_lines[r] + 1, self.queries.spans[r], at, &self.docs.spans[at..at + n]);
             at += n;
         }
+    }
+}
+
+/// Each row of `parts` (read `by_span`), in order: its line (1 first), its query id's span
+/// and its doc ids' spans.
+pub(crate) fn for_each_row(parts: &[Part], mut row: impl FnMut(u64, (usize, usize), &[(usize, usize)])) {
+    let mut line0 = 0u64;
+    for p in parts {
+        p.rows(line0, |line, query, _, docs| row(line, query, docs));
         line0 += p.lines;
     }
+}
+
+/// The lines of `parts`, blank ones too.
+pub(crate) fn lines_of(part: &Part) -> u64 {
+    part.lines
 }
 
 /// Read `data` (see the module's notes) into `out`: `Ok((rows, items))`, `Err(line)` (1

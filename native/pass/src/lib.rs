@@ -12,8 +12,9 @@
 //! then reports any error as it always has: the pass never reports errors of its own.
 //!
 //! A JSON Lines run of lists (`prf_run_lists`: one object a line, a query id and a list of
-//! doc ids, maybe a parallel list of scores) is read too, whole, in one segment:
-//! `jsonl_lists` finds the ids where they are in the text, each item is a row
+//! doc ids, maybe a parallel list of scores) is read too: parsed whole on the first call, so
+//! that it is taken or refused before any of it is measured, then handed out a chunk of whole
+//! queries at a time (`ReadLists`); `jsonl_lists` finds the ids where they are in the text, each item is a row
 //! (its line in `row_line`), and the join is the one below. Its plain case is that reader's.
 //! Judgments given as such lists (a query id and its relevant doc ids, grade 1 each) are
 //! parsed by the same reader (`prf_judge_lists`) into the judgments below.
@@ -733,47 +734,139 @@ fn segment_end(buf: &[u8], pos: usize) -> usize {
     end
 }
 
-/// A JSON Lines run of lists (`prf_run_lists`), read whole as one segment, so that it is
-/// accepted or refused as a whole before any of it is measured (a query's lines may be
-/// anywhere in the file): its end, its rows (an item each, in file order) and its query
-/// runs (a line each; lines of one query one after the other are one run), the docs into
-/// `refs`, the scores (zeros without scores) and each row's line into `out`; or why not,
-/// and the line.
-fn parse_lists(buf: &[u8], layout: &jsonl_lists::Layout, max_items: u64, threads: usize,
-               refs: &mut Vec<DocRef>, out: &mut Segment) -> Result<(usize, usize, Vec<QueryRun>), (i64, usize)> {
-    let names = layout.names();
-    let limits = jsonl_lists::Limits { max_depth: layout.max_depth, max_items, by_span: true };
-    let parts = jsonl_lists::read_parts(buf, layout.keys(&names), limits, threads)
-        .map_err(|line| (RUN_LAYOUT, line as usize))?;
-    refs.clear();
-    let mut runs: Vec<QueryRun> = Vec::new();
-    let mut long = false;
-    jsonl_lists::for_each_row(&parts, |line, (qs, qe), docs, scores| {
-        let same = runs.last().is_some_and(|q| buf[q.pos..q.pos + q.len] == buf[qs..qe]);
-        if !same {
-            runs.push(QueryRun { row: refs.len(), pos: qs, len: qe - qs });
+/// Rows of a JSON Lines run of lists handed out at a time (whole queries: more when one
+/// query has more), and the most bytes of doc ids (the segment's vocabulary stays far below
+/// its 2 GiB of 32-bit offsets).
+const LIST_ROWS: usize = 1 << 19;
+const LIST_ID_BYTES: usize = 1 << 28;
+
+/// A line of a JSON Lines run of lists: its part, its first item there, its items, its line
+/// number (1 first) and its query id's span.
+struct ListLine {
+    part: usize,
+    at: usize,
+    items: usize,
+    line: u64,
+    query: (usize, usize),
+}
+
+/// A JSON Lines run of lists (`prf_run_lists`): its keys, and once read, its lines.
+pub struct ListRun {
+    layout: jsonl_lists::Layout,
+    read: Option<ReadLists>,
+}
+
+/// A JSON Lines run of lists parsed whole on the first call, so that it is taken or refused
+/// as a whole before any of it is measured (a query's lines may be anywhere in the file),
+/// then handed out a chunk of whole queries at a time (`chunk`), as a TREC run's segments.
+struct ReadLists {
+    parts: Vec<jsonl_lists::Part>,
+    lines: Vec<ListLine>,
+    /// The query runs (lines of one query one after the other): their first line and code.
+    runs: Vec<(usize, u32)>,
+    /// The next run to hand out; the items before it; all items.
+    next: usize,
+    done: usize,
+    items: usize,
+}
+
+impl ReadLists {
+    /// Parse `buf` whole, code its queries in `queries` (marking them in `in_run`), and check
+    /// what a chunk could refuse: the layout, a query on lines apart, too many results, an
+    /// id of 64 KiB or more. Or why not, and the line.
+    fn read(buf: &[u8], layout: &jsonl_lists::Layout, max_results: usize, threads: usize,
+            queries: &mut Table, in_run: &mut Vec<bool>) -> Result<ReadLists, (i64, usize)> {
+        let names = layout.names();
+        let limits = jsonl_lists::Limits { max_depth: layout.max_depth, max_items: max_results as u64, by_span: true };
+        let parts = jsonl_lists::read_parts(buf, layout.keys(&names), limits, threads)
+            .map_err(|line| (RUN_LAYOUT, line as usize))?;
+        let mut lines = Vec::new();
+        let (mut long, mut line0) = (false, 0u64);
+        for (part, p) in parts.iter().enumerate() {
+            p.rows(line0, |line, query, at, docs| {
+                long |= query.1 - query.0 > 0xffff || docs.iter().any(|&(s, e)| e - s > 0xffff);
+                lines.push(ListLine { part, at, items: docs.len(), line, query });
+            });
+            line0 += jsonl_lists::lines_of(p);
         }
-        long |= qe - qs > 0xffff;
-        for &(s, e) in docs {
-            let len = e - s;
-            long |= len > 0xffff; // the slots keep 16 bits of length
-            let w = words(buf, s, len);
-            refs.push(DocRef { pos: s, len: len as u32, h: hash_key(buf, s, len, w), w });
-            out.row_line.push(line as u32);
+        if long {
+            return Err((RUN_LAYOUT, 1)); // the slots keep 16 bits of length
         }
-        out.scores.extend_from_slice(scores);
-    });
-    if long {
-        return Err((RUN_LAYOUT, 1));
+        let items: usize = parts.iter().map(jsonl_lists::Part::items).sum();
+        if items >= u32::MAX as usize {
+            return Err((TOO_LARGE, 1)); // a row's number is 32 bits
+        }
+        let mut runs: Vec<(usize, u32)> = Vec::new();
+        let mut sizes: Vec<usize> = Vec::new();
+        for (k, l) in lines.iter().enumerate() {
+            let (qs, qe) = l.query;
+            let same = runs.last().is_some_and(|&(first, _)| {
+                let (ps, pe) = lines[first].query;
+                buf[ps..pe] == buf[qs..qe]
+            });
+            if same {
+                *sizes.last_mut().unwrap() += l.items;
+                continue;
+            }
+            let code = queries.code_of(buf, qs, qe - qs);
+            let c = code as usize;
+            if c < in_run.len() && in_run[c] {
+                return Err((NOT_GROUPED, l.line as usize));
+            }
+            if c >= in_run.len() {
+                in_run.resize(c + 1, false);
+            }
+            in_run[c] = true;
+            runs.push((k, code));
+            sizes.push(l.items);
+        }
+        if let Some(k) = sizes.iter().position(|&n| n > max_results) {
+            return Err((TOO_MANY_RESULTS, lines[runs[k].0].line as usize));
+        }
+        Ok(ReadLists { parts, lines, runs, next: 0, done: 0, items })
     }
-    let rows = refs.len();
-    if rows >= u32::MAX as usize {
-        return Err((TOO_LARGE, 1)); // a row's number is 32 bits
+
+    /// The next chunk of whole queries: its end (in bytes, as far as its share of the items
+    /// reaches; the whole text for the last), its rows and query runs, and their codes; the
+    /// docs into `refs`, the scores (zeros without scores) and each row's line into `out`.
+    fn chunk(&mut self, buf: &[u8], scored: bool, refs: &mut Vec<DocRef>, out: &mut Segment)
+        -> (usize, usize, Vec<QueryRun>, Vec<u32>) {
+        let (mut runs, mut codes) = (Vec::new(), Vec::new());
+        let (mut rows, mut bytes) = (0usize, 0usize);
+        refs.clear();
+        while self.next < self.runs.len() && (runs.is_empty() || (rows < LIST_ROWS && bytes < LIST_ID_BYTES)) {
+            let (first, code) = self.runs[self.next];
+            let last = self.runs.get(self.next + 1).map_or(self.lines.len(), |r| r.0);
+            let (qs, qe) = self.lines[first].query;
+            runs.push(QueryRun { row: rows, pos: qs, len: qe - qs });
+            codes.push(code);
+            for l in &self.lines[first..last] {
+                let p = &self.parts[l.part];
+                for &(s, e) in p.doc_spans(l.at, l.items) {
+                    let len = e - s;
+                    let w = words(buf, s, len);
+                    refs.push(DocRef { pos: s, len: len as u32, h: hash_key(buf, s, len, w), w });
+                    bytes += len;
+                }
+                if scored {
+                    out.scores.extend_from_slice(p.item_scores(l.at, l.items));
+                }
+                out.row_line.extend(std::iter::repeat_n(l.line as u32, l.items));
+                rows += l.items;
+            }
+            self.next += 1;
+        }
+        if !scored {
+            out.scores = vec![0.0; rows];
+        }
+        self.done += rows;
+        let end = if self.next == self.runs.len() {
+            buf.len()
+        } else {
+            (buf.len() as u128 * self.done as u128 / self.items.max(1) as u128) as usize
+        };
+        (end.min(buf.len()), rows, runs, codes)
     }
-    if !layout.scored() {
-        out.scores = vec![0.0; rows];
-    }
-    Ok((buf.len(), rows, runs))
 }
 
 /// The judgments, parsed once and never changed: any number of runs are read against them.
@@ -874,7 +967,7 @@ fn judge_lists(qrels: &[u8], layout: &jsonl_lists::Layout, threads: usize) -> Ju
     };
     let mut read = Read { off: vec![0], ..Read::default() };
     let mut long = false;
-    jsonl_lists::for_each_row(&parts, |_, (qs, qe), docs, _| {
+    jsonl_lists::for_each_row(&parts, |_, (qs, qe), docs| {
         if docs.is_empty() {
             return;
         }
@@ -1089,8 +1182,8 @@ pub struct RunPass {
     failed: Option<(i64, i64)>,
     refs: Vec<DocRef>,
     no_grades: Vec<i32>,
-    /// A JSON Lines run of lists (`prf_run_lists`): its keys; `None` for a TREC run.
-    lists: Option<jsonl_lists::Layout>,
+    /// A JSON Lines run of lists (`prf_run_lists`); `None` for a TREC run.
+    lists: Option<ListRun>,
 }
 
 impl RunPass {
@@ -1176,6 +1269,28 @@ impl RunPass {
         }
     }
 
+    /// The next chunk of a JSON Lines run of lists (`ReadLists::chunk`), the run read whole
+    /// on the first call; or why it is refused, and the line.
+    fn next_lists(&mut self, buf: &[u8], refs: &mut Vec<DocRef>, out: &mut Segment)
+        -> Result<(usize, usize, Vec<QueryRun>, Vec<u32>), (i64, usize)> {
+        let mut lists = self.lists.take().expect("a run of lists");
+        if lists.read.is_none() {
+            let read = ReadLists::read(buf, &lists.layout, self.max_results, self.threads,
+                                       &mut self.queries, &mut self.in_run);
+            match read {
+                Ok(read) => lists.read = Some(read),
+                Err(why) => {
+                    self.lists = Some(lists);
+                    return Err(why);
+                }
+            }
+        }
+        let scored = lists.layout.scored();
+        let chunk = lists.read.as_mut().expect("read").chunk(buf, scored, refs, out);
+        self.lists = Some(lists);
+        Ok(chunk)
+    }
+
     fn next(&mut self) -> Segment {
         if let Some((why, line)) = self.failed {
             return Segment { status: vec![why, line, 0, 0, 0, 0, self.pos as i64, self.row0 as i64, 0], ..Segment::default() };
@@ -1189,35 +1304,41 @@ impl RunPass {
             return out;
         }
         let mut refs = std::mem::take(&mut self.refs);
-        let parsed = match &self.lists {
-            None => self.parse_trec(buf, &mut refs, &mut out),
-            Some(layout) => parse_lists(buf, layout, self.max_results as u64, np, &mut refs, &mut out),
+        let parsed = if self.lists.is_none() {
+            self.parse_trec(buf, &mut refs, &mut out).map(|(end, rows, runs)| (end, rows, runs, None))
+        } else {
+            self.next_lists(buf, &mut refs, &mut out).map(|(end, rows, runs, codes)| (end, rows, runs, Some(codes)))
         };
-        let (end, rows, runs) = match parsed {
+        let (end, rows, runs, coded) = match parsed {
             Ok(parsed) => parsed,
             Err((why, line)) => {
                 self.refs = refs;
                 return self.failed(why, line);
             }
         };
-        // Query codes; a query met again after others is a run not grouped by query.
-        let mut codes: Vec<u32> = Vec::with_capacity(runs.len());
-        out.run_start = Vec::with_capacity(runs.len() + 1);
-        for q in &runs {
-            let code = self.queries.code_of(buf, q.pos, q.len);
-            let c = code as usize;
-            if c < self.in_run.len() && self.in_run[c] {
-                self.refs = refs;
-                return self.failed(NOT_GROUPED, row0 + q.row + 1);
+        // Query codes; a query met again after others is a run not grouped by query (a
+        // JSON Lines run's were given and checked when it was read).
+        out.run_start = runs.iter().map(|q| q.row as i64).chain([rows as i64]).collect();
+        let codes = match coded {
+            Some(codes) => codes,
+            None => {
+                let mut codes: Vec<u32> = Vec::with_capacity(runs.len());
+                for q in &runs {
+                    let code = self.queries.code_of(buf, q.pos, q.len);
+                    let c = code as usize;
+                    if c < self.in_run.len() && self.in_run[c] {
+                        self.refs = refs;
+                        return self.failed(NOT_GROUPED, row0 + q.row + 1);
+                    }
+                    if c >= self.in_run.len() {
+                        self.in_run.resize(c + 1, false);
+                    }
+                    self.in_run[c] = true;
+                    codes.push(code);
+                }
+                codes
             }
-            if c >= self.in_run.len() {
-                self.in_run.resize(c + 1, false);
-            }
-            self.in_run[c] = true;
-            out.run_start.push(q.row as i64);
-            codes.push(code);
-        }
-        out.run_start.push(rows as i64);
+        };
         for w in out.run_start.windows(2) {
             if (w[1] - w[0]) as usize > self.max_results {
                 self.refs = refs;
@@ -1282,7 +1403,10 @@ impl RunPass {
         self.refs = refs;
         out.judged = codes.iter().map(|&c| ((c as usize) < self.n_judged_q) as u8).collect();
         self.query_ids(&codes, &mut out);
-        drop_pages(buf, pos, end);
+        // A JSON Lines run's text is read by its chunks until the last.
+        if self.lists.is_none() || end == buf.len() {
+            drop_pages(buf, if self.lists.is_none() { pos } else { 0 }, end);
+        }
         self.pos = end;
         self.row0 += rows;
         let n_repeated = out.repeated.iter().filter(|&&r| r != 0).count();
@@ -1575,8 +1699,8 @@ pub unsafe extern "C" fn prf_run(j: *const Judged, run: *const u8, run_len: usiz
 }
 
 /// `prf_run` for a JSON Lines run of lists whose first line's keys are `keys` (see
-/// `jsonl_lists`): read whole, as one segment, when every line is plain (else the first
-/// segment says why not, and prfeval's other readers read it). Each
+/// `jsonl_lists`): parsed whole on the first call, then a chunk of whole queries a call
+/// (`ReadLists`), when every line is plain (else the first segment says why not, and prfeval's other readers read it). Each
 /// item of a list is a row; its line is in the segment's `row_line`. Null if it panicked or
 /// the keys are not 1 to 64 with a query id and doc ids among them.
 ///
@@ -1588,7 +1712,7 @@ pub unsafe extern "C" fn prf_run_lists(j: *const Judged, run: *const u8, run_len
         let Some(layout) = jsonl_lists::Layout::of(&*keys) else { return std::ptr::null_mut() };
         let r = prf_run(j, run, run_len, max_results, threads, order);
         if !r.is_null() {
-            (*r).lists = Some(layout);
+            (*r).lists = Some(ListRun { layout, read: None });
         }
         r
     })

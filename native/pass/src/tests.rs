@@ -184,3 +184,34 @@ fn judgments_as_lists_are_grade_one_each_and_serve_a_run() {
         prf_free_judged(j);
     }
 }
+
+#[test]
+fn a_large_run_of_lists_comes_in_chunks_of_whole_queries_refused_only_at_first() {
+    // 60,000 lines of 10 items: more rows than one chunk holds.
+    let mut run = String::new();
+    for q in 0..60_000 {
+        run.push_str(&format!("{{\"qid\": \"q{q}\", \"doc_id\": [{}], \"scores\": [{}]}}\n",
+                              (0..10).map(|d| format!("\"d{d}\"")).collect::<Vec<_>>().join(","),
+                              (0..10).map(|d| format!("{d}")).collect::<Vec<_>>().join(",")));
+    }
+    let qrels = b"q1 0 d3 1\n";
+    let (first, j, r) = first_list_segment(qrels, run.as_bytes());
+    assert_eq!(first.status[0], OK);
+    let rows0 = first.status[2] as usize;
+    assert!(rows0 >= LIST_ROWS && rows0 % 10 == 0 && rows0 < 600_000);
+    assert_eq!(first.row_line[rows0 - 1] as usize, rows0 / 10);
+    let second = unsafe { Box::from_raw(prf_next(r)) };
+    assert_eq!((second.status[0], second.status[2] as usize), (OK, 600_000 - rows0));
+    assert_eq!(second.row_line[0] as usize, rows0 / 10 + 1);
+    assert_eq!(second.status[6] as usize, run.len()); // its end: the whole text
+    let done = unsafe { Box::from_raw(prf_next(r)) };
+    assert_eq!(done.status[S_DONE], 1);
+    drop((first, second, done));
+    free(j, r);
+    // A query again on the last line: refused on the first call, before any chunk.
+    run.push_str("{\"qid\": \"q0\", \"doc_id\": [\"x\"], \"scores\": [1]}\n");
+    let (first, j, r) = first_list_segment(qrels, run.as_bytes());
+    assert_eq!((first.status[0], first.status[1]), (NOT_GROUPED, 60_001));
+    drop(first);
+    free(j, r);
+}

@@ -59,7 +59,8 @@ def _key_order(names: list[str]) -> IntArray:
             return np.argsort(np.array(names).astype(np.int64), kind="stable")
         order = sorted(range(len(names)), key=lambda i: (int(names[i]), names[i].encode()))
     else:
-        order = sorted(range(len(names)), key=lambda i: names[i].encode())
+        # Python compares str by code point, which is UTF-8's byte order: no key per id.
+        order = sorted(range(len(names)), key=names.__getitem__)
     return np.array(order, dtype=np.int64)
 
 

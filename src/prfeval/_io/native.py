@@ -16,8 +16,9 @@ measure them: the pass replaces the reading and the encoding, nothing else.
 
 The pass takes plain files of single-space fields, a run grouped by query, integer grades,
 decimal scores, no repeated judgment; beside such judgments, a JSON Lines run of lists too
-(``lists``: its keys, :class:`~prfeval._io.jsonl_lists.LineKeys`), read whole as one
-segment, an item a row. The reader plan (:mod:`prfeval._io.plan`) says when it
+(``lists``: its keys, :class:`~prfeval._io.jsonl_lists.LineKeys`), parsed whole on its
+first segment (taken or refused there) and then handed out in chunks of whole queries, an
+item a row. The reader plan (:mod:`prfeval._io.plan`) says when it
 is used; it is the only reader of a run in blocks. It accepts or refuses a run on its
 judgments and its first segment: refused there, the run is read whole by the plan's
 fallback (Arrow, ``_io/trec.py``), which says what is wrong exactly as it always has. Past
@@ -127,8 +128,8 @@ class NativeJudgments:
         never names, which only the whole run can tell. Line numbers then count from
         ``start``. ``threads``: the pass's threads (default: the cores, up to 8).
 
-        ``lists``: the run is JSON Lines of lists with these keys, read whole as one
-        segment, a row per item.
+        ``lists``: the run is JSON Lines of lists with these keys, parsed whole for its
+        first segment, then a chunk of whole queries a segment, a row per item.
         """
         if self.refused is not None:
             raise RuntimeError("the judgments cannot serve this run")
@@ -316,7 +317,7 @@ class CompiledSource:
         seen: set[str] = set()
         for segment in judgments.segments(self.run_name, order=order, lists=keys):
             refused = segment.refused
-            if refused is None and keys is not None and not segment.done and not segment.rows:
+            if refused is None and keys is not None and first and not segment.rows:
                 refused = "no list holds an item"  # an empty run: its reader says so
             if refused is None and segment.n_repeated and options.duplicates == "error":
                 # Which repeat is reported first depends on where the blocks are cut: the
@@ -325,6 +326,10 @@ class CompiledSource:
             if refused is not None and first:
                 yield from self._refused(refused)
                 return
+            if refused is not None and keys is not None:
+                # The pass checks a JSON Lines run whole before its first chunk.
+                raise RuntimeError(f"the compiled pass refused a JSON Lines run past its first "
+                                   f"chunk ({refused}): a bug, please report it")
             if refused is not None:
                 self._past_first(segment, refused, seen)
                 run_id = run_id_of(self.run_name)

@@ -10,9 +10,10 @@ every result as ``reader``). The readers are:
 ``the compiled pass``  a plain TREC qrels file and run (``native/pass``): parsed, encoded
                        and joined in compiled code, whole (one segment, up to 16 MiB) or
                        a segment at a time; refused on its first segment only. It reads
-                       a JSON Lines run of lists too, whole, as one segment, an item a
-                       row, and judgments as JSON Lines lists of relevant ids (a small
-                       RAG evaluation starts without Arrow)
+                       a JSON Lines run of lists too (parsed whole, then measured in
+                       chunks of whole queries), an item a row, and judgments as JSON
+                       Lines lists of relevant ids (a small RAG evaluation starts without
+                       Arrow)
 ``the compiled JSON     a JSON Lines run of lists in the plain case
 Lines reader``         (``native/pass/src/jsonl_lists.rs``): read straight into the
                        buffers the compiled encode reads; anything else is Arrow's
@@ -388,11 +389,11 @@ def plan_reading(
 
 def _lists_plan(whole: ReadPlan, qrels: Any, run: Any, options: EvalOptions,
                 plan: Callable[..., ReadPlan]) -> ReadPlan:
-    """The plan of a JSON Lines run file: beside TREC judgments the compiled pass reads it
-    whole, as one segment (a small evaluation then starts without Arrow, and a large one
-    takes less time and memory than the list readers: docs/benchmarks.md); its first
-    line's keys say whether it is a plain run of lists, and the pass refuses anything else,
-    which ``whole`` (the list readers) then reads."""
+    """The plan of a JSON Lines run file: beside judgments it reads, the compiled pass
+    reads it (parsed whole, then measured in chunks of whole queries: a small evaluation
+    starts without Arrow, and a large one takes less time and memory than the list
+    readers, docs/benchmarks.md); its first line's keys say whether it is a plain run of
+    lists, and the pass refuses anything else, which ``whole`` (the list readers) reads."""
     size = os.path.getsize(run)
     why_not = _compiled_refusal(qrels, os.fspath(run), options) if size else "an empty run"
     if why_not is not None:
