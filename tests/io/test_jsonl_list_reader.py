@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import prfeval
 from prfeval._core.errors import InputFormatError, PrfevalWarning
@@ -300,3 +301,62 @@ def test_a_run_whose_lists_are_all_empty_retrieved_nothing(
                                   run_columns={"score": "scores"})
     assert result.per_query == {"q1": {"P@1": 0.0, "R@5": 0.0},
                                 "q2": {"P@1": 0.0, "R@5": 0.0}}
+
+
+def _same_qrels(compiled: object, table: object) -> None:
+    assert compiled is not None, "the compiled reader gave the judgments back"
+    for name in ("query_ids", "doc_ids"):
+        ours, theirs = getattr(compiled, name), getattr(table, name)
+        assert ours.to_pylist() == theirs.to_pylist(), name
+    np.testing.assert_array_equal(compiled.grades, table.grades)  # type: ignore[attr-defined]
+    n = len(compiled.grades)  # type: ignore[attr-defined]
+    for i in sorted({0, n // 2, n - 1}) if n else ():
+        assert str(compiled.source.error(i, "x")) == str(table.source.error(i, "x"))  # type: ignore[attr-defined]
+
+
+def _qrels_both(path: Path) -> tuple[object, object]:
+    from prfeval._io.jsonl_lists import compiled_list_qrels
+    from prfeval._io.tabular import qrels_from_table
+
+    with open_input(str(path)) as handle:
+        compiled = compiled_list_qrels(handle.read(text=False), handle, None)
+    with open_input(str(path)) as handle:
+        table = qrels_from_table(*read_table(handle, "jsonl"))
+    return compiled, table
+
+
+@needs_library
+@pytest.mark.parametrize("ints", [False, True])
+def test_judgments_as_lists_are_the_table_readers(tmp_path: Path, ints: bool) -> None:
+    rows = [{"qid": r["qid"], "doc_id": r["doc_id"]} for r in _rows(7 + ints, ints=ints)]
+    path = _write(tmp_path / "gold.jsonl", rows)
+    _same_qrels(*_qrels_both(path))
+    # With a grade, or a field beside them, they are the table reader's alone.
+    from prfeval._io.jsonl_lists import compiled_list_qrels
+
+    for extra in ({"relevance": [1]}, {"question": "why?"}):
+        path.write_text(json.dumps({"qid": "q", "doc_id": ["a"], **extra}) + "\n")
+        with open_input(str(path)) as handle:
+            assert compiled_list_qrels(handle.read(text=False), handle, None) is None
+
+
+_GOLD_IDS = st.one_of(st.text("abxyz019é🙂", min_size=1, max_size=4),
+                      st.sampled_from(["", "a\"b", None, 1.5, 7]))
+
+
+@needs_library
+@settings(max_examples=150, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(rows=st.lists(st.tuples(_GOLD_IDS, st.lists(_GOLD_IDS, max_size=4)), min_size=1,
+                     max_size=6))
+def test_any_judgments_the_compiled_reader_takes_are_the_table_readers(
+    rows: list[tuple[object, list[object]]], tmp_path: Path
+) -> None:
+    from prfeval._io.jsonl_lists import compiled_list_qrels
+
+    path = tmp_path / "gold.jsonl"
+    path.write_text("".join(json.dumps({"qid": q, "doc_id": docs}) + "\n" for q, docs in rows))
+    with open_input(str(path)) as handle:
+        if compiled_list_qrels(handle.read(text=False), handle, None) is None:
+            return  # given back: the table reader reads them (or names what is wrong)
+    _same_qrels(*_qrels_both(path))

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from prfeval._core.tables import Run, SourceLines
+from prfeval._core.tables import Qrels, Run, SourceLines
 from prfeval._io.columns import qrels_roles, run_roles
 from prfeval._io.jsonl_native import MAX_DEPTH
 from prfeval._io.native_lib import compiled_unavailable, default_threads, library
@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from prfeval._core.options import ColumnMap
     from prfeval._io.source import Input
 
-__all__ = ["READER", "JsonlLists", "LineKeys", "ListKeys", "compiled_list_run"]
+__all__ = ["READER", "JsonlLists", "LineKeys", "ListKeys", "compiled_list_qrels",
+           "compiled_list_run"]
 
 _P, _N = ctypes.c_void_p, ctypes.c_size_t
 
@@ -204,20 +205,13 @@ def _strings(offsets: npt.NDArray[np.int32], data: npt.NDArray[np.uint8], n: int
                                        pa.py_buffer(data[:int(offsets[n])]))
 
 
-def compiled_list_run(
-    data: bytes, handle: Input, columns: ColumnMap | None, *, ranks: bool = True
-) -> Run | None:
-    """The run in ``data`` (the JSON Lines text of ``handle``) read by the compiled reader,
-    or ``None`` when it is unavailable or the text is not its plain case (see the module's
-    notes): the table reader then reads it. ``ranks=False`` leaves out each item's place
-    in its list (only ``order="rank"`` reads it)."""
+def _read_lists(data: bytes, handle: Input, keys: LineKeys) -> tuple[Any, Any, Any, Any,
+                                                                     SourceLines] | None:
+    """The rows of ``data`` read by the library with ``keys``: each row's query id, the
+    rows' lengths, the doc ids, the scores (``None`` without) and where the rows are; or
+    ``None`` when the text is not its plain case."""
     from prfeval._core.checks import max_results
 
-    if compiled_unavailable() is not None:
-        return None
-    keys = LineKeys.of_run(data, columns, handle.name)
-    if keys is None:
-        return None
     # The most the text can hold (a row is more than 8 bytes, an item at least 2 with its
     # comma); numpy reserves it, and only the pages written are ever touched.
     size = len(data)
@@ -236,16 +230,54 @@ def compiled_list_run(
     if int(library().prf_jsonl_lists(ctypes.byref(args))) < 0 or args.status:
         return None
     n_rows, n_items = int(args.rows), int(args.items)
-    lengths = np.diff(out["list_offsets"][:n_rows + 1])
-    row_queries = _strings(out["query_offsets"], out["query_data"], n_rows)
-    doc_ids = _strings(out["doc_offsets"], out["doc_data"], n_items)
-    scores = out["scores"][:n_items] if keys.scored else None
     from prfeval._io.table_lines import row_locator
+
+    return (
+        _strings(out["query_offsets"], out["query_data"], n_rows),
+        np.diff(out["list_offsets"][:n_rows + 1]),
+        _strings(out["doc_offsets"], out["doc_data"], n_items),
+        out["scores"][:n_items] if keys.scored else None,
+        SourceLines(handle.name, header_lines=0, locate=row_locator(handle, "jsonl", n_rows)),
+    )
+
+
+def compiled_list_run(
+    data: bytes, handle: Input, columns: ColumnMap | None, *, ranks: bool = True
+) -> Run | None:
+    """The run in ``data`` (the JSON Lines text of ``handle``) read by the compiled reader,
+    or ``None`` when it is unavailable or the text is not its plain case (see the module's
+    notes): the table reader then reads it. ``ranks=False`` leaves out each item's place
+    in its list (only ``order="rank"`` reads it)."""
+    if compiled_unavailable() is not None:
+        return None
+    keys = LineKeys.of_run(data, columns, handle.name)
+    read = None if keys is None else _read_lists(data, handle, keys)
+    if read is None:
+        return None
+    row_queries, lengths, doc_ids, scores, source = read
     from prfeval._io.tabular import run_from_lists
 
-    source = SourceLines(handle.name, header_lines=0,
-                         locate=row_locator(handle, "jsonl", n_rows))
     run = run_from_lists(row_queries, lengths, doc_ids, scores, source, name=handle.name,
                          ranks=ranks)
     run.extra["read_by"] = (READER, "a JSON Lines run of lists, every line plain")
     return run
+
+
+def compiled_list_qrels(data: bytes, handle: Input, columns: ColumnMap | None) -> Qrels | None:
+    """The judgments in ``data`` (the JSON Lines text of ``handle``) given as lists of
+    relevant ids (``{"qid": ..., "doc_id": [...]}``, grade 1 each, those two keys only), read
+    by the compiled reader; ``None`` otherwise (the table reader then reads them): the
+    judgments the table reader makes of the same lists, an item a row."""
+    from prfeval._core.arrow import arrow_ints
+
+    if compiled_unavailable() is not None:
+        return None
+    keys = LineKeys.of_judgments(data, columns, handle.name)
+    read = None if keys is None else _read_lists(data, handle, keys)
+    if read is None:
+        return None
+    row_queries, lengths, doc_ids, _, source = read
+    narrow = lengths.size < 2**31
+    parents = np.repeat(np.arange(lengths.size, dtype=np.int32 if narrow else np.int64), lengths)
+    return Qrels(row_queries.take(arrow_ints(parents, bits=32 if narrow else 64)), doc_ids,
+                 np.ones(len(doc_ids), dtype=np.int64), source.of_items(lengths))

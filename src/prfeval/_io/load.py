@@ -103,6 +103,12 @@ def load_qrels(
                 if document is not None:
                     return qrels_from_table(document, handle.name, columns=columns)
                 kind = "jsonl"
+            if kind == "jsonl":
+                from prfeval._io.jsonl_lists import compiled_list_qrels
+
+                listed = compiled_list_qrels(handle.read(text=False), handle, columns)
+                if listed is not None:
+                    return listed
             table, lines = read_table(handle, kind)
             if has_subtopic_column(table):
                 return subtopics_from_table(table, lines)
