@@ -17,6 +17,7 @@ what is wrong with it, as it always has. Both give the same run (a test compares
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -205,11 +206,19 @@ def _strings(offsets: npt.NDArray[np.int32], data: npt.NDArray[np.uint8], n: int
                                        pa.py_buffer(data[:int(offsets[n])]))
 
 
-def _read_lists(data: bytes, handle: Input, keys: LineKeys) -> tuple[Any, Any, Any, Any,
-                                                                     SourceLines] | None:
-    """The rows of ``data`` read by the library with ``keys``: each row's query id, the
-    rows' lengths, the doc ids, the scores (``None`` without) and where the rows are; or
-    ``None`` when the text is not its plain case."""
+def _read_lists(
+    data: bytes, handle: Input, keys_of: Callable[[bytes, ColumnMap | None, str], LineKeys | None],
+    columns: ColumnMap | None,
+) -> tuple[Any, Any, Any, Any, SourceLines] | None:
+    """The rows of ``data`` read by the library with the keys ``keys_of`` tells from its
+    first line: each row's query id, the rows' lengths, the doc ids, the scores (``None``
+    without) and where the rows are; or ``None`` when the library is unavailable or the text
+    is not its plain case."""
+    if compiled_unavailable() is not None:
+        return None
+    keys = keys_of(data, columns, handle.name)
+    if keys is None:
+        return None
     from prfeval._core.checks import max_results
 
     # The most the text can hold (a row is more than 8 bytes, an item at least 2 with its
@@ -248,10 +257,7 @@ def compiled_list_run(
     or ``None`` when it is unavailable or the text is not its plain case (see the module's
     notes): the table reader then reads it. ``ranks=False`` leaves out each item's place
     in its list (only ``order="rank"`` reads it)."""
-    if compiled_unavailable() is not None:
-        return None
-    keys = LineKeys.of_run(data, columns, handle.name)
-    read = None if keys is None else _read_lists(data, handle, keys)
+    read = _read_lists(data, handle, LineKeys.of_run, columns)
     if read is None:
         return None
     row_queries, lengths, doc_ids, scores, source = read
@@ -268,16 +274,11 @@ def compiled_list_qrels(data: bytes, handle: Input, columns: ColumnMap | None) -
     relevant ids (``{"qid": ..., "doc_id": [...]}``, grade 1 each, those two keys only), read
     by the compiled reader; ``None`` otherwise (the table reader then reads them): the
     judgments the table reader makes of the same lists, an item a row."""
-    from prfeval._core.arrow import arrow_ints
+    from prfeval._io.lists import item_query_ids
 
-    if compiled_unavailable() is not None:
-        return None
-    keys = LineKeys.of_judgments(data, columns, handle.name)
-    read = None if keys is None else _read_lists(data, handle, keys)
+    read = _read_lists(data, handle, LineKeys.of_judgments, columns)
     if read is None:
         return None
     row_queries, lengths, doc_ids, _, source = read
-    narrow = lengths.size < 2**31
-    parents = np.repeat(np.arange(lengths.size, dtype=np.int32 if narrow else np.int64), lengths)
-    return Qrels(row_queries.take(arrow_ints(parents, bits=32 if narrow else 64)), doc_ids,
+    return Qrels(item_query_ids(row_queries, lengths), doc_ids,
                  np.ones(len(doc_ids), dtype=np.int64), source.of_items(lengths))

@@ -44,7 +44,16 @@ from prfeval._io.columns import (
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["Flattened", "ListRows", "empty_queries", "flatten", "is_nested", "plain_lists"]
+__all__ = [
+    "Flattened",
+    "ListRows",
+    "empty_queries",
+    "flatten",
+    "is_nested",
+    "item_query_ids",
+    "item_rows",
+    "plain_lists",
+]
 
 #: The names of an item's id field, in a list of objects.
 ITEM_ID_NAMES = ("id", "_id", *DOC_NAMES, "pid", "passage_id", "corpus_id")
@@ -517,3 +526,17 @@ def empty_queries(query_ids: Any, lengths: npt.NDArray[np.int64]) -> tuple[str, 
     with_items = query_ids.take(arrow_ints(np.flatnonzero(~empty)))
     alone = ~bools_of(pc.is_in(listed, value_set=pc.unique(with_items)))
     return tuple(dict.fromkeys(listed.take(arrow_ints(np.flatnonzero(alone))).to_pylist()))
+
+
+def item_rows(lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.signedinteger[Any]]:
+    """Each item's row, row ``r`` holding the next ``lengths[r]`` items: as narrow as the
+    rows' numbers fit (int32 below 2**31 rows), since they are only taken from."""
+    narrow = lengths.size < 2**31
+    return np.repeat(np.arange(lengths.size, dtype=np.int32 if narrow else np.int64), lengths)
+
+
+def item_query_ids(row_queries: Any, lengths: npt.NDArray[np.int64]) -> Any:
+    """Each item's query id: row ``r``'s (``row_queries[r]``, an Arrow array) for each of its
+    next ``lengths[r]`` items."""
+    rows = item_rows(lengths)
+    return row_queries.take(arrow_ints(rows, bits=8 * rows.itemsize))

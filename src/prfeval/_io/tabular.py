@@ -26,13 +26,20 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from prfeval._core.arrow import arrow_ints
 from prfeval._core.errors import InputFormatError
 from prfeval._core.options import ColumnMap
 from prfeval._core.tables import Qrels, Run, SourceLines
 from prfeval._io.columns import COLUMN_ALIASES, qrels_columns, run_columns
 from prfeval._io.jsonl_rows import unreadable
-from prfeval._io.lists import ListRows, empty_queries, flatten, is_nested, plain_lists
+from prfeval._io.lists import (
+    ListRows,
+    empty_queries,
+    flatten,
+    is_nested,
+    item_query_ids,
+    item_rows,
+    plain_lists,
+)
 from prfeval._io.source import TABULAR_SUFFIXES, tabular_kind
 from prfeval._io.table_read import read_table
 from prfeval._io.table_values import ids_column, numbers_column
@@ -172,12 +179,9 @@ def run_from_lists(
     place is the rank too; ``ranks=False`` leaves it out, as for a TREC run's rank column:
     only ``order="rank"`` reads it), with the queries whose lists are all empty kept apart.
     The items' lines are found only when a message asks (``SourceLines.of_items``)."""
-    # The rows' numbers, an item each, as narrow as they fit: they are only taken from.
-    narrow = lengths.size < 2**31
-    parents = np.repeat(np.arange(lengths.size, dtype=np.int32 if narrow else np.int64),
-                        lengths)
     positions = None
     if ranks:
+        parents = item_rows(lengths)
         starts = np.cumsum(lengths) - lengths
         positions = (np.arange(parents.size) - starts[parents] + 1).astype(np.float64)
     extra: dict[str, Any] = {"lists": ListRows(row_queries, lengths, doc_ids)}
@@ -185,7 +189,7 @@ def run_from_lists(
     if empty:
         extra["empty_queries"] = empty
     return Run(
-        row_queries.take(arrow_ints(parents, bits=32 if narrow else 64)),
+        item_query_ids(row_queries, lengths),
         doc_ids,
         scores,
         positions,
