@@ -314,3 +314,18 @@ def test_any_run_beside_judgments_as_lists_gives_what_the_others_give(
     qrels.write_text(_judgments_of(text))
     gold = _gold_lines(qrels, tmp_path)
     assert _outcome(str(gold), run) == _outcome(load_qrels(str(gold)), run)
+
+
+def test_every_block_of_a_run_of_lists_names_the_run_by_its_file(tmp_path: Path) -> None:
+    """The block of the judged queries the run never names too: a JSON Lines run has no
+    TREC tag to read from its last line."""
+    from prfeval._core.options import EvalOptions
+    from prfeval._core.ranking import RankingNeeds
+    from prfeval._retrieval.pipeline import open_source
+
+    qrels, run = _files(tmp_path, _rows(16))
+    source = open_source(str(qrels), run, EvalOptions.build(None, complete=True),
+                         RankingNeeds.everything())
+    blocks = list(source.blocks())
+    assert len(blocks) >= 2  # the run's, then the judged queries it never names
+    assert {b.encoded.run_source for b in blocks} == {str(run)}

@@ -345,6 +345,7 @@ class CompiledSource:
                 seen.update(segment.query_ids())
             yield from SegmentBlocks(segment, self.run_name, options, self._sorted,
                                      progress=self._progress, begin=begin, total=total,
+                                     lists=keys is not None,
                                      scored=keys is None or keys.scored)  # fmt: skip
             begin = segment.end
 

@@ -122,16 +122,18 @@ class SegmentBlocks:
         progress: Callable[[int, int], None] | None = None,
         begin: int = 0,
         total: int = 0,
+        lists: bool = False,
         scored: bool = True,
     ) -> None:
         self.s = segment
-        # A run without scores (JSON Lines lists) is ranked as listed.
-        self.scored = scored
+        # A JSON Lines run of lists: its rows are items, each on its line (``row_line``),
+        # and one without scores is ranked as listed.
+        self.lists, self.scored = lists, scored
         self.progress, self.total, self.begin = progress, total, begin
         self.path = run_path
         self.options = options
         # A TREC run's id is in its lines; a JSON Lines run is known by its name.
-        self.run_id = run_id_of(run_path) if not segment.row_line.size else run_path
+        self.run_id = run_path if lists else run_id_of(run_path)
         self.query_ids = segment.query_ids()
         n = segment.n_docs
         self.rank: IntArray | None = None  # each doc code's place in byte order
@@ -229,8 +231,8 @@ class SegmentBlocks:
         vocab = self.vocab
         # A TREC run has no blank lines: row i of the block is line first_row + row0 + i + 1;
         # a JSON Lines run's rows are items, each on its line.
-        source = (SourceLines(self.path, header_lines=s.first_row + row0) if not s.row_line.size
-                  else SourceLines(self.path, s.row_line[row0:row1].astype(np.int64)))  # fmt: skip
+        source = (SourceLines(self.path, s.row_line[row0:row1].astype(np.int64)) if self.lists
+                  else SourceLines(self.path, header_lines=s.first_row + row0))  # fmt: skip
 
         def row_names(i: int) -> tuple[str, str]:
             return ids[int(local[i])], str(vocab[int(doc[i])].as_py())
