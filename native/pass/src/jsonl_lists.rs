@@ -417,6 +417,11 @@ impl Part {
         self.docs.len()
     }
 
+    /// The lines read, blank ones too.
+    pub(crate) fn lines(&self) -> u64 {
+        self.lines
+    }
+
     /// The spans of the part's items `at..at + n` (read `by_span`).
     pub(crate) fn doc_spans(&self, at: usize, n: usize) -> &[(usize, usize)] {
         &self.docs.spans[at..at + n]
@@ -447,11 +452,6 @@ pub(crate) fn for_each_row(parts: &[Part], mut row: impl FnMut(u64, (usize, usiz
         p.rows(line0, |line, query, _, docs| row(line, query, docs));
         line0 += p.lines;
     }
-}
-
-/// The lines of `parts`, blank ones too.
-pub(crate) fn lines_of(part: &Part) -> u64 {
-    part.lines
 }
 
 /// Read `data` (see the module's notes) into `out`: `Ok((rows, items))`, `Err(line)` (1

@@ -787,7 +787,7 @@ impl ReadLists {
                 long |= query.1 - query.0 > 0xffff || docs.iter().any(|&(s, e)| e - s > 0xffff);
                 lines.push(ListLine { part, at, items: docs.len(), line, query });
             });
-            line0 += jsonl_lists::lines_of(p);
+            line0 += p.lines();
         }
         if long {
             return Err((RUN_LAYOUT, 1)); // the slots keep 16 bits of length
